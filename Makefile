@@ -1,0 +1,139 @@
+# strobe - build, test, install.
+#
+#   make                 libstrobe (static + shared), the strobe CLI, man pages
+#   make check           install missing Debian packages, then every test:
+#                        unit tests and fuzz-corpus replay under ASan+UBSan,
+#                        kernel and oracle tests when root with tracefs
+#   make demo [CMD=...]  record a demo workload and show what happened
+#   make fuzz [FUZZ_SECONDS=N]   run the libFuzzer harnesses (clang)
+#   make install [PREFIX=/usr/local] [DESTDIR=]
+#   WERROR=1             treat warnings as errors (CI does)
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= cc
+O       := build
+
+PKGS    := libtracefs libtraceevent libzstd
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN    := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 -Wvla
+ifeq ($(WERROR),1)
+WARN    += -Werror
+endif
+CFLAGS  ?= -O2 -g
+BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib $(PKG_CFLAGS) $(WARN) -MMD -MP
+LIBS    := $(PKG_LIBS) -lpthread
+
+LIB_SRC := $(sort $(wildcard lib/*/*.c))
+CLI_SRC := $(sort $(wildcard cli/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+
+LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
+PIC_OBJ := $(LIB_SRC:%.c=$(O)/pic/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(O)/%.o)
+SAN_LIB_OBJ := $(LIB_SRC:%.c=$(O)/san/%.o)
+SAN_CLI_OBJ := $(CLI_SRC:%.c=$(O)/san/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
+HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(O)/helpers/%)
+FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(O)/fuzz-replay/%)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(O)/fuzz/%)
+MAN_SRC := $(sort $(wildcard doc/*.[1-9]))
+
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+SONAME  := libstrobe.so.0
+
+.PHONY: all check unit kernel-tests demo fuzz install clean deps bench
+all: $(O)/strobe $(O)/libstrobe.a $(O)/$(SONAME) $(O)/strobe.pc $(HELPER_BIN)
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -fvisibility=hidden -c $< -o $@
+$(O)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -fPIC -c $< -o $@
+$(O)/san/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -c $< -o $@
+
+$(O)/libstrobe.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+$(O)/san/libstrobe.a: $(SAN_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+$(O)/$(SONAME): $(PIC_OBJ) lib/libstrobe.map
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=lib/libstrobe.map \
+		-o $@ $(PIC_OBJ) $(LIBS)
+	ln -sf $(SONAME) $(O)/libstrobe.so
+$(O)/strobe: $(CLI_OBJ) $(O)/libstrobe.a
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(O)/libstrobe.a $(LIBS)
+$(O)/san/strobe: $(SAN_CLI_OBJ) $(O)/san/libstrobe.a
+	$(CC) $(SAN_FLAGS) -o $@ $(SAN_CLI_OBJ) $(O)/san/libstrobe.a $(LIBS)
+
+$(O)/strobe.pc: strobe.pc.in
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/.*STROBE_VERSION "\(.*\)"/\1/p' include/strobe/strobe.h)|' $< > $@
+
+# Test programs (workloads) are plain, static where possible so they also
+# run inside a busybox container rootfs.
+$(O)/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -static -o $@ $< -lpthread 2>/dev/null || $(CC) -O2 -Wall -o $@ $< -lpthread
+
+$(O)/tests/%: tests/unit/%.c tests/unit/test.h $(O)/san/libstrobe.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -Itests/unit -O1 -g $(SAN_FLAGS) -o $@ $< $(O)/san/libstrobe.a $(LIBS)
+
+# Fuzz harnesses built with a replay driver (gcc, sanitizers) for make check
+$(O)/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/replay.c $(O)/san/libstrobe.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -o $@ $< tests/fuzz/replay.c $(O)/san/libstrobe.a $(LIBS)
+
+# ... and with libFuzzer (clang) for make fuzz
+FUZZ_CC ?= clang
+$(O)/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib $(PKG_CFLAGS) -g -O1 \
+		-fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRC) $(LIBS)
+
+FUZZ_SECONDS ?= 60
+fuzz: $(FUZZ_BIN)
+	@for f in $(FUZZ_BIN); do n=$$(basename $$f); mkdir -p tests/fuzz/corpus/$$n; \
+		echo "== $$n ($(FUZZ_SECONDS)s)"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=tests/fuzz/crashes-$$n- \
+			tests/fuzz/corpus/$$n || exit 1; done
+
+deps:
+	@scripts/install-deps
+
+check: deps
+	@$(MAKE) --no-print-directory all $(O)/san/strobe $(UNIT_BIN) $(FUZZ_REPLAY)
+	@tests/run-tests.sh
+
+demo: all
+	@scripts/demo $(CMD)
+
+bench: all
+	@bench/run
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/include/strobe $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man3
+	install -m 755 $(O)/strobe $(DESTDIR)$(PREFIX)/bin/strobe
+	install -m 644 $(O)/libstrobe.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(O)/$(SONAME) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libstrobe.so
+	install -m 644 include/strobe/*.h $(DESTDIR)$(PREFIX)/include/strobe/
+	install -m 644 $(O)/strobe.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	for m in $(MAN_SRC); do s=$${m##*.}; install -d $(DESTDIR)$(PREFIX)/share/man/man$$s; \
+		install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s/; done
+
+clean:
+	rm -rf $(O)
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,38 @@
+/*
+ * cli.h - what every strobe subcommand shares: the command signature,
+ * error printing in one format ("strobe CMD: message"), and strict
+ * number parsing.  Subcommands live in cmd-<name>.c, are listed in the
+ * table in main.c, and return the process exit status.
+ */
+#ifndef STROBE_CLI_H
+#define STROBE_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <strobe/strobe.h>
+
+/* Each command: argv[0] is the command name ("record"). */
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+
+/* Print "strobe <cmd>: <message>\n" on stderr. */
+void cli_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Same, with a struct strobe_error's message. */
+void cli_error_e(const char *cmd, const struct strobe_error *err);
+void cli_warn(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Strict parsers: whole string must be a number in range.  Return 0 or
+ * -EINVAL/-ERANGE. */
+int cli_parse_u64(const char *s, uint64_t *out);
+int cli_parse_int(const char *s, int min, int max, int *out);
+/* Seconds with optional fraction, e.g. "2.5" (no suffix or 's'). */
+int cli_parse_seconds(const char *s, double *out);
+
+/* Exit codes */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+#endif

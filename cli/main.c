@@ -1,0 +1,187 @@
+/*
+ * main.c - the strobe command: a table of subcommands, each in its own
+ * cmd-<name>.c, in the manner of git and perf.  main() owns the terminal:
+ * it checks that everything written to stdout really reached it (a full
+ * disk or a closed pipe is an error, not silence).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "record", cmd_record, "record a trace of a command, a process or the system" },
+	{ "report", cmd_report, "print the events of a trace file as text or JSON" },
+	{ "list", cmd_list, "list available events, event systems and presets" },
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f,
+		"usage: strobe [--version] [--help] <command> [<args>]\n"
+		"\n"
+		"strobe records kernel traces of commands, processes and containers\n"
+		"into trace.dat files (readable by trace-cmd and KernelShark) and\n"
+		"analyses them.\n"
+		"\n"
+		"Commands:\n");
+	for (i = 0; i < NR_COMMANDS; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f,
+		"\n"
+		"Run 'strobe <command> --help' for a command's options, or see\n"
+		"strobe(1) and strobe-<command>(1).\n"
+		"\n"
+		"Examples:\n"
+		"  strobe record -e sched -e syscalls -- ls /      trace a command\n"
+		"  strobe report | less                           read trace.dat\n"
+		"  strobe list presets                            what each preset enables\n");
+}
+
+void cli_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "strobe %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cli_warn(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "strobe %s: warning: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cli_error_e(const char *cmd, const struct strobe_error *err)
+{
+	if (err->msg[0])
+		cli_error(cmd, "%s", err->msg);
+	else
+		cli_error(cmd, "%s", strerror(err->code < 0 ? -err->code : err->code));
+}
+
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_int(const char *s, int min, int max, int *out)
+{
+	long v;
+	char *end;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 0);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = (int)v;
+	return 0;
+}
+
+int cli_parse_seconds(const char *s, double *out)
+{
+	double v;
+	char *end;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s)
+		return -EINVAL;
+	if (*end == 's')
+		end++;
+	if (*end || errno == ERANGE || !isfinite(v) || v < 0)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* Report a failed write to stdout (ENOSPC, EPIPE, ...) as an error. */
+static int finish_stdout(const char *cmd, int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (errno != EPIPE)
+			cli_error(cmd, "write error on standard output: %s",
+				  strerror(errno));
+		return status ? status : CLI_FAIL;
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	const char *name;
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	name = argv[1];
+	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+		if (argc > 2 && strcmp(name, "help") == 0) {
+			char *help_argv[] = { argv[2], "--help", NULL };
+
+			for (i = 0; i < NR_COMMANDS; i++)
+				if (!strcmp(argv[2], commands[i].name))
+					return finish_stdout(argv[2],
+						commands[i].fn(2, help_argv));
+			cli_error("help", "unknown command '%s'", argv[2]);
+			return CLI_USAGE;
+		}
+		usage(stdout);
+		return finish_stdout("help", CLI_OK);
+	}
+	if (!strcmp(name, "--version") || !strcmp(name, "-V") || !strcmp(name, "version")) {
+		printf("strobe %s\n", strobe_version());
+		return finish_stdout("version", CLI_OK);
+	}
+	for (i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(name, commands[i].name))
+			return finish_stdout(name, commands[i].fn(argc - 1, argv + 1));
+
+	fprintf(stderr, "strobe: '%s' is not a strobe command. See 'strobe --help'.\n", name);
+	return CLI_USAGE;
+}

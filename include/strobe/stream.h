@@ -1,0 +1,136 @@
+/*
+ * stream.h - one time-ordered stream of events merged across CPUs (and
+ * across the buffers of a trace file).
+ *
+ * The stream pulls raw ring-buffer pages from per-CPU feeds (a trace file's
+ * CPU cursors today; live tracefs readers and the flight recorder later),
+ * decodes the page framing itself (time extends, absolute timestamps,
+ * padding, lost-event flags) and merges the CPUs by timestamp with a small
+ * heap.  Events are handed out as pointers into the page: no copy and no
+ * heap allocation per event.  Field values are read through accessors that
+ * the caller resolves once per event type (strobe_field_resolve).
+ */
+#ifndef STROBE_STREAM_H
+#define STROBE_STREAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct strobe_error;
+struct strobe_tracefile;
+struct tep_event;
+struct tep_handle;
+
+/* One decoded event.  Pointers are valid until the next strobe_stream_next. */
+struct strobe_event {
+	uint64_t ts;		/* timestamp in trace clock units (ns for "local") */
+	const void *data;	/* payload: common fields first (common_type u16 ...) */
+	uint32_t size;		/* payload length, bytes */
+	int cpu;		/* real CPU number */
+	int buffer;		/* feed's buffer index (trace file buffer) */
+	int type;		/* common_type: the event id */
+	int pid;		/* common_pid */
+	struct tep_event *format; /* event format, NULL if the id is unknown */
+	/*
+	 * Events lost on this CPU just before this one, as the ring-buffer page
+	 * header says: 0 none, > 0 that many, -1 some (count unknown).
+	 */
+	int64_t missed;
+	uint64_t file_offset;	/* offset of the record in its source, for messages */
+};
+
+/* A source of ring-buffer pages for one CPU (internal feeds implement it). */
+struct strobe_page_feed {
+	/* Return 1 and set *page (page_size bytes), 0 at end, -errno on error. */
+	int (*next_page)(void *ctx, const uint8_t **page, uint64_t *offset,
+			 struct strobe_error *err);
+	void (*close)(void *ctx);
+	void *ctx;
+	int cpu;		/* real CPU number */
+	int buffer;		/* buffer index reported in events */
+};
+
+struct strobe_stream;
+
+struct strobe_stream_opts {
+	int buffer;		/* -1: every buffer of the file; else that index */
+	/* Only these CPUs if cpu_mask != NULL (cpu_mask[cpu] true = keep),
+	 * cpu_mask has nr_cpu_mask entries. */
+	const bool *cpu_mask;
+	int nr_cpu_mask;
+};
+
+/*
+ * Stream over a trace file.  opts may be NULL (all buffers, all CPUs).
+ * The stream borrows tf (which must outlive it).  Returns 0 or -errno.
+ */
+int strobe_stream_open_file(struct strobe_tracefile *tf,
+			    const struct strobe_stream_opts *opts,
+			    struct strobe_stream **out, struct strobe_error *err);
+
+/*
+ * Stream over arbitrary feeds (taken over: closed by strobe_stream_close).
+ * page_size and commit_size as in the ring buffer's header_page; tep is
+ * used to map event ids to formats (may be NULL).  ts_offset is added to
+ * every timestamp.
+ */
+int strobe_stream_open_feeds(struct strobe_page_feed *feeds, int nr_feeds,
+			     unsigned page_size, unsigned commit_size,
+			     struct tep_handle *tep, int64_t ts_offset,
+			     struct strobe_stream **out, struct strobe_error *err);
+
+/*
+ * Next event in timestamp order (ties: lower feed index first, then file
+ * order).  Returns 1 with *ev filled, 0 at the end, -errno on corruption
+ * (with *err naming the CPU and file offset); after an error the stream
+ * may be continued: the bad page is skipped.
+ */
+int strobe_stream_next(struct strobe_stream *s, struct strobe_event *ev,
+		       struct strobe_error *err);
+
+/* Totals so far: events returned and events reported lost (known counts),
+ * and the number of "lost, count unknown" marks. */
+struct strobe_stream_stats {
+	uint64_t events;
+	uint64_t missed;
+	uint64_t missed_unknown;
+};
+void strobe_stream_stats(const struct strobe_stream *s,
+			 struct strobe_stream_stats *st);
+
+void strobe_stream_close(struct strobe_stream *s);	/* NULL ok */
+
+/* ---- field accessors ------------------------------------------------- */
+
+/* A field's place in the payload, resolved once per event type. */
+struct strobe_field {
+	uint16_t offset;
+	uint16_t size;		/* bytes; for __data_loc fields 4 */
+	uint8_t is_signed;
+	uint8_t is_dynamic;	/* __data_loc: offset/len word at `offset` */
+	uint8_t valid;		/* 0 if the field was not found */
+};
+
+/* Resolve `name` in format `ev` (which may be NULL: result invalid).
+ * Returns 0 or -ENOENT. */
+int strobe_field_resolve(const struct tep_event *ev, const char *name,
+			 struct strobe_field *f);
+
+/* Integer value of a fixed field (sign-extended if signed); 0 if the field
+ * is invalid or lies outside the payload. */
+int64_t strobe_field_int(const struct strobe_event *e, const struct strobe_field *f);
+uint64_t strobe_field_uint(const struct strobe_event *e, const struct strobe_field *f);
+/* String/array field: pointer into the payload and its length (bounded by
+ * the payload); NULL if invalid or out of bounds. */
+const char *strobe_field_str(const struct strobe_event *e,
+			     const struct strobe_field *f, uint32_t *len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

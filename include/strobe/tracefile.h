@@ -1,0 +1,222 @@
+/*
+ * tracefile.h - reading and writing trace-cmd "trace.dat" files.
+ *
+ * Reading: versions 6 and 7 (v7 sections, optionally compressed with zstd),
+ * the top-level buffer and named instance buffers.  The file is mapped
+ * where possible; per-CPU data is handed out one ring-buffer page at a time
+ * so the stream layer can decode straight from the mapping (v6, or
+ * uncompressed v7) or from a small decompression window (compressed v7).
+ *
+ * Writing: version 6, the format every trace-cmd and KernelShark reads.
+ * The writer does no tracefs I/O: the caller hands it the metadata texts
+ * (header_page, formats, kallsyms, ...) and one file descriptor per CPU
+ * holding that CPU's raw ring-buffer pages.
+ *
+ * Errors: see strobe.h.  A corrupted or truncated file never crashes or
+ * loops; the message names the section and the file offset.
+ */
+#ifndef STROBE_TRACEFILE_H
+#define STROBE_TRACEFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct strobe_error;
+struct tep_handle;
+
+/* ---- reading --------------------------------------------------------- */
+
+struct strobe_tracefile;	/* opaque: an open trace.dat */
+struct strobe_tf_cpu;		/* opaque: a per-CPU page cursor */
+
+/* Option ids of trace-cmd files that strobe understands or writes. */
+enum strobe_tf_option {
+	STROBE_TFO_DONE = 0,
+	STROBE_TFO_DATE = 1,
+	STROBE_TFO_CPUSTAT = 2,
+	STROBE_TFO_BUFFER = 3,
+	STROBE_TFO_TRACECLOCK = 4,
+	STROBE_TFO_UNAME = 5,
+	STROBE_TFO_HOOK = 6,
+	STROBE_TFO_OFFSET = 7,
+	STROBE_TFO_CPUCOUNT = 8,
+	STROBE_TFO_VERSION = 9,
+	STROBE_TFO_PROCMAPS = 10,
+	STROBE_TFO_TRACEID = 11,
+	STROBE_TFO_TIME_SHIFT = 12,
+	STROBE_TFO_GUEST = 13,
+	STROBE_TFO_TSC2NSEC = 14,
+	STROBE_TFO_STRINGS = 15,
+	STROBE_TFO_HEADER_INFO = 16,
+	STROBE_TFO_FTRACE_EVENTS = 17,
+	STROBE_TFO_EVENT_FORMATS = 18,
+	STROBE_TFO_KALLSYMS = 19,
+	STROBE_TFO_PRINTK = 20,
+	STROBE_TFO_CMDLINES = 21,
+	STROBE_TFO_BUFFER_TEXT = 22,
+	/* strobe's own options: trace-cmd skips ids it does not know. */
+	STROBE_TFO_STROBE_INFO = 0x5301,	/* "key=value\n" text, see below */
+};
+
+struct strobe_tf_buffer_info {
+	const char *name;	/* "" for the top-level buffer, else instance name */
+	const char *clock;	/* trace clock, e.g. "local"; never NULL */
+	int nr_cpus;		/* number of per-CPU data streams (may be 0) */
+	uint64_t data_size;	/* sum of the (uncompressed) per-CPU data sizes */
+};
+
+/*
+ * Open and parse a trace file's metadata.  On success *out owns the
+ * mapping and a tep_handle loaded with the file's formats, kallsyms,
+ * printk formats, saved cmdlines and libtraceevent plugins.
+ * Free with strobe_tracefile_close().  Returns 0 or -errno with *err set
+ * (e.g. "x.dat: not a trace-cmd file (bad magic)").
+ */
+int strobe_tracefile_open(const char *path, struct strobe_tracefile **out,
+			  struct strobe_error *err);
+void strobe_tracefile_close(struct strobe_tracefile *tf);	/* NULL ok */
+
+int strobe_tracefile_version(const struct strobe_tracefile *tf);	/* 6 or 7 */
+unsigned strobe_tracefile_page_size(const struct strobe_tracefile *tf);
+/* Size of the "commit" field of ring-buffer page headers (4 or 8). */
+unsigned strobe_tracefile_commit_size(const struct strobe_tracefile *tf);
+/* "none" or the compression algorithm name, e.g. "zstd". */
+const char *strobe_tracefile_compression(const struct strobe_tracefile *tf);
+/* The file's tep_handle; owned by tf, valid until close. */
+struct tep_handle *strobe_tracefile_tep(struct strobe_tracefile *tf);
+
+/* Timestamp offset (ns) the file asks readers to add (OFFSET option). */
+int64_t strobe_tracefile_ts_offset(const struct strobe_tracefile *tf);
+
+int strobe_tracefile_nr_buffers(const struct strobe_tracefile *tf);
+/* Fill *info for buffer idx (0 .. nr_buffers-1).  Strings owned by tf. */
+int strobe_tracefile_buffer(const struct strobe_tracefile *tf, int idx,
+			    struct strobe_tf_buffer_info *info);
+
+/*
+ * Per-CPU statistics recorded in the file (CPUSTAT option, one text block
+ * per CPU as in tracefs per_cpu/cpuN/stats).  Returns the "overrun" count
+ * of that CPU (events the kernel dropped), 0 if none, or -1 if the file
+ * has no statistics for it.
+ */
+int64_t strobe_tracefile_cpu_overrun(const struct strobe_tracefile *tf,
+				     int buffer, int cpu);
+
+/*
+ * Raw option payload by id (first occurrence), or NULL.  *size receives
+ * its length.  Pointer owned by tf.
+ */
+const void *strobe_tracefile_option(const struct strobe_tracefile *tf,
+				    int id, size_t *size);
+
+/*
+ * strobe's own metadata (STROBE_TFO_STROBE_INFO, "key=value" lines), or
+ * NULL when the key is absent.  Keys written by strobe record:
+ *   "incomplete" = reason the recording was cut short (e.g. "disk full")
+ *   "strobe_version", "command".
+ */
+const char *strobe_tracefile_info(const struct strobe_tracefile *tf,
+				  const char *key);
+
+/*
+ * Cursor over the pages of one CPU of one buffer.  `cpu` is the position
+ * 0 .. nr_cpus-1 in that buffer; strobe_tf_cpu_id() gives the real CPU
+ * number (v7 files may skip CPUs without data).
+ */
+int strobe_tf_cpu_open(struct strobe_tracefile *tf, int buffer, int cpu,
+		       struct strobe_tf_cpu **out, struct strobe_error *err);
+int strobe_tf_cpu_id(const struct strobe_tf_cpu *c);
+/*
+ * Hand out the next page: *page points at page_size bytes, valid until the
+ * next call or close.  Returns 1 (a page), 0 (end of this CPU's data) or
+ * -errno (corruption, decompression error) with *err naming the offset.
+ */
+int strobe_tf_cpu_next_page(struct strobe_tf_cpu *c, const uint8_t **page,
+			    struct strobe_error *err);
+void strobe_tf_cpu_close(struct strobe_tf_cpu *c);	/* NULL ok */
+
+/* ---- writing (version 6) --------------------------------------------- */
+
+/* One event format file, as read from tracefs events/<system>/<name>/format. */
+struct strobe_tf_format {
+	const char *system;	/* "ftrace" for ftrace internal events */
+	const char *text;
+	size_t len;
+};
+
+struct strobe_tf_blob {
+	const char *data;
+	size_t len;
+};
+
+/* Everything a v6 file needs besides the per-CPU data. */
+struct strobe_tf_meta {
+	unsigned page_size;		/* ring-buffer sub-buffer size, bytes */
+	unsigned long_size;		/* user space long size: 4 or 8 */
+	struct strobe_tf_blob header_page;	/* events/header_page */
+	struct strobe_tf_blob header_event;	/* events/header_event */
+	const struct strobe_tf_format *formats;	/* ftrace + event formats */
+	size_t nr_formats;
+	struct strobe_tf_blob kallsyms;		/* /proc/kallsyms (may be empty) */
+	struct strobe_tf_blob printk;		/* printk_formats (may be empty) */
+	struct strobe_tf_blob cmdlines;		/* "pid comm\n" lines */
+	const char *clock;			/* e.g. "local" */
+	const char *uname;			/* "sysname release version machine" or NULL */
+	/* Per-CPU stats text (tracefs per_cpu/cpuN/stats) or NULL, nr_cpus entries. */
+	const char *const *cpustats;
+	/* "key=value\n" lines stored as STROBE_TFO_STROBE_INFO, or NULL. */
+	const char *strobe_info;
+};
+
+/*
+ * The writer works in three steps so that a recording can reserve its
+ * file's metadata up front and still fill in facts known only at the end
+ * (per-CPU statistics, "incomplete" marks):
+ *
+ *   strobe_tf_writer_open()    writes everything before the CPU data:
+ *                              headers, formats, kallsyms, printk, cmdlines,
+ *                              options (CPUSTAT and STROBE_INFO with room
+ *                              reserved: 2 KiB per CPU, 4 KiB for info),
+ *                              the flyrecord table (zeroed) and the clock;
+ *   strobe_tf_writer_add_cpu() appends one CPU's raw pages, CPUs in order
+ *                              0 .. nr_cpus-1, page aligned;
+ *   strobe_tf_writer_close()   rewrites the reserved options and the
+ *                              flyrecord table in place, and frees w.
+ *
+ * add_cpu copies `size` bytes (or to EOF if size is UINT64_MAX) of `fd`
+ * from offset 0 with copy_file_range where possible.  If `punch` is true,
+ * copied ranges are released from the source as the copy goes
+ * (FALLOC_FL_PUNCH_HOLE), so assembling needs almost no extra disk space.
+ * Only whole pages are copied.  On ENOSPC the CPU keeps what was copied
+ * (whole pages), -ENOSPC is returned with *err set, and close still makes
+ * a readable file.  A file whose writer was never closed has an all-zero
+ * flyrecord table: readers see no data rather than garbage.
+ */
+struct strobe_tf_writer;
+
+int strobe_tf_writer_open(const char *path, const struct strobe_tf_meta *meta,
+			  int nr_cpus, struct strobe_tf_writer **out,
+			  struct strobe_error *err);
+int strobe_tf_writer_add_cpu(struct strobe_tf_writer *w, int cpu, int fd,
+			     uint64_t size, bool punch, struct strobe_error *err);
+/* Bytes of CPU data written so far for `cpu` (after add_cpu). */
+uint64_t strobe_tf_writer_cpu_size(const struct strobe_tf_writer *w, int cpu);
+/*
+ * Finish the file.  cpustats (nr_cpus strings or NULL) and strobe_info
+ * (or NULL) replace what meta gave at open; texts longer than the reserved
+ * room are cut at a line boundary.  Returns 0 or -errno; frees w always.
+ */
+int strobe_tf_writer_close(struct strobe_tf_writer *w,
+			   const char *const *cpustats, const char *strobe_info,
+			   struct strobe_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

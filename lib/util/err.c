@@ -1,0 +1,42 @@
+/*
+ * err.c - filling struct strobe_error.  Messages are truncated to fit the
+ * fixed buffer rather than allocated, so error paths never fail themselves.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "err.h"
+
+const char *strobe_version(void)
+{
+	return STROBE_VERSION;
+}
+
+int strobe_err(struct strobe_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return code;
+	err->code = code;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void strobe_err_prefix(struct strobe_error *err, const char *fmt, ...)
+{
+	char prefix[256];
+	char old[sizeof(err->msg)];
+	va_list ap;
+
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(prefix, sizeof(prefix), fmt, ap);
+	va_end(ap);
+	memcpy(old, err->msg, sizeof(old));
+	snprintf(err->msg, sizeof(err->msg), "%s: %s", prefix, old);
+}

@@ -1,0 +1,69 @@
+#!/bin/bash
+# run-tests.sh - run every test of strobe and print one closing line
+# "N passed, N failed, N skipped".
+#
+#   unit:   build/tests/test_*      (ASan+UBSan, no root, no kernel)
+#   fuzz:   build/fuzz-replay/*     replay tests/fuzz/corpus/<name>/ (sanitizers)
+#   kernel: tests/kernel/*.sh       real tracing; skipped with a reason when
+#                                   not root or tracefs cannot be mounted
+#
+# Every test prints lines "PASS name", "FAIL name" or "SKIP name: reason".
+# TESTS=pattern limits the run to tests whose file name contains pattern.
+cd "$(dirname "$0")/.." || exit 2
+B=build
+pass=0 fail=0 skip=0
+failed_names=()
+
+count() {	# $1 = file holding a test's output
+	local p f s
+	p=$(grep -c '^PASS ' "$1"); f=$(grep -c '^FAIL ' "$1"); s=$(grep -c '^SKIP ' "$1")
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+	while read -r line; do failed_names+=("$line"); done < <(grep '^FAIL ' "$1")
+}
+
+run() {		# $1 = label, rest = command
+	local label=$1 out rc
+	shift
+	out=$(mktemp)
+	echo "== $label"
+	"$@" > "$out" 2>&1
+	rc=$?
+	cat "$out"
+	if [ $rc -ne 0 ] && ! grep -q '^FAIL ' "$out"; then
+		echo "FAIL $label (exit status $rc)" | tee -a "$out"
+	fi
+	count "$out"
+	rm -f "$out"
+}
+
+want() { [ -z "$TESTS" ] || [[ "$1" == *"$TESTS"* ]]; }
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+for t in $B/tests/test_*; do
+	[ -x "$t" ] || continue
+	want "$t" || continue
+	run "unit $(basename "$t")" "$t"
+done
+
+for r in $B/fuzz-replay/fuzz_*; do
+	[ -x "$r" ] || continue
+	want "$r" || continue
+	n=$(basename "$r")
+	run "fuzz corpus $n" "$r" "tests/fuzz/corpus/$n"
+done
+
+for k in tests/kernel/*.sh; do
+	[ -f "$k" ] || continue
+	want "$k" || continue
+	run "kernel $(basename "$k" .sh)" bash "$k"
+done
+
+echo
+if [ ${#failed_names[@]} -gt 0 ]; then
+	echo "Failed:"
+	printf '  %s\n' "${failed_names[@]}"
+fi
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
