@@ -1,7 +1,99 @@
 /*
- * record.h - recording a trace into a trace.dat file.  (Owned by the
- * session/record layer; see lib/record/.)
+ * record.h - recording a trace into a trace.dat file (lib/record/).
+ *
+ * strobe_record() runs a whole recording: it opens a session (session.h),
+ * enables the events, optionally forks the command to trace, captures
+ * every CPU's ring buffer with one splice-based reader thread per CPU into
+ * temporary files next to the output ("OUT.cpuN.tmp"), and at the end
+ * assembles a trace-cmd v6 file with the tracefile writer.  The file's
+ * header is reserved at start so that a disk that fills up later still
+ * leaves a readable (shorter) file, marked "incomplete=disk full".
+ *
+ * The library never installs signal handlers: the caller points `stop` at
+ * a flag its handler sets (SIGINT, SIGTERM, SIGHUP); strobe_record() polls
+ * it, stops cleanly and writes the file.  Reader threads block every
+ * signal so that signals reach the caller's thread.
  */
 #ifndef STROBE_RECORD_H
 #define STROBE_RECORD_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct strobe_error;
+
+/* One -e (or --preset entry) with its optional -f filter. */
+struct strobe_record_event {
+	const char *spec;	/* event specification, see session.h */
+	const char *filter;	/* kernel filter or NULL */
+};
+
+struct strobe_record_opts {
+	const char *output;		/* NULL = "trace.dat" */
+	const struct strobe_record_event *events;
+	size_t nr_events;		/* 0 = presets "sched" and "syscalls" */
+	unsigned buffer_kb;		/* per-CPU buffer, 0 = kernel default */
+	const char *clock;		/* NULL = "local" */
+	/*
+	 * Target, at most one of: argv (fork and exec argv[0] from PATH once
+	 * tracing is on, trace it and its descendants, stop when it exits),
+	 * pid (every thread of process pid and its future children, until
+	 * it exits), neither (the whole system).
+	 */
+	char *const *argv;
+	pid_t pid;
+	double duration;		/* seconds, 0 = until stop / target exit */
+	volatile sig_atomic_t *stop;	/* set non-zero to stop; may be NULL */
+	/* Called once, on the calling thread, when tracing is on and before
+	 * the command is released.  May be NULL. */
+	void (*on_tracing)(void *arg);
+	void *arg;
+	const char *command_line;	/* stored as "command=" in the file */
+};
+
+struct strobe_record_cpu {
+	uint64_t events;	/* events in this CPU's pages */
+	uint64_t lost;		/* lost events counted in page headers */
+	bool lost_unknown;	/* a page said "lost" without a count */
+	uint64_t overrun;	/* "overrun" of per_cpu/cpuN/stats */
+	uint64_t bytes;		/* raw data bytes captured */
+};
+
+struct strobe_record_result {
+	int nr_cpus;
+	struct strobe_record_cpu *cpus;	/* nr_cpus entries, see _result_free */
+	uint64_t file_size;		/* bytes of the output file */
+	double duration;		/* seconds tracing was on */
+	bool child_started;		/* argv given and the exec succeeded */
+	bool child_exited;		/* ... and it exited before we stopped */
+	int child_status;		/* waitpid() status when child_exited */
+	bool stopped;			/* stopped by *stop */
+	char incomplete[64];		/* "" or why the file was cut short */
+	char output[4096];		/* path of the file written */
+};
+
+/*
+ * Record.  Fills *res (may be NULL) even on failure as far as it got;
+ * free its memory with strobe_record_result_free().  Returns:
+ *   0        the file is written;
+ *   -ENOSPC  the disk filled up: capture stopped, the file holds what was
+ *            captured and is marked incomplete, *err says so;
+ *   -ENOEXEC / -ENOENT / -EACCES ...  the command could not be executed
+ *            (message "cannot run 'x': ..."), no file is left;
+ *   other -errno with *err set (bad event, bad filter, not root, ...).
+ */
+int strobe_record(const struct strobe_record_opts *opts,
+		  struct strobe_record_result *res, struct strobe_error *err);
+void strobe_record_result_free(struct strobe_record_result *res); /* NULL ok */
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif

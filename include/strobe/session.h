@@ -1,8 +1,217 @@
 /*
- * session.h - tracefs control: strobe's own instance, events, filters,
- * target PIDs, buffer size, clock.  (Owned by the session/record layer;
- * see lib/session/.)
+ * session.h - tracefs control: strobe's own tracefs instance, events,
+ * filters, target PIDs, buffer size, clock, and the metadata a trace file
+ * needs.  (Implemented in lib/session/.)
+ *
+ * A session owns one tracefs instance named "strobe-<pid>" (or
+ * "strobe-<pid>-<n>" when a process opens several).  Everything strobe
+ * changes is inside that instance: the top-level tracing_on, current_tracer,
+ * set_event, buffer_size_kb, trace_clock and options are never written, so
+ * two strobe sessions (and trace-cmd) can trace at the same time without
+ * disturbing each other.  strobe_session_close() removes the instance.
+ *
+ * Lifecycle:
+ *
+ *     strobe_session_open()        instance created, tracing off
+ *     strobe_session_enable() ...  events (+ kernel filters)
+ *     strobe_session_set_pids()    optional: only these tasks (+ children)
+ *     strobe_session_start()       buffers cleared, tracing on
+ *     ... read per_cpu/cpuN/trace_pipe_raw (see lib/source) ...
+ *     strobe_session_stop()        tracing off (data stays readable)
+ *     strobe_session_close()       instance removed, memory freed
+ *
+ * Event specifications (strobe_session_enable, strobe_events_match):
+ *   "system:event"   either part may be a glob ("sched:sched_wak*",
+ *                    "syscalls:sys_enter_open*", "sched:*", "sched:")
+ *   "NAME"           a preset if NAME is one (see strobe_presets()),
+ *                    else every event of system NAME ("block"),
+ *                    else an event called NAME in any system
+ *                    ("sched_switch"); globs allowed.
+ * A specification that matches nothing is an error whose message carries
+ * up to three close names ("did you mean ...").
+ *
+ * The library never installs signal handlers and never prints; errors are
+ * -errno plus a one-line message in struct strobe_error (may be NULL).
  */
 #ifndef STROBE_SESSION_H
 #define STROBE_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct strobe_error;
+struct strobe_tf_meta;
+
+/* ---- tracefs ------------------------------------------------------------ */
+
+/*
+ * Path of the mounted tracefs ("/sys/kernel/tracing" or
+ * "/sys/kernel/debug/tracing"), mounting it at /sys/kernel/tracing when
+ * it is not mounted.  The string is static.  Returns 0, -EACCES/-EPERM
+ * ("permission denied: strobe must run as root ...") or -ENODEV
+ * ("no tracefs ...") with *err set.
+ */
+int strobe_tracefs_dir(const char **dir, struct strobe_error *err);
+
+/*
+ * Remove "strobe-<pid>[-n]" instances whose process no longer exists
+ * (left behind by a SIGKILLed strobe).  *removed (may be NULL) receives
+ * how many were removed.  Returns 0 or -errno.
+ */
+int strobe_session_cleanup_stale(int *removed, struct strobe_error *err);
+
+/* ---- presets ------------------------------------------------------------ */
+
+struct strobe_preset {
+	const char *name;		/* "sched" */
+	const char *summary;		/* one line: what it is for */
+	const char *const *events;	/* "system:event" specs, NULL-terminated;
+					 * events this kernel lacks are skipped */
+};
+
+/* The preset table, terminated by an entry whose name is NULL.  Static. */
+const struct strobe_preset *strobe_presets(void);
+/* Preset called `name`, or NULL. */
+const struct strobe_preset *strobe_preset_find(const char *name);
+
+/* ---- event catalogue ---------------------------------------------------- */
+
+/* A list of "system:event" strings; free with strobe_strv_free(). */
+struct strobe_strv {
+	char **v;
+	size_t n;
+};
+void strobe_strv_free(struct strobe_strv *sv);	/* frees the strings; NULL ok */
+
+/*
+ * Available events of this kernel (tracefs available_events) matching a
+ * glob over "system:event" (NULL = all), sorted.  Returns 0 or -errno.
+ */
+int strobe_events_list(const char *glob, struct strobe_strv *out,
+		       struct strobe_error *err);
+
+/*
+ * Expand one event specification (see the top of this file) against
+ * `avail` (from strobe_events_list(NULL, ...)) into *out, appending
+ * without duplicates.  Returns the number of events added (>= 0, 0 when
+ * all were already there), or -ENOENT with a message such as
+ *   "unknown event 'sched:sched_swich' (did you mean sched:sched_switch?)"
+ * Pure: no tracefs access.
+ */
+int strobe_events_expand(const struct strobe_strv *avail, const char *spec,
+			 struct strobe_strv *out, struct strobe_error *err);
+
+/*
+ * Up to `max` names of `avail` closest to `spec` by edit distance (only
+ * reasonably close ones), written as pointers into avail.  Returns how
+ * many.  Pure.
+ */
+size_t strobe_events_suggest(const struct strobe_strv *avail, const char *spec,
+			     const char **best, size_t max);
+
+/* fnmatch-style glob match ('*', '?', '[...]') of a whole string.  Pure. */
+bool strobe_glob_match(const char *glob, const char *s);
+
+/* ---- sessions ----------------------------------------------------------- */
+
+struct strobe_session;	/* opaque */
+
+struct strobe_session_opts {
+	unsigned buffer_kb;	/* per-CPU buffer size in KiB; 0 = kernel default */
+	const char *clock;	/* trace clock; NULL = "local" */
+};
+
+/*
+ * Create the instance (tracing off, event-fork off, no events) with the
+ * given clock and buffer size.  opts may be NULL.  Free with
+ * strobe_session_close().  Returns 0 or -errno: -EINVAL "unknown trace
+ * clock 'x' (available: local global ...)", -ENOMEM for a buffer the
+ * kernel cannot allocate, and the errors of strobe_tracefs_dir().
+ */
+int strobe_session_open(const struct strobe_session_opts *opts,
+			struct strobe_session **out, struct strobe_error *err);
+
+/*
+ * Enable the events of `spec` (see above) in the instance; if `filter`
+ * is not NULL, set it as the kernel filter of each of them first.  A
+ * filter the kernel rejects gives -EINVAL with the kernel's own text from
+ * error_log, e.g. "filter 'pidd == 1' for sched:sched_switch: Field not
+ * found (at 'pidd')".  Returns the number of events enabled or -errno.
+ */
+int strobe_session_enable(struct strobe_session *s, const char *spec,
+			  const char *filter, struct strobe_error *err);
+
+/* The events enabled so far, as "system:event"; owned by s. */
+const struct strobe_strv *strobe_session_events(const struct strobe_session *s);
+
+/*
+ * Trace only these tasks (set_event_pid); with follow_fork, also every
+ * task they create later (options/event-fork).  May be called again to
+ * add tasks.  Returns 0 or -errno (-ESRCH when a task is already gone).
+ */
+int strobe_session_set_pids(struct strobe_session *s, const pid_t *pids,
+			    size_t n, bool follow_fork, struct strobe_error *err);
+
+/*
+ * Every thread of process `pid` (from /proc/PID/task) into *out (malloc'd,
+ * caller frees), count in *n.  Returns 0 or -ESRCH "no process PID".
+ */
+int strobe_proc_threads(pid_t pid, pid_t **out, size_t *n,
+			struct strobe_error *err);
+
+/* Clear the instance's buffers and turn tracing on / off. */
+int strobe_session_start(struct strobe_session *s, struct strobe_error *err);
+int strobe_session_stop(struct strobe_session *s, struct strobe_error *err);
+
+/* The instance's directory ("/sys/kernel/tracing/instances/strobe-42"). */
+const char *strobe_session_dir(const struct strobe_session *s);
+/* Number of per-CPU buffers (highest possible CPU + 1). */
+int strobe_session_nr_cpus(const struct strobe_session *s);
+/* Trace clock in use ("local"). */
+const char *strobe_session_clock(const struct strobe_session *s);
+
+/*
+ * Text of per_cpu/cpuN/stats (malloc'd, caller frees) and its "overrun"
+ * value.  Returns 0 or -errno.
+ */
+int strobe_session_cpu_stats(struct strobe_session *s, int cpu, char **text,
+			     unsigned long long *overrun, struct strobe_error *err);
+
+/*
+ * Turn tracing off, remove the instance, free s.  Safe at any point of
+ * the lifecycle and with NULL.  Returns 0 or -errno if the instance could
+ * not be removed (s is freed anyway).
+ */
+int strobe_session_close(struct strobe_session *s);
+
+/* ---- metadata for trace files ------------------------------------------ */
+
+struct strobe_session_meta;	/* opaque: owns every text it points to */
+
+/*
+ * Collect what a trace.dat needs besides the data: header_page,
+ * header_event, the formats of ftrace internal events and of every
+ * enabled event, /proc/kallsyms, printk_formats, saved_cmdlines plus
+ * `extra_cmdlines` ("pid comm\n" lines, may be NULL), the clock, uname.
+ * Free with strobe_session_meta_free().  Returns 0 or -errno.
+ */
+int strobe_session_meta_collect(struct strobe_session *s,
+				const char *extra_cmdlines,
+				struct strobe_session_meta **out,
+				struct strobe_error *err);
+/* The collected metadata in the writer's form; owned by m. */
+const struct strobe_tf_meta *strobe_session_meta_tf(const struct strobe_session_meta *m);
+/* Width of a page header's commit field (4 or 8), from header_page. */
+unsigned strobe_session_meta_commit_size(const struct strobe_session_meta *m);
+void strobe_session_meta_free(struct strobe_session_meta *m);	/* NULL ok */
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif

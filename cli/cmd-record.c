@@ -1,0 +1,341 @@
+/*
+ * cmd-record.c - `strobe record`: parse options into a
+ * struct strobe_record_opts, install the signal handlers that stop a
+ * recording cleanly (the library never installs handlers), run
+ * strobe_record() and print a per-CPU summary on stderr.
+ *
+ * Exit status: the traced command's own status (128+N if a signal killed
+ * it), 127/126 when it cannot be run, 1 on any error (including a full
+ * disk, which still leaves a readable file), 2 on bad usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char *const cmd = "record";
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	stop_flag = sig;
+}
+
+static void usage(FILE *f)
+{
+	const struct strobe_preset *p;
+
+	fprintf(f,
+		"usage: strobe record [options] [--] [CMD [ARGS...]]\n"
+		"\n"
+		"Record kernel events into a trace.dat file (trace-cmd format).  Traces\n"
+		"CMD and its descendants, a running process with -p, or the whole\n"
+		"system until Ctrl-C or --duration.\n"
+		"\n"
+		"Options:\n"
+		"  -e, --event SPEC      enable events; repeatable.  SPEC is a preset,\n"
+		"                        SYSTEM:EVENT with globs (sched:sched_wak*,\n"
+		"                        syscalls:sys_enter_open*, block:*), a system\n"
+		"                        name, or an event name.  Default: sched,syscalls\n"
+		"  -f, --filter EXPR     kernel filter for the events of the preceding -e\n"
+		"                        (e.g. 'prev_pid == 42', 'id == 39')\n"
+		"      --preset LIST     comma-separated presets, same as -e for each\n"
+		"  -o, --output FILE     output file (default trace.dat)\n"
+		"  -b, --buffer KB       per-CPU ring buffer size in KiB\n"
+		"  -C, --clock CLOCK     trace clock (default local; see trace_clock)\n"
+		"  -p, --pid PID         trace process PID (all threads) and its future\n"
+		"                        children, until it exits\n"
+		"  -d, --duration SECS   stop after SECS seconds (fractions allowed)\n"
+		"  -q, --quiet           no summary\n"
+		"  -h, --help            this help\n"
+		"\n"
+		"Presets:\n");
+	for (p = strobe_presets(); p->name; p++)
+		fprintf(f, "  %-10s %s\n", p->name, p->summary);
+	fprintf(f,
+		"\n"
+		"Examples:\n"
+		"  strobe record -- make -j2                   sched+syscalls of a build\n"
+		"  strobe record -e syscalls:sys_enter_getppid -- ./a.out\n"
+		"  strobe record -e sched:sched_switch -f 'prev_state == 2' -d 5\n"
+		"  strobe record --preset sched,io -p 1234 -o io.dat\n"
+		"  strobe record -d 10 -b 8192                 whole system, 10 s\n"
+		"\n"
+		"See strobe-record(1).\n");
+}
+
+static int add_event(struct strobe_record_event **ev, size_t *n, const char *spec)
+{
+	struct strobe_record_event *nv = realloc(*ev, (*n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	nv[*n].spec = spec;
+	nv[*n].filter = NULL;
+	*ev = nv;
+	(*n)++;
+	return 0;
+}
+
+static char *join_args(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (i = 0; i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+static void human_size(uint64_t b, char *buf, size_t size)
+{
+	if (b >= 10ull << 20)
+		snprintf(buf, size, "%.1f MiB", b / 1048576.0);
+	else if (b >= 10ull << 10)
+		snprintf(buf, size, "%.1f KiB", b / 1024.0);
+	else
+		snprintf(buf, size, "%" PRIu64 " bytes", b);
+}
+
+static void summary(const struct strobe_record_result *res)
+{
+	uint64_t ev = 0, lost = 0;
+	char sz[32];
+	int i;
+
+	for (i = 0; i < res->nr_cpus; i++) {
+		ev += res->cpus[i].events;
+		lost += res->cpus[i].lost > res->cpus[i].overrun ?
+			res->cpus[i].lost : res->cpus[i].overrun;
+	}
+	human_size(res->file_size, sz, sizeof(sz));
+	fprintf(stderr, "strobe record: %s: %s, %.3f s, %" PRIu64 " events, %" PRIu64
+		" lost%s\n", res->output, sz, res->duration, ev, lost,
+		res->incomplete[0] ? " (incomplete)" : "");
+	for (i = 0; i < res->nr_cpus; i++) {
+		const struct strobe_record_cpu *c = &res->cpus[i];
+
+		fprintf(stderr, "  cpu%-3d %10" PRIu64 " events  %8" PRIu64
+			" lost (pages %" PRIu64 "%s, overrun %" PRIu64 ")  %8" PRIu64 " KiB\n",
+			i, c->events, c->lost > c->overrun ? c->lost : c->overrun,
+			c->lost, c->lost_unknown ? "+?" : "", c->overrun, c->bytes >> 10);
+	}
+}
+
+static void on_tracing(void *arg)
+{
+	const struct strobe_record_opts *o = arg;
+
+	if (!o->argv && o->pid <= 0 && o->duration <= 0 && isatty(2))
+		fprintf(stderr, "strobe record: tracing the whole system; press Ctrl-C to stop\n");
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "preset", required_argument, NULL, 'P' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "buffer", required_argument, NULL, 'b' },
+		{ "clock", required_argument, NULL, 'C' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct strobe_record_opts o;
+	struct strobe_record_result res;
+	struct strobe_error err = { 0, "" };
+	struct strobe_record_event *ev = NULL;
+	struct sigaction sa, old[3];
+	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+	char **preset_bufs = NULL, *cmdline = NULL;
+	size_t nev = 0, nbufs = 0, k;
+	bool quiet = false;
+	int c, r, i, status = CLI_FAIL;
+
+	memset(&o, 0, sizeof(o));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+e:f:o:b:C:p:d:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (add_event(&ev, &nev, optarg) < 0)
+				goto oom;
+			break;
+		case 'f':
+			if (!nev) {
+				cli_error(cmd, "-f '%s' must follow the -e it filters", optarg);
+				goto usage_err;
+			}
+			if (ev[nev - 1].filter) {
+				cli_error(cmd, "two filters for -e '%s'", ev[nev - 1].spec);
+				goto usage_err;
+			}
+			ev[nev - 1].filter = optarg;
+			break;
+		case 'P': {
+			char *save = NULL, *t;
+
+			char *buf = strdup(optarg), **nb;
+
+			nb = realloc(preset_bufs, (nbufs + 1) * sizeof(*nb));
+			if (!buf || !nb) {
+				free(buf);
+				if (nb)
+					preset_bufs = nb;
+				goto oom;
+			}
+			preset_bufs = nb;
+			preset_bufs[nbufs++] = buf;
+			for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+				if (!strobe_preset_find(t)) {
+					cli_error(cmd, "unknown preset '%s' (see 'strobe list presets')", t);
+					goto usage_err;
+				}
+				if (add_event(&ev, &nev, t) < 0)
+					goto oom;
+			}
+			break;
+		}
+		case 'o':
+			if (!*optarg) {
+				cli_error(cmd, "empty output file name");
+				goto usage_err;
+			}
+			o.output = optarg;
+			break;
+		case 'b': {
+			int kb;
+
+			if (cli_parse_int(optarg, 1, 1 << 30, &kb) < 0) {
+				cli_error(cmd, "bad buffer size '%s' (KiB, e.g. 4096)", optarg);
+				goto usage_err;
+			}
+			o.buffer_kb = kb;
+			break;
+		}
+		case 'C':
+			o.clock = optarg;
+			break;
+		case 'p': {
+			int pid;
+
+			if (cli_parse_int(optarg, 1, 1 << 30, &pid) < 0) {
+				cli_error(cmd, "bad PID '%s'", optarg);
+				goto usage_err;
+			}
+			o.pid = pid;
+			break;
+		}
+		case 'd':
+			if (cli_parse_seconds(optarg, &o.duration) < 0 || o.duration <= 0) {
+				cli_error(cmd, "bad duration '%s' (seconds, e.g. 2.5)", optarg);
+				goto usage_err;
+			}
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			status = CLI_OK;
+			goto out;
+		default:
+			if (optopt && strchr("efobCpd", optopt))
+				cli_error(cmd, "option -%c needs an argument", optopt);
+			else if (optopt)
+				cli_error(cmd, "unknown option -%c", optopt);
+			else
+				cli_error(cmd, "unknown option '%s'", argv[optind - 1]);
+			goto usage_err;
+		}
+	}
+	if (optind < argc)
+		o.argv = &argv[optind];
+	if (o.argv && o.pid) {
+		cli_error(cmd, "give either a command or -p PID, not both");
+		goto usage_err;
+	}
+	o.events = ev;
+	o.nr_events = nev;
+	o.stop = &stop_flag;
+	o.on_tracing = on_tracing;
+	o.arg = &o;
+	cmdline = join_args(argc - 1, argv + 1);
+	o.command_line = cmdline;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: sleeps end early */
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < 3; i++)
+		sigaction(sigs[i], &sa, &old[i]);
+	stop_flag = 0;
+	r = strobe_record(&o, &res, &err);
+	for (i = 0; i < 3; i++)
+		sigaction(sigs[i], &old[i], NULL);
+
+	if (r < 0 && o.argv && !res.child_started && strstr(err.msg, "cannot run '")) {
+		cli_error_e(cmd, &err);
+		status = r == -ENOENT ? 127 : 126;
+		goto out_res;
+	}
+	if (r < 0 && r != -ENOSPC) {
+		cli_error_e(cmd, &err);
+		status = CLI_FAIL;
+		goto out_res;
+	}
+	if (!quiet)
+		summary(&res);
+	if (r == -ENOSPC) {
+		cli_error_e(cmd, &err);
+		status = CLI_FAIL;
+	} else if (res.child_exited) {
+		if (WIFEXITED(res.child_status))
+			status = WEXITSTATUS(res.child_status);
+		else if (WIFSIGNALED(res.child_status))
+			status = 128 + WTERMSIG(res.child_status);
+		else
+			status = CLI_FAIL;
+	} else if (res.stopped && o.argv) {
+		status = 128 + (int)stop_flag;	/* the command was interrupted */
+	} else {
+		status = CLI_OK;
+	}
+out_res:
+	strobe_record_result_free(&res);
+	goto out;
+oom:
+	cli_error(cmd, "out of memory");
+	status = CLI_FAIL;
+	goto out;
+usage_err:
+	fprintf(stderr, "See 'strobe record --help'.\n");
+	status = CLI_USAGE;
+out:
+	free(ev);
+	for (k = 0; k < nbufs; k++)
+		free(preset_bufs[k]);
+	free(preset_bufs);
+	free(cmdline);
+	return status;
+}

@@ -1,0 +1,585 @@
+/*
+ * record.c - strobe_record(): one recording from start to finished file.
+ *
+ * It only orchestrates the layers below it: session (tracefs control),
+ * source/live (per-CPU splice readers into OUT.cpuN.tmp) and the tracefile
+ * writer (trace.dat v6), then counts events and lost events per CPU from
+ * the captured page headers with the stream layer's page decoder.
+ *
+ * Order matters for correctness:
+ *   - events, filters and PIDs are set while tracing is off; the buffers
+ *     are cleared and tracing turned on only then, and a traced command is
+ *     released (it waits on a pipe after fork) only once tracing is on and
+ *     its PID is in set_event_pid with event-fork, so its first system
+ *     call is seen;
+ *   - the writer is opened before tracing starts, reserving the file's
+ *     metadata: if the disk fills up later the file is still completed
+ *     from whatever pages were captured, and marked incomplete;
+ *   - at the end tracing is turned off before the readers drain, so the
+ *     drain terminates, and the readers are closed before the instance is
+ *     removed (tracefs refuses to remove an instance with open files).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <strobe/strobe.h>
+
+#include "../session/internal.h"
+#include "../source/live.h"
+#include "../stream/page.h"
+
+struct rec {
+	const struct strobe_record_opts *o;
+	struct strobe_record_result *res;
+	const char *out;
+	struct strobe_session *s;
+	struct strobe_session_meta *meta;
+	struct strobe_tf_writer *w;
+	struct strobe_live *live;
+	int nr_cpus;
+	int *fds;
+	char **tmp;
+	char **stats;
+	pid_t child;
+	int go_fd;		/* write end: releases the child */
+	int exec_fd;		/* read end: errno from a failed exec */
+	bool child_reaped;
+	char *extra_cmdlines;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts;
+
+	if (s <= 0)
+		return;
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - ts.tv_sec) * 1e9);
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * Fork the command; it blocks reading go_fd until released, then execs.
+ * An exec failure travels back as an int errno on a close-on-exec pipe:
+ * EOF on that pipe means the exec succeeded.
+ */
+static int spawn_child(struct rec *r, struct strobe_error *err)
+{
+	int go[2], ex[2];
+	char c;
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ex, O_CLOEXEC) < 0)
+		return strobe_err(err, -errno, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		return strobe_err(err, -errno, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int e;
+
+		close(go[1]);
+		close(ex[0]);
+		ssize_t n;
+
+		do
+			n = read(go[0], &c, 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			_exit(127);	/* strobe gave up before starting us */
+		close(go[0]);
+		execvp(r->o->argv[0], r->o->argv);
+		e = errno;
+		if (write(ex[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ex[1]);
+	r->child = pid;
+	r->go_fd = go[1];
+	r->exec_fd = ex[0];
+	return 0;
+}
+
+/* Wait for the child: if it is still running after `grace` seconds of
+ * SIGTERM, SIGKILL it. */
+static void reap_child(struct rec *r, int sig)
+{
+	double end;
+	int st;
+
+	if (r->child <= 0 || r->child_reaped)
+		return;
+	if (sig)
+		kill(r->child, sig);
+	end = now_s() + 2.0;
+	for (;;) {
+		pid_t p = waitpid(r->child, &st, WNOHANG);
+
+		if (p == r->child || (p < 0 && errno != EINTR))
+			break;
+		if (now_s() > end) {
+			kill(r->child, SIGKILL);
+			waitpid(r->child, &st, 0);
+			break;
+		}
+		sleep_s(0.01);
+	}
+	r->child_reaped = true;
+}
+
+/* "pid comm\n" for the tasks we know: the child, or -p's threads. */
+static int known_comms(struct rec *r, const pid_t *tids, size_t n)
+{
+	size_t cap = 64 + n * 40, off = 0, i;
+	char *b = malloc(cap);
+
+	if (!b)
+		return -ENOMEM;
+	b[0] = '\0';
+	if (r->child > 0) {
+		const char *base = strrchr(r->o->argv[0], '/');
+
+		base = base ? base + 1 : r->o->argv[0];
+		/* exec names the task after the file, cut to 15 bytes */
+		off += snprintf(b + off, cap - off, "%d %.15s\n", (int)r->child, base);
+	}
+	for (i = 0; i < n; i++) {
+		char p[64], *comm, *nl;
+
+		snprintf(p, sizeof(p), "/proc/%d/task/%d/comm", (int)r->o->pid, (int)tids[i]);
+		if (strobe_fs_read(p, &comm, NULL) < 0)
+			continue;
+		nl = strchr(comm, '\n');
+		if (nl)
+			*nl = '\0';
+		off += snprintf(b + off, cap - off, "%d %.15s\n", (int)tids[i], comm);
+		free(comm);
+		if (off >= cap)
+			break;
+	}
+	r->extra_cmdlines = b;
+	return 0;
+}
+
+static int open_tmp_files(struct rec *r, struct strobe_error *err)
+{
+	int i;
+
+	r->fds = malloc(r->nr_cpus * sizeof(*r->fds));
+	r->tmp = calloc(r->nr_cpus, sizeof(*r->tmp));
+	r->stats = calloc(r->nr_cpus, sizeof(*r->stats));
+	if (!r->fds || !r->tmp || !r->stats)
+		return strobe_err(err, -ENOMEM, "out of memory");
+	for (i = 0; i < r->nr_cpus; i++)
+		r->fds[i] = -1;
+	for (i = 0; i < r->nr_cpus; i++) {
+		if (asprintf(&r->tmp[i], "%s.cpu%d.tmp", r->out, i) < 0) {
+			r->tmp[i] = NULL;
+			return strobe_err(err, -ENOMEM, "out of memory");
+		}
+		r->fds[i] = open(r->tmp[i], O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (r->fds[i] < 0)
+			return strobe_err(err, -errno, "cannot create %s: %s", r->tmp[i],
+					  strerror(errno));
+	}
+	return 0;
+}
+
+/* Count events and lost events in the whole pages of one temp file. */
+static void count_cpu(struct rec *r, int cpu, struct strobe_record_cpu *st)
+{
+	const struct strobe_tf_meta *m = strobe_session_meta_tf(r->meta);
+	unsigned ps = m->page_size, cs = strobe_session_meta_commit_size(r->meta);
+	struct strobe_page_rec pr;
+	struct strobe_page p;
+	uint8_t *buf;
+	off_t off;
+
+	buf = malloc(ps);
+	if (!buf)
+		return;
+	for (off = 0;; off += ps) {
+		ssize_t n = pread(r->fds[cpu], buf, ps, off);
+
+		if (n != (ssize_t)ps)
+			break;
+		st->bytes += ps;
+		if (strobe_page_init(&p, buf, ps, cs, NULL) < 0)
+			continue;
+		if (p.missed > 0)
+			st->lost += p.missed;
+		else if (p.missed < 0)
+			st->lost_unknown = true;
+		while (strobe_page_next(&p, &pr, NULL) == 1)
+			st->events++;
+	}
+	free(buf);
+}
+
+static int enable_events(struct rec *r, struct strobe_error *err)
+{
+	const struct strobe_record_opts *o = r->o;
+	size_t i;
+	int n;
+
+	if (!o->nr_events) {
+		n = strobe_session_enable(r->s, "sched", NULL, err);
+		if (n >= 0)
+			n = strobe_session_enable(r->s, "syscalls", NULL, err);
+		return n < 0 ? n : 0;
+	}
+	for (i = 0; i < o->nr_events; i++) {
+		n = strobe_session_enable(r->s, o->events[i].spec, o->events[i].filter, err);
+		if (n < 0)
+			return n;
+	}
+	return 0;
+}
+
+static int set_target(struct rec *r, struct strobe_error *err)
+{
+	const struct strobe_record_opts *o = r->o;
+	pid_t *tids = NULL;
+	size_t n = 0;
+	int e;
+
+	if (o->argv && o->argv[0]) {
+		e = spawn_child(r, err);
+		if (e < 0)
+			return e;
+		e = strobe_session_set_pids(r->s, &r->child, 1, true, err);
+		if (e < 0)
+			return e;
+		return known_comms(r, NULL, 0);
+	}
+	if (o->pid > 0) {
+		e = strobe_proc_threads(o->pid, &tids, &n, err);
+		if (e < 0)
+			return e;
+		e = strobe_session_set_pids(r->s, tids, n, true, err);
+		if (e == 0)
+			e = known_comms(r, tids, n);
+		free(tids);
+		return e;
+	}
+	return known_comms(r, NULL, 0);
+}
+
+/* Release the child; 0 if it exec'd, else -errno of the failed exec. */
+static int release_child(struct rec *r, struct strobe_error *err)
+{
+	ssize_t n;
+	int e = 0;
+
+	if (r->child <= 0)
+		return 0;
+	if (write(r->go_fd, "g", 1) < 0)
+		return strobe_err(err, -errno, "cannot start the command: %s", strerror(errno));
+	close(r->go_fd);
+	r->go_fd = -1;
+	do
+		n = read(r->exec_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(r->exec_fd);
+	r->exec_fd = -1;
+	if (n == (ssize_t)sizeof(e)) {
+		reap_child(r, 0);
+		return strobe_err(err, -e, "cannot run '%s': %s", r->o->argv[0],
+				  strerror(e));
+	}
+	r->res->child_started = true;
+	return 0;
+}
+
+/* Wait until a stop condition; returns the capture error (0 if none). */
+static int wait_for_end(struct rec *r, double t0)
+{
+	const struct strobe_record_opts *o = r->o;
+	double left;
+	int st, e;
+
+	for (;;) {
+		if (o->stop && *o->stop) {
+			r->res->stopped = true;
+			return 0;
+		}
+		if (o->duration > 0 && now_s() - t0 >= o->duration)
+			return 0;
+		if (r->child > 0) {
+			pid_t p = waitpid(r->child, &st, WNOHANG);
+
+			if (p == r->child) {
+				r->child_reaped = true;
+				r->res->child_exited = true;
+				r->res->child_status = st;
+				return 0;
+			}
+		} else if (o->pid > 0 && kill(o->pid, 0) < 0 && errno == ESRCH) {
+			return 0;
+		}
+		e = strobe_live_error(r->live);
+		if (e)
+			return e;
+		left = o->duration > 0 ? o->duration - (now_s() - t0) : 1;
+		sleep_s(left < 0.02 ? left : 0.02);
+	}
+}
+
+static void cleanup(struct rec *r, bool keep_output)
+{
+	int i;
+
+	strobe_live_free(r->live);
+	if (r->go_fd >= 0)
+		close(r->go_fd);	/* an unreleased child sees EOF and exits */
+	if (r->exec_fd >= 0)
+		close(r->exec_fd);
+	if (r->child > 0 && !r->child_reaped)
+		reap_child(r, r->res->child_started ? SIGTERM : 0);
+	for (i = 0; r->fds && i < r->nr_cpus; i++) {
+		if (r->fds[i] >= 0)
+			close(r->fds[i]);
+		if (r->tmp && r->tmp[i])
+			unlink(r->tmp[i]);
+	}
+	for (i = 0; r->tmp && i < r->nr_cpus; i++)
+		free(r->tmp[i]);
+	for (i = 0; r->stats && i < r->nr_cpus; i++)
+		free(r->stats[i]);
+	free(r->fds);
+	free(r->tmp);
+	free(r->stats);
+	if (r->w)
+		strobe_tf_writer_close(r->w, NULL, NULL, NULL);
+	if (!keep_output)
+		unlink(r->out);
+	strobe_session_meta_free(r->meta);
+	strobe_session_close(r->s);
+	free(r->extra_cmdlines);
+}
+
+static bool is_disk_full(int e)
+{
+	return e == -ENOSPC || e == -EFBIG || e == -EDQUOT;
+}
+
+/*
+ * Disk-full insurance.  Blocks preallocated past the end of the output
+ * (FALLOC_FL_KEEP_SIZE) are where the first CPU data will be copied; once
+ * that copy has started, the writer punches the copied pages out of the
+ * temporary files and the space keeps circulating.  Without it a full
+ * disk has no room for the first chunk and the file ends up empty.
+ * With `on` false, drop what is left of the reservation.
+ */
+#define RESERVE_BYTES (2u << 20)
+static void reserve_space(struct rec *r, bool on)
+{
+	struct stat st;
+	int fd = open(r->out, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0) {
+		if (on)
+			(void)!fallocate(fd, FALLOC_FL_KEEP_SIZE, st.st_size, RESERVE_BYTES);
+		else
+			(void)!ftruncate(fd, st.st_size);
+	}
+	close(fd);
+}
+
+/* Assemble the file from the temp files and finish it. */
+static int finish_file(struct rec *r, int cap_err, struct strobe_error *err)
+{
+	struct strobe_record_result *res = r->res;
+	struct strobe_error e2 = { 0, "" };
+	char *info = NULL;
+	struct stat st;
+	int i, e, ret = 0;
+
+	if (is_disk_full(cap_err))
+		snprintf(res->incomplete, sizeof(res->incomplete), "disk full");
+	for (i = 0; i < r->nr_cpus; i++) {
+		unsigned long long ov = 0;
+
+		if (strobe_session_cpu_stats(r->s, i, &r->stats[i], &ov, NULL) == 0)
+			res->cpus[i].overrun = ov;
+		count_cpu(r, i, &res->cpus[i]);
+	}
+	/*
+	 * No space problem: rewrite the header with fresh task names (tasks
+	 * born during the recording are in saved_cmdlines only now).  After a
+	 * full disk, keep the header reserved at start.
+	 */
+	if (!res->incomplete[0]) {
+		struct strobe_session_meta *m2 = NULL;
+
+		if (strobe_session_meta_collect(r->s, r->extra_cmdlines, &m2, NULL) == 0) {
+			strobe_tf_writer_close(r->w, NULL, NULL, NULL);
+			r->w = NULL;
+			e = strobe_tf_writer_open(r->out, strobe_session_meta_tf(m2),
+						  r->nr_cpus, &r->w, err);
+			strobe_session_meta_free(r->meta);
+			r->meta = m2;
+			if (e < 0)
+				return e;
+		}
+	}
+	for (i = 0; i < r->nr_cpus; i++) {
+		e = strobe_tf_writer_add_cpu(r->w, i, r->fds[i], UINT64_MAX, true, &e2);
+		if (e < 0) {
+			if (is_disk_full(e)) {
+				snprintf(res->incomplete, sizeof(res->incomplete), "disk full");
+				continue;
+			}
+			if (!ret)
+				ret = strobe_err(err, e, "%s", e2.msg);
+		}
+	}
+	if (asprintf(&info, "strobe_version=%s\ncommand=%s\n%s%s%s", STROBE_VERSION,
+		     r->o->command_line ? r->o->command_line : "",
+		     res->incomplete[0] ? "incomplete=" : "", res->incomplete,
+		     res->incomplete[0] ? "\n" : "") < 0)
+		info = NULL;
+	e = strobe_tf_writer_close(r->w, (const char *const *)r->stats, info, &e2);
+	r->w = NULL;
+	free(info);
+	if (e < 0 && !ret)
+		ret = strobe_err(err, e, "%s", e2.msg);
+	reserve_space(r, false);
+	if (stat(r->out, &st) == 0)
+		res->file_size = st.st_size;
+	if (!ret && res->incomplete[0])
+		ret = strobe_err(err, -ENOSPC,
+				 "%s: disk full: recording stopped early; the file holds what was captured",
+				 r->out);
+	return ret;
+}
+
+int strobe_record(const struct strobe_record_opts *opts,
+		  struct strobe_record_result *resp, struct strobe_error *err)
+{
+	struct strobe_record_result dummy;
+	struct strobe_session_opts so = { 0, NULL };
+	struct rec r;
+	const char *dir;
+	double t0, t1;
+	int e, cap_err;
+
+	memset(&r, 0, sizeof(r));
+	r.o = opts;
+	r.res = resp ? resp : &dummy;
+	memset(r.res, 0, sizeof(*r.res));
+	r.go_fd = r.exec_fd = -1;
+	r.out = opts->output ? opts->output : "trace.dat";
+	snprintf(r.res->output, sizeof(r.res->output), "%s", r.out);
+	strobe_err_clear(err);
+
+	if (opts->argv && opts->argv[0] && opts->pid > 0)
+		return strobe_err(err, -EINVAL, "give either a command or -p PID, not both");
+	e = strobe_tracefs_dir(&dir, err);
+	if (e < 0)
+		return e;
+	strobe_session_cleanup_stale(NULL, NULL);
+
+	so.buffer_kb = opts->buffer_kb;
+	so.clock = opts->clock;
+	e = strobe_session_open(&so, &r.s, err);
+	if (e < 0)
+		goto fail_nofile;
+	r.nr_cpus = strobe_session_nr_cpus(r.s);
+	r.res->nr_cpus = r.nr_cpus;
+	r.res->cpus = calloc(r.nr_cpus, sizeof(*r.res->cpus));
+	if (!r.res->cpus) {
+		e = strobe_err(err, -ENOMEM, "out of memory");
+		goto fail_nofile;
+	}
+	e = enable_events(&r, err);
+	if (e < 0)
+		goto fail_nofile;
+	e = set_target(&r, err);
+	if (e < 0)
+		goto fail_nofile;
+	e = strobe_session_meta_collect(r.s, r.extra_cmdlines, &r.meta, err);
+	if (e < 0)
+		goto fail_nofile;
+	e = open_tmp_files(&r, err);
+	if (e < 0)
+		goto fail_nofile;
+	e = strobe_tf_writer_open(r.out, strobe_session_meta_tf(r.meta), r.nr_cpus,
+				  &r.w, err);
+	if (e < 0)
+		goto fail_nofile;
+	reserve_space(&r, true);
+	e = strobe_live_open(strobe_session_dir(r.s), r.nr_cpus, r.fds,
+			     strobe_session_meta_tf(r.meta)->page_size, &r.live, err);
+	if (e < 0)
+		goto fail;
+	e = strobe_live_start(r.live, err);
+	if (e < 0)
+		goto fail;
+	e = strobe_session_start(r.s, err);
+	if (e < 0)
+		goto fail;
+	t0 = now_s();
+	if (opts->on_tracing)
+		opts->on_tracing(opts->arg);
+	e = release_child(&r, err);
+	if (e < 0) {
+		strobe_session_stop(r.s, NULL);
+		goto fail;
+	}
+
+	cap_err = wait_for_end(&r, t0);
+	strobe_session_stop(r.s, NULL);
+	t1 = now_s();
+	r.res->duration = t1 - t0;
+	e = strobe_live_stop(r.live, NULL);
+	if (!cap_err)
+		cap_err = e;
+	if (cap_err && !is_disk_full(cap_err)) {
+		e = strobe_err(err, cap_err, "capture failed: %s", strerror(-cap_err));
+		goto fail;
+	}
+	/* the command, if still running (stopped by a signal or --duration) */
+	if (r.child > 0 && !r.child_reaped)
+		reap_child(&r, SIGTERM);
+	strobe_live_free(r.live);
+	r.live = NULL;
+	e = finish_file(&r, cap_err, err);
+	cleanup(&r, true);
+	return e;
+fail:
+	cleanup(&r, false);
+	return e;
+fail_nofile:
+	cleanup(&r, true);	/* the output was not touched */
+	return e;
+}
+
+void strobe_record_result_free(struct strobe_record_result *res)
+{
+	if (!res)
+		return;
+	free(res->cpus);
+	res->cpus = NULL;
+	res->nr_cpus = 0;
+}

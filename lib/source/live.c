@@ -1,0 +1,346 @@
+/*
+ * live.c - per-CPU reader threads for a tracefs instance (see live.h).
+ *
+ * How a reader works: trace_pipe_raw is opened non-blocking and poll()ed
+ * together with a wake-up pipe.  The kernel reports it readable once the
+ * CPU's buffer reaches the instance's buffer_percent watermark; the reader
+ * then splices whole pages into a private pipe and from the pipe into the
+ * sink until the kernel has no full page left.  At stop the reader drains
+ * the full pages and then read()s the last, partial page (the kernel
+ * hands it out whole, with its commit length) so no event is left behind.
+ * A read() or splice() that finds nothing returns EAGAIN or 0, which here
+ * always means "nothing now", never end of file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "live.h"
+
+struct live_cpu {
+	struct strobe_live *l;
+	int cpu;
+	int fd;			/* trace_pipe_raw, O_NONBLOCK */
+	int sink;		/* caller's fd */
+	int pipe[2];		/* splice staging */
+	int pipe_size;
+	bool use_splice;	/* sink accepts splice; else read+write */
+	pthread_t thread;
+	bool started;
+	uint64_t bytes;		/* atomic: written into sink */
+	int error;		/* atomic: first -errno */
+	char *buf;		/* one page, for read() paths */
+};
+
+struct strobe_live {
+	int nr_cpus;
+	unsigned page_size;
+	int wake[2];		/* written once at stop: every reader drains */
+	bool running;
+	struct live_cpu *cpus;
+};
+
+static void set_error(struct live_cpu *c, int e)
+{
+	int zero = 0;
+
+	__atomic_compare_exchange_n(&c->error, &zero, e, false, __ATOMIC_SEQ_CST,
+				    __ATOMIC_SEQ_CST);
+}
+
+static int write_all(int fd, const char *b, size_t n)
+{
+	ssize_t w;
+
+	while (n) {
+		w = write(fd, b, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		b += w;
+		n -= w;
+	}
+	return 0;
+}
+
+/* Move n bytes staged in the pipe into the sink. */
+static int pipe_to_sink(struct live_cpu *c, size_t n)
+{
+	ssize_t r;
+	int e;
+
+	while (n) {
+		if (c->use_splice) {
+			r = splice(c->pipe[0], NULL, c->sink, NULL, n, SPLICE_F_MOVE);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0 && (errno == EINVAL || errno == ENOSYS)) {
+				c->use_splice = false;
+				continue;
+			}
+			if (r < 0)
+				return -errno;
+			if (r == 0)
+				return -EIO;
+		} else {
+			size_t want = n < c->l->page_size ? n : c->l->page_size;
+
+			r = read(c->pipe[0], c->buf, want);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				return r < 0 ? -errno : -EIO;
+			e = write_all(c->sink, c->buf, r);
+			if (e < 0)
+				return e;
+		}
+		n -= r;
+		__atomic_add_fetch(&c->bytes, (uint64_t)r, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
+/* Move every full page the kernel has now.  Returns 0 or -errno. */
+static int move_pages(struct live_cpu *c, bool *moved)
+{
+	ssize_t r;
+	int e;
+
+	for (;;) {
+		r = splice(c->fd, NULL, c->pipe[1], NULL, c->pipe_size,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			return 0;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return 0;
+		*moved = true;
+		e = pipe_to_sink(c, r);
+		if (e < 0)
+			return e;
+	}
+}
+
+/* After tracing is off: the last pages, then the partial one via read(). */
+static int drain(struct live_cpu *c)
+{
+	bool moved = false;
+	ssize_t r;
+	int e;
+
+	e = move_pages(c, &moved);
+	if (e < 0)
+		return e;
+	for (;;) {
+		r = read(c->fd, c->buf, c->l->page_size);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return 0;	/* EAGAIN or 0: empty */
+		e = write_all(c->sink, c->buf, r);
+		if (e < 0)
+			return e;
+		__atomic_add_fetch(&c->bytes, (uint64_t)r, __ATOMIC_RELAXED);
+	}
+}
+
+static void *reader(void *arg)
+{
+	struct live_cpu *c = arg;
+	struct pollfd pfd[2];
+	bool moved;
+	int e, r;
+
+	pfd[0].fd = c->fd;
+	pfd[0].events = POLLIN;
+	pfd[1].fd = c->l->wake[0];
+	pfd[1].events = POLLIN;
+	for (;;) {
+		r = poll(pfd, 2, -1);
+		if (r < 0 && errno != EINTR) {
+			set_error(c, -errno);
+			return NULL;
+		}
+		if (r > 0 && (pfd[1].revents & POLLIN))
+			break;
+		moved = false;
+		e = move_pages(c, &moved);
+		if (e < 0) {
+			set_error(c, e);
+			return NULL;
+		}
+		if (!moved) {
+			/* readable without a full page: do not spin */
+			struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	e = drain(c);
+	if (e < 0)
+		set_error(c, e);
+	return NULL;
+}
+
+int strobe_live_open(const char *instance_dir, int nr_cpus, const int *fds,
+		     unsigned page_size, struct strobe_live **out,
+		     struct strobe_error *err)
+{
+	struct strobe_live *l;
+	char path[512];
+	int i, r;
+
+	*out = NULL;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return strobe_err(err, -ENOMEM, "out of memory");
+	l->wake[0] = l->wake[1] = -1;
+	l->nr_cpus = nr_cpus;
+	l->page_size = page_size;
+	l->cpus = calloc(nr_cpus, sizeof(*l->cpus));
+	if (!l->cpus) {
+		free(l);
+		return strobe_err(err, -ENOMEM, "out of memory");
+	}
+	for (i = 0; i < nr_cpus; i++)
+		l->cpus[i].fd = l->cpus[i].pipe[0] = l->cpus[i].pipe[1] = -1;
+	if (pipe2(l->wake, O_CLOEXEC) < 0) {
+		r = strobe_err(err, -errno, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	for (i = 0; i < nr_cpus; i++) {
+		struct live_cpu *c = &l->cpus[i];
+
+		c->l = l;
+		c->cpu = i;
+		c->sink = fds[i];
+		c->use_splice = true;
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw",
+			 instance_dir, i);
+		c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (c->fd < 0) {
+			r = strobe_err(err, -errno, "cannot open %s: %s", path,
+				       strerror(errno));
+			goto fail;
+		}
+		if (pipe2(c->pipe, O_CLOEXEC) < 0) {
+			r = strobe_err(err, -errno, "pipe: %s", strerror(errno));
+			goto fail;
+		}
+		/* A bigger pipe moves more pages per system call. */
+		fcntl(c->pipe[0], F_SETPIPE_SZ, 256 * 1024);
+		c->pipe_size = fcntl(c->pipe[0], F_GETPIPE_SZ);
+		if (c->pipe_size < (int)page_size)
+			c->pipe_size = page_size;
+		c->buf = malloc(page_size);
+		if (!c->buf) {
+			r = strobe_err(err, -ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
+	*out = l;
+	return 0;
+fail:
+	strobe_live_free(l);
+	return r;
+}
+
+int strobe_live_start(struct strobe_live *l, struct strobe_error *err)
+{
+	sigset_t all, old;
+	int i, r;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (i = 0; i < l->nr_cpus; i++) {
+		r = pthread_create(&l->cpus[i].thread, NULL, reader, &l->cpus[i]);
+		if (r) {
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			l->running = true;
+			strobe_live_stop(l, NULL);
+			return strobe_err(err, -r, "cannot start reader thread: %s",
+					  strerror(r));
+		}
+		l->cpus[i].started = true;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	l->running = true;
+	return 0;
+}
+
+int strobe_live_error(const struct strobe_live *l)
+{
+	int i, e;
+
+	for (i = 0; i < l->nr_cpus; i++) {
+		e = __atomic_load_n(&l->cpus[i].error, __ATOMIC_RELAXED);
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+int strobe_live_stop(struct strobe_live *l, struct strobe_error *err)
+{
+	int i, e, first = 0;
+
+	if (!l->running)
+		return 0;
+	if (write(l->wake[1], "x", 1) < 0)
+		first = -errno;
+	for (i = 0; i < l->nr_cpus; i++) {
+		if (!l->cpus[i].started)
+			continue;
+		pthread_join(l->cpus[i].thread, NULL);
+		l->cpus[i].started = false;
+		e = l->cpus[i].error;
+		if (e && !first)
+			first = strobe_err(err, e, "cpu%d: %s", i, strerror(-e));
+	}
+	l->running = false;
+	return first;
+}
+
+uint64_t strobe_live_bytes(const struct strobe_live *l, int cpu)
+{
+	return __atomic_load_n(&l->cpus[cpu].bytes, __ATOMIC_RELAXED);
+}
+
+void strobe_live_free(struct strobe_live *l)
+{
+	int i;
+
+	if (!l)
+		return;
+	strobe_live_stop(l, NULL);
+	for (i = 0; i < l->nr_cpus; i++) {
+		struct live_cpu *c = &l->cpus[i];
+
+		if (c->fd >= 0)
+			close(c->fd);
+		if (c->pipe[0] >= 0)
+			close(c->pipe[0]);
+		if (c->pipe[1] >= 0)
+			close(c->pipe[1]);
+		free(c->buf);
+	}
+	if (l->wake[0] >= 0)
+		close(l->wake[0]);
+	if (l->wake[1] >= 0)
+		close(l->wake[1]);
+	free(l->cpus);
+	free(l);
+}

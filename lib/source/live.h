@@ -1,0 +1,55 @@
+/*
+ * live.h - live capture of a tracefs instance's per-CPU ring buffers
+ * (internal).  One reader thread per CPU moves whole pages from
+ * per_cpu/cpuN/trace_pipe_raw into a caller-supplied file descriptor with
+ * splice(2), so page data never passes through user space.  The recorder
+ * sinks into temporary files; live analysis and the flight recorder can
+ * sink into pipes or memory files the same way.
+ *
+ * Lifecycle: strobe_live_open() (opens the per-CPU files) ->
+ * strobe_live_start() (threads) -> tracing runs -> turn tracing off ->
+ * strobe_live_stop() (readers drain what is left, including the last
+ * partial page of each CPU, and exit) -> strobe_live_free().
+ */
+#ifndef STROBE_SOURCE_LIVE_H
+#define STROBE_SOURCE_LIVE_H
+
+#include <stdint.h>
+
+#include "../util/err.h"
+
+struct strobe_live;
+
+/*
+ * Open the readers of `nr_cpus` CPUs of the instance at `instance_dir`;
+ * CPU i writes into fds[i] (not owned, must stay open until _stop).
+ * page_size is the ring buffer's sub-buffer size.  Free with
+ * strobe_live_free().  Returns 0 or -errno with *err set.
+ */
+int strobe_live_open(const char *instance_dir, int nr_cpus, const int *fds,
+		     unsigned page_size, struct strobe_live **out,
+		     struct strobe_error *err) STROBE_HIDDEN;
+
+/* Start one thread per CPU (all signals blocked in them).  0 or -errno. */
+int strobe_live_start(struct strobe_live *l, struct strobe_error *err) STROBE_HIDDEN;
+
+/*
+ * 0 while every reader is fine, else the first reader's -errno (e.g.
+ * -ENOSPC: its sink is full and it stopped).  Cheap; call while running.
+ */
+int strobe_live_error(const struct strobe_live *l) STROBE_HIDDEN;
+
+/*
+ * Wake the readers, let each drain what its buffer still holds (call
+ * after tracing is off so the drain ends) and join them.  Returns 0 or the
+ * first reader's -errno with *err set ("cpu1: No space left on device").
+ */
+int strobe_live_stop(struct strobe_live *l, struct strobe_error *err) STROBE_HIDDEN;
+
+/* Bytes written so far into CPU cpu's sink. */
+uint64_t strobe_live_bytes(const struct strobe_live *l, int cpu) STROBE_HIDDEN;
+
+/* Stop if running, close the per-CPU files, free.  NULL ok. */
+void strobe_live_free(struct strobe_live *l) STROBE_HIDDEN;
+
+#endif
