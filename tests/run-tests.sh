@@ -4,6 +4,7 @@
 #
 #   unit:   build/tests/test_*      (ASan+UBSan, no root, no kernel)
 #   fuzz:   build/fuzz-replay/*     replay tests/fuzz/corpus/<name>/ (sanitizers)
+#   cli:    tests/cli/*.sh           the command line without tracing (no root)
 #   kernel: tests/kernel/*.sh       real tracing; skipped with a reason when
 #                                   not root or tracefs cannot be mounted
 #
@@ -52,6 +53,12 @@ for r in $B/fuzz-replay/fuzz_*; do
 	want "$r" || continue
 	n=$(basename "$r")
 	run "fuzz corpus $n" "$r" "tests/fuzz/corpus/$n"
+done
+
+for c in tests/cli/*.sh; do
+	[ -f "$c" ] || continue
+	want "$c" || continue
+	run "cli $(basename "$c" .sh)" bash "$c"
 done
 
 for k in tests/kernel/*.sh; do

@@ -1,0 +1,43 @@
+# 01-usage.sh - the command line itself, no tracing needed: help, version,
+# usage errors and one-line error messages with the right exit status.
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+S=${STROBE:-$ROOT/build/strobe}
+D=$(mktemp -d /tmp/strobe-cli.XXXXXX)
+trap 'rm -rf "$D"' EXIT
+
+t() {	# name expected-status command...   (stdout+stderr in $D/out)
+	local name=$1 want=$2 rc
+	shift 2
+	timeout 20 "$@" > "$D/out" 2> "$D/err"
+	rc=$?
+	if [ "$rc" = "$want" ]; then echo "PASS $name"; else
+		echo "FAIL $name: exit $rc, wanted $want"; head -5 "$D/out" "$D/err"; fi
+}
+
+t version_prints_and_exits_0 0 $S --version
+grep -q '^strobe [0-9]' "$D/out" || echo "FAIL version_text: $(cat "$D/out")"
+t help_exits_0 0 $S --help
+grep -q 'record' "$D/out" && grep -q 'report' "$D/out" || echo "FAIL help_lists_commands"
+t no_args_is_usage_error 2 $S
+t unknown_command_is_usage_error 2 $S frobnicate
+grep -q "not a strobe command" "$D/err" || echo "FAIL unknown_command_message"
+for c in record report list; do
+	t "${c}_help_exits_0" 0 $S $c --help
+	grep -qi 'usage' "$D/out" || echo "FAIL ${c}_help_shows_usage"
+	t "help_${c}_exits_0" 0 $S help $c
+done
+t report_bad_option_is_usage_error 2 $S report --no-such-option
+t report_missing_file_fails 1 $S report -i "$D/nonexistent.dat"
+if [ "$(wc -l < "$D/err")" = 1 ] && grep -q '^strobe report: ' "$D/err" && grep -q nonexistent "$D/err"; then
+	echo "PASS report_missing_file_message_is_one_line_naming_the_file"
+else
+	echo "FAIL report_missing_file_message_is_one_line_naming_the_file"; cat "$D/err"
+fi
+echo "hello, I am not a trace" > "$D/text.dat"
+t report_text_file_fails 1 $S report -i "$D/text.dat"
+grep -q '^strobe report: ' "$D/err" || { echo "FAIL report_text_file_message"; cat "$D/err"; }
+: > "$D/empty.dat"
+t report_empty_file_fails 1 $S report -i "$D/empty.dat"
+if [ -e "$S" ]; then
+	t stdout_full_is_an_error 1 sh -c "$S --help > /dev/full"
+fi
