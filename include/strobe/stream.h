@@ -113,6 +113,8 @@ struct strobe_field {
 	uint8_t is_signed;
 	uint8_t is_dynamic;	/* __data_loc: offset/len word at `offset` */
 	uint8_t valid;		/* 0 if the field was not found */
+	uint8_t is_relative;	/* __rel_loc: data offset counts from the end
+				 * of the offset/len word (offset + 4) */
 };
 
 /* Resolve `name` in format `ev` (which may be NULL: result invalid).
@@ -120,12 +122,17 @@ struct strobe_field {
 int strobe_field_resolve(const struct tep_event *ev, const char *name,
 			 struct strobe_field *f);
 
-/* Integer value of a fixed field (sign-extended if signed); 0 if the field
- * is invalid or lies outside the payload. */
+/* Integer value of a fixed field of 1, 2, 4 or 8 bytes: strobe_field_int
+ * sign-extends signed fields, strobe_field_uint returns the raw bits
+ * zero-extended.  0 if the field is invalid, dynamic, of another size, or
+ * lies outside the payload. */
 int64_t strobe_field_int(const struct strobe_event *e, const struct strobe_field *f);
 uint64_t strobe_field_uint(const struct strobe_event *e, const struct strobe_field *f);
 /* String/array field: pointer into the payload and its length (bounded by
- * the payload); NULL if invalid or out of bounds. */
+ * the payload); NULL if invalid or out of bounds.  The length is the
+ * field's bytes (fixed arrays: the array size; __data_loc/__rel_loc: the
+ * stored length), so strings may include their NUL: use strnlen(p, len).
+ * len may be NULL. */
 const char *strobe_field_str(const struct strobe_event *e,
 			     const struct strobe_field *f, uint32_t *len);
 

@@ -29,7 +29,7 @@ int strobe_err(struct strobe_error *err, int code, const char *fmt, ...)
 void strobe_err_prefix(struct strobe_error *err, const char *fmt, ...)
 {
 	char prefix[256];
-	char old[sizeof(err->msg)];
+	size_t plen, mlen, cap = sizeof(err->msg) - 1;
 	va_list ap;
 
 	if (!err)
@@ -37,6 +37,16 @@ void strobe_err_prefix(struct strobe_error *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(prefix, sizeof(prefix), fmt, ap);
 	va_end(ap);
-	memcpy(old, err->msg, sizeof(old));
-	snprintf(err->msg, sizeof(err->msg), "%s: %s", prefix, old);
+	plen = strlen(prefix);
+	if (plen + 2 > cap)
+		plen = cap - 2;
+	mlen = strnlen(err->msg, cap);
+	if (plen + 2 + mlen > cap)
+		mlen = cap - plen - 2;
+	/* Shift the old message right, then put "prefix: " in front. */
+	memmove(err->msg + plen + 2, err->msg, mlen);
+	memcpy(err->msg, prefix, plen);
+	err->msg[plen] = ':';
+	err->msg[plen + 1] = ' ';
+	err->msg[plen + 2 + mlen] = '\0';
 }
