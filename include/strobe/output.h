@@ -1,7 +1,202 @@
 /*
- * output.h - formatting events as trace-cmd compatible text and as JSON.
- * (Owned by the output layer; see lib/output/.)
+ * output.h - turning events into text: trace-cmd compatible lines, JSON
+ * objects, and the event selection (CPU, PID, comm, event name) that
+ * `strobe report` and later commands share.
+ *
+ * Formatting appends to a caller-owned libtraceevent `struct trace_seq`
+ * (or, for JSON strings, a caller buffer); nothing here writes to a file
+ * descriptor or to stdout.  A caller typically keeps one trace_seq for the
+ * whole run, appends many events and writes s->buffer/s->len out in large
+ * chunks, then trace_seq_reset()s it.  Per event, nothing is allocated
+ * except when the trace_seq itself has to grow (a strobe_format_cache
+ * allocates once per event type, on first use).
+ *
+ * Text lines are byte-for-byte what `trace-cmd report` (3.1.x) prints:
+ *
+ *   [<buffer>: ]<comm>-<pid> [<cpu>] <time>: <name>: <info>
+ *
+ * with comm right-aligned in 16 columns, pid left-aligned in 5, cpu as
+ * three digits, the time as seconds.microseconds (rounded) for nanosecond
+ * clocks, and the event name padded to 20 columns.  <info> comes from the
+ * event's print format through libtraceevent (and its plugins, when the
+ * tep_handle has them loaded).
  */
 #ifndef STROBE_OUTPUT_H
 #define STROBE_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct strobe_error;
+struct strobe_event;
+struct tep_handle;
+struct trace_seq;
+
+/* ---- trace-cmd compatible text -------------------------------------- */
+
+/* How the time column is printed. */
+enum strobe_ts_style {
+	STROBE_TS_USECS = 0,	/* "   366.971494": seconds.usecs, rounded to
+				 * the nearest usec (nanosecond clocks) */
+	STROBE_TS_NSECS,	/* "366.971494123": seconds.nsecs (report -t) */
+	STROBE_TS_RAW,		/* "%12llu" raw clock value (counter, x86-tsc,
+				 * boot: clocks trace-cmd does not scale) */
+};
+
+/* The style trace-cmd report uses for a trace clock name such as "local"
+ * (NULL is treated as "local"). */
+enum strobe_ts_style strobe_ts_style_for_clock(const char *clock);
+
+struct strobe_format_cache;	/* see strobe_format_cache_new() */
+
+struct strobe_text_opts {
+	enum strobe_ts_style ts_style;
+	/*
+	 * Width of the buffer-name column.  0: no column (the file has no
+	 * instance buffers).  Otherwise every line starts with the buffer name
+	 * right-aligned to this width and ": " ("probe1: "); lines of the
+	 * top-level buffer get blanks instead, as trace-cmd does.  Use the
+	 * length of the longest instance name.
+	 */
+	int buffer_width;
+	/* Optional (NULL ok): makes formatting several times faster. */
+	struct strobe_format_cache *cache;
+};
+
+/*
+ * Per-file state that makes formatting many events of one tep_handle
+ * several times faster, for text and JSON alike: cached comm lookups,
+ * each event type's JSON keys escaped once, and each type's print format
+ * compiled to a few operations when it is one of the simple formats most
+ * events have (plain integer and string fields).  The output is the same
+ * as without it: formats outside that subset go to libtraceevent, and the
+ * first events of each type (then one in 1024) are formatted both ways
+ * and compared, a difference switching the type back to libtraceevent.
+ * Comms are cached: create the cache after the tep_handle's command lines
+ * are loaded, and drop it if they change.  Not thread-safe: one cache
+ * per thread.  Returns NULL when out of memory (formatting then works
+ * without).  Free with strobe_format_cache_free().
+ */
+struct strobe_format_cache *strobe_format_cache_new(struct tep_handle *tep);
+void strobe_format_cache_free(struct strobe_format_cache *c);	/* NULL ok */
+/* Text infos printed by the fast path, by libtraceevent, and the number
+ * of event types switched back to libtraceevent by the check.  Any of the
+ * out pointers may be NULL. */
+void strobe_format_cache_stats(const struct strobe_format_cache *c, uint64_t *fast,
+			       uint64_t *slow, uint64_t *disabled);
+
+/*
+ * Append `ev` as trace-cmd report prints it, newline included.  When
+ * ev->missed is non-zero, a line "CPU:N [M EVENTS DROPPED]" (or
+ * "CPU:N [EVENTS DROPPED]" when the count is unknown) comes first; like
+ * trace-cmd, the buffer column then precedes only that line.
+ * buffer_name is the instance name, or NULL/"" for the top-level buffer.
+ * opts may be NULL (usecs, no buffer column).  ev->format NULL (unknown
+ * event id) prints "[UNKNOWN TYPE id]" and the payload bytes in hex.
+ * Returns 0, or -ENOMEM when s could not grow.
+ */
+int strobe_format_event_text(struct tep_handle *tep, const struct strobe_event *ev,
+			     const char *buffer_name,
+			     const struct strobe_text_opts *opts,
+			     struct trace_seq *s);
+
+/* ---- JSON ----------------------------------------------------------- */
+
+/*
+ * Append `ev` as one JSON object and a newline:
+ *
+ *   {"ts":366971494123,"cpu":0,"pid":5015,"comm":"tr","event":"sched_switch",
+ *    "system":"sched","fields":{"prev_comm":"tr","prev_pid":5015,...}}
+ *
+ * "ts" is the timestamp in clock units (ns for nanosecond clocks).  Keys
+ * added only when they apply: "buffer":"NAME" for events of an instance
+ * buffer, "missed":N when the ring buffer lost N events on this CPU just
+ * before this one (-1: an unknown number).  "fields" holds every
+ * non-common field of the format: integers (and pointers) as numbers,
+ * char arrays and __data_loc strings as strings, other arrays as arrays of
+ * numbers.  An event with an unknown id has "event":null, "system":null
+ * and "fields":{}.  Strings are escaped with strobe_json_escape().
+ * cache may be NULL (slower, same output).
+ * Returns 0, or -ENOMEM when s could not grow.
+ */
+int strobe_format_event_json(struct tep_handle *tep, const struct strobe_event *ev,
+			     const char *buffer_name, struct strobe_format_cache *cache,
+			     struct trace_seq *s);
+
+/*
+ * Append str[0..len) to s as a JSON string literal, quotes included.
+ * '"' and '\\' are escaped, control characters become \n, \t, ... or
+ * \u00XX, valid UTF-8 is kept, and each byte of invalid UTF-8 becomes
+ * \u00XX (its Latin-1 reading) so the output is always valid JSON.
+ * Returns 0 or -ENOMEM.
+ */
+int strobe_json_escape(struct trace_seq *s, const char *str, size_t len);
+
+/*
+ * The same into a buffer: writes at most size bytes (always
+ * NUL-terminated when size > 0) and returns the length the whole literal
+ * needs without the NUL, like snprintf.
+ */
+size_t strobe_json_escape_buf(char *dst, size_t size, const char *str, size_t len);
+
+/* ---- event selection ------------------------------------------------ */
+
+/*
+ * A selection of events by CPU, PID, command name and event type.  Each
+ * kind of criterion is a union of what was added (cpus 0 and 2); kinds
+ * combine with AND (cpu 0 and event sched_switch).  A kind never added
+ * matches everything.  Event and comm patterns are resolved against the
+ * tep_handle when added, so matching an event only tests bits and a
+ * sorted PID list.
+ */
+struct strobe_filter;
+
+/* New empty selection (matches everything) for events of `tep` (borrowed,
+ * must outlive the filter).  Returns 0 or -ENOMEM. */
+int strobe_filter_new(struct tep_handle *tep, struct strobe_filter **out);
+void strobe_filter_free(struct strobe_filter *f);		/* NULL ok */
+
+/*
+ * Add events: "system:event", "event" or "system" (a bare word matches an
+ * event name or a system name), with shell globs ("sched:sched_wak*",
+ * "syscalls:sys_enter_*"); several patterns may be separated by commas.
+ * Returns 0, -ENOENT if a pattern matches no event of the file (err says
+ * which), or -ENOMEM.
+ */
+int strobe_filter_add_events(struct strobe_filter *f, const char *patterns,
+			     struct strobe_error *err);
+/* Add CPUs: a list like "0,2-3".  Returns 0 or -EINVAL (err says why). */
+int strobe_filter_add_cpus(struct strobe_filter *f, const char *list,
+			   struct strobe_error *err);
+/* Add thread ids (common_pid): a list like "123,456".  0 or -EINVAL. */
+int strobe_filter_add_pids(struct strobe_filter *f, const char *list,
+			   struct strobe_error *err);
+/*
+ * Add command names (comma-separated, globs allowed), matched against the
+ * comm that the file's saved command lines give for the event's pid.
+ * Returns 0, -ENOENT when a name is in no saved command line (err says
+ * which), or -ENOMEM.
+ */
+int strobe_filter_add_comms(struct strobe_filter *f, const char *list,
+			    struct strobe_error *err);
+
+/*
+ * The CPUs selected, for struct strobe_stream_opts: returns the number of
+ * entries of *mask (mask[cpu] true = keep; owned by f), or 0 when every
+ * CPU is selected (*mask set to NULL).
+ */
+int strobe_filter_cpu_mask(const struct strobe_filter *f, const bool **mask);
+
+/* Does `ev` pass the selection?  f may be NULL (everything passes). */
+bool strobe_filter_match(const struct strobe_filter *f, const struct strobe_event *ev);
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif

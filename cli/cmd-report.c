@@ -1,0 +1,372 @@
+/*
+ * cmd-report.c - `strobe report`: print the events of a trace file.
+ *
+ * The default text is line for line what `trace-cmd report` prints, so
+ * existing scripts, diffs and habits keep working; --json prints one
+ * object per event for programs.  The command is a thin loop over the
+ * library: open the file, resolve the selection once (strobe_filter),
+ * pull events from the merged stream, format each into one trace_seq that
+ * is written out in large chunks.  Lost events and incomplete recordings
+ * are reported on stderr after the events, so stdout stays comparable.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
+
+#include "cli.h"
+
+#define CMD		"report"
+#define FLUSH_BYTES	(256 * 1024)
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: strobe report [options] [FILE]\n"
+		"\n"
+		"Print the events of a trace file (default trace.dat), as the same\n"
+		"text as 'trace-cmd report' or as JSON, one object per line.\n"
+		"\n"
+		"Options:\n"
+		"  -i, --input FILE    trace file to read (default: trace.dat)\n"
+		"  -e, --event EVENT   only these events: system:event, event or system,\n"
+		"                      globs allowed (sched:sched_wak*); repeatable,\n"
+		"                      or comma-separated\n"
+		"      --cpu LIST      only events of these CPUs, e.g. 0,2-3\n"
+		"      --pid LIST      only events of these thread ids (common_pid)\n"
+		"      --comm LIST     only events of tasks with these command names\n"
+		"                      (globs allowed); --pid and --comm add up\n"
+		"      --json          one JSON object per event (see strobe-report(1))\n"
+		"  -t, --ns            timestamps with nanoseconds (like trace-cmd report -t)\n"
+		"  -h, --help          show this help\n"
+		"\n"
+		"Warnings about lost events and incomplete recordings go to stderr.\n"
+		"\n"
+		"Examples:\n"
+		"  strobe report                          all events of ./trace.dat\n"
+		"  strobe report -i run.dat -e sched      scheduler events only\n"
+		"  strobe report --pid 1234 -e 'syscalls:sys_enter_*'\n"
+		"  strobe report --json --cpu 0 | jq .fields.next_comm\n");
+}
+
+struct report_args {
+	const char *input;
+	const char **events, **cpus, **pids, **comms;
+	int nr_events, nr_cpus, nr_pids, nr_comms;
+	bool json;
+	bool nsecs;
+};
+
+/* Build the selection from the command line; returns an exit status. */
+static int build_filter(const struct report_args *a, struct tep_handle *tep,
+			struct strobe_filter **out)
+{
+	struct strobe_error err = { 0 };
+	struct strobe_filter *f;
+	int i, ret = 0;
+
+	*out = NULL;
+	if (strobe_filter_new(tep, &f) < 0) {
+		cli_error(CMD, "out of memory");
+		return CLI_FAIL;
+	}
+	for (i = 0; !ret && i < a->nr_cpus; i++)
+		ret = strobe_filter_add_cpus(f, a->cpus[i], &err);
+	for (i = 0; !ret && i < a->nr_pids; i++)
+		ret = strobe_filter_add_pids(f, a->pids[i], &err);
+	for (i = 0; !ret && i < a->nr_comms; i++)
+		ret = strobe_filter_add_comms(f, a->comms[i], &err);
+	for (i = 0; !ret && i < a->nr_events; i++)
+		ret = strobe_filter_add_events(f, a->events[i], &err);
+	if (ret < 0) {
+		cli_error_e(CMD, &err);
+		strobe_filter_free(f);
+		return ret == -EINVAL ? CLI_USAGE : CLI_FAIL;
+	}
+	*out = f;
+	return CLI_OK;
+}
+
+/* The "cpus=N" of trace-cmd: the file's CPU count (CPUCOUNT option in
+ * v7 files, whose top-level buffer may have no data), else the largest
+ * per-buffer count. */
+static int file_cpus(struct strobe_tracefile *tf, struct tep_handle *tep)
+{
+	struct strobe_tf_buffer_info info;
+	const void *opt;
+	size_t size = 0;
+	int i, n = 0;
+
+	opt = strobe_tracefile_option(tf, STROBE_TFO_CPUCOUNT, &size);
+	if (opt && size >= 4)
+		return (int)tep_read_number(tep, opt, 4);
+	for (i = 0; i < strobe_tracefile_nr_buffers(tf); i++)
+		if (!strobe_tracefile_buffer(tf, i, &info) && info.nr_cpus > n)
+			n = info.nr_cpus;
+	return n;
+}
+
+static bool write_seq(struct trace_seq *s)
+{
+	if (s->len) {
+		fwrite(s->buffer, 1, s->len, stdout);
+		trace_seq_reset(s);
+	}
+	return !ferror(stdout);
+}
+
+/*
+ * After the events: lost events, overruns, incomplete recordings.  Gaps
+ * in the pages and the per-CPU "overrun" statistics usually count the
+ * same loss; when they agree, say it once.
+ */
+static void warn_losses(struct strobe_tracefile *tf, const struct strobe_stream_stats *st,
+			int ncpus, const struct strobe_stream_opts *sopts, bool json)
+{
+	const char *mark = json ? "the event after each gap has a \"missed\" key"
+				: "'CPU:N [EVENTS DROPPED]' lines mark the gaps";
+	struct strobe_tf_buffer_info info;
+	char list[1024];
+	size_t len = 0;
+	int64_t total = 0;
+	const char *why;
+	int b, cpu;
+
+	list[0] = '\0';
+	for (b = 0; b < strobe_tracefile_nr_buffers(tf); b++) {
+		if (strobe_tracefile_buffer(tf, b, &info))
+			continue;
+		for (cpu = 0; cpu < ncpus; cpu++) {
+			int64_t ov = strobe_tracefile_cpu_overrun(tf, b, cpu);
+
+			if (sopts->cpu_mask && (cpu >= sopts->nr_cpu_mask || !sopts->cpu_mask[cpu]))
+				continue;	/* not selected with --cpu */
+			if (ov <= 0)
+				continue;
+			total += ov;
+			if (len < sizeof(list) - 300)
+				len += snprintf(list + len, sizeof(list) - len, "%s%s%s%sCPU %d: %lld",
+						len ? ", " : "", *info.name ? "buffer " : "",
+						info.name, *info.name ? " " : "",
+						cpu, (long long)ov);
+		}
+	}
+	if (total && (uint64_t)total == st->missed && !st->missed_unknown) {
+		cli_warn(CMD, "%lld events were lost: the ring buffer overran (%s); %s",
+			 (long long)total, list, mark);
+	} else {
+		if (st->missed || st->missed_unknown) {
+			char unknown[64] = "";
+
+			if (st->missed_unknown)
+				snprintf(unknown, sizeof(unknown), ", plus %llu gaps of unknown size",
+					 (unsigned long long)st->missed_unknown);
+			cli_warn(CMD, "%llu events were lost by the ring buffer%s; %s",
+				 (unsigned long long)st->missed, unknown, mark);
+		}
+		if (total)
+			cli_warn(CMD, "the kernel overwrote %lld events before they were "
+				 "recorded (ring-buffer overrun: %s)", (long long)total, list);
+	}
+	why = strobe_tracefile_info(tf, "incomplete");
+	if (why)
+		cli_warn(CMD, "the recording was incomplete: %s", why);
+}
+
+static int report(const struct report_args *a)
+{
+	struct strobe_error err = { 0 };
+	struct strobe_tracefile *tf = NULL;
+	struct strobe_stream *stream = NULL;
+	struct strobe_filter *filter = NULL;
+	struct strobe_stream_opts sopts = { .buffer = -1 };
+	struct strobe_stream_stats st;
+	struct strobe_event ev;
+	struct tep_handle *tep;
+	struct trace_seq s;
+	const char **names = NULL;
+	struct strobe_text_opts *topts = NULL;
+	struct strobe_format_cache *cache = NULL;
+	int nbuf, i, width = 0, ncpus, ret = 0, fret, status = CLI_FAIL;
+
+	trace_seq_init(&s);
+	if (strobe_tracefile_open(a->input, &tf, &err) < 0) {
+		cli_error_e(CMD, &err);
+		goto out;
+	}
+	tep = strobe_tracefile_tep(tf);
+	status = build_filter(a, tep, &filter);
+	if (status != CLI_OK)
+		goto out;
+	status = CLI_FAIL;
+
+	/* Per buffer: its name and time style; the name column's width. */
+	nbuf = strobe_tracefile_nr_buffers(tf);
+	names = calloc(nbuf > 0 ? nbuf : 1, sizeof(*names));
+	topts = calloc(nbuf > 0 ? nbuf : 1, sizeof(*topts));
+	if (!names || !topts) {
+		cli_error(CMD, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < nbuf; i++) {
+		struct strobe_tf_buffer_info info;
+
+		if (strobe_tracefile_buffer(tf, i, &info) < 0)
+			continue;
+		names[i] = info.name;
+		topts[i].ts_style = a->nsecs ? STROBE_TS_NSECS
+					     : strobe_ts_style_for_clock(info.clock);
+		if ((int)strlen(info.name) > width)
+			width = (int)strlen(info.name);
+	}
+	cache = strobe_format_cache_new(tep);	/* NULL: just slower */
+	for (i = 0; i < nbuf; i++) {
+		topts[i].buffer_width = width;
+		topts[i].cache = cache;
+	}
+	ncpus = file_cpus(tf, tep);
+
+	sopts.nr_cpu_mask = strobe_filter_cpu_mask(filter, &sopts.cpu_mask);
+	if (strobe_stream_open_file(tf, &sopts, &stream, &err) < 0) {
+		cli_error_e(CMD, &err);
+		goto out;
+	}
+
+	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	if (!a->json)
+		trace_seq_printf(&s, "cpus=%d\n", ncpus);
+
+	for (;;) {
+		ret = strobe_stream_next(stream, &ev, &err);
+		if (ret <= 0)
+			break;
+		if (!strobe_filter_match(filter, &ev))
+			continue;
+		if (ev.buffer >= 0 && ev.buffer < nbuf) {
+			if (a->json)
+				fret = strobe_format_event_json(tep, &ev, names[ev.buffer],
+								cache, &s);
+			else
+				fret = strobe_format_event_text(tep, &ev, names[ev.buffer],
+								&topts[ev.buffer], &s);
+		} else {
+			fret = a->json ? strobe_format_event_json(tep, &ev, NULL, cache, &s)
+				       : strobe_format_event_text(tep, &ev, NULL, NULL, &s);
+		}
+		if (fret < 0) {
+			write_seq(&s);
+			cli_error(CMD, "out of memory");
+			goto out;
+		}
+		if (s.len >= FLUSH_BYTES && !write_seq(&s))
+			break;	/* stdout failed: main reports it */
+	}
+	if (!write_seq(&s)) {
+		status = CLI_OK;	/* main reports the write error */
+		goto out;
+	}
+	if (ret < 0) {
+		/* a corrupt page: what came before it is printed, then we stop */
+		if (strncmp(err.msg, a->input, strlen(a->input)))
+			cli_error(CMD, "%s: %s", a->input,
+				  err.msg[0] ? err.msg : strerror(-ret));
+		else
+			cli_error_e(CMD, &err);
+		goto out;
+	}
+	strobe_stream_stats(stream, &st);
+	warn_losses(tf, &st, ncpus, &sopts, a->json);
+	status = CLI_OK;
+out:
+	trace_seq_destroy(&s);
+	strobe_stream_close(stream);
+	strobe_filter_free(filter);
+	strobe_format_cache_free(cache);
+	strobe_tracefile_close(tf);
+	free(names);
+	free(topts);
+	return status;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	enum { OPT_CPU = 256, OPT_PID, OPT_COMM, OPT_JSON };
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "ns", no_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct report_args a = { 0 };
+	const char **lists;
+	int c, status;
+
+	/* Every repeatable option's values fit in argc slots each. */
+	lists = calloc(4 * (size_t)argc + 4, sizeof(*lists));
+	if (!lists) {
+		cli_error(CMD, "out of memory");
+		return CLI_FAIL;
+	}
+	a.events = lists;
+	a.cpus = lists + argc + 1;
+	a.pids = lists + 2 * (argc + 1);
+	a.comms = lists + 3 * (argc + 1);
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:e:th", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			a.input = optarg;
+			break;
+		case 'e':
+			a.events[a.nr_events++] = optarg;
+			break;
+		case OPT_CPU:
+			a.cpus[a.nr_cpus++] = optarg;
+			break;
+		case OPT_PID:
+			a.pids[a.nr_pids++] = optarg;
+			break;
+		case OPT_COMM:
+			a.comms[a.nr_comms++] = optarg;
+			break;
+		case OPT_JSON:
+			a.json = true;
+			break;
+		case 't':
+			a.nsecs = true;
+			break;
+		case 'h':
+			usage(stdout);
+			free(lists);
+			return CLI_OK;
+		default:
+			usage(stderr);
+			free(lists);
+			return CLI_USAGE;
+		}
+	}
+	if (optind < argc) {
+		if (a.input || optind + 1 < argc) {
+			cli_error(CMD, "one input file only (got '%s')", argv[argc - 1]);
+			free(lists);
+			return CLI_USAGE;
+		}
+		a.input = argv[optind];
+	}
+	if (!a.input)
+		a.input = "trace.dat";
+
+	status = report(&a);
+	free(lists);
+	return status;
+}

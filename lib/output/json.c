@@ -1,0 +1,466 @@
+/*
+ * json.c - events as one JSON object per line, and the JSON string
+ * escaper every command that writes JSON uses.
+ *
+ * Fields are decoded straight from the format description (struct
+ * tep_format_field) rather than through print formats, so the output
+ * keeps every value with its type (numbers stay numbers, strings are
+ * strings) whatever the kernel's print fmt does with it.  Every read is
+ * bounded by the payload size: a field that lies outside it is written as
+ * null, never read.
+ *
+ * Output goes through a small staging buffer (struct sink) that is
+ * flushed into the caller's trace_seq in large pieces; the same sink in
+ * "counting" mode backs strobe_json_escape_buf()'s snprintf semantics.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
+
+#include <strobe/output.h>
+#include <strobe/stream.h>
+
+#include "output/output-int.h"
+
+/*
+ * Either appends to a trace_seq (s != NULL; buf is a staging area flushed
+ * when full) or writes into a fixed buffer of cap bytes and counts what
+ * did not fit (s == NULL).  `len` is the logical length written so far.
+ */
+struct sink {
+	struct trace_seq *s;
+	char *buf;
+	size_t cap;	/* bytes usable in buf (fixed mode: without the NUL) */
+	size_t used;	/* bytes in buf */
+	size_t len;	/* logical length (fixed mode: may exceed cap) */
+};
+
+/*
+ * libtraceevent exports no "append n bytes" for trace_seq, only puts, so
+ * the staging buffer keeps one byte for a NUL.  What is staged never
+ * contains a NUL itself: escape() writes NUL bytes as \u0000.
+ */
+static void sink_flush(struct sink *k)
+{
+	if (k->s && k->used) {
+		k->buf[k->used] = '\0';
+		trace_seq_puts(k->s, k->buf);
+		k->used = 0;
+	}
+}
+
+static void sink_put_slow(struct sink *k, const char *p, size_t n)
+{
+	k->len += n;
+	if (!k->s) {
+		size_t room = k->cap > k->used ? k->cap - k->used : 0;
+		size_t c = n < room ? n : room;
+
+		if (c)
+			memcpy(k->buf + k->used, p, c);
+		k->used += c;
+		return;
+	}
+	while (n) {
+		size_t room = k->cap - k->used;
+		size_t c = n < room ? n : room;
+
+		memcpy(k->buf + k->used, p, c);
+		k->used += c;
+		p += c;
+		n -= c;
+		if (k->used == k->cap)
+			sink_flush(k);
+	}
+}
+
+static inline void sink_put(struct sink *k, const char *p, size_t n)
+{
+	if (k->s && k->used + n < k->cap) {
+		memcpy(k->buf + k->used, p, n);
+		k->used += n;
+		k->len += n;
+		return;
+	}
+	sink_put_slow(k, p, n);
+}
+
+static inline void sink_putc(struct sink *k, char c)
+{
+	if (k->s && k->used < k->cap) {
+		k->buf[k->used++] = c;
+		k->len++;
+		return;
+	}
+	sink_put(k, &c, 1);
+}
+
+#define sink_lit(k, str) sink_put((k), (str), sizeof(str) - 1)
+
+static void sink_u64(struct sink *k, unsigned long long v)
+{
+	char tmp[24];
+	char *p = tmp + sizeof(tmp);
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	sink_put(k, p, tmp + sizeof(tmp) - p);
+}
+
+static void sink_i64(struct sink *k, long long v)
+{
+	if (v < 0) {
+		sink_putc(k, '-');
+		sink_u64(k, 0ULL - (unsigned long long)v);
+	} else {
+		sink_u64(k, (unsigned long long)v);
+	}
+}
+
+/* Length of the valid UTF-8 sequence at p (n bytes available), or 0. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	unsigned char c = p[0];
+	size_t len, i;
+	unsigned cp;
+
+	if (c < 0xc2 || c > 0xf4)
+		return 0;
+	len = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+	if (len > n)
+		return 0;
+	cp = c & (0x3f >> (len - 1));
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	/* overlong, surrogates, beyond U+10FFFF */
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+static void escape(struct sink *k, const char *str, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)str;
+	const unsigned char *end = p + len;
+	const unsigned char *run;
+
+	sink_putc(k, '"');
+	while (p < end) {
+		/* copy runs of plain printable ASCII at once */
+		run = p;
+		while (p < end && *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+			p++;
+		if (p > run)
+			sink_put(k, (const char *)run, p - run);
+		if (p >= end)
+			break;
+		switch (*p) {
+		case '"':  sink_lit(k, "\\\""); p++; continue;
+		case '\\': sink_lit(k, "\\\\"); p++; continue;
+		case '\n': sink_lit(k, "\\n"); p++; continue;
+		case '\t': sink_lit(k, "\\t"); p++; continue;
+		case '\r': sink_lit(k, "\\r"); p++; continue;
+		case '\b': sink_lit(k, "\\b"); p++; continue;
+		case '\f': sink_lit(k, "\\f"); p++; continue;
+		}
+		if (*p >= 0x80) {
+			size_t n = utf8_len(p, end - p);
+
+			if (n) {
+				sink_put(k, (const char *)p, n);
+				p += n;
+				continue;
+			}
+		}
+		{
+			char u[6] = { '\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 15] };
+
+			sink_put(k, u, sizeof(u));
+			p++;
+		}
+	}
+	sink_putc(k, '"');
+}
+
+int strobe_json_escape(struct trace_seq *s, const char *str, size_t len)
+{
+	char buf[1024];
+	struct sink k = { .s = s, .buf = buf, .cap = sizeof(buf) - 1 };
+
+	escape(&k, str, len);
+	sink_flush(&k);
+	return s->state == TRACE_SEQ__GOOD ? 0 : -ENOMEM;
+}
+
+size_t strobe_json_escape_buf(char *dst, size_t size, const char *str, size_t len)
+{
+	struct sink k = { .buf = dst, .cap = size ? size - 1 : 0 };
+
+	escape(&k, str, len);
+	if (size)
+		dst[k.used] = '\0';
+	return k.len;
+}
+
+/* ---- fields --------------------------------------------------------- */
+
+/* tep NULL: the file has the host's byte order, read directly. */
+static unsigned long long read_uint(struct tep_handle *tep, const void *p, int size)
+{
+	uint8_t u8;
+	uint16_t u16;
+	uint32_t u32;
+	uint64_t u64;
+
+	if (tep)
+		return tep_read_number(tep, p, size);
+	switch (size) {
+	case 1: memcpy(&u8, p, 1); return u8;
+	case 2: memcpy(&u16, p, 2); return u16;
+	case 4: memcpy(&u32, p, 4); return u32;
+	default: memcpy(&u64, p, 8); return u64;
+	}
+}
+
+static long long sign_extend(unsigned long long v, int size)
+{
+	int shift = 64 - 8 * size;
+
+	if (size >= 8 || size <= 0)
+		return (long long)v;
+	return (long long)(v << shift) >> shift;
+}
+
+static void put_number(struct sink *k, struct tep_handle *tep, const uint8_t *p,
+		       int size, bool is_signed)
+{
+	unsigned long long v = read_uint(tep, p, size);
+
+	if (is_signed)
+		sink_i64(k, sign_extend(v, size));
+	else
+		sink_u64(k, v);
+}
+
+/* Element size of a dynamic array from its type, e.g. "__data_loc u32[]". */
+static int type_elem_size(int long_size, const char *type)
+{
+	if (strstr(type, "long long") || strstr(type, "64"))
+		return 8;
+	if (strstr(type, "long"))
+		return long_size ? long_size : 8;
+	if (strstr(type, "short") || strstr(type, "16"))
+		return 2;
+	if (strstr(type, "char") || strstr(type, "8") || strstr(type, "bool"))
+		return 1;
+	if (strstr(type, "int") || strstr(type, "32") || strstr(type, "pid_t"))
+		return 4;
+	return 1;
+}
+
+static bool is_char_type(const char *type)
+{
+	return strstr(type, "char") != NULL;
+}
+
+static void put_array(struct sink *k, struct tep_handle *tep, const uint8_t *p,
+		      size_t bytes, int elem, bool is_signed)
+{
+	size_t i;
+
+	if (elem != 1 && elem != 2 && elem != 4 && elem != 8)
+		elem = 1;
+	sink_putc(k, '[');
+	for (i = 0; i + elem <= bytes; i += elem) {
+		if (i)
+			sink_putc(k, ',');
+		put_number(k, tep, p + i, elem, is_signed);
+	}
+	sink_putc(k, ']');
+}
+
+/* tep: for byte swapping, NULL when the file is in host order. */
+static void put_field(struct sink *k, struct tep_handle *tep, int long_size,
+		      const struct strobe_event *ev,
+		      const struct tep_format_field *f)
+{
+	const uint8_t *data = ev->data;
+	size_t size = ev->size;
+	size_t off = (size_t)f->offset, len = (size_t)f->size;
+	bool is_signed = f->flags & TEP_FIELD_IS_SIGNED;
+	bool is_string;
+
+	if (f->offset < 0 || f->size < 0 || off + len > size) {
+		sink_lit(k, "null");
+		return;
+	}
+
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		unsigned long long w;
+
+		if (len != 4) {
+			sink_lit(k, "null");
+			return;
+		}
+		w = read_uint(tep, data + off, 4);
+		len = w >> 16;
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off = off + f->size + (w & 0xffff);
+		else
+			off = w & 0xffff;
+		if (off > size || len > size - off) {
+			sink_lit(k, "null");
+			return;
+		}
+		is_string = (f->flags & TEP_FIELD_IS_STRING) || is_char_type(f->type);
+		if (is_string) {
+			escape(k, (const char *)data + off,
+			       strnlen((const char *)data + off, len));
+			return;
+		}
+		put_array(k, tep, data + off, len,
+			  f->elementsize ? (int)f->elementsize
+					 : type_elem_size(long_size, f->type),
+			  is_signed);
+		return;
+	}
+
+	if (f->flags & TEP_FIELD_IS_ARRAY) {
+		/* "char buf[]" (size 0): the rest of the payload */
+		if (len == 0 && f->arraylen == 0)
+			len = size - off;
+		if ((f->flags & TEP_FIELD_IS_STRING) || is_char_type(f->type)) {
+			escape(k, (const char *)data + off,
+			       strnlen((const char *)data + off, len));
+			return;
+		}
+		put_array(k, tep, data + off, len,
+			  f->elementsize ? (int)f->elementsize
+			  : f->arraylen ? (int)(len / f->arraylen) : 1,
+			  is_signed);
+		return;
+	}
+
+	if (len == 1 || len == 2 || len == 4 || len == 8)
+		put_number(k, tep, data + off, (int)len, is_signed);
+	else
+		put_array(k, tep, data + off, len, 1, false);
+}
+
+STROBE_HIDDEN struct strobe_json_type *strobe_json_type_new(const struct tep_event *event)
+{
+	struct strobe_json_type *t;
+	const struct tep_format_field *f;
+	size_t n = 0, i = 0, bytes;
+	char *p;
+
+	for (f = event->format.fields; f; f = f->next)
+		n++;
+	/* escaped text is at most 6 bytes per input byte, plus quotes */
+	bytes = 32 + 6 * (strlen(event->name) + strlen(event->system ? event->system : ""));
+	for (f = event->format.fields; f; f = f->next)
+		bytes += 6 * strlen(f->name) + 4;
+	t = calloc(1, sizeof(*t) + n * sizeof(t->fields[0]) + bytes);
+	if (!t)
+		return NULL;
+	t->nr_fields = n;
+	p = (char *)(t->fields + n);
+
+	t->head = p;
+	memcpy(p, ",\"event\":", 9);
+	p += 9;
+	p += strobe_json_escape_buf(p, bytes, event->name, strlen(event->name));
+	memcpy(p, ",\"system\":", 10);
+	p += 10;
+	p += strobe_json_escape_buf(p, bytes, event->system ? event->system : "",
+				    event->system ? strlen(event->system) : 0);
+	t->head_len = p - t->head;
+	for (f = event->format.fields; f; f = f->next, i++) {
+		t->fields[i].field = f;
+		t->fields[i].key = p;
+		if (i)
+			*p++ = ',';
+		p += strobe_json_escape_buf(p, bytes, f->name, strlen(f->name));
+		*p++ = ':';
+		t->fields[i].key_len = p - t->fields[i].key;
+	}
+	return t;
+}
+
+int strobe_format_event_json(struct tep_handle *tep, const struct strobe_event *ev,
+			     const char *buffer_name, struct strobe_format_cache *cache,
+			     struct trace_seq *s)
+{
+	char buf[4096];
+	struct sink k = { .s = s, .buf = buf, .cap = sizeof(buf) - 1 };
+	struct tep_event *event = ev->format;
+	const struct strobe_json_type *jt = NULL;
+	struct tep_handle *swap = tep;
+	int long_size = tep_get_long_size(tep);
+	const char *comm;
+	size_t i;
+
+	if (cache) {
+		jt = event ? strobe_cache_json_type(cache, event) : NULL;
+		if (strobe_cache_native(cache))
+			swap = NULL;
+	}
+	sink_lit(&k, "{\"ts\":");
+	sink_u64(&k, ev->ts);
+	sink_lit(&k, ",\"cpu\":");
+	sink_i64(&k, ev->cpu);
+	sink_lit(&k, ",\"pid\":");
+	sink_i64(&k, ev->pid);
+	sink_lit(&k, ",\"comm\":");
+	comm = cache ? strobe_cache_comm(cache, ev->pid) : tep_data_comm_from_pid(tep, ev->pid);
+	escape(&k, comm, strlen(comm));
+	if (jt) {
+		sink_put(&k, jt->head, jt->head_len);
+	} else if (event) {
+		sink_lit(&k, ",\"event\":");
+		escape(&k, event->name, strlen(event->name));
+		sink_lit(&k, ",\"system\":");
+		escape(&k, event->system ? event->system : "",
+		       event->system ? strlen(event->system) : 0);
+	} else {
+		sink_lit(&k, ",\"event\":null,\"system\":null");
+	}
+	if (buffer_name && *buffer_name) {
+		sink_lit(&k, ",\"buffer\":");
+		escape(&k, buffer_name, strlen(buffer_name));
+	}
+	if (ev->missed) {
+		sink_lit(&k, ",\"missed\":");
+		sink_i64(&k, ev->missed < 0 ? -1 : ev->missed);
+	}
+	sink_lit(&k, ",\"fields\":{");
+	if (jt) {
+		for (i = 0; i < jt->nr_fields; i++) {
+			sink_put(&k, jt->fields[i].key, jt->fields[i].key_len);
+			put_field(&k, swap, long_size, ev, jt->fields[i].field);
+		}
+	} else if (event) {
+		const struct tep_format_field *f;
+
+		for (f = event->format.fields; f; f = f->next) {
+			if (f != event->format.fields)
+				sink_putc(&k, ',');
+			escape(&k, f->name, strlen(f->name));
+			sink_putc(&k, ':');
+			put_field(&k, swap, long_size, ev, f);
+		}
+	}
+	sink_lit(&k, "}}\n");
+	sink_flush(&k);
+	return s->state == TRACE_SEQ__GOOD ? 0 : -ENOMEM;
+}

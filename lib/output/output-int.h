@@ -1,0 +1,51 @@
+/*
+ * output-int.h - what the files of lib/output share and nothing else
+ * needs (internal, hidden from libstrobe.so's exports).
+ */
+#ifndef STROBE_OUTPUT_INT_H
+#define STROBE_OUTPUT_INT_H
+
+#include <strobe/output.h>
+#include "util/err.h"
+
+struct tep_event;
+struct tep_format_field;
+struct tep_record;
+struct trace_seq;
+
+/* Append the time column (" %6.1000d:" and friends, see text.c) at p;
+ * needs at most 40 bytes.  Returns the new end. */
+char *strobe_put_time(char *p, unsigned long long ts,
+		      enum strobe_ts_style style) STROBE_HIDDEN;
+
+/* A tep_record describing ev (borrowed pointers), for libtraceevent. */
+void strobe_fill_record(struct tep_record *rec,
+			const struct strobe_event *ev) STROBE_HIDDEN;
+
+/* Comm of pid through the cache's small table. */
+const char *strobe_cache_comm(struct strobe_format_cache *c, int pid) STROBE_HIDDEN;
+/* Append ev's info part to s by the fast path; false when the caller must
+ * use libtraceevent instead (nothing appended then). */
+bool strobe_cache_info(struct strobe_format_cache *c, const struct strobe_event *ev,
+		       struct trace_seq *s) STROBE_HIDDEN;
+
+/* An event type's constant JSON text, escaped once (one allocation,
+ * free() it). */
+struct strobe_json_type {
+	const char *head;	/* ,"event":"NAME","system":"SYS" */
+	size_t head_len;
+	size_t nr_fields;
+	struct {
+		const struct tep_format_field *field;
+		const char *key;	/* "name": with a leading ',' but the first */
+		size_t key_len;
+	} fields[];
+};
+struct strobe_json_type *strobe_json_type_new(const struct tep_event *event) STROBE_HIDDEN;
+/* The cache's strobe_json_type for event (built on first use), or NULL. */
+const struct strobe_json_type *strobe_cache_json_type(struct strobe_format_cache *c,
+						       struct tep_event *event) STROBE_HIDDEN;
+/* True when the file's byte order is the host's (fields read directly). */
+bool strobe_cache_native(const struct strobe_format_cache *c) STROBE_HIDDEN;
+
+#endif
