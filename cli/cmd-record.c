@@ -133,7 +133,7 @@ static void summary(const struct strobe_record_result *res)
 		const struct strobe_record_cpu *c = &res->cpus[i];
 
 		fprintf(stderr, "  cpu%-3d %10" PRIu64 " events  %8" PRIu64
-			" lost (pages %" PRIu64 "%s, overrun %" PRIu64 ")  %8" PRIu64 " KiB\n",
+			" lost (page headers %" PRIu64 "%s, kernel overrun %" PRIu64 ")  %8" PRIu64 " KiB\n",
 			i, c->events, c->lost > c->overrun ? c->lost : c->overrun,
 			c->lost, c->lost_unknown ? "+?" : "", c->overrun, c->bytes >> 10);
 	}

@@ -61,6 +61,9 @@ enum strobe_tf_option {
 	STROBE_TFO_BUFFER_TEXT = 22,
 	/* strobe's own options: trace-cmd skips ids it does not know. */
 	STROBE_TFO_STROBE_INFO = 0x5301,	/* "key=value\n" text, see below */
+	/* Filler after a rewritten CPUSTAT in the writer's reserved room;
+	 * its payload means nothing (readers skip it). */
+	STROBE_TFO_STROBE_PAD = 0x5302,
 };
 
 struct strobe_tf_buffer_info {

@@ -1,0 +1,174 @@
+/*
+ * format.h - trace-cmd file format constants and the reader's private
+ * state, shared by the files of lib/tracefile (internal).
+ *
+ * The facts below were checked against files written by trace-cmd 3.1.6
+ * (extract, convert --file-version 6/7, --compression none/zstd):
+ *
+ *   v6:  magic, "6\0", endian, long size, page size, then header_page,
+ *        header_event, ftrace formats, event systems, kallsyms (u32 size),
+ *        printk (u32 size), cmdlines (u64 size), u32 cpus, optionally
+ *        "options  \0" + options (u16 id, u32 size, data; the list ends
+ *        with a bare u16 0), then "flyrecord\0" + cpus x (u64 offset,
+ *        u64 size).  If a TRACECLOCK option exists, the table is followed
+ *        by u64 size + the clock text ("[local]", no NUL).  A v6 BUFFER
+ *        option is u64 offset + name; at that offset the same
+ *        "flyrecord\0" + table (+ clock) follows for the instance.
+ *   v7:  magic, "7\0", endian, long size, page size, "algo\0version\0",
+ *        u64 offset of the first options section, then sections: u16 id,
+ *        u16 flags (1 = compressed), u32 string id, u64 size.  A
+ *        compressed section holds u32 compressed size, u32 uncompressed
+ *        size, data.  Options end with DONE (size 8: u64 offset of the
+ *        next options section, 0 = none).  A v7 BUFFER option is u64
+ *        section offset, name, clock, u32 page size, u32 cpus, cpus x
+ *        (u32 cpu id, u64 offset, u64 size).  Compressed CPU data at
+ *        `offset`: u32 chunk count, then per chunk u32 compressed size,
+ *        u32 uncompressed size (page multiple), data; `size` counts the
+ *        bytes after the chunk count.
+ *   CPUSTAT options come in order: the top buffer's CPUs, then for each
+ *        instance one CPUSTAT "\nBuffer: NAME\n\n" followed by its CPUs.
+ *   Unknown option ids are skipped silently by trace-cmd report (3.1.6),
+ *        and trace-cmd convert carries them over to v7.
+ */
+#ifndef STROBE_TRACEFILE_FORMAT_H
+#define STROBE_TRACEFILE_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <strobe/tracefile.h>
+
+#include "../util/err.h"
+
+#define TF_MAGIC		"\x17\x08\x44" "tracing"
+#define TF_MAGIC_LEN		10
+#define TF_SEC_HDR_LEN		16	/* u16 id, u16 flags, u32 string, u64 size */
+#define TF_SEC_FL_COMPRESS	1
+
+/* v7 section ids equal the option ids that point at them. */
+#define TF_SEC_OPTIONS		0
+#define TF_SEC_BUFFER		3
+
+/* strobe's filler option: fills reserved room after a rewritten option. */
+#define TF_OPT_STROBE_PAD	STROBE_TFO_STROBE_PAD
+
+/* Reserved room for options the writer rewrites at close (payload bytes). */
+#define TF_CPUSTAT_ROOM		2048
+#define TF_INFO_ROOM		4096
+
+/* Limits that keep hostile files from making us allocate absurd amounts. */
+#define TF_MAX_SECTION_SIZE	(256u << 20)	/* uncompressed metadata section */
+#define TF_MAX_CHUNK_SIZE	(64u << 20)	/* uncompressed data chunk */
+#define TF_MAX_CPUS		8192
+
+/* A bounds-checked little-endian reader over a byte range of the file or
+ * of a decompressed section.  Errors name the section and the offset. */
+struct tf_rd {
+	const uint8_t *p;	/* start of the range */
+	size_t len;		/* bytes in the range */
+	size_t pos;		/* next byte to read */
+	uint64_t file_off;	/* file offset of p[0] (for messages) */
+	bool inflated;		/* p is decompressed: offsets are approximate */
+	const char *section;	/* section name for messages */
+	const char *path;
+	struct strobe_error *err;
+};
+
+struct tf_option {
+	uint16_t id;
+	uint32_t size;
+	const uint8_t *data;	/* in the mapping or a decompressed section */
+};
+
+/* Where one CPU's data lives in the file. */
+struct tf_cpu_data {
+	int cpu;		/* real CPU number */
+	uint64_t offset;	/* file offset of the data (or of the chunk count) */
+	uint64_t size;		/* bytes in the file (after the chunk count) */
+	uint64_t data_size;	/* uncompressed bytes */
+	uint32_t nr_chunks;	/* compressed: chunks at offset + 4 */
+};
+
+struct tf_buffer {
+	char *name;
+	char *clock;
+	bool compressed;
+	int nr_cpus;
+	struct tf_cpu_data *cpus;
+	uint64_t data_size;
+};
+
+struct tf_cpustat {
+	int buffer;		/* index in bufs, -1 if the name is unknown */
+	int cpu;
+	int64_t overrun;
+};
+
+struct strobe_tracefile {
+	char *path;
+	const uint8_t *data;	/* whole file (mapping or malloc) */
+	size_t len;
+	bool mapped;
+	int version;
+	int long_size;
+	unsigned page_size;
+	unsigned commit_size;
+	char *compression;	/* "none" or the algorithm name */
+	struct tep_handle *tep;
+	struct tep_plugin_list *plugins;
+	int64_t ts_offset;
+
+	struct tf_option *opts;
+	size_t nr_opts, cap_opts;
+	void **blocks;		/* decompressed sections we own */
+	size_t nr_blocks;
+
+	struct tf_buffer *bufs;	/* bufs[0] is the top buffer "" */
+	int nr_bufs;
+
+	struct tf_cpustat *stats;
+	size_t nr_stats;
+
+	char *info;		/* STROBE_INFO text, lines split by NULs */
+	size_t info_len;
+};
+
+/* ---- read.c: shared helpers ---- */
+int tf_rd_fail(struct tf_rd *r, size_t need) STROBE_HIDDEN;
+int tf_u16(struct tf_rd *r, uint16_t *v) STROBE_HIDDEN;
+int tf_u32(struct tf_rd *r, uint32_t *v) STROBE_HIDDEN;
+int tf_u64(struct tf_rd *r, uint64_t *v) STROBE_HIDDEN;
+int tf_bytes(struct tf_rd *r, size_t n, const uint8_t **out) STROBE_HIDDEN;
+/* A NUL-terminated string inside the range; *out points into it. */
+int tf_str(struct tf_rd *r, const char **out) STROBE_HIDDEN;
+/* Start reading the file at `off` up to its end (or `end` if smaller). */
+void tf_rd_file(struct tf_rd *r, struct strobe_tracefile *tf, uint64_t off,
+		uint64_t end, const char *section, struct strobe_error *err)
+	STROBE_HIDDEN;
+
+/* Metadata parsers shared by v6 and v7 (they feed tf->tep). */
+int tf_parse_headers(struct strobe_tracefile *tf, struct tf_rd *r) STROBE_HIDDEN;
+int tf_parse_ftrace(struct strobe_tracefile *tf, struct tf_rd *r) STROBE_HIDDEN;
+int tf_parse_systems(struct strobe_tracefile *tf, struct tf_rd *r) STROBE_HIDDEN;
+int tf_parse_kallsyms(struct strobe_tracefile *tf, struct tf_rd *r) STROBE_HIDDEN;
+int tf_parse_printk(struct strobe_tracefile *tf, struct tf_rd *r) STROBE_HIDDEN;
+int tf_parse_cmdlines(struct strobe_tracefile *tf, struct tf_rd *r) STROBE_HIDDEN;
+
+int tf_add_option(struct strobe_tracefile *tf, uint16_t id, uint32_t size,
+		  const uint8_t *data, struct strobe_error *err) STROBE_HIDDEN;
+/* Append a buffer; takes ownership of nothing, copies name and clock. */
+struct tf_buffer *tf_add_buffer(struct strobe_tracefile *tf, const char *name,
+				size_t name_len, const char *clock,
+				size_t clock_len, struct strobe_error *err)
+	STROBE_HIDDEN;
+
+/* ---- read-v7.c ---- */
+int tf_read_v7(struct strobe_tracefile *tf, struct tf_rd *r) STROBE_HIDDEN;
+
+/* Compression: uncompress one block of `csize` bytes into a new buffer of
+ * exactly `usize` bytes (malloc, caller frees).  Returns 0 or -errno. */
+int tf_inflate(const char *algo, const uint8_t *src, size_t csize,
+	       size_t usize, uint8_t **out) STROBE_HIDDEN;
+
+#endif

@@ -1,0 +1,1067 @@
+/*
+ * read.c - opening trace-cmd files: the initial header, version 6 layout,
+ * the metadata parsers shared with version 7 (read-v7.c), options, and
+ * the getters of include/strobe/tracefile.h.
+ *
+ * The whole file is mapped read-only (or read into memory when it cannot
+ * be mapped, e.g. a pipe) and parsed with struct tf_rd, a cursor that
+ * checks every read against the end of its range.  Every count found in
+ * the file is bounded by the bytes left, so a hostile file can neither
+ * make us loop nor allocate more than it is large (decompressed sections
+ * are capped separately in read-v7.c).  The parsed metadata is loaded
+ * into a libtraceevent tep_handle, the same way trace-cmd does it, so
+ * events print exactly like `trace-cmd report`.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <traceevent/event-parse.h>
+
+#include "format.h"
+
+/* ---- bounds-checked reading ------------------------------------------ */
+
+void tf_rd_file(struct tf_rd *r, struct strobe_tracefile *tf, uint64_t off,
+		uint64_t end, const char *section, struct strobe_error *err)
+{
+	if (end > tf->len)
+		end = tf->len;
+	if (off > end)
+		off = end;
+	r->p = tf->data + off;
+	r->len = end - off;
+	r->pos = 0;
+	r->file_off = off;
+	r->inflated = false;
+	r->section = section;
+	r->path = tf->path;
+	r->err = err;
+}
+
+int tf_rd_fail(struct tf_rd *r, size_t need)
+{
+	(void)need;
+	if (r->inflated)
+		return strobe_err(r->err, -EINVAL,
+				  "%s: truncated in section '%s' at offset %" PRIu64
+				  " (byte %zu of the uncompressed section)",
+				  r->path, r->section, r->file_off, r->pos);
+	return strobe_err(r->err, -EINVAL,
+			  "%s: truncated in section '%s' at offset %" PRIu64,
+			  r->path, r->section, r->file_off + r->pos);
+}
+
+/* "bad <what>" at the cursor's position. */
+static int rd_bad(struct tf_rd *r, const char *what)
+{
+	if (r->inflated)
+		return strobe_err(r->err, -EINVAL,
+				  "%s: bad %s in section '%s' at offset %" PRIu64
+				  " (byte %zu of the uncompressed section)",
+				  r->path, what, r->section, r->file_off, r->pos);
+	return strobe_err(r->err, -EINVAL,
+			  "%s: bad %s in section '%s' at offset %" PRIu64,
+			  r->path, what, r->section, r->file_off + r->pos);
+}
+
+static size_t rd_left(const struct tf_rd *r)
+{
+	return r->len - r->pos;
+}
+
+int tf_bytes(struct tf_rd *r, size_t n, const uint8_t **out)
+{
+	*out = r->p + r->pos;	/* also on failure: callers never use it then */
+	if (n > rd_left(r))
+		return tf_rd_fail(r, n);
+	*out = r->p + r->pos;
+	r->pos += n;
+	return 0;
+}
+
+static uint64_t le(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+int tf_u16(struct tf_rd *r, uint16_t *v)
+{
+	const uint8_t *p;
+	int ret = tf_bytes(r, 2, &p);
+
+	if (!ret)
+		*v = (uint16_t)le(p, 2);
+	return ret;
+}
+
+int tf_u32(struct tf_rd *r, uint32_t *v)
+{
+	const uint8_t *p;
+	int ret = tf_bytes(r, 4, &p);
+
+	if (!ret)
+		*v = (uint32_t)le(p, 4);
+	return ret;
+}
+
+int tf_u64(struct tf_rd *r, uint64_t *v)
+{
+	const uint8_t *p;
+	int ret = tf_bytes(r, 8, &p);
+
+	if (!ret)
+		*v = le(p, 8);
+	return ret;
+}
+
+int tf_str(struct tf_rd *r, const char **out)
+{
+	const uint8_t *s = r->p + r->pos;
+	const uint8_t *nul = memchr(s, 0, rd_left(r));
+
+	if (!nul)
+		return tf_rd_fail(r, rd_left(r) + 1);
+	*out = (const char *)s;
+	r->pos += (size_t)(nul - s) + 1;
+	return 0;
+}
+
+/* A u64 size followed by that many bytes. */
+static int rd_blob64(struct tf_rd *r, const uint8_t **p, size_t *n)
+{
+	uint64_t size;
+	int ret = tf_u64(r, &size);
+
+	*p = NULL;
+	*n = 0;
+	if (ret)
+		return ret;
+	if (size > rd_left(r))
+		return tf_rd_fail(r, SIZE_MAX);
+	*n = (size_t)size;
+	return tf_bytes(r, *n, p);
+}
+
+static int rd_blob32(struct tf_rd *r, const uint8_t **p, size_t *n)
+{
+	uint32_t size;
+	int ret = tf_u32(r, &size);
+
+	*p = NULL;
+	*n = 0;
+	if (ret)
+		return ret;
+	*n = size;
+	return tf_bytes(r, *n, p);
+}
+
+/* NUL-terminated copy of n bytes (libtraceevent parsers want C strings). */
+static char *dup_text(const uint8_t *p, size_t n, struct tf_rd *r)
+{
+	char *s = malloc(n + 1);
+
+	if (!s) {
+		strobe_err(r->err, -ENOMEM, "%s: out of memory in section '%s'",
+			   r->path, r->section);
+		return NULL;
+	}
+	memcpy(s, p, n);
+	s[n] = '\0';
+	return s;
+}
+
+/* ---- metadata sections (same layout in v6 and v7) --------------------- */
+
+/* Commit field width from header_page text, if libtraceevent gave none. */
+static unsigned commit_size_from_text(const char *text)
+{
+	const char *c = strstr(text, "commit;");
+	const char *s = c ? strstr(c, "size:") : NULL;
+
+	if (s && (s[5] == '4' || s[5] == '8') && (s[6] == ';' || s[6] == '\t'))
+		return (unsigned)(s[5] - '0');
+	return 0;
+}
+
+int tf_parse_headers(struct strobe_tracefile *tf, struct tf_rd *r)
+{
+	const uint8_t *p;
+	size_t n;
+	char *text;
+	int ret;
+
+	if ((ret = tf_bytes(r, 12, &p)))
+		return ret;
+	if (memcmp(p, "header_page", 12)) {
+		r->pos -= 12;
+		return rd_bad(r, "header_page marker");
+	}
+	if ((ret = rd_blob64(r, &p, &n)))
+		return ret;
+	if (!(text = dup_text(p, n, r)))
+		return -ENOMEM;
+	tep_parse_header_page(tf->tep, text, n, tf->long_size);
+	tf->commit_size = (unsigned)tep_get_header_page_size(tf->tep);
+	if (tf->commit_size != 4 && tf->commit_size != 8)
+		tf->commit_size = commit_size_from_text(text);
+	free(text);
+	if (tf->commit_size != 4 && tf->commit_size != 8)
+		tf->commit_size = (unsigned)tf->long_size;
+
+	if ((ret = tf_bytes(r, 13, &p)))
+		return ret;
+	if (memcmp(p, "header_event", 13)) {
+		r->pos -= 13;
+		return rd_bad(r, "header_event marker");
+	}
+	return rd_blob64(r, &p, &n);
+}
+
+/*
+ * Kernel format files are plain ASCII.  libtraceevent's parser is not
+ * hardened against arbitrary bytes (it crashes on some), so anything else
+ * is treated like a format it rejects.
+ */
+static bool plain_text(const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((p[i] < 0x20 && p[i] != '\t' && p[i] != '\n') || p[i] > 0x7e)
+			return false;
+	return true;
+}
+
+static int parse_formats(struct strobe_tracefile *tf, struct tf_rd *r,
+			 const char *system)
+{
+	uint32_t count, i;
+	const uint8_t *p;
+	size_t n;
+	int ret;
+
+	if ((ret = tf_u32(r, &count)))
+		return ret;
+	if (count > rd_left(r) / 8)
+		return rd_bad(r, "format count");
+	for (i = 0; i < count; i++) {
+		if ((ret = rd_blob64(r, &p, &n)))
+			return ret;
+		/* As trace-cmd: a format libtraceevent rejects is skipped. */
+		if (plain_text(p, n))
+			tep_parse_event(tf->tep, (const char *)p, n, system);
+	}
+	return 0;
+}
+
+int tf_parse_ftrace(struct strobe_tracefile *tf, struct tf_rd *r)
+{
+	return parse_formats(tf, r, "ftrace");
+}
+
+int tf_parse_systems(struct strobe_tracefile *tf, struct tf_rd *r)
+{
+	uint32_t systems, i;
+	const char *name;
+	int ret;
+
+	if ((ret = tf_u32(r, &systems)))
+		return ret;
+	if (systems > rd_left(r) / 5)
+		return rd_bad(r, "system count");
+	for (i = 0; i < systems; i++) {
+		if ((ret = tf_str(r, &name)))
+			return ret;
+		if ((ret = parse_formats(tf, r, name)))
+			return ret;
+	}
+	return 0;
+}
+
+int tf_parse_kallsyms(struct strobe_tracefile *tf, struct tf_rd *r)
+{
+	const uint8_t *p;
+	size_t n;
+	char *text;
+	int ret;
+
+	if ((ret = rd_blob32(r, &p, &n)))
+		return ret;
+	if (!n)
+		return 0;
+	if (!(text = dup_text(p, n, r)))
+		return -ENOMEM;
+	tep_parse_kallsyms(tf->tep, text);
+	free(text);
+	return 0;
+}
+
+/*
+ * Keep only lines shaped like the kernel's printk_formats lines,
+ * `0xADDR : "text"`: libtraceevent 1.7 reads out of bounds on others
+ * (and on a quoted text shorter than two characters).  Works in place.
+ */
+static void filter_printk(char *text)
+{
+	char *in = text, *out = text;
+
+	while (*in) {
+		size_t len = strcspn(in, "\n");
+		char *colon = memchr(in, ':', len);
+		const char *q = colon ? colon + 1 : NULL;
+		bool ok = colon && len && (in[0] == ' ' || isxdigit((unsigned char)in[0]));
+
+		if (ok) {
+			while (*q == ' ')
+				q++;
+			ok = *q == '"' && (size_t)(in + len - q) >= 4 && in[len - 1] == '"';
+		}
+		if (ok) {
+			memmove(out, in, len);
+			out += len;
+			*out++ = '\n';
+		}
+		in += len + (in[len] == '\n');
+	}
+	*out = '\0';
+}
+
+int tf_parse_printk(struct strobe_tracefile *tf, struct tf_rd *r)
+{
+	const uint8_t *p;
+	size_t n;
+	char *text;
+	int ret;
+
+	if ((ret = rd_blob32(r, &p, &n)))
+		return ret;
+	if (!n)
+		return 0;
+	if (!(text = dup_text(p, n, r)))
+		return -ENOMEM;
+	filter_printk(text);
+	if (*text)
+		tep_parse_printk_formats(tf->tep, text);
+	free(text);
+	return 0;
+}
+
+int tf_parse_cmdlines(struct strobe_tracefile *tf, struct tf_rd *r)
+{
+	const uint8_t *p;
+	size_t n;
+	char *text;
+	int ret;
+
+	if ((ret = rd_blob64(r, &p, &n)))
+		return ret;
+	if (!n)
+		return 0;
+	if (!(text = dup_text(p, n, r)))
+		return -ENOMEM;
+	tep_parse_saved_cmdlines(tf->tep, text);
+	free(text);
+	return 0;
+}
+
+/* ---- options and buffers ---------------------------------------------- */
+
+int tf_add_option(struct strobe_tracefile *tf, uint16_t id, uint32_t size,
+		  const uint8_t *data, struct strobe_error *err)
+{
+	if (tf->nr_opts == tf->cap_opts) {
+		size_t cap = tf->cap_opts ? tf->cap_opts * 2 : 32;
+		struct tf_option *o = realloc(tf->opts, cap * sizeof(*o));
+
+		if (!o)
+			return strobe_err(err, -ENOMEM, "%s: out of memory", tf->path);
+		tf->opts = o;
+		tf->cap_opts = cap;
+	}
+	tf->opts[tf->nr_opts++] = (struct tf_option){ id, size, data };
+	return 0;
+}
+
+static char *strndup_or(const char *s, size_t n, const char *fallback)
+{
+	if (!s || !n) {
+		s = fallback;
+		n = strlen(fallback);
+	}
+	return strndup(s, n);
+}
+
+struct tf_buffer *tf_add_buffer(struct strobe_tracefile *tf, const char *name,
+				size_t name_len, const char *clock,
+				size_t clock_len, struct strobe_error *err)
+{
+	struct tf_buffer *b;
+
+	if (tf->nr_bufs >= TF_MAX_CPUS) {
+		strobe_err(err, -EINVAL, "%s: too many buffers", tf->path);
+		return NULL;
+	}
+	b = realloc(tf->bufs, (size_t)(tf->nr_bufs + 1) * sizeof(*b));
+	if (!b)
+		goto nomem;
+	tf->bufs = b;
+	b = &tf->bufs[tf->nr_bufs];
+	memset(b, 0, sizeof(*b));
+	b->name = strndup_or(name, name_len, "");
+	b->clock = strndup_or(clock, clock_len, "local");
+	if (!b->name || !b->clock) {
+		free(b->name);
+		free(b->clock);
+		goto nomem;
+	}
+	tf->nr_bufs++;
+	return b;
+nomem:
+	strobe_err(err, -ENOMEM, "%s: out of memory", tf->path);
+	return NULL;
+}
+
+/* The clock name inside "[local] global ..." text, or the first word. */
+static void clock_name(const char *text, size_t n, const char **name, size_t *len)
+{
+	const char *open = memchr(text, '[', n);
+	const char *close;
+	size_t i = 0;
+
+	if (open) {
+		close = memchr(open, ']', n - (size_t)(open - text));
+		if (close && close > open + 1) {
+			*name = open + 1;
+			*len = (size_t)(close - open - 1);
+			return;
+		}
+	}
+	while (i < n && (text[i] == ' ' || text[i] == '\n' || text[i] == '\t'))
+		i++;
+	*name = text + i;
+	*len = 0;
+	while (i + *len < n && text[i + *len] > ' ' && text[i + *len] != 0x7f)
+		(*len)++;
+}
+
+static bool has_option(const struct strobe_tracefile *tf, int id)
+{
+	size_t i;
+
+	for (i = 0; i < tf->nr_opts; i++)
+		if (tf->opts[i].id == id)
+			return true;
+	return false;
+}
+
+/*
+ * A v6 flyrecord table: "flyrecord\0", nr_cpus x (offset, size), and the
+ * clock text when the file has a TRACECLOCK option.
+ */
+static int read_v6_table(struct strobe_tracefile *tf, struct tf_rd *r,
+			 struct tf_buffer *b, int nr_cpus)
+{
+	const uint8_t *p;
+	size_t n;
+	int cpu, ret;
+
+	if ((ret = tf_bytes(r, 10, &p)))
+		return ret;
+	if (!memcmp(p, "options  ", 10)) {
+		/* An instance may carry its own options: skip them. */
+		for (;;) {
+			uint16_t id;
+			uint32_t size;
+
+			if ((ret = tf_u16(r, &id)))
+				return ret;
+			if (!id)
+				break;
+			if ((ret = tf_u32(r, &size)) || (ret = tf_bytes(r, size, &p)))
+				return ret;
+		}
+		if ((ret = tf_bytes(r, 10, &p)))
+			return ret;
+	}
+	if (!memcmp(p, "latency  ", 10))
+		return strobe_err(r->err, -EOPNOTSUPP,
+				  "%s: latency trace files are not supported", tf->path);
+	if (memcmp(p, "flyrecord", 10)) {
+		r->pos -= 10;
+		return rd_bad(r, "flyrecord marker");
+	}
+	r->section = "flyrecord";
+	if ((size_t)nr_cpus > rd_left(r) / 16)
+		return tf_rd_fail(r, (size_t)nr_cpus * 16);
+	b->cpus = calloc(nr_cpus ? (size_t)nr_cpus : 1, sizeof(*b->cpus));
+	if (!b->cpus)
+		return strobe_err(r->err, -ENOMEM, "%s: out of memory", tf->path);
+	b->nr_cpus = nr_cpus;
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		struct tf_cpu_data *c = &b->cpus[cpu];
+		size_t at = r->pos;
+
+		tf_u64(r, &c->offset);
+		tf_u64(r, &c->size);
+		c->cpu = cpu;
+		if (c->size && (c->offset > tf->len || c->size > tf->len - c->offset)) {
+			r->pos = at;
+			return strobe_err(r->err, -EINVAL,
+					  "%s: truncated in section 'flyrecord' at offset %" PRIu64
+					  ": CPU %d data (offset %" PRIu64 ", %" PRIu64
+					  " bytes) runs past the end of the file (%zu bytes)",
+					  tf->path, r->file_off + at, cpu, c->offset,
+					  c->size, tf->len);
+		}
+		if (!c->size)
+			c->offset = 0;
+		c->data_size = c->size;
+		b->data_size += c->size;
+	}
+	if (has_option(tf, STROBE_TFO_TRACECLOCK)) {
+		const char *name;
+		size_t len;
+
+		/* As trace-cmd: an unreadable clock falls back to "local". */
+		if (!rd_blob64(r, &p, &n) && n) {
+			clock_name((const char *)p, n, &name, &len);
+			if (len) {
+				char *c = strndup(name, len);
+
+				if (!c)
+					return strobe_err(r->err, -ENOMEM, "%s: out of memory",
+							  tf->path);
+				free(b->clock);
+				b->clock = c;
+			}
+		}
+	}
+	return 0;
+}
+
+static int read_v6(struct strobe_tracefile *tf, struct tf_rd *r)
+{
+	struct tf_buffer *top;
+	const uint8_t *p;
+	uint32_t cpus;
+	size_t i, nr_opts;
+	int ret;
+
+	r->section = "header_page";
+	if ((ret = tf_parse_headers(tf, r)))
+		return ret;
+	r->section = "ftrace formats";
+	if ((ret = tf_parse_ftrace(tf, r)))
+		return ret;
+	r->section = "event formats";
+	if ((ret = tf_parse_systems(tf, r)))
+		return ret;
+	r->section = "kallsyms";
+	if ((ret = tf_parse_kallsyms(tf, r)))
+		return ret;
+	r->section = "printk formats";
+	if ((ret = tf_parse_printk(tf, r)))
+		return ret;
+	r->section = "cmdlines";
+	if ((ret = tf_parse_cmdlines(tf, r)))
+		return ret;
+	r->section = "cpu count";
+	if ((ret = tf_u32(r, &cpus)))
+		return ret;
+	if (cpus > TF_MAX_CPUS) {
+		r->pos -= 4;
+		return rd_bad(r, "CPU count");
+	}
+	r->section = "options";
+	if ((ret = tf_bytes(r, 10, &p)))
+		return ret;
+	if (!memcmp(p, "options  ", 10)) {
+		for (;;) {
+			uint16_t id;
+			uint32_t size;
+
+			if ((ret = tf_u16(r, &id)))
+				return ret;
+			if (!id)
+				break;
+			if ((ret = tf_u32(r, &size)) || (ret = tf_bytes(r, size, &p)))
+				return ret;
+			if ((ret = tf_add_option(tf, id, size, p, r->err)))
+				return ret;
+		}
+	} else {
+		r->pos -= 10;
+	}
+
+	if (!(top = tf_add_buffer(tf, "", 0, NULL, 0, r->err)))
+		return -ENOMEM;
+	r->section = "flyrecord";
+	if ((ret = read_v6_table(tf, r, top, (int)cpus)))
+		return ret;
+
+	/* Instance buffers: BUFFER options point at their own tables. */
+	nr_opts = tf->nr_opts;
+	for (i = 0; i < nr_opts; i++) {
+		const struct tf_option *o = &tf->opts[i];
+		struct tf_rd b = { o->data, o->size, 0, 0, false, "options",
+				   tf->path, r->err };
+		struct tf_rd t;
+		struct tf_buffer *buf;
+		const char *name;
+		uint64_t off;
+
+		if (o->id != STROBE_TFO_BUFFER)
+			continue;
+		b.file_off = (uint64_t)(o->data - tf->data);
+		if ((ret = tf_u64(&b, &off)) || (ret = tf_str(&b, &name)))
+			return ret;
+		/* top's clock is the instance's default (v6 may omit it) */
+		buf = tf_add_buffer(tf, name, strlen(name), tf->bufs[0].clock,
+				    strlen(tf->bufs[0].clock), r->err);
+		if (!buf)
+			return -ENOMEM;
+		if (off >= tf->len)
+			return strobe_err(r->err, -EINVAL,
+					  "%s: truncated in section 'buffer %s' at offset %" PRIu64,
+					  tf->path, name, off);
+		tf_rd_file(&t, tf, off, tf->len, "buffer", r->err);
+		if ((ret = read_v6_table(tf, &t, buf, (int)cpus)))
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- options interpreted after parsing -------------------------------- */
+
+/* Copy of an option's text up to its first NUL. */
+static char *option_text(const struct tf_option *o)
+{
+	const uint8_t *nul = memchr(o->data, 0, o->size);
+
+	return strndup((const char *)o->data, nul ? (size_t)(nul - o->data) : o->size);
+}
+
+static int buffer_index(const struct strobe_tracefile *tf, const char *name,
+			size_t len)
+{
+	int i;
+
+	for (i = 0; i < tf->nr_bufs; i++)
+		if (strlen(tf->bufs[i].name) == len && !memcmp(tf->bufs[i].name, name, len))
+			return i;
+	return -1;
+}
+
+/* Value after "key:" on a line of text, or false. */
+static bool stat_value(const char *text, const char *key, long long *v)
+{
+	size_t klen = strlen(key);
+	const char *line = text;
+
+	while (line && *line) {
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (!strncmp(line, key, klen)) {
+			char *end;
+
+			errno = 0;
+			*v = strtoll(line + klen, &end, 10);
+			return end != line + klen && !errno;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return false;
+}
+
+static int load_cpustats(struct strobe_tracefile *tf, struct strobe_error *err)
+{
+	int cur = 0, ordinal = 0;
+	size_t i, n = 0;
+
+	for (i = 0; i < tf->nr_opts; i++)
+		n += tf->opts[i].id == STROBE_TFO_CPUSTAT;
+	if (!n)
+		return 0;
+	tf->stats = calloc(n, sizeof(*tf->stats));
+	if (!tf->stats)
+		return strobe_err(err, -ENOMEM, "%s: out of memory", tf->path);
+	for (i = 0; i < tf->nr_opts; i++) {
+		const struct tf_option *o = &tf->opts[i];
+		struct tf_cpustat *s;
+		const char *t, *b;
+		long long v;
+		char *text;
+
+		if (o->id != STROBE_TFO_CPUSTAT)
+			continue;
+		if (!(text = option_text(o)))
+			return strobe_err(err, -ENOMEM, "%s: out of memory", tf->path);
+		t = text + strspn(text, " \t\n");
+		if (!strncmp(t, "Buffer:", 7)) {
+			size_t len;
+
+			b = t + 7 + strspn(t + 7, " \t");
+			len = strcspn(b, "\n");
+			while (len && (b[len - 1] == ' ' || b[len - 1] == '\t'))
+				len--;
+			cur = buffer_index(tf, b, len);
+			ordinal = 0;
+			free(text);
+			continue;
+		}
+		if (!*t) {	/* empty (reserved but never filled) */
+			ordinal++;
+			free(text);
+			continue;
+		}
+		s = &tf->stats[tf->nr_stats++];
+		s->buffer = cur;
+		s->cpu = stat_value(t, "CPU:", &v) && v >= 0 && v < INT_MAX ? (int)v : ordinal;
+		s->overrun = stat_value(t, "overrun:", &v) ? v : 0;
+		ordinal++;
+		free(text);
+	}
+	return 0;
+}
+
+static int load_info(struct strobe_tracefile *tf, struct strobe_error *err)
+{
+	const struct tf_option *o = NULL;
+	size_t i, len;
+	char *p;
+
+	for (i = 0; i < tf->nr_opts && !o; i++)
+		if (tf->opts[i].id == STROBE_TFO_STROBE_INFO)
+			o = &tf->opts[i];
+	if (!o)
+		return 0;
+	if (!(tf->info = option_text(o)))
+		return strobe_err(err, -ENOMEM, "%s: out of memory", tf->path);
+	len = strlen(tf->info);
+	/* one NUL-terminated "key=value" string per line */
+	for (p = tf->info; p < tf->info + len; p++)
+		if (*p == '\n')
+			*p = '\0';
+	tf->info_len = len;
+	return 0;
+}
+
+static void load_offset(struct strobe_tracefile *tf)
+{
+	size_t i;
+
+	for (i = 0; i < tf->nr_opts; i++) {
+		char *text;
+
+		if (tf->opts[i].id != STROBE_TFO_OFFSET)
+			continue;
+		text = option_text(&tf->opts[i]);
+		if (text)
+			tf->ts_offset += strtoll(text, NULL, 0);
+		free(text);
+	}
+}
+
+/* ---- open and close --------------------------------------------------- */
+
+static int load_file(struct strobe_tracefile *tf, struct strobe_error *err)
+{
+	struct stat st;
+	uint8_t *buf = NULL;
+	size_t cap = 0, len = 0;
+	int fd, ret = 0;
+
+	fd = open(tf->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return strobe_err(err, -errno, "%s: cannot open: %s", tf->path,
+				  strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		ret = strobe_err(err, -errno, "%s: cannot stat: %s", tf->path,
+				 strerror(errno));
+		goto out;
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (m != MAP_FAILED) {
+			tf->data = m;
+			tf->len = (size_t)st.st_size;
+			tf->mapped = true;
+			goto out;
+		}
+	}
+	/* Not mappable (pipe, empty, special file): read it all. */
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			uint8_t *b;
+
+			cap = cap ? cap * 2 : 1 << 16;
+			if (!(b = realloc(buf, cap))) {
+				ret = strobe_err(err, -ENOMEM, "%s: out of memory", tf->path);
+				goto out;
+			}
+			buf = b;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = strobe_err(err, -errno, "%s: cannot read: %s", tf->path,
+					 strerror(errno));
+			goto out;
+		}
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+	tf->data = buf;
+	tf->len = len;
+	buf = NULL;
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+void strobe_tracefile_close(struct strobe_tracefile *tf)
+{
+	size_t i;
+	int b;
+
+	if (!tf)
+		return;
+	if (tf->tep) {
+		if (tf->plugins)
+			tep_unload_plugins(tf->plugins, tf->tep);
+		tep_free(tf->tep);
+	}
+	for (b = 0; b < tf->nr_bufs; b++) {
+		free(tf->bufs[b].name);
+		free(tf->bufs[b].clock);
+		free(tf->bufs[b].cpus);
+	}
+	free(tf->bufs);
+	for (i = 0; i < tf->nr_blocks; i++)
+		free(tf->blocks[i]);
+	free(tf->blocks);
+	free(tf->opts);
+	free(tf->stats);
+	free(tf->info);
+	free(tf->compression);
+	if (tf->mapped)
+		munmap((void *)tf->data, tf->len);
+	else
+		free((void *)tf->data);
+	free(tf->path);
+	free(tf);
+}
+
+static int read_initial(struct strobe_tracefile *tf, struct tf_rd *r)
+{
+	const uint8_t *p;
+	const char *ver;
+	char *end;
+	long v;
+	uint32_t ps;
+	int ret;
+
+	if (tf->len < TF_MAGIC_LEN || memcmp(tf->data, TF_MAGIC, TF_MAGIC_LEN))
+		return strobe_err(r->err, -EINVAL, "%s: not a trace-cmd file (bad magic)",
+				  tf->path);
+	r->pos = TF_MAGIC_LEN;
+	if ((ret = tf_str(r, &ver)))
+		return ret;
+	v = strtol(ver, &end, 10);
+	if (end == ver || *end)
+		return strobe_err(r->err, -EINVAL, "%s: bad file version '%.16s'",
+				  tf->path, ver);
+	if (v != 6 && v != 7)
+		return strobe_err(r->err, -EOPNOTSUPP,
+				  "%s: trace file version %ld is not supported (only 6 and 7)",
+				  tf->path, v);
+	tf->version = (int)v;
+	if ((ret = tf_bytes(r, 2, &p)))
+		return ret;
+	if (p[0] != 0)
+		return strobe_err(r->err, p[0] == 1 ? -EOPNOTSUPP : -EINVAL,
+				  "%s: %s", tf->path, p[0] == 1 ?
+				  "big-endian trace files are not supported" :
+				  "bad endianness flag in the initial header");
+	if (p[1] != 4 && p[1] != 8)
+		return strobe_err(r->err, -EINVAL, "%s: bad long size %u in the initial header",
+				  tf->path, p[1]);
+	tf->long_size = p[1];
+	if ((ret = tf_u32(r, &ps)))
+		return ret;
+	if (ps < 256 || ps > (64u << 20) || (ps & (ps - 1)))
+		return strobe_err(r->err, -EINVAL, "%s: bad page size %u in the initial header",
+				  tf->path, ps);
+	tf->page_size = ps;
+	return 0;
+}
+
+int strobe_tracefile_open(const char *path, struct strobe_tracefile **out,
+			  struct strobe_error *err)
+{
+	struct strobe_tracefile *tf;
+	struct tf_rd r;
+	int ret;
+
+	*out = NULL;
+	strobe_err_clear(err);
+	tf = calloc(1, sizeof(*tf));
+	if (!tf || !(tf->path = strdup(path))) {
+		free(tf);
+		return strobe_err(err, -ENOMEM, "%s: out of memory", path);
+	}
+	if ((ret = load_file(tf, err)))
+		goto fail;
+	tf_rd_file(&r, tf, 0, tf->len, "initial header", err);
+	if ((ret = read_initial(tf, &r)))
+		goto fail;
+
+	tf->tep = tep_alloc();
+	if (!tf->tep) {
+		ret = strobe_err(err, -ENOMEM, "%s: out of memory", path);
+		goto fail;
+	}
+	tep_set_file_bigendian(tf->tep, TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tf->tep, TEP_LITTLE_ENDIAN);
+	tep_set_long_size(tf->tep, tf->long_size);
+	tep_set_page_size(tf->tep, (int)tf->page_size);
+	/* Plugins first, as trace-cmd does, so their handlers attach. */
+	tf->plugins = tep_load_plugins(tf->tep);
+
+	if (tf->version == 6) {
+		if (!(tf->compression = strdup("none"))) {
+			ret = strobe_err(err, -ENOMEM, "%s: out of memory", path);
+			goto fail;
+		}
+		ret = read_v6(tf, &r);
+	} else {
+		ret = tf_read_v7(tf, &r);
+	}
+	if (ret)
+		goto fail;
+	if ((ret = load_cpustats(tf, err)) || (ret = load_info(tf, err)))
+		goto fail;
+	load_offset(tf);
+	*out = tf;
+	return 0;
+fail:
+	if (err && !err->code)
+		strobe_err(err, ret, "%s: cannot read", path);
+	strobe_tracefile_close(tf);
+	return ret;
+}
+
+/* ---- getters ------------------------------------------------------------ */
+
+int strobe_tracefile_version(const struct strobe_tracefile *tf)
+{
+	return tf->version;
+}
+
+unsigned strobe_tracefile_page_size(const struct strobe_tracefile *tf)
+{
+	return tf->page_size;
+}
+
+unsigned strobe_tracefile_commit_size(const struct strobe_tracefile *tf)
+{
+	return tf->commit_size;
+}
+
+const char *strobe_tracefile_compression(const struct strobe_tracefile *tf)
+{
+	return tf->compression;
+}
+
+struct tep_handle *strobe_tracefile_tep(struct strobe_tracefile *tf)
+{
+	return tf->tep;
+}
+
+int64_t strobe_tracefile_ts_offset(const struct strobe_tracefile *tf)
+{
+	return tf->ts_offset;
+}
+
+int strobe_tracefile_nr_buffers(const struct strobe_tracefile *tf)
+{
+	return tf->nr_bufs;
+}
+
+int strobe_tracefile_buffer(const struct strobe_tracefile *tf, int idx,
+			    struct strobe_tf_buffer_info *info)
+{
+	const struct tf_buffer *b;
+
+	if (idx < 0 || idx >= tf->nr_bufs)
+		return -EINVAL;
+	b = &tf->bufs[idx];
+	info->name = b->name;
+	info->clock = b->clock;
+	info->nr_cpus = b->nr_cpus;
+	info->data_size = b->data_size;
+	return 0;
+}
+
+int64_t strobe_tracefile_cpu_overrun(const struct strobe_tracefile *tf,
+				     int buffer, int cpu)
+{
+	size_t i;
+
+	for (i = 0; i < tf->nr_stats; i++)
+		if (tf->stats[i].buffer == buffer && tf->stats[i].cpu == cpu)
+			return tf->stats[i].overrun;
+	return -1;
+}
+
+const void *strobe_tracefile_option(const struct strobe_tracefile *tf,
+				    int id, size_t *size)
+{
+	size_t i;
+
+	for (i = 0; i < tf->nr_opts; i++) {
+		if (tf->opts[i].id == id) {
+			if (size)
+				*size = tf->opts[i].size;
+			return tf->opts[i].data;
+		}
+	}
+	return NULL;
+}
+
+const char *strobe_tracefile_info(const struct strobe_tracefile *tf,
+				  const char *key)
+{
+	const char *p = tf->info, *end = tf->info + tf->info_len;
+	size_t klen = strlen(key);
+
+	while (p && p < end) {
+		size_t len = strlen(p);
+
+		if (len > klen && !strncmp(p, key, klen) && p[klen] == '=')
+			return p + klen + 1;
+		p += len + 1;
+	}
+	return NULL;
+}
