@@ -40,6 +40,7 @@ run() {		# $1 = label, rest = command
 want() { [ -z "$TESTS" ] || [[ "$1" == *"$TESTS"* ]]; }
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 for t in $B/tests/test_*; do
@@ -55,13 +56,13 @@ for r in $B/fuzz-replay/fuzz_*; do
 	run "fuzz corpus $n" "$r" "tests/fuzz/corpus/$n"
 done
 
-for c in tests/cli/*.sh; do
+for c in tests/cli/[0-9]*.sh; do
 	[ -f "$c" ] || continue
 	want "$c" || continue
 	run "cli $(basename "$c" .sh)" bash "$c"
 done
 
-for k in tests/kernel/*.sh; do
+for k in tests/kernel/[0-9]*.sh; do
 	[ -f "$k" ] || continue
 	want "$k" || continue
 	run "kernel $(basename "$k" .sh)" bash "$k"

@@ -44,5 +44,6 @@ const char *strobe_version(void);
 #include <strobe/session.h>
 #include <strobe/record.h>
 #include <strobe/output.h>
+#include <strobe/model.h>
 
 #endif

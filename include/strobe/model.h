@@ -1,0 +1,224 @@
+/*
+ * model.h - container attribution foundations: which container a task
+ * belongs to (from its cgroup path), its host and namespaced PIDs (from
+ * /proc/<pid>/status), and the container's human name (from the
+ * runtimes' on-disk metadata).  (Implemented in lib/model/.)
+ *
+ * Three layers, from pure to I/O:
+ *
+ *   strobe_cgroup_parse_path/_proc   pure parsers: no I/O, no allocation,
+ *                                    bounded by the input length; they fill
+ *                                    a caller-provided struct.
+ *   strobe_proc_parse_status         pure parser of /proc/<pid>/status.
+ *   strobe_proc_read                 thin reader of /proc/<pid>/status,
+ *                                    cgroup and ns links, on the parsers.
+ *   strobe_container_lookup/_name    reads runtime metadata files (docker,
+ *                                    podman, cri-o, containerd) when they
+ *                                    are readable; never talks to a socket.
+ *
+ * Container identity is decided from the cgroup path alone, so it also
+ * works on a trace file from another machine.  The rules, in short:
+ * the outermost path component that names a container wins (a sub-cgroup
+ * such as /docker/<id>/init.scope, podman's .../libpod-<id>.scope/container
+ * or a nested engine's cgroups belong to the outer container, the one the
+ * host's runtime knows); Kubernetes pod UID and QoS class come from the
+ * kubepods components above it.  Runtime metadata only adds names.
+ *
+ * Errors are negative errno values; the readers also fill a
+ * struct strobe_error (may be NULL) with a one-line message.
+ */
+#ifndef STROBE_MODEL_H
+#define STROBE_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct strobe_error;
+
+/* ---- cgroup path -> container identity ----------------------------------- */
+
+enum strobe_runtime {
+	STROBE_RT_HOST = 0,	/* not in a container */
+	STROBE_RT_DOCKER,	/* docker-<id>.scope, /docker/<id> */
+	STROBE_RT_CONTAINERD,	/* cri-containerd-<id>.scope, :cri-containerd:<id> */
+	STROBE_RT_CRIO,		/* crio-<id>.scope, crio-conmon-<id>.scope */
+	STROBE_RT_PODMAN,	/* libpod-<id>[.scope], libpod-conmon-<id>.scope */
+	STROBE_RT_KUBEPODS,	/* under a Kubernetes pod, runtime not named in
+				 * the path (cgroupfs driver: .../pod<uid>/<id>) */
+	STROBE_RT_LXC,		/* /lxc/<name>, /lxc.payload.<name> */
+	STROBE_RT_UNKNOWN,	/* a 64-hex container ID under an unknown prefix */
+	STROBE_RT_NR
+};
+
+enum strobe_qos {
+	STROBE_QOS_NONE = 0,	/* not a Kubernetes pod */
+	STROBE_QOS_GUARANTEED,	/* pod directly under kubepods */
+	STROBE_QOS_BURSTABLE,
+	STROBE_QOS_BESTEFFORT,
+};
+
+/* Longest cgroup path the parsers accept (the kernel's PATH_MAX). */
+#define STROBE_CGROUP_PATH_MAX 4096
+
+/* Who a cgroup path belongs to.  All strings are NUL-terminated; "" = none. */
+struct strobe_cgroup_id {
+	enum strobe_runtime runtime;	/* STROBE_RT_HOST iff not a container */
+	enum strobe_qos qos;		/* != NONE only when pod_uid is set */
+	bool conmon;		/* the runtime's monitor (crio-conmon-, libpod-
+				 * conmon-, lxc.monitor.), not the container */
+	int rootless_uid;	/* N from a user@N.service component, else -1 */
+	char id[65];		/* 64 lowercase hex digits; for LXC the name
+				 * (at most 64 bytes); "" for host and pod-level
+				 * cgroups */
+	char short_id[13];	/* first 12 bytes of id */
+	char pod_uid[37];	/* Kubernetes pod UID with dashes
+				 * (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx), or 32
+				 * hex digits for static pods; "" */
+};
+
+/*
+ * Identify the container of one cgroup path ("/system.slice/docker-<id>.
+ * scope"), `len` bytes, need not be NUL-terminated.  Pure.  *out is always
+ * reset first.  Returns 1 if the path is in a container or pod, 0 if it is
+ * a host cgroup, -EINVAL if it is not an absolute path or holds a NUL or
+ * newline, -ENAMETOOLONG if longer than STROBE_CGROUP_PATH_MAX.
+ */
+int strobe_cgroup_parse_path(const char *path, size_t len,
+			     struct strobe_cgroup_id *out);
+
+/*
+ * Identify the container of a whole /proc/<pid>/cgroup text (or one line
+ * of it, or a bare path starting with '/').  Lines are
+ * "hierarchy:controllers:path"; the path may itself hold ':'.  The line
+ * used is the best-ranked one that names a container, ranks being
+ * "0::" (v2), then the v1 controllers pids, cpu (cpu,cpuacct), memory,
+ * name=systemd, then any other; if none names a container, the best-ranked
+ * line is used (so a hybrid host whose "0::/" is empty while v1 lines say
+ * "/docker/<id>" still resolves).  Malformed lines are skipped.
+ *
+ * path_out (may be NULL when path_size is 0) receives the chosen path,
+ * NUL-terminated.  Returns 1 (container) or 0 (host) as
+ * strobe_cgroup_parse_path, -EINVAL if no line is usable, -ENOBUFS if the
+ * chosen path does not fit path_out (then *out is still filled and
+ * path_out holds "").
+ */
+int strobe_cgroup_parse_proc(const char *text, size_t len,
+			     char *path_out, size_t path_size,
+			     struct strobe_cgroup_id *out);
+
+/* "host", "docker", "containerd", "cri-o", "podman", "kubepods", "lxc",
+ * "unknown"; "?" out of range.  Static strings. */
+const char *strobe_runtime_name(enum strobe_runtime rt);
+/* "", "guaranteed", "burstable", "besteffort"; "?" out of range.  Static. */
+const char *strobe_qos_name(enum strobe_qos qos);
+
+/* ---- /proc/<pid> ---------------------------------------------------------- */
+
+/* Deepest PID namespace nesting the kernel allows (MAX_PID_NS_LEVEL). */
+#define STROBE_PIDNS_LEVELS 32
+
+struct strobe_proc_info {
+	int tid;		/* "Pid:", in the reader's PID namespace */
+	int tgid;		/* "Tgid:" */
+	int ppid;		/* "PPid:" (0 when the parent is outside the
+				 * reader's namespace) */
+	char comm[16];		/* "Name:", kernel escapes undone */
+	/*
+	 * "NSpid:"/"NStgid:": the PID in each namespace from the reader's
+	 * (index 0, equal to tid/tgid) down to the task's own (last index,
+	 * the PID the container sees).  nr_* is 0 on kernels without them.
+	 */
+	int nr_nspid;
+	int nspid[STROBE_PIDNS_LEVELS];
+	int nr_nstgid;
+	int nstgid[STROBE_PIDNS_LEVELS];
+	/* Namespace inode numbers (as in "pid:[4026531836]"), 0 if unknown. */
+	uint64_t pidns, mntns, cgroupns;
+	struct strobe_cgroup_id cgroup;	/* from /proc/<pid>/cgroup (reader
+					 * only; the status parser leaves it
+					 * as runtime HOST) */
+};
+
+/*
+ * Parse the text of /proc/<pid>/status (`len` bytes) into *out (reset
+ * first; only tid, tgid, ppid, comm, nspid and nstgid are set).  Pure.
+ * Returns 0, or -EINVAL when there is no valid "Pid:" line or a known
+ * field is malformed (more than STROBE_PIDNS_LEVELS levels included).
+ */
+int strobe_proc_parse_status(const char *text, size_t len,
+			     struct strobe_proc_info *out);
+
+/*
+ * Read what strobe knows about task `pid` from <proc_root>/<pid>/ (NULL
+ * means "/proc"; tests point it at a fixture directory): status (required),
+ * cgroup (required) and the ns/pid, ns/mnt, ns/cgroup links (optional:
+ * left 0 when unreadable, e.g. without ptrace rights).  Works for thread
+ * IDs too.  Returns 0, -ENOENT when the task does not exist (or exited
+ * while being read), -EACCES, -EINVAL for unparsable files; *err names the
+ * file.
+ */
+int strobe_proc_read(const char *proc_root, int pid,
+		     struct strobe_proc_info *out, struct strobe_error *err);
+
+/* ---- container names from runtime metadata -------------------------------- */
+
+struct strobe_container_meta {
+	enum strobe_runtime runtime;	/* runtime whose metadata answered
+					 * (may refine KUBEPODS/UNKNOWN) */
+	char name[256];		/* container name ("probe", "web", the pod's
+				 * container name "nginx"); the short ID when
+				 * no metadata was found; "" for a pod sandbox */
+	char pod[256];		/* Kubernetes pod name, "" */
+	char pod_ns[256];	/* Kubernetes namespace, "" */
+	char source[512];	/* metadata file that answered, "" */
+};
+
+/*
+ * Find the name of the container `id` names, looking under `root` (NULL or
+ * "" means "/"; tests use a fixture tree) at, depending on id->runtime:
+ *   docker      <data-root>/containers/<id>/config.v2.json: "Name" and
+ *               the io.kubernetes.* labels (cri-dockerd); data-root is
+ *               /var/lib/docker unless /etc/docker/daemon.json says
+ *               otherwise
+ *   podman      containers/storage's containers.json ("names"), under
+ *               /var/lib/containers/storage and /run/containers/storage,
+ *               or for rootless (id->rootless_uid) the user's
+ *               ~/.local/share/containers/storage and /run/user/N/containers
+ *   cri-o       the container's userdata/config.json in the same stores
+ *               (annotations io.kubernetes.pod.name, .pod.namespace,
+ *               .container.name), then containers.json
+ *   containerd  /run/containerd/io.containerd.runtime.v2.task/<ns>/<id>/
+ *               config.json (annotations io.kubernetes.cri.container-name,
+ *               .sandbox-name, .sandbox-namespace, or the io.kubernetes.*
+ *               ones) for ns k8s.io, moby, default
+ *   kubepods, unknown: each of the above in turn
+ *   lxc         the name is the ID
+ * A runtime that is absent or unreadable is not an error.  Reads at most a
+ * few small files (each capped at 32 MiB).  *out is reset first.  Returns
+ * 1 if metadata named the container, 0 if out->name fell back to the short
+ * ID, -EINVAL if id has no container ID (host or pod-level cgroup).
+ */
+int strobe_container_lookup(const char *root, const struct strobe_cgroup_id *id,
+			    struct strobe_container_meta *out);
+
+/*
+ * One display name for `id` into name[size] (truncated, NUL-terminated):
+ * "<pod_ns>/<pod>/<container>" for Kubernetes containers whose metadata
+ * was found, else the container name, else the 12-character short ID.
+ * root as for strobe_container_lookup.  Returns 1 (from metadata), 0
+ * (fallback), -EINVAL (no container ID, or size is 0; name is "" when
+ * size allows) or -ENOMEM.
+ */
+int strobe_container_name(const char *root, const struct strobe_cgroup_id *id,
+			  char *name, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,568 @@
+/*
+ * runtime.c - container names from the runtimes' on-disk metadata.
+ *
+ * A cgroup path gives a container ID; people want "web" or
+ * "prod/checkout-7d9f/nginx".  Runtimes keep that in files we can read
+ * without talking to their daemons (which may be absent, slow, or on
+ * another machine's socket):
+ *
+ *   docker      <data-root>/containers/<id>/config.v2.json  "Name"
+ *   podman      <store>/overlay-containers/containers.json  "names"
+ *   cri-o       <store>/overlay-containers/<id>/userdata/config.json
+ *               annotations io.kubernetes.{pod.name,pod.namespace,
+ *               container.name}
+ *   containerd  /run/containerd/io.containerd.runtime.v2.task/<ns>/<id>/
+ *               config.json annotations io.kubernetes.cri.*
+ *
+ * Every file is optional: a runtime that is not installed, not running or
+ * not readable simply does not answer, and the caller gets the short ID.
+ * JSON is read with a small non-recursive scanner that only walks to the
+ * few keys needed (so a hostile or truncated file costs one bounded pass
+ * and cannot exhaust the stack); it checks that strings close and brackets
+ * balance, not the whole grammar, so it is lenient with odd but balanced
+ * files and gives up (no name) on anything it cannot skip.  A root
+ * directory prefix lets tests use a fixture tree instead of the real
+ * /var/lib and /run.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "model-int.h"
+
+#define META_FILE_MAX	(32u << 20)
+
+/* ---- a minimal JSON scanner ---------------------------------------------- */
+
+static const char *ws(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/* p at '"': returns the byte after the closing quote, or NULL. */
+static const char *skip_string(const char *p, const char *e)
+{
+	for (p++; p < e; p++) {
+		if (*p == '\\') {
+			p++;
+			continue;
+		}
+		if (*p == '"')
+			return p + 1;
+	}
+	return NULL;
+}
+
+/* p at a value: returns the byte after it, or NULL if malformed. */
+static const char *skip_value(const char *p, const char *e)
+{
+	size_t depth = 0;
+
+	do {
+		p = ws(p, e);
+		if (p >= e)
+			return NULL;
+		if (*p == '"') {
+			p = skip_string(p, e);
+			if (!p)
+				return NULL;
+		} else if (*p == '{' || *p == '[') {
+			depth++;
+			p++;
+		} else if (*p == '}' || *p == ']') {
+			if (!depth)
+				return NULL;
+			depth--;
+			p++;
+		} else if (*p == ',' || *p == ':') {
+			if (!depth)
+				return NULL;
+			p++;
+		} else {
+			const char *s = p;
+
+			while (p < e && *p != ',' && *p != '}' && *p != ']' &&
+			       *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+				p++;
+			if (p == s)
+				return NULL;
+		}
+	} while (depth);
+	return p;
+}
+
+static void put_utf8(char *out, size_t size, size_t *n, unsigned cp)
+{
+	char b[3];
+	size_t k, len;
+
+	if (cp < 0x80) {
+		b[0] = (char)cp;
+		len = 1;
+	} else if (cp < 0x800) {
+		b[0] = (char)(0xc0 | (cp >> 6));
+		b[1] = (char)(0x80 | (cp & 0x3f));
+		len = 2;
+	} else {
+		b[0] = (char)(0xe0 | (cp >> 12));
+		b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		b[2] = (char)(0x80 | (cp & 0x3f));
+		len = 3;
+	}
+	if (*n + len >= size)
+		return;
+	for (k = 0; k < len; k++)
+		out[(*n)++] = b[k];
+}
+
+/*
+ * p at '"': copy the unescaped string to out[size] (truncated,
+ * NUL-terminated; control bytes and lone surrogates become '?').
+ * Returns false if p is not a well-formed string.
+ */
+static bool get_string(const char *p, const char *e, char *out, size_t size)
+{
+	size_t n = 0;
+
+	if (p >= e || *p != '"' || !size)
+		return false;
+	for (p++; p < e && *p != '"'; p++) {
+		unsigned cp = (unsigned char)*p;
+
+		if (*p == '\\') {
+			if (++p >= e)
+				return false;
+			switch (*p) {
+			case 'b': cp = '\b'; break;
+			case 'f': cp = '\f'; break;
+			case 'n': cp = '\n'; break;
+			case 'r': cp = '\r'; break;
+			case 't': cp = '\t'; break;
+			case 'u': {
+				int k;
+
+				if (e - p < 5)
+					return false;
+				cp = 0;
+				for (k = 1; k <= 4; k++) {
+					char c = p[k];
+
+					cp <<= 4;
+					if (c >= '0' && c <= '9')
+						cp |= (unsigned)(c - '0');
+					else if (c >= 'a' && c <= 'f')
+						cp |= (unsigned)(c - 'a' + 10);
+					else if (c >= 'A' && c <= 'F')
+						cp |= (unsigned)(c - 'A' + 10);
+					else
+						return false;
+				}
+				p += 4;
+				if (cp >= 0xd800 && cp <= 0xdfff)
+					cp = '?';
+				break;
+			}
+			default: cp = (unsigned char)*p; break;
+			}
+		}
+		if (cp < 0x20)
+			cp = '?';
+		if (cp < 0x80) {
+			if (n + 1 < size)
+				out[n++] = (char)cp;
+		} else if ((unsigned char)*p >= 0x80) {
+			if (n + 1 < size)	/* raw UTF-8 byte: copied as is */
+				out[n++] = *p;
+		} else {
+			put_utf8(out, size, &n, cp);
+		}
+	}
+	if (p >= e)
+		return false;
+	out[n] = '\0';
+	return true;
+}
+
+/* Whether the string at p (at '"') is exactly `key` (no escapes). */
+static bool key_is(const char *p, const char *end_quote, const char *key)
+{
+	size_t n = strlen(key);
+
+	return (size_t)(end_quote - p - 2) == n && !memcmp(p + 1, key, n);
+}
+
+/* p at an object: the value of member `key` (after white space), or NULL. */
+static const char *obj_get(const char *p, const char *e, const char *key)
+{
+	p = ws(p, e);
+	if (p >= e || *p != '{')
+		return NULL;
+	p = ws(p + 1, e);
+	if (p < e && *p == '}')
+		return NULL;
+	while (p < e) {
+		const char *k = p, *ke;
+
+		if (*k != '"' || !(ke = skip_string(k, e)))
+			return NULL;
+		p = ws(ke, e);
+		if (p >= e || *p != ':')
+			return NULL;
+		p = ws(p + 1, e);
+		if (key_is(k, ke, key))
+			return p < e ? p : NULL;
+		p = skip_value(p, e);
+		if (!p)
+			return NULL;
+		p = ws(p, e);
+		if (p >= e || *p != ',')
+			return NULL;
+		p = ws(p + 1, e);
+	}
+	return NULL;
+}
+
+/* The string member `key` of the object at p into out; false if absent. */
+static bool obj_string(const char *p, const char *e, const char *key,
+		       char *out, size_t size)
+{
+	const char *v = p ? obj_get(p, e, key) : NULL;
+
+	return v && *v == '"' && get_string(v, e, out, size);
+}
+
+/* ---- metadata files -------------------------------------------------------- */
+
+/* Pod, namespace and container name from Kubernetes annotations or labels. */
+static void kube_keys(const char *obj, const char *e,
+		      struct strobe_container_meta *out)
+{
+	if (!obj)
+		return;
+	if (!obj_string(obj, e, "io.kubernetes.cri.sandbox-name", out->pod, sizeof(out->pod)))
+		obj_string(obj, e, "io.kubernetes.pod.name", out->pod, sizeof(out->pod));
+	if (!obj_string(obj, e, "io.kubernetes.cri.sandbox-namespace", out->pod_ns,
+			sizeof(out->pod_ns)))
+		obj_string(obj, e, "io.kubernetes.pod.namespace", out->pod_ns,
+			   sizeof(out->pod_ns));
+	if (!obj_string(obj, e, "io.kubernetes.cri.container-name", out->name,
+			sizeof(out->name)) &&
+	    !obj_string(obj, e, "io.kubernetes.container.name", out->name,
+			sizeof(out->name)))
+		obj_string(obj, e, "nerdctl/name", out->name, sizeof(out->name));
+}
+
+/* CRI-O's storage names: "k8s_<container>_<pod>_<namespace>_<uid>_<n>". */
+static void split_k8s_name(struct strobe_container_meta *out)
+{
+	char *f[6], *s = out->name;
+	int n = 0;
+
+	if (strncmp(s, "k8s_", 4))
+		return;
+	while (n < 6 && s) {
+		f[n++] = s;
+		s = strchr(s, '_');
+		if (s)
+			*s++ = '\0';
+	}
+	if (n == 6 && !s && f[1][0] && f[2][0]) {
+		snprintf(out->pod, sizeof(out->pod), "%s", f[2]);
+		snprintf(out->pod_ns, sizeof(out->pod_ns), "%s", f[3]);
+		memmove(out->name, f[1], strlen(f[1]) + 1);
+		return;
+	}
+	/* not that shape: put the underscores back */
+	while (--n > 0)
+		f[n][-1] = '_';
+}
+
+static int parse_storage_list(const char *p, const char *e, const char *id,
+			      struct strobe_container_meta *out)
+{
+	char cid[72];
+
+	p = ws(p, e);
+	if (p >= e || *p != '[')
+		return 0;
+	p = ws(p + 1, e);
+	while (p < e && *p != ']') {
+		const char *elem = p, *names;
+
+		if (*elem == '{' && obj_string(elem, e, "id", cid, sizeof(cid)) &&
+		    !strcmp(cid, id)) {
+			names = obj_get(elem, e, "names");
+			if (!names || *names != '[')
+				return 0;
+			names = ws(names + 1, e);
+			if (!get_string(names, e, out->name, sizeof(out->name)))
+				return 0;
+			split_k8s_name(out);
+			return out->name[0] != '\0';
+		}
+		p = skip_value(elem, e);
+		if (!p)
+			return 0;
+		p = ws(p, e);
+		if (p < e && *p == ',')
+			p = ws(p + 1, e);
+		else
+			break;
+	}
+	return 0;
+}
+
+int strobe_meta_parse(enum strobe_meta_kind kind, const char *text, size_t len,
+		      const char *id, struct strobe_container_meta *out)
+{
+	const char *e = text + len, *cfg;
+	char name[sizeof(out->name)];
+
+	if (!text)
+		return 0;
+	switch (kind) {
+	case STROBE_META_DOCKER_CONFIG:
+		if (obj_string(text, e, "Name", name, sizeof(name)))
+			snprintf(out->name, sizeof(out->name), "%s",
+				 name[0] == '/' ? name + 1 : name);
+		cfg = obj_get(text, e, "Config");
+		kube_keys(cfg ? obj_get(cfg, e, "Labels") : NULL, e, out);
+		break;
+	case STROBE_META_STORAGE_LIST:
+		return id ? parse_storage_list(text, e, id, out) : 0;
+	case STROBE_META_OCI_CONFIG:
+		kube_keys(obj_get(text, e, "annotations"), e, out);
+		break;
+	}
+	return out->name[0] || out->pod[0];
+}
+
+/* ---- reading --------------------------------------------------------------- */
+
+/* Read a whole file (capped) into a malloc'ed buffer; NULL if unreadable. */
+static char *read_file(const char *path, size_t *len)
+{
+	struct stat st;
+	size_t cap, n = 0;
+	char *buf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size > META_FILE_MAX) {
+		close(fd);
+		return NULL;
+	}
+	cap = (size_t)st.st_size + 1;
+	buf = malloc(cap);
+	while (buf && n < cap - 1) {
+		ssize_t r = read(fd, buf + n, cap - 1 - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	*len = n;
+	return buf;
+}
+
+/* snprintf that says whether the result fit (paths that do not are skipped). */
+static bool __attribute__((format(printf, 3, 4)))
+fmt(char *buf, size_t size, const char *f, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, f);
+	n = vsnprintf(buf, size, f, ap);
+	va_end(ap);
+	return n >= 0 && (size_t)n < size;
+}
+
+/* Parse root+path as `kind`; on success record the source.  Returns 1/0. */
+static int try_file(const char *root, const char *path, enum strobe_meta_kind kind,
+		    const char *id, struct strobe_container_meta *out)
+{
+	char full[sizeof(out->source)];
+	size_t len;
+	char *text;
+	int found;
+
+	if (!fmt(full, sizeof(full), "%s%s", root, path))
+		return 0;
+	text = read_file(full, &len);
+	if (!text)
+		return 0;
+	found = strobe_meta_parse(kind, text, len, id, out);
+	free(text);
+	if (found)
+		snprintf(out->source, sizeof(out->source), "%s", full);
+	return found;
+}
+
+static int try_docker(const char *root, const char *id,
+		      struct strobe_container_meta *out)
+{
+	char daemon[512], data_root[256] = "/var/lib/docker", path[400];
+	const char *v;
+	char *text;
+	size_t len;
+
+	text = fmt(daemon, sizeof(daemon), "%s/etc/docker/daemon.json", root) ?
+		read_file(daemon, &len) : NULL;
+	if (text) {
+		v = obj_get(text, text + len, "data-root");
+		if (v && *v == '"' && !get_string(v, text + len, data_root,
+						   sizeof(data_root)))
+			snprintf(data_root, sizeof(data_root), "/var/lib/docker");
+		free(text);
+	}
+	return fmt(path, sizeof(path), "%s/containers/%s/config.v2.json", data_root, id) &&
+	       try_file(root, path, STROBE_META_DOCKER_CONFIG, id, out);
+}
+
+static int try_containerd(const char *root, const char *id,
+			  struct strobe_container_meta *out)
+{
+	static const char *const dirs[] = {
+		"/run/containerd/io.containerd.runtime.v2.task",
+		"/run/containerd/io.containerd.runtime.v1.linux",
+	};
+	static const char *const namespaces[] = { "k8s.io", "moby", "default" };
+	char path[256];
+	size_t d, n;
+
+	for (d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+		for (n = 0; n < sizeof(namespaces) / sizeof(namespaces[0]); n++) {
+			if (fmt(path, sizeof(path), "%s/%s/%s/config.json",
+				dirs[d], namespaces[n], id) &&
+			    try_file(root, path, STROBE_META_OCI_CONFIG, id, out))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* containers/storage (podman, cri-o): config.json annotations, then names. */
+static int try_storage(const char *root, const char *id, int uid,
+		       struct strobe_container_meta *out)
+{
+	static const char *const drivers[] = { "overlay", "vfs", "btrfs", "zfs" };
+	char stores[4][300], path[512];
+	size_t nr = 0, s, d;
+
+	if (uid >= 0) {
+		struct passwd pw, *res = NULL;
+		char pwbuf[1024];
+
+		if (!getpwuid_r((uid_t)uid, &pw, pwbuf, sizeof(pwbuf), &res) && res &&
+		    fmt(stores[nr], sizeof(stores[0]),
+			"%s/.local/share/containers/storage", res->pw_dir))
+			nr++;
+		fmt(stores[nr++], sizeof(stores[0]), "/run/user/%d/containers", uid);
+	}
+	fmt(stores[nr++], sizeof(stores[0]), "/var/lib/containers/storage");
+	fmt(stores[nr++], sizeof(stores[0]), "/run/containers/storage");
+
+	for (s = 0; s < nr; s++) {
+		for (d = 0; d < sizeof(drivers) / sizeof(drivers[0]); d++) {
+			if (fmt(path, sizeof(path), "%s/%s-containers/%s/userdata/config.json",
+				stores[s], drivers[d], id) &&
+			    try_file(root, path, STROBE_META_OCI_CONFIG, id, out))
+				return 1;
+			if (fmt(path, sizeof(path), "%s/%s-containers/containers.json",
+				stores[s], drivers[d]) &&
+			    try_file(root, path, STROBE_META_STORAGE_LIST, id, out))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+int strobe_container_lookup(const char *root, const struct strobe_cgroup_id *id,
+			    struct strobe_container_meta *out)
+{
+	enum strobe_runtime rt;
+	const char *cid;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (!id || !id->id[0])
+		return -EINVAL;
+	if (!root || !strcmp(root, "/"))
+		root = "";
+	cid = id->id;
+	rt = out->runtime = id->runtime;
+	if (rt == STROBE_RT_LXC) {
+		snprintf(out->name, sizeof(out->name), "%s", cid);
+		return 1;
+	}
+	/* IDs are 64 hex here: they never escape the directories below */
+	if (strlen(cid) != 64)
+		goto fallback;
+	for (i = 0; i < 64; i++)
+		if (!((cid[i] >= '0' && cid[i] <= '9') || (cid[i] >= 'a' && cid[i] <= 'f')))
+			goto fallback;
+
+	if ((rt == STROBE_RT_DOCKER || rt == STROBE_RT_KUBEPODS || rt == STROBE_RT_UNKNOWN) &&
+	    try_docker(root, cid, out)) {
+		out->runtime = STROBE_RT_DOCKER;
+		return 1;
+	}
+	if ((rt == STROBE_RT_CONTAINERD || rt == STROBE_RT_KUBEPODS || rt == STROBE_RT_UNKNOWN) &&
+	    try_containerd(root, cid, out)) {
+		out->runtime = STROBE_RT_CONTAINERD;
+		return 1;
+	}
+	if ((rt == STROBE_RT_PODMAN || rt == STROBE_RT_CRIO || rt == STROBE_RT_KUBEPODS ||
+	     rt == STROBE_RT_UNKNOWN) &&
+	    try_storage(root, cid, id->rootless_uid, out)) {
+		if (rt != STROBE_RT_PODMAN && rt != STROBE_RT_CRIO)
+			out->runtime = out->pod[0] ? STROBE_RT_CRIO : STROBE_RT_PODMAN;
+		return 1;
+	}
+fallback:
+	memset(out, 0, sizeof(*out));
+	out->runtime = rt;
+	snprintf(out->name, sizeof(out->name), "%s", id->short_id);
+	return 0;
+}
+
+int strobe_container_name(const char *root, const struct strobe_cgroup_id *id,
+			  char *name, size_t size)
+{
+	struct strobe_container_meta *m;
+	int ret;
+
+	if (!size)
+		return -EINVAL;
+	name[0] = '\0';
+	m = malloc(sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	ret = strobe_container_lookup(root, id, m);
+	if (ret >= 0) {
+		if (m->pod[0] && m->name[0])
+			snprintf(name, size, "%s%s%s/%s", m->pod_ns,
+				 m->pod_ns[0] ? "/" : "", m->pod, m->name);
+		else if (m->pod[0])
+			snprintf(name, size, "%s%s%s", m->pod_ns,
+				 m->pod_ns[0] ? "/" : "", m->pod);
+		else
+			snprintf(name, size, "%s", m->name);
+	}
+	free(m);
+	return ret;
+}
