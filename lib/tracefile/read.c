@@ -291,22 +291,38 @@ int tf_parse_systems(struct strobe_tracefile *tf, struct tf_rd *r)
 	return 0;
 }
 
-int tf_parse_kallsyms(struct strobe_tracefile *tf, struct tf_rd *r)
+/*
+ * Read a length-prefixed text blob (32- or 64-bit length), copy it as a C
+ * string, let `prepare` clean it (may be NULL) and hand it to `parse`.
+ * An empty blob is not an error.
+ */
+static int parse_text_blob(struct strobe_tracefile *tf, struct tf_rd *r,
+			   bool len64, void (*prepare)(char *text),
+			   int (*parse)(struct tep_handle *tep, const char *text))
 {
 	const uint8_t *p;
 	size_t n;
 	char *text;
 	int ret;
 
-	if ((ret = rd_blob32(r, &p, &n)))
+	ret = len64 ? rd_blob64(r, &p, &n) : rd_blob32(r, &p, &n);
+	if (ret)
 		return ret;
 	if (!n)
 		return 0;
 	if (!(text = dup_text(p, n, r)))
 		return -ENOMEM;
-	tep_parse_kallsyms(tf->tep, text);
+	if (prepare)
+		prepare(text);
+	if (*text)
+		parse(tf->tep, text);
 	free(text);
 	return 0;
+}
+
+int tf_parse_kallsyms(struct strobe_tracefile *tf, struct tf_rd *r)
+{
+	return parse_text_blob(tf, r, false, NULL, tep_parse_kallsyms);
 }
 
 /*
@@ -341,40 +357,12 @@ static void filter_printk(char *text)
 
 int tf_parse_printk(struct strobe_tracefile *tf, struct tf_rd *r)
 {
-	const uint8_t *p;
-	size_t n;
-	char *text;
-	int ret;
-
-	if ((ret = rd_blob32(r, &p, &n)))
-		return ret;
-	if (!n)
-		return 0;
-	if (!(text = dup_text(p, n, r)))
-		return -ENOMEM;
-	filter_printk(text);
-	if (*text)
-		tep_parse_printk_formats(tf->tep, text);
-	free(text);
-	return 0;
+	return parse_text_blob(tf, r, false, filter_printk, tep_parse_printk_formats);
 }
 
 int tf_parse_cmdlines(struct strobe_tracefile *tf, struct tf_rd *r)
 {
-	const uint8_t *p;
-	size_t n;
-	char *text;
-	int ret;
-
-	if ((ret = rd_blob64(r, &p, &n)))
-		return ret;
-	if (!n)
-		return 0;
-	if (!(text = dup_text(p, n, r)))
-		return -ENOMEM;
-	tep_parse_saved_cmdlines(tf->tep, text);
-	free(text);
-	return 0;
+	return parse_text_blob(tf, r, true, NULL, tep_parse_saved_cmdlines);
 }
 
 /* ---- options and buffers ---------------------------------------------- */
