@@ -24,7 +24,7 @@ WARN    += -Werror
 endif
 CFLAGS  ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib $(PKG_CFLAGS) $(WARN) -MMD -MP
-LIBS    := $(PKG_LIBS) -lpthread
+LIBS    := $(PKG_LIBS) -lpthread -lm
 
 LIB_SRC := $(sort $(wildcard lib/*/*.c))
 CLI_SRC := $(sort $(wildcard cli/*.c))

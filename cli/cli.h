@@ -16,6 +16,14 @@
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_ps(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
+int cmd_cputop(int argc, char **argv);
+int cmd_syscalls(int argc, char **argv);
+int cmd_schedlat(int argc, char **argv);
+int cmd_io(int argc, char **argv);
+int cmd_irq(int argc, char **argv);
+int cmd_mem(int argc, char **argv);
 
 /* Print "strobe <cmd>: <message>\n" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)

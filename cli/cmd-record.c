@@ -52,6 +52,10 @@ static void usage(FILE *f)
 		"  -C, --clock CLOCK     trace clock (default local; see trace_clock)\n"
 		"  -p, --pid PID         trace process PID (all threads) and its future\n"
 		"                        children, until it exits\n"
+		"  -c, --container NAME  trace every task of a container (name, ID or ID\n"
+		"                        prefix), including tasks created later; repeatable\n"
+		"      --no-model        do not store the process/container table (nor\n"
+		"                        enable the fork/exec/exit events that update it)\n"
 		"  -d, --duration SECS   stop after SECS seconds (fractions allowed)\n"
 		"  -q, --quiet           no summary\n"
 		"  -h, --help            this help\n"
@@ -66,6 +70,7 @@ static void usage(FILE *f)
 		"  strobe record -e syscalls:sys_enter_getppid -- ./a.out\n"
 		"  strobe record -e sched:sched_switch -f 'prev_state == 2' -d 5\n"
 		"  strobe record --preset sched,io -p 1234 -o io.dat\n"
+		"  strobe record -c web -d 5                   one container, 5 s\n"
 		"  strobe record -d 10 -b 8192                 whole system, 10 s\n"
 		"\n"
 		"See strobe-record(1).\n");
@@ -143,7 +148,7 @@ static void on_tracing(void *arg)
 {
 	const struct strobe_record_opts *o = arg;
 
-	if (!o->argv && o->pid <= 0 && o->duration <= 0 && isatty(2))
+	if (!o->argv && o->pid <= 0 && !o->nr_containers && o->duration <= 0 && isatty(2))
 		fprintf(stderr, "strobe record: tracing the whole system; press Ctrl-C to stop\n");
 }
 
@@ -157,6 +162,8 @@ int cmd_record(int argc, char **argv)
 		{ "buffer", required_argument, NULL, 'b' },
 		{ "clock", required_argument, NULL, 'C' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "container", required_argument, NULL, 'c' },
+		{ "no-model", no_argument, NULL, 'M' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -169,6 +176,7 @@ int cmd_record(int argc, char **argv)
 	struct sigaction sa, old[3];
 	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 	char **preset_bufs = NULL, *cmdline = NULL;
+	const char **conts = NULL;
 	size_t nev = 0, nbufs = 0, k;
 	bool quiet = false;
 	int c, r, i, status = CLI_FAIL;
@@ -176,7 +184,7 @@ int cmd_record(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+e:f:o:b:C:p:d:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:f:o:b:C:p:c:d:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (add_event(&ev, &nev, optarg) < 0)
@@ -247,6 +255,23 @@ int cmd_record(int argc, char **argv)
 			o.pid = pid;
 			break;
 		}
+		case 'c': {
+			const char **nc = realloc(conts, (o.nr_containers + 1) * sizeof(*nc));
+
+			if (!nc)
+				goto oom;
+			if (!*optarg) {
+				conts = nc;
+				cli_error(cmd, "empty container name");
+				goto usage_err;
+			}
+			conts = nc;
+			conts[o.nr_containers++] = optarg;
+			break;
+		}
+		case 'M':
+			o.no_model = true;
+			break;
 		case 'd':
 			if (cli_parse_seconds(optarg, &o.duration) < 0 || o.duration <= 0) {
 				cli_error(cmd, "bad duration '%s' (seconds, e.g. 2.5)", optarg);
@@ -261,7 +286,7 @@ int cmd_record(int argc, char **argv)
 			status = CLI_OK;
 			goto out;
 		default:
-			if (optopt && strchr("efobCpd", optopt))
+			if (optopt && strchr("efobCpcd", optopt))
 				cli_error(cmd, "option -%c needs an argument", optopt);
 			else if (optopt)
 				cli_error(cmd, "unknown option -%c", optopt);
@@ -276,6 +301,11 @@ int cmd_record(int argc, char **argv)
 		cli_error(cmd, "give either a command or -p PID, not both");
 		goto usage_err;
 	}
+	if (o.nr_containers && (o.argv || o.pid)) {
+		cli_error(cmd, "give containers (-c), a command or -p PID, not two");
+		goto usage_err;
+	}
+	o.containers = conts;
 	o.events = ev;
 	o.nr_events = nev;
 	o.stop = &stop_flag;
@@ -333,6 +363,7 @@ usage_err:
 	status = CLI_USAGE;
 out:
 	free(ev);
+	free(conts);
 	for (k = 0; k < nbufs; k++)
 		free(preset_bufs[k]);
 	free(preset_bufs);

@@ -24,6 +24,14 @@ static const struct command commands[] = {
 	{ "record", cmd_record, "record a trace of a command, a process or the system" },
 	{ "report", cmd_report, "print the events of a trace file as text or JSON" },
 	{ "list", cmd_list, "list available events, event systems and presets" },
+	{ "ps", cmd_ps, "list processes and their containers, live or of a trace file" },
+	{ "analyze", cmd_analyze, "run several analyses over a trace file in one pass" },
+	{ "cputop", cmd_cputop, "CPU time per thread, process, container and CPU" },
+	{ "syscalls", cmd_syscalls, "system call counts, latency and errors" },
+	{ "schedlat", cmd_schedlat, "wake-up to run latency (run-queue latency)" },
+	{ "io", cmd_io, "I/O bytes and latency per process, file and disk" },
+	{ "irq", cmd_irq, "hard and soft IRQ durations, softirq raise latency" },
+	{ "mem", cmd_mem, "pages allocated and freed per process and container" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

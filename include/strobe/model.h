@@ -217,6 +217,138 @@ int strobe_container_lookup(const char *root, const struct strobe_cgroup_id *id,
 int strobe_container_name(const char *root, const struct strobe_cgroup_id *id,
 			  char *name, size_t size);
 
+/* ---- the task model: threads, processes and containers over a stream ----
+ * Appended to include/strobe/model.h.  Fed with every event of a stream in
+ * order (before analyses see it); memory bounded by live tasks (entries of
+ * exited tasks are dropped after their exit is processed and a grace of a
+ * few events/seconds of trace time, so PID reuse gets a fresh entry).
+ */
+struct strobe_tracefile;
+struct strobe_event;
+struct strobe_model;
+
+/* Index 0 is "unknown" (no information: e.g. a plain trace-cmd file with
+ * no strobe tables and no /proc), index 1 is "host"; containers follow in
+ * order of discovery.  Entries live as long as the model. */
+#define STROBE_CONTAINER_UNKNOWN 0
+#define STROBE_CONTAINER_HOST 1
+struct strobe_container {
+	int index;
+	enum strobe_runtime runtime;
+	char id[65];		/* "" for unknown and host */
+	char short_id[13];
+	char name[256];		/* runtime name; "ns/pod/container" for
+				 * Kubernetes; short_id when no metadata;
+				 * "host"; "unknown" */
+	char pod_uid[37];
+};
+
+struct strobe_task {
+	int tid;
+	int tgid;		/* -1 unknown */
+	int ppid;		/* -1 unknown */
+	char comm[16];		/* latest comm ("<...>" unknown) */
+	int nstid;		/* innermost-namespace tid, -1 unknown */
+	int nstgid;		/* innermost-namespace tgid, -1 unknown */
+	uint64_t pidns;		/* pid namespace inode, 0 unknown */
+	const struct strobe_container *container;	/* never NULL */
+};
+
+int strobe_model_new(struct strobe_model **out, struct strobe_error *err);
+void strobe_model_free(struct strobe_model *m);		/* NULL ok */
+/* Load the task and container tables a strobe recording stored in tf
+ * (returns 0 and loads only comms from the file's cmdlines for files
+ * without them). */
+int strobe_model_load_file(struct strobe_model *m, struct strobe_tracefile *tf,
+			   struct strobe_error *err);
+/* Snapshot the live system from /proc (for live mode and strobe ps). */
+int strobe_model_load_proc(struct strobe_model *m, struct strobe_error *err);
+/* Update from one event (sched_process_fork/exec/exit, task_rename,
+ * sched_switch comms, cgroup_attach_task, ...); cheap for other events. */
+void strobe_model_update(struct strobe_model *m, const struct strobe_event *ev);
+/* The task with this host tid; created on first sight (comm from the
+ * file's cmdlines if known).  Never NULL for tid >= 0 except on ENOMEM.
+ * The pointer is valid until the next strobe_model_update. */
+const struct strobe_task *strobe_model_task(struct strobe_model *m, int tid);
+int strobe_model_nr_containers(const struct strobe_model *m);
+const struct strobe_container *strobe_model_container(const struct strobe_model *m,
+						      int index);
+/* By exact name, full id, or unique id prefix (>= 4 hex chars); NULL if
+ * none or ambiguous. */
+const struct strobe_container *strobe_model_find_container(const struct strobe_model *m,
+							   const char *name_or_id);
+
+/* ---- beyond the basics: options, details, iteration, the stored table ---- */
+
+/* strobe_model_set_options flags (default: none). */
+#define STROBE_MODEL_LIVE	 (1u << 0)	/* read /proc for tasks met for
+						 * the first time */
+#define STROBE_MODEL_NAMES	 (1u << 1)	/* look new containers' names up
+						 * in runtime metadata */
+#define STROBE_MODEL_KEEP_EXITED (1u << 2)	/* never drop exited tasks (a
+						 * listing of everything seen) */
+void strobe_model_set_options(struct strobe_model *m, unsigned flags);
+/* Read /proc and runtime metadata under other roots (tests); NULL or ""
+ * restores "/proc" and "/".  Returns 0 or -ENAMETOOLONG. */
+int strobe_model_set_roots(struct strobe_model *m, const char *proc_root,
+			   const char *meta_root);
+
+/* What the model knows about a task beyond struct strobe_task. */
+struct strobe_task_info {
+	const struct strobe_task *task;	/* valid as strobe_model_task's */
+	int nr_nspid;			/* 0 unknown; else host first */
+	int nspid[STROBE_PIDNS_LEVELS];
+	int nr_nstgid;
+	int nstgid[STROBE_PIDNS_LEVELS];
+	uint64_t mntns, cgroupns;	/* 0 unknown */
+	uint64_t starttime;		/* /proc/<pid>/stat starttime, 0 unknown */
+	const char *cgroup_path;	/* "" unknown; owned by the model */
+	bool exited;
+};
+/* Creates the task on first sight as strobe_model_task.  Returns 0,
+ * -EINVAL (tid < 0) or -ENOMEM. */
+int strobe_model_task_info(struct strobe_model *m, int tid,
+			   struct strobe_task_info *out);
+
+/* Iterate the tasks held (live and recently exited; every one seen with
+ * STROBE_MODEL_KEEP_EXITED), in no particular order: start with
+ * *cursor = 0; NULL at the end.  Do not update the model meanwhile. */
+const struct strobe_task *strobe_model_next_task(const struct strobe_model *m,
+						 size_t *cursor);
+
+/* true if c's name or full ID is name_or_id, or name_or_id is a prefix
+ * of its ID of at least 4 lowercase hex digits (a filter that, unlike
+ * strobe_model_find_container, accepts several containers). */
+bool strobe_container_matches(const struct strobe_container *c,
+			      const char *name_or_id);
+
+/*
+ * For recorders: add the tasks in /proc the model does not know yet as
+ * tasks that appeared during the recording (stored as such in the table),
+ * and look again at the cgroup of such tasks that are not in a container
+ * yet (a task created on the host that joins one: runc init, podman
+ * exec).  fn (may be NULL) is called for each task added or moved into
+ * another container.  Tasks alive at strobe_model_load_proc are not read
+ * again.  Returns how many were added, or -errno.
+ */
+int strobe_model_rescan_proc(struct strobe_model *m,
+			     void (*fn)(const struct strobe_task *t, void *arg),
+			     void *arg, struct strobe_error *err);
+
+/*
+ * The table stored in trace files, as text (format: lib/model/table.c and
+ * doc/ARCHITECTURE.md, "Processes and containers"): containers, the tasks known at the start, and
+ * the tasks that appeared during the recording.  _write allocates *out
+ * (NUL-terminated, *len bytes; free() it).  _load merges a table into m;
+ * it is outside input: malformed lines are skipped, never trusted.
+ * Returns 0, -ENOMEM, or for _load -EPROTO when the text is not a table
+ * of a version this library reads (*err says why).
+ */
+int strobe_model_table_write(struct strobe_model *m, char **out, size_t *len,
+			     struct strobe_error *err);
+int strobe_model_table_load(struct strobe_model *m, const char *text, size_t len,
+			    struct strobe_error *err);
+
 #ifdef __cplusplus
 }
 #endif

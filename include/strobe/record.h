@@ -48,6 +48,24 @@ struct strobe_record_opts {
 	 */
 	char *const *argv;
 	pid_t pid;
+	/*
+	 * Or containers (name, full ID or ID prefix of at least 4 hex digits,
+	 * as strobe_container_matches): every task of each, those created
+	 * later included (followed at fork, and found by a /proc scan every
+	 * 100 ms when they enter by other paths, e.g. podman exec).  Not with
+	 * argv or pid.  -ESRCH "no running container 'x' (running: ...)".
+	 */
+	const char *const *containers;
+	size_t nr_containers;
+	/*
+	 * Unless no_model is set, the file also gets strobe's process and
+	 * container table (model.h): a snapshot of /proc at the start, the
+	 * tasks that appeared during the recording (a /proc scan every
+	 * 250 ms) and the containers' names; and the events that keep it
+	 * current are enabled too: sched_process_fork/exec/exit,
+	 * task_newtask, task_rename, cgroup_attach_task.
+	 */
+	bool no_model;
 	double duration;		/* seconds, 0 = until stop / target exit */
 	volatile sig_atomic_t *stop;	/* set non-zero to stop; may be NULL */
 	/* Called once, on the calling thread, when tracing is on and before

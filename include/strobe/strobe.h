@@ -45,5 +45,6 @@ const char *strobe_version(void);
 #include <strobe/record.h>
 #include <strobe/output.h>
 #include <strobe/model.h>
+#include <strobe/analysis.h>
 
 #endif

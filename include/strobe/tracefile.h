@@ -64,6 +64,10 @@ enum strobe_tf_option {
 	/* Filler after a rewritten CPUSTAT in the writer's reserved room;
 	 * its payload means nothing (readers skip it). */
 	STROBE_TFO_STROBE_PAD = 0x5302,
+	/* Where strobe's model table lies: u64 file offset, u64 size (both
+	 * 0: none).  The table itself is appended after the last CPU data,
+	 * where trace-cmd does not look; see strobe_tracefile_model_table. */
+	STROBE_TFO_STROBE_MODEL = 0x5303,
 };
 
 struct strobe_tf_buffer_info {
@@ -90,6 +94,9 @@ unsigned strobe_tracefile_page_size(const struct strobe_tracefile *tf);
 unsigned strobe_tracefile_commit_size(const struct strobe_tracefile *tf);
 /* "none" or the compression algorithm name, e.g. "zstd". */
 const char *strobe_tracefile_compression(const struct strobe_tracefile *tf);
+/* Event formats of the file that were damaged and skipped (their events
+ * have no format: ev->format NULL). */
+unsigned strobe_tracefile_bad_formats(const struct strobe_tracefile *tf);
 /* The file's tep_handle; owned by tf, valid until close. */
 struct tep_handle *strobe_tracefile_tep(struct strobe_tracefile *tf);
 
@@ -125,6 +132,16 @@ const void *strobe_tracefile_option(const struct strobe_tracefile *tf,
  */
 const char *strobe_tracefile_info(const struct strobe_tracefile *tf,
 				  const char *key);
+
+/*
+ * The model table (processes and containers, see strobe_model_load_file)
+ * a strobe recording stored, or NULL when the file has none or the
+ * STROBE_MODEL option points at anything else (e.g. a copy rewritten by
+ * trace-cmd convert, whose offsets are stale).  *size receives its length.
+ * Pointer owned by tf.
+ */
+const char *strobe_tracefile_model_table(const struct strobe_tracefile *tf,
+					 size_t *size);
 
 /*
  * Cursor over the pages of one CPU of one buffer.  `cpu` is the position
@@ -209,6 +226,14 @@ int strobe_tf_writer_add_cpu(struct strobe_tf_writer *w, int cpu, int fd,
 			     uint64_t size, bool punch, struct strobe_error *err);
 /* Bytes of CPU data written so far for `cpu` (after add_cpu). */
 uint64_t strobe_tf_writer_cpu_size(const struct strobe_tf_writer *w, int cpu);
+/*
+ * Append strobe's model table (`len` bytes of text) after the CPU data,
+ * once every CPU has been added; close points the STROBE_MODEL option,
+ * reserved at open, at it.  Returns 0 or -errno (-EINVAL when CPUs are
+ * missing or a table was already added, -ENOSPC).
+ */
+int strobe_tf_writer_add_model(struct strobe_tf_writer *w, const char *text,
+			       size_t len, struct strobe_error *err);
 /*
  * Finish the file.  cpustats (nr_cpus strings or NULL) and strobe_info
  * (or NULL) replace what meta gave at open; texts longer than the reserved

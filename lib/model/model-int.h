@@ -29,4 +29,125 @@ int strobe_meta_parse(enum strobe_meta_kind kind, const char *text, size_t len,
 		      const char *id, struct strobe_container_meta *out)
 	STROBE_HIDDEN;
 
+
+/* ---- the task model's internals (model.c, update.c, table.c) ------------- */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct tep_handle;
+
+/* Flags of a task entry. */
+enum {
+	MT_EXITED = 1 << 0,	/* sched_process_exit/free seen */
+	MT_NEWTASK = 1 << 1,	/* created by task_newtask; its
+				 * sched_process_fork has not come yet */
+	MT_LATE = 1 << 2,	/* an "appeared during the recording" record
+				 * (lives in the late table) */
+};
+
+/*
+ * One task.  The public part comes first so a struct strobe_task pointer
+ * handed out is the entry itself.  Entries come from a slab (stable
+ * addresses) and are found by tid through an open-addressing table.
+ */
+struct mtask {
+	struct strobe_task t;
+	struct mtask *gc_next, *gc_prev;	/* exited list, oldest first */
+	uint64_t exit_ts;	/* trace time of the exit (MT_EXITED) */
+	uint64_t mntns, cgroupns;
+	uint64_t starttime;	/* /proc/<pid>/stat field 22, 0 unknown */
+	const char *cgpath;	/* interned cgroup path, NULL unknown */
+	int *ns;		/* nr_nspid NSpid values then nr_nstgid NStgid
+				 * values (malloc'd), NULL when both are 0 */
+	uint8_t nr_nspid, nr_nstgid;
+	uint8_t flags;
+	int cg_root;		/* cgroup hierarchy (dst_root) the container
+				 * came from; -1 from /proc or a table */
+};
+
+/* Open-addressing table tid -> entry (linear probing, backward-shift
+ * deletion); cap is a power of two, at most half full. */
+struct mtable {
+	struct mtask **slot;
+	size_t cap, nr;
+};
+
+/* An interned cgroup path and the container it names. */
+struct mpath {
+	uint32_t hash;
+	const struct strobe_container *c;
+	char s[];
+};
+
+struct mcont {
+	struct strobe_container c;
+	bool named;		/* name from metadata or a table, not the
+				 * short-ID fallback */
+};
+
+struct strobe_model {
+	struct mtable tasks;	/* live and recently exited tasks */
+	struct mtable late;	/* tasks a recording saw appear (L records) */
+	struct mtask *gc_head, *gc_tail;
+	/* slab */
+	struct mtask *free_list;
+	void **chunks;
+	size_t nr_chunks;
+	/* containers: index 0 unknown, 1 host */
+	struct mcont **conts;
+	int nr_conts, cap_conts;
+	/* interned paths */
+	struct mpath **paths;
+	size_t paths_cap, paths_nr;
+	struct tep_handle *tep;	/* a loaded file's cmdlines, may be NULL */
+	bool live;		/* read /proc for tasks met for the first time */
+	bool lookup_names;	/* ask runtime metadata for new containers */
+	bool keep_exited;	/* never drop exited tasks (strobe ps -i) */
+	uint64_t pidns_host;	/* pid namespace of the /proc reader, 0 */
+	char proc_root[256];	/* "" = /proc */
+	char meta_root[256];	/* "" = / */
+	/* update.c: event kinds by common_type, and resolved fields */
+	uint8_t *kind_by_type;	/* 65536 entries, lazily allocated */
+	void *fields;		/* struct model_fields, update.c */
+};
+
+struct mtask *mtask_find(struct mtable *t, int tid) STROBE_HIDDEN;
+/* A fresh entry for tid in table t (an old one with that tid is freed).
+ * NULL on ENOMEM. */
+struct mtask *mtask_new(struct strobe_model *m, struct mtable *t, int tid)
+	STROBE_HIDDEN;
+void mtask_drop(struct strobe_model *m, struct mtable *t, struct mtask *e)
+	STROBE_HIDDEN;
+/* Move e out of table `from` (without freeing it) and into `to`. */
+int mtask_move(struct strobe_model *m, struct mtable *from, struct mtable *to,
+	       struct mtask *e) STROBE_HIDDEN;
+/* Copy the NSpid/NStgid lists (may be NULL with 0 entries). -ENOMEM. */
+int mtask_set_ns(struct mtask *e, const int *nspid, int nr_nspid,
+		 const int *nstgid, int nr_nstgid) STROBE_HIDDEN;
+/* Copy everything but the tid and table links from src to dst. */
+int mtask_copy_info(struct mtask *dst, const struct mtask *src) STROBE_HIDDEN;
+/* Mark exited at ts (and queue for dropping unless keep_exited). */
+void mtask_exited(struct strobe_model *m, struct mtask *e, uint64_t ts)
+	STROBE_HIDDEN;
+/* Drop exited entries older than the grace period before `now`. */
+void model_gc(struct strobe_model *m, uint64_t now) STROBE_HIDDEN;
+
+/* Intern a cgroup path (len bytes) and decide its container; NULL on
+ * ENOMEM or an unparsable path. */
+const struct mpath *model_path(struct strobe_model *m, const char *path,
+			       size_t len) STROBE_HIDDEN;
+/* The container of a parsed cgroup identity (parse result r), created on
+ * first sight; name may be NULL (looked up or the short ID).  NULL on
+ * ENOMEM. */
+const struct strobe_container *model_container(struct strobe_model *m,
+					       const struct strobe_cgroup_id *id,
+					       int r, const char *name)
+	STROBE_HIDDEN;
+/* The task entry for tid, created on first sight (see strobe_model_task). */
+struct mtask *model_task_get(struct strobe_model *m, int tid) STROBE_HIDDEN;
+/* Fill a task entry from /proc; 0, -ENOENT, ... */
+int model_read_proc(struct strobe_model *m, struct mtask *e, int tid,
+		    struct strobe_error *err) STROBE_HIDDEN;
+
 #endif

@@ -22,6 +22,12 @@ char *strobe_put_time(char *p, unsigned long long ts,
 void strobe_fill_record(struct tep_record *rec,
 			const struct strobe_event *ev) STROBE_HIDDEN;
 
+/* Does ev's record hold every field of its format, including the data
+ * of __data_loc/__rel_loc fields?  (bounds.c; false if no format) */
+bool strobe_event_fits(const struct strobe_event *ev) STROBE_HIDDEN;
+/* The note printed instead of the info of a record that does not. */
+void strobe_put_bad_record(struct trace_seq *s, const struct strobe_event *ev) STROBE_HIDDEN;
+
 /* Comm of pid through the cache's small table. */
 const char *strobe_cache_comm(struct strobe_format_cache *c, int pid) STROBE_HIDDEN;
 /* Append ev's info part to s by the fast path; false when the caller must

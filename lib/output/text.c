@@ -291,11 +291,16 @@ info:
 	if (!event) {
 		put_unknown(s, ev);
 	} else if (!opts->cache || !strobe_cache_info(opts->cache, ev, s)) {
+		if (!strobe_event_fits(ev)) {	/* damaged file: see bounds.c */
+			strobe_put_bad_record(s, ev);
+			goto end;
+		}
 		strobe_fill_record(&rec, ev);
 		tep_print_event(tep, s, &rec, "%s", TEP_PRINT_INFO);
 		if (s->len && s->buffer[s->len - 1] == '\n')
 			s->len--;
 	}
+end:
 	trace_seq_putc(s, '\n');
 	return s->state == TRACE_SEQ__GOOD ? 0 : -ENOMEM;
 }

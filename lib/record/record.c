@@ -18,6 +18,14 @@
  *   - at the end tracing is turned off before the readers drain, so the
  *     drain terminates, and the readers are closed before the instance is
  *     removed (tracefs refuses to remove an instance with open files).
+ *
+ * The process and container table (lib/model) is a /proc snapshot taken
+ * before tracing starts, completed while recording by a /proc scan every
+ * MODEL_SCAN_S seconds (CONTAINER_SCAN_S with -c, whose scan also adds
+ * tasks that entered a target container to set_event_pid) and a last one
+ * at the end; it is appended after the CPU data.  Names of containers are
+ * looked up when a scan first meets them, while their metadata exists: a
+ * container that lives between two scans is named by its short ID.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -54,6 +62,18 @@ struct rec {
 	int exec_fd;		/* read end: errno from a failed exec */
 	bool child_reaped;
 	char *extra_cmdlines;
+	struct strobe_model *model;	/* NULL with no_model and no -c */
+	double next_scan;
+};
+
+#define MODEL_SCAN_S 0.25
+#define CONTAINER_SCAN_S 0.1
+
+/* The events that keep the model current (absent ones are skipped). */
+static const char *const model_events[] = {
+	"sched:sched_process_fork", "sched:sched_process_exec",
+	"sched:sched_process_exit", "task:task_newtask", "task:task_rename",
+	"cgroup:cgroup_attach_task",
 };
 
 static double now_s(void)
@@ -254,6 +274,133 @@ static int enable_events(struct rec *r, struct strobe_error *err)
 	return 0;
 }
 
+static bool is_target(const struct rec *r, const struct strobe_container *c)
+{
+	size_t i;
+
+	if (c->index < 2)
+		return false;
+	for (i = 0; i < r->o->nr_containers; i++)
+		if (strobe_container_matches(c, r->o->containers[i]))
+			return true;
+	return false;
+}
+
+/* "alpha, beta" or "none": the containers running now, for messages. */
+static void running_list(struct rec *r, char *buf, size_t size)
+{
+	size_t off = 0;
+	int i, n = strobe_model_nr_containers(r->model);
+
+	snprintf(buf, size, "none");
+	for (i = 2; i < n && off < size; i++) {
+		const struct strobe_container *c = strobe_model_container(r->model, i);
+
+		off += (size_t)snprintf(buf + off, size - off, "%s%s (%s)", off ? ", " : "",
+					c->name, c->short_id);
+	}
+}
+
+/* -c: every task of the target containers, followed at fork. */
+static int set_containers(struct rec *r, struct strobe_error *err)
+{
+	const struct strobe_container *c;
+	pid_t *tids = NULL, *nv;
+	size_t n = 0, cap = 0, cur = 0, i;
+	const struct strobe_task *t;
+	char list[1024];
+	int e = 0, k;
+
+	for (i = 0; i < r->o->nr_containers; i++) {
+		bool found = false;
+
+		for (k = 2; k < strobe_model_nr_containers(r->model) && !found; k++)
+			found = strobe_container_matches(strobe_model_container(r->model, k),
+							 r->o->containers[i]);
+		if (!found) {
+			running_list(r, list, sizeof(list));
+			return strobe_err(err, -ESRCH, "no running container '%s' (running: %s)",
+					  r->o->containers[i], list);
+		}
+	}
+	while ((t = strobe_model_next_task(r->model, &cur))) {
+		c = t->container;
+		if (!is_target(r, c))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			nv = realloc(tids, cap * sizeof(*nv));
+			if (!nv) {
+				free(tids);
+				return strobe_err(err, -ENOMEM, "out of memory");
+			}
+			tids = nv;
+		}
+		tids[n++] = t->tid;
+	}
+	if (!n)
+		e = strobe_err(err, -ESRCH, "container '%s' has no tasks", r->o->containers[0]);
+	/* a task may exit meanwhile: add one by one, skipping the gone */
+	for (i = 0; i < n && e == 0; i++) {
+		e = strobe_session_set_pids(r->s, &tids[i], 1, true, err);
+		if (e == -ESRCH)
+			e = 0;
+	}
+	free(tids);
+	if (e < 0)
+		return e;
+	return known_comms(r, NULL, 0);
+}
+
+static void on_new_task(const struct strobe_task *t, void *arg)
+{
+	struct rec *r = arg;
+	pid_t tid = t->tid;
+
+	if (r->o->nr_containers && is_target(r, t->container))
+		strobe_session_set_pids(r->s, &tid, 1, true, NULL);
+}
+
+/* The periodic /proc scan: the model's table, and -c's new tasks. */
+static void model_scan(struct rec *r, bool force)
+{
+	double now;
+
+	if (!r->model)
+		return;
+	now = now_s();
+	if (!force && now < r->next_scan)
+		return;
+	strobe_model_rescan_proc(r->model, on_new_task, r, NULL);
+	r->next_scan = now_s() + (r->o->nr_containers ? CONTAINER_SCAN_S : MODEL_SCAN_S);
+}
+
+static int open_model(struct rec *r, struct strobe_error *err)
+{
+	const struct strobe_record_opts *o = r->o;
+	size_t i;
+	int e;
+
+	if (o->no_model && !o->nr_containers)
+		return 0;
+	if (!o->no_model) {
+		for (i = 0; i < sizeof(model_events) / sizeof(model_events[0]); i++) {
+			e = strobe_session_enable(r->s, model_events[i], NULL, NULL);
+			if (e < 0 && e != -ENOENT)
+				return strobe_err(err, e, "cannot enable %s: %s", model_events[i],
+						  strerror(-e));
+		}
+	}
+	e = strobe_model_new(&r->model, err);
+	if (e < 0)
+		return e;
+	e = strobe_model_load_proc(r->model, err);
+	if (e < 0)
+		return e;
+	r->next_scan = now_s() + CONTAINER_SCAN_S;
+	return 0;
+}
+
 static int set_target(struct rec *r, struct strobe_error *err)
 {
 	const struct strobe_record_opts *o = r->o;
@@ -280,6 +427,8 @@ static int set_target(struct rec *r, struct strobe_error *err)
 		free(tids);
 		return e;
 	}
+	if (o->nr_containers)
+		return set_containers(r, err);
 	return known_comms(r, NULL, 0);
 }
 
@@ -338,6 +487,7 @@ static int wait_for_end(struct rec *r, double t0)
 		e = strobe_live_error(r->live);
 		if (e)
 			return e;
+		model_scan(r, false);
 		left = o->duration > 0 ? o->duration - (now_s() - t0) : 1;
 		sleep_s(left < 0.02 ? left : 0.02);
 	}
@@ -374,6 +524,7 @@ static void cleanup(struct rec *r, bool keep_output)
 	strobe_session_meta_free(r->meta);
 	strobe_session_close(r->s);
 	free(r->extra_cmdlines);
+	strobe_model_free(r->model);
 }
 
 static bool is_disk_full(int e)
@@ -454,6 +605,19 @@ static int finish_file(struct rec *r, int cap_err, struct strobe_error *err)
 				ret = strobe_err(err, e, "%s", e2.msg);
 		}
 	}
+	if (r->model && !r->o->no_model && !res->incomplete[0]) {
+		char *table = NULL;
+		size_t len = 0;
+
+		e = strobe_model_table_write(r->model, &table, &len, &e2);
+		if (e == 0)
+			e = strobe_tf_writer_add_model(r->w, table, len, &e2);
+		free(table);
+		if (is_disk_full(e))
+			snprintf(res->incomplete, sizeof(res->incomplete), "disk full");
+		else if (e < 0 && !ret)
+			ret = strobe_err(err, e, "%s", e2.msg);
+	}
 	if (asprintf(&info, "strobe_version=%s\ncommand=%s\n%s%s%s", STROBE_VERSION,
 		     r->o->command_line ? r->o->command_line : "",
 		     res->incomplete[0] ? "incomplete=" : "", res->incomplete,
@@ -495,6 +659,8 @@ int strobe_record(const struct strobe_record_opts *opts,
 
 	if (opts->argv && opts->argv[0] && opts->pid > 0)
 		return strobe_err(err, -EINVAL, "give either a command or -p PID, not both");
+	if (opts->nr_containers && ((opts->argv && opts->argv[0]) || opts->pid > 0))
+		return strobe_err(err, -EINVAL, "give containers, a command or -p PID, not two");
 	e = strobe_tracefs_dir(&dir, err);
 	if (e < 0)
 		return e;
@@ -513,6 +679,9 @@ int strobe_record(const struct strobe_record_opts *opts,
 		goto fail_nofile;
 	}
 	e = enable_events(&r, err);
+	if (e < 0)
+		goto fail_nofile;
+	e = open_model(&r, err);
 	if (e < 0)
 		goto fail_nofile;
 	e = set_target(&r, err);
@@ -550,6 +719,7 @@ int strobe_record(const struct strobe_record_opts *opts,
 
 	cap_err = wait_for_end(&r, t0);
 	strobe_session_stop(r.s, NULL);
+	model_scan(&r, true);
 	t1 = now_s();
 	r.res->duration = t1 - t0;
 	e = strobe_live_stop(r.live, NULL);

@@ -12,6 +12,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "format.h"
 
@@ -20,6 +22,7 @@ struct strobe_tf_cpu {
 	const struct tf_buffer *buf;
 	struct tf_cpu_data data;
 	uint64_t pos;		/* uncompressed: offset into the CPU's data */
+	uint64_t released;	/* mapped: data before this was dropped from RSS */
 	/* compressed only */
 	uint64_t chunk_off;	/* file offset of the next chunk header */
 	uint64_t chunk_end;	/* end of this CPU's chunks in the file */
@@ -97,6 +100,26 @@ static int next_chunk(struct strobe_tf_cpu *c, struct strobe_error *err)
 	return 1;
 }
 
+/*
+ * Pages already handed out (all before c->pos: the caller is done with
+ * them) are dropped from the mapping's resident set, so reading a long
+ * file keeps RSS flat.  The mapping is private and read-only, so a later
+ * access simply faults the page back in from the file.
+ */
+#define RELEASE_BYTES (8u << 20)
+static void release_consumed(struct strobe_tf_cpu *c)
+{
+	uintptr_t hp = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = (uintptr_t)(c->tf->data + c->data.offset + c->released);
+	uintptr_t end = (uintptr_t)(c->tf->data + c->data.offset + c->pos);
+
+	start = (start + hp - 1) & ~(hp - 1);
+	end &= ~(hp - 1);
+	if (end > start)
+		madvise((void *)start, end - start, MADV_DONTNEED);
+	c->released = c->pos;
+}
+
 int strobe_tf_cpu_next_page(struct strobe_tf_cpu *c, const uint8_t **page,
 			    struct strobe_error *err)
 {
@@ -106,6 +129,8 @@ int strobe_tf_cpu_next_page(struct strobe_tf_cpu *c, const uint8_t **page,
 	if (!c->buf->compressed) {
 		if (c->data.size < ps || c->pos > c->data.size - ps)
 			return 0;
+		if (c->tf->mapped && c->pos - c->released >= RELEASE_BYTES)
+			release_consumed(c);
 		*page = c->tf->data + c->data.offset + c->pos;
 		c->pos += ps;
 		return 1;

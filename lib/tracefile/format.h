@@ -130,6 +130,7 @@ struct strobe_tracefile {
 	struct tf_cpustat *stats;
 	size_t nr_stats;
 
+	unsigned nr_bad_formats; /* formats refused by tf_format_check() */
 	char *info;		/* STROBE_INFO text, lines split by NULs */
 	size_t info_len;
 };

@@ -26,6 +26,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "fmtcheck.h"
 #include "format.h"
 
 /* ---- bounds-checked reading ------------------------------------------ */
@@ -230,21 +231,6 @@ int tf_parse_headers(struct strobe_tracefile *tf, struct tf_rd *r)
 	return rd_blob64(r, &p, &n);
 }
 
-/*
- * Kernel format files are plain ASCII.  libtraceevent's parser is not
- * hardened against arbitrary bytes (it crashes on some), so anything else
- * is treated like a format it rejects.
- */
-static bool plain_text(const uint8_t *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if ((p[i] < 0x20 && p[i] != '\t' && p[i] != '\n') || p[i] > 0x7e)
-			return false;
-	return true;
-}
-
 static int parse_formats(struct strobe_tracefile *tf, struct tf_rd *r,
 			 const char *system)
 {
@@ -260,9 +246,12 @@ static int parse_formats(struct strobe_tracefile *tf, struct tf_rd *r,
 	for (i = 0; i < count; i++) {
 		if ((ret = rd_blob64(r, &p, &n)))
 			return ret;
-		/* As trace-cmd: a format libtraceevent rejects is skipped. */
-		if (plain_text(p, n))
+		/* As trace-cmd: a format libtraceevent rejects is skipped; so
+		 * is one it might crash on (fmtcheck.c). */
+		if (tf_format_check((const char *)p, n, NULL))
 			tep_parse_event(tf->tep, (const char *)p, n, system);
+		else
+			tf->nr_bad_formats++;
 	}
 	return 0;
 }
@@ -982,6 +971,11 @@ const char *strobe_tracefile_compression(const struct strobe_tracefile *tf)
 	return tf->compression;
 }
 
+unsigned strobe_tracefile_bad_formats(const struct strobe_tracefile *tf)
+{
+	return tf->nr_bad_formats;
+}
+
 struct tep_handle *strobe_tracefile_tep(struct strobe_tracefile *tf)
 {
 	return tf->tep;
@@ -1052,4 +1046,26 @@ const char *strobe_tracefile_info(const struct strobe_tracefile *tf,
 		p += len + 1;
 	}
 	return NULL;
+}
+
+const char *strobe_tracefile_model_table(const struct strobe_tracefile *tf,
+					 size_t *size)
+{
+	static const char magic[] = "strobe-model ";
+	size_t osize = 0;
+	const uint8_t *o = strobe_tracefile_option(tf, STROBE_TFO_STROBE_MODEL, &osize);
+	uint64_t off, len;
+
+	if (size)
+		*size = 0;
+	if (!o || osize < 16)
+		return NULL;
+	off = le(o, 8);
+	len = le(o + 8, 8);
+	if (!len || off > tf->len || len > tf->len - off || len < sizeof(magic) - 1 ||
+	    memcmp(tf->data + off, magic, sizeof(magic) - 1))
+		return NULL;
+	if (size)
+		*size = (size_t)len;
+	return (const char *)(tf->data + off);
 }

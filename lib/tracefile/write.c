@@ -45,6 +45,8 @@ struct strobe_tf_writer {
 	uint64_t *cpu_size;
 	uint64_t cpustat_off;	/* file offset of CPU 0's CPUSTAT slot */
 	uint64_t info_off;	/* file offset of the STROBE_INFO option */
+	uint64_t model_opt_off;	/* file offset of the STROBE_MODEL payload */
+	uint64_t model_off, model_size;	/* the appended table, 0 none */
 	uint64_t table_off;	/* file offset of the flyrecord table */
 	uint64_t end;		/* end of the data so far, page aligned */
 };
@@ -316,6 +318,10 @@ int strobe_tf_writer_open(const char *path, const struct strobe_tf_meta *meta,
 	put_zeros(&b, (size_t)nr_cpus * CPUSTAT_SLOT);
 	w->info_off = b.len;
 	put_zeros(&b, INFO_SLOT);
+	put_le(&b, STROBE_TFO_STROBE_MODEL, 2);
+	put_le(&b, 16, 4);
+	w->model_opt_off = b.len;
+	put_zeros(&b, 16);
 	put_le(&b, STROBE_TFO_DONE, 2);
 
 	/* flyrecord table (zero until close) and the clock, as trace-cmd */
@@ -488,6 +494,29 @@ uint64_t strobe_tf_writer_cpu_size(const struct strobe_tf_writer *w, int cpu)
 	return w->cpu_size[cpu];
 }
 
+int strobe_tf_writer_add_model(struct strobe_tf_writer *w, const char *text,
+			       size_t len, struct strobe_error *err)
+{
+	int ret;
+
+	if (w->next_cpu != w->nr_cpus || w->model_size)
+		return strobe_err(err, -EINVAL, "%s: model table added before the CPU data "
+				  "or twice", w->path);
+	if (!len)
+		return 0;
+	ret = pwrite_all(w->fd, text, len, w->end);
+	if (ret) {
+		(void)!ftruncate(w->fd, (off_t)w->end);
+		if (ret == -EFBIG || ret == -EDQUOT)
+			ret = -ENOSPC;
+		return strobe_err(err, ret, "%s: cannot write the model table (%zu bytes): %s",
+				  w->path, len, strerror(-ret));
+	}
+	w->model_off = w->end;
+	w->model_size = len;
+	return 0;
+}
+
 int strobe_tf_writer_close(struct strobe_tf_writer *w,
 			   const char *const *cpustats, const char *strobe_info,
 			   struct strobe_error *err)
@@ -514,11 +543,16 @@ int strobe_tf_writer_close(struct strobe_tf_writer *w,
 			put_le(&b, w->cpu_off[cpu], 8);
 			put_le(&b, w->cpu_size[cpu], 8);
 		}
+		/* then the model option's payload, right after in b */
+		put_le(&b, w->model_off, 8);
+		put_le(&b, w->model_size, 8);
 		table = b.p;
 		if (b.oom)
 			ret = -ENOMEM;
-		else if (b.len)
-			ret = pwrite_all(w->fd, b.p, b.len, w->table_off);
+		else if (b.len > 16)
+			ret = pwrite_all(w->fd, b.p, b.len - 16, w->table_off);
+		if (!ret && !b.oom && w->model_size)
+			ret = pwrite_all(w->fd, b.p + b.len - 16, 16, w->model_opt_off);
 	}
 	free(table);
 	if (ret)

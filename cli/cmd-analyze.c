@@ -1,0 +1,606 @@
+/*
+ * cmd-analyze.c - `strobe analyze -a a,b,c` and the one-analysis commands
+ * `strobe cputop|syscalls|schedlat|io|irq|mem`.
+ *
+ * All of them are the same thin loop over libstrobe: parse the shared
+ * view and filter options into a struct strobe_analysis_opts, run the
+ * analyses over the file in one pass (strobe_analysis_run_file), and
+ * print every result table through the shared writers (text, JSON lines
+ * or LAMI 1.0).  Log rows (--log) are printed while the file is read, so
+ * they never pile up in memory.  Notes (missing events, dropped
+ * measurements) go to stderr.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
+
+#include "cli.h"
+
+#define FLUSH_BYTES (256 * 1024)
+
+struct analyze_args {
+	const char *cmd;	/* "analyze", "cputop", ... */
+	const char *names;	/* analyses to run */
+	const char *input;
+	struct strobe_analysis_opts o;
+	const char *begin, *end;
+	bool json, lami, mi_version, metadata;
+	/* storage for the filter lists */
+	int *tids, *pids;
+	const char **comms, **containers;
+	bool *cpu_mask;
+	char *copies[64];	/* strings the comm/container lists point into */
+	int nr_copies;
+};
+
+static void usage(FILE *f, const char *cmd)
+{
+	bool all = !strcmp(cmd, "analyze");
+
+	if (all)
+		fprintf(f,
+			"usage: strobe analyze -a ANALYSES [options] [FILE]\n"
+			"\n"
+			"Run several analyses over a trace file (default trace.dat) in one\n"
+			"pass: cputop, syscalls, schedlat, io, irq, mem (comma-separated).\n");
+	else
+		fprintf(f,
+			"usage: strobe %s [options] [FILE]\n"
+			"\n"
+			"%s, from a trace file (default trace.dat).\n"
+			"See strobe-%s(1) for what is measured and how.\n",
+			cmd, strobe_analysis_summary(cmd), cmd);
+	fprintf(f,
+		"\n"
+		"Options:\n"
+		"%s"
+		"  -i, --input FILE        trace file to read (default: trace.dat)\n"
+		"      --top N             rows per ranking (default 10, 0 = all)\n"
+		"      --stats             latency statistics (count, min, avg, max, stddev)\n"
+		"      --freq              latency histograms (log2 of usecs, as bcc)\n"
+		"      --freq-resolution N   N linear buckets instead of log2\n"
+		"      --log               one line per occurrence, as they happen\n"
+		"      --min DUR, --max DUR  only occurrences this long (10us, 1.5ms, 2s;\n"
+		"                          a bare number is microseconds)\n"
+		"      --begin T, --end T  window in trace seconds (366.2), or +SECONDS\n"
+		"                          from the first event; with --lami, nanoseconds\n"
+		"      --cpu LIST          only these CPUs, e.g. 0,2-3\n"
+		"      --tid LIST          only these threads\n"
+		"      --pid LIST          only these processes (thread group ids)\n"
+		"      --comm LIST         only tasks with these command names (globs)\n"
+		"      --container LIST    only tasks of these containers (name or id)\n"
+		"      --group-by WHAT     thread (default), process, container or cpu\n"
+		"      --json              JSON lines: one object per table (and log row)\n"
+		"      --lami              LAMI 1.0 results for Trace Compass; also\n"
+		"                          --mi-version and --metadata\n"
+		"  -h, --help              show this help\n"
+		"\n"
+		"When the file lacks the events an analysis needs, strobe says which\n"
+		"events and which 'strobe record --preset' records them.\n"
+		"\n"
+		"Examples:\n",
+		all ? "  -a, --analyses LIST     cputop,syscalls,schedlat,io,irq,mem\n" : "");
+	if (all)
+		fprintf(f,
+			"  strobe analyze -a cputop,syscalls,schedlat -i run.dat\n"
+			"  strobe analyze -a syscalls,io --group-by container --json\n");
+	else
+		fprintf(f,
+			"  strobe %s                          ./trace.dat, top 10\n"
+			"  strobe %s --group-by container --top 0\n"
+			"  strobe %s --stats --freq --pid 1234 -i run.dat\n",
+			cmd, cmd, cmd);
+}
+
+/* "10us", "1.5ms", "2s", "100ns"; a bare number is microseconds. */
+static int parse_duration(const char *s, uint64_t *ns)
+{
+	double v, mul = 1000.0;
+	char *end;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || v < 0)
+		return -EINVAL;
+	if (!strcmp(end, "ns"))
+		mul = 1.0;
+	else if (!strcmp(end, "us") || !*end)
+		mul = 1000.0;
+	else if (!strcmp(end, "ms"))
+		mul = 1e6;
+	else if (!strcmp(end, "s"))
+		mul = 1e9;
+	else
+		return -EINVAL;
+	*ns = (uint64_t)(v * mul + 0.5);
+	return 0;
+}
+
+/* Trace time: "366.25" seconds, "+1.5" seconds after the first event
+ * (*relative set), or with LAMI an integer of nanoseconds. */
+static int parse_time(const char *s, bool lami, uint64_t *ns, bool *relative)
+{
+	double secs;
+
+	*relative = *s == '+';
+	if (*relative)
+		s++;
+	if (lami && !*relative && !strchr(s, '.')) {
+		uint64_t v;
+
+		if (cli_parse_u64(s, &v) < 0)
+			return -EINVAL;
+		*ns = v;
+		return 0;
+	}
+	if (cli_parse_seconds(s, &secs) < 0)
+		return -EINVAL;
+	*ns = (uint64_t)(secs * 1e9 + 0.5);
+	return 0;
+}
+
+static int parse_ints(const char *list, int *out, int max, int *n)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int v;
+
+		if (*n >= max || cli_parse_int(tok, 0, 1 << 30, &v) < 0) {
+			ret = -EINVAL;
+			break;
+		}
+		out[(*n)++] = v;
+	}
+	free(copy);
+	return ret;
+}
+
+/* Split a comma list into strings pointing into a copy kept in a. */
+static int parse_strs(struct analyze_args *a, const char *list, const char **out, int max,
+		      int *n)
+{
+	char *copy, *tok, *save = NULL;
+
+	if (a->nr_copies == (int)(sizeof(a->copies) / sizeof(a->copies[0])))
+		return -EINVAL;
+	copy = strdup(list);
+	if (!copy)
+		return -ENOMEM;
+	a->copies[a->nr_copies++] = copy;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*n >= max)
+			return -EINVAL;
+		out[(*n)++] = tok;
+	}
+	return 0;	/* copy is referenced by out */
+}
+
+static int parse_cpus(const char *list, bool *mask, int max)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *dash = strchr(tok, '-');
+		int lo, hi, i;
+
+		if (dash)
+			*dash = '\0';
+		if (cli_parse_int(tok, 0, max - 1, &lo) < 0 ||
+		    cli_parse_int(dash ? dash + 1 : tok, 0, max - 1, &hi) < 0 || hi < lo) {
+			ret = -EINVAL;
+			break;
+		}
+		for (i = lo; i <= hi; i++)
+			mask[i] = true;
+	}
+	free(copy);
+	return ret;
+}
+
+static bool flush(struct trace_seq *s)
+{
+	if (s->len) {
+		fwrite(s->buffer, 1, s->len, stdout);
+		trace_seq_reset(s);
+	}
+	return !ferror(stdout);
+}
+
+struct log_ctx {
+	struct trace_seq *s;
+	bool json;
+	const struct strobe_table *last;	/* header printed for */
+};
+
+static void on_log(void *arg, const struct strobe_table *t, const union strobe_value *row)
+{
+	struct log_ctx *l = arg;
+
+	if (l->json) {
+		strobe_table_write_json_row(t, row, l->s);
+	} else {
+		if (l->last != t) {
+			strobe_table_write_text_header(t, l->s);
+			l->last = t;
+		}
+		strobe_table_write_text_row(t, row, l->s);
+	}
+	if (l->s->len >= FLUSH_BYTES)
+		flush(l->s);
+}
+
+/* Timestamp of the first event of the file (for +SECONDS), 0 if none. */
+static uint64_t first_ts(struct strobe_tracefile *tf)
+{
+	struct strobe_stream *st;
+	struct strobe_event ev;
+	uint64_t ts = 0;
+
+	if (strobe_stream_open_file(tf, NULL, &st, NULL) < 0)
+		return 0;
+	if (strobe_stream_next(st, &ev, NULL) > 0)
+		ts = ev.ts;
+	strobe_stream_close(st);
+	return ts;
+}
+
+static int run(struct analyze_args *a)
+{
+	struct strobe_error err = { 0 };
+	struct strobe_tracefile *tf = NULL;
+	struct strobe_analysis *an = NULL;
+	struct log_ctx lc = { 0 };
+	struct trace_seq s;
+	bool rel_b = false, rel_e = false;
+	int i, n, ret, status = CLI_FAIL;
+
+	trace_seq_init(&s);
+	if (a->mi_version) {
+		strobe_lami_write_version(&s);
+		flush(&s);
+		trace_seq_destroy(&s);
+		return CLI_OK;
+	}
+	if (a->metadata) {
+		if (strobe_lami_write_metadata(a->names, &a->o, &s) < 0) {
+			cli_error(a->cmd, "cannot describe '%s'", a->names);
+			trace_seq_destroy(&s);
+			return CLI_FAIL;
+		}
+		flush(&s);
+		trace_seq_destroy(&s);
+		return CLI_OK;
+	}
+	if ((a->begin && parse_time(a->begin, a->lami, &a->o.begin, &rel_b) < 0) ||
+	    (a->end && parse_time(a->end, a->lami, &a->o.end, &rel_e) < 0)) {
+		cli_error(a->cmd, "bad time '%s' (seconds like 366.25, or +SECONDS)",
+			  a->begin && parse_time(a->begin, a->lami, &a->o.begin, &rel_b) < 0
+			  ? a->begin : a->end);
+		goto out;
+	}
+	if (strobe_tracefile_open(a->input, &tf, &err) < 0) {
+		cli_error_e(a->cmd, &err);
+		goto out;
+	}
+	if (rel_b || rel_e) {
+		uint64_t t0 = first_ts(tf);
+
+		if (rel_b)
+			a->o.begin += t0;
+		if (rel_e)
+			a->o.end += t0;
+	}
+	lc.s = &s;
+	lc.json = a->json;
+	if (a->o.views & STROBE_VIEW_LOG) {
+		a->o.log = on_log;
+		a->o.log_arg = &lc;
+	}
+	ret = strobe_analysis_new(a->names, &a->o, &an, &err);
+	if (ret < 0) {
+		cli_error_e(a->cmd, &err);
+		status = ret == -EINVAL ? CLI_USAGE : CLI_FAIL;
+		goto out;
+	}
+	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	ret = strobe_analysis_run_file(an, tf, &err);
+	flush(&s);
+	if (ret < 0) {
+		cli_error_e(a->cmd, &err);
+		goto out;
+	}
+	if (lc.last && !a->json)
+		trace_seq_putc(&s, '\n');
+	n = strobe_analysis_nr_tables(an);
+	if (a->lami) {
+		strobe_lami_write_results(an, &s);
+	} else {
+		for (i = 0; i < n; i++) {
+			const struct strobe_table *t = strobe_analysis_table(an, i);
+
+			if (a->json)
+				strobe_table_write_json(t, &s);
+			else
+				strobe_table_write_text(t, &s);
+			if (s.len >= FLUSH_BYTES && !flush(&s))
+				break;
+		}
+		if (a->json) {
+			uint64_t b, e;
+
+			strobe_analysis_window(an, &b, &e);
+			trace_seq_printf(&s, "{\"summary\":{\"analyses\":\"%s\",\"begin\":%llu,"
+					 "\"end\":%llu,\"notes\":[", a->names,
+					 (unsigned long long)b, (unsigned long long)e);
+			for (i = 0; i < strobe_analysis_nr_notes(an); i++) {
+				const char *note = strobe_analysis_note(an, i);
+
+				if (i)
+					trace_seq_putc(&s, ',');
+				strobe_json_escape(&s, note, strlen(note));
+			}
+			trace_seq_puts(&s, "]}}\n");
+		}
+	}
+	if (s.state != TRACE_SEQ__GOOD) {
+		cli_error(a->cmd, "out of memory");
+		goto out;
+	}
+	flush(&s);
+	for (i = 0; i < strobe_analysis_nr_notes(an); i++)
+		cli_warn(a->cmd, "%s", strobe_analysis_note(an, i));
+	{
+		const char *why = strobe_tracefile_info(tf, "incomplete");
+
+		if (why)
+			cli_warn(a->cmd, "the recording was incomplete: %s", why);
+	}
+	status = CLI_OK;
+out:
+	trace_seq_destroy(&s);
+	strobe_analysis_free(an);
+	strobe_tracefile_close(tf);
+	return status;
+}
+
+#define MAX_LIST 4096
+#define MAX_CPUS 4096
+
+static int analyze_main(const char *cmd, const char *names, int argc, char **argv)
+{
+	enum {
+		OPT_TOP = 256, OPT_STATS, OPT_FREQ, OPT_FREQ_RES, OPT_LOG, OPT_MIN, OPT_MAX,
+		OPT_BEGIN, OPT_END, OPT_CPU, OPT_TID, OPT_PID, OPT_COMM, OPT_CONTAINER,
+		OPT_GROUP, OPT_JSON, OPT_LAMI, OPT_MI_VERSION, OPT_METADATA, OPT_PROGRESS,
+	};
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "analyses", required_argument, NULL, 'a' },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "freq", no_argument, NULL, OPT_FREQ },
+		{ "freq-resolution", required_argument, NULL, OPT_FREQ_RES },
+		{ "log", no_argument, NULL, OPT_LOG },
+		{ "min", required_argument, NULL, OPT_MIN },
+		{ "max", required_argument, NULL, OPT_MAX },
+		{ "begin", required_argument, NULL, OPT_BEGIN },
+		{ "end", required_argument, NULL, OPT_END },
+		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "container", required_argument, NULL, OPT_CONTAINER },
+		{ "group-by", required_argument, NULL, OPT_GROUP },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "lami", no_argument, NULL, OPT_LAMI },
+		{ "mi-version", no_argument, NULL, OPT_MI_VERSION },
+		{ "metadata", no_argument, NULL, OPT_METADATA },
+		{ "output-progress", no_argument, NULL, OPT_PROGRESS },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct analyze_args a = { 0 };
+	const char *bad = NULL;
+	int c, status = CLI_USAGE;
+
+	a.cmd = cmd;
+	a.names = names;
+	a.o.top = 10;
+	a.tids = calloc(MAX_LIST, sizeof(int));
+	a.pids = calloc(MAX_LIST, sizeof(int));
+	a.comms = calloc(MAX_LIST, sizeof(char *));
+	a.containers = calloc(MAX_LIST, sizeof(char *));
+	a.cpu_mask = calloc(MAX_CPUS, sizeof(bool));
+	if (!a.tids || !a.pids || !a.comms || !a.containers || !a.cpu_mask) {
+		cli_error(cmd, "out of memory");
+		status = CLI_FAIL;
+		goto out;
+	}
+	a.o.tids = a.tids;
+	a.o.pids = a.pids;
+	a.o.comms = a.comms;
+	a.o.containers = a.containers;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, names ? "i:h" : "i:a:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			a.input = optarg;
+			break;
+		case 'a':
+			if (names) {
+				bad = "-a";
+				goto bad;
+			}
+			a.names = optarg;
+			break;
+		case OPT_TOP:
+			if (cli_parse_int(optarg, 0, 1 << 30, &a.o.top) < 0)
+				goto bad_arg;
+			break;
+		case OPT_STATS:
+			a.o.views |= STROBE_VIEW_STATS;
+			break;
+		case OPT_FREQ:
+			a.o.views |= STROBE_VIEW_FREQ;
+			break;
+		case OPT_FREQ_RES:
+			if (cli_parse_int(optarg, 1, 1000, &a.o.freq_resolution) < 0)
+				goto bad_arg;
+			a.o.views |= STROBE_VIEW_FREQ;
+			break;
+		case OPT_LOG:
+			a.o.views |= STROBE_VIEW_LOG;
+			break;
+		case OPT_MIN:
+			if (parse_duration(optarg, &a.o.min_ns) < 0)
+				goto bad_arg;
+			break;
+		case OPT_MAX:
+			if (parse_duration(optarg, &a.o.max_ns) < 0)
+				goto bad_arg;
+			break;
+		case OPT_BEGIN:
+			a.begin = optarg;
+			break;
+		case OPT_END:
+			a.end = optarg;
+			break;
+		case OPT_CPU:
+			if (parse_cpus(optarg, a.cpu_mask, MAX_CPUS) < 0)
+				goto bad_arg;
+			a.o.cpu_mask = a.cpu_mask;
+			a.o.nr_cpu_mask = MAX_CPUS;
+			break;
+		case OPT_TID:
+			if (parse_ints(optarg, a.tids, MAX_LIST, &a.o.nr_tids) < 0)
+				goto bad_arg;
+			break;
+		case OPT_PID:
+			if (parse_ints(optarg, a.pids, MAX_LIST, &a.o.nr_pids) < 0)
+				goto bad_arg;
+			break;
+		case OPT_COMM:
+			if (parse_strs(&a, optarg, a.comms, MAX_LIST, &a.o.nr_comms) < 0)
+				goto bad_arg;
+			break;
+		case OPT_CONTAINER:
+			if (parse_strs(&a, optarg, a.containers, MAX_LIST, &a.o.nr_containers) < 0)
+				goto bad_arg;
+			break;
+		case OPT_GROUP:
+			if (!strcmp(optarg, "thread") || !strcmp(optarg, "tid"))
+				a.o.group_by = STROBE_GROUP_THREAD;
+			else if (!strcmp(optarg, "process") || !strcmp(optarg, "pid"))
+				a.o.group_by = STROBE_GROUP_PROCESS;
+			else if (!strcmp(optarg, "container"))
+				a.o.group_by = STROBE_GROUP_CONTAINER;
+			else if (!strcmp(optarg, "cpu"))
+				a.o.group_by = STROBE_GROUP_CPU;
+			else
+				goto bad_arg;
+			break;
+		case OPT_JSON:
+			a.json = true;
+			break;
+		case OPT_LAMI:
+			a.lami = true;
+			break;
+		case OPT_MI_VERSION:
+			a.mi_version = true;
+			break;
+		case OPT_METADATA:
+			a.metadata = true;
+			break;
+		case OPT_PROGRESS:
+			break;
+		case 'h':
+			usage(stdout, cmd);
+			status = CLI_OK;
+			goto out;
+		default:
+			usage(stderr, cmd);
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		if (a.input || optind + 1 < argc) {
+			cli_error(cmd, "one input file only (got '%s')", argv[argc - 1]);
+			goto out;
+		}
+		a.input = argv[optind];
+	}
+	if (!a.input)
+		a.input = "trace.dat";
+	if (!a.names) {
+		cli_error(cmd, "which analyses? -a cputop,syscalls,schedlat,io,irq,mem");
+		goto out;
+	}
+	if (a.json && a.lami) {
+		cli_error(cmd, "--json and --lami exclude each other");
+		goto out;
+	}
+	status = run(&a);
+	goto out;
+bad_arg:
+	cli_error(cmd, "bad value '%s' for %s", optarg, argv[optind - 1]);
+	goto out;
+bad:
+	cli_error(cmd, "unknown option %s", bad);
+out:
+	free(a.tids);
+	free(a.pids);
+	free(a.comms);
+	free(a.containers);
+	free(a.cpu_mask);
+	while (a.nr_copies)
+		free(a.copies[--a.nr_copies]);
+	return status;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	return analyze_main("analyze", NULL, argc, argv);
+}
+
+int cmd_cputop(int argc, char **argv)
+{
+	return analyze_main("cputop", "cputop", argc, argv);
+}
+
+int cmd_syscalls(int argc, char **argv)
+{
+	return analyze_main("syscalls", "syscalls", argc, argv);
+}
+
+int cmd_schedlat(int argc, char **argv)
+{
+	return analyze_main("schedlat", "schedlat", argc, argv);
+}
+
+int cmd_io(int argc, char **argv)
+{
+	return analyze_main("io", "io", argc, argv);
+}
+
+int cmd_irq(int argc, char **argv)
+{
+	return analyze_main("irq", "irq", argc, argv);
+}
+
+int cmd_mem(int argc, char **argv)
+{
+	return analyze_main("mem", "mem", argc, argv);
+}

@@ -1,0 +1,250 @@
+/*
+ * analysis.h - analyses as objects: cputop, syscalls, schedlat, io, irq
+ * and mem over one event stream, in one pass, with results as tables.
+ *
+ * An analysis object runs one or more named analyses ("cputop,syscalls")
+ * over the same events: create it with options (grouping, window,
+ * filters, views), attach it to a file's tep_handle (which resolves each
+ * analysis' event types and fields once), feed it events in stream order
+ * (or let strobe_analysis_run_file() do the loop), finish it, and read
+ * the results as tables of typed cells.  Grouping by thread, process,
+ * container or CPU goes through the task model (strobe_model_*), which
+ * the caller feeds or which run_file creates.
+ *
+ * Results are tables: a table has a stable name ("syscalls.stats"), a
+ * title, a view (top, stats, freq, log), typed columns with stable keys
+ * (the JSON keys: "tid", "pid", "comm", "container", "cpu", "syscall",
+ * "count", durations in ns ...) and rows.  Log rows (one per occurrence)
+ * are not stored: they go to a callback as they happen, so memory stays
+ * bounded by live threads and in-flight requests, never by trace length.
+ *
+ * The writers at the end turn any table into aligned text (histograms as
+ * bcc prints them), JSON or LAMI 1.0 (Trace Compass), appending to a
+ * trace_seq: every strobe command prints through them.
+ *
+ * Errors: -errno and a struct strobe_error message (see strobe.h).
+ */
+#ifndef STROBE_ANALYSIS_H
+#define STROBE_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct strobe_error;
+struct strobe_event;
+struct strobe_model;
+struct strobe_tracefile;
+struct tep_handle;
+struct trace_seq;
+
+/* ---- tables -------------------------------------------------------- */
+
+enum strobe_col_type {
+	STROBE_COL_STR,		/* .s (owned by the table) */
+	STROBE_COL_INT,		/* .i, a signed count or id */
+	STROBE_COL_DURATION,	/* .u nanoseconds */
+	STROBE_COL_TIMESTAMP,	/* .u trace clock (ns) */
+	STROBE_COL_BYTES,	/* .u bytes */
+	STROBE_COL_PERCENT,	/* .d percent (0..100, more for multi-CPU
+				 * groups) */
+};
+
+struct strobe_column {
+	const char *key;	/* stable JSON key: "tid", "total", ... */
+	const char *title;	/* column heading for text */
+	enum strobe_col_type type;
+};
+
+union strobe_value {
+	int64_t i;
+	uint64_t u;
+	double d;
+	const char *s;
+};
+
+enum strobe_view {
+	STROBE_VIEW_TOP = 1 << 0,	/* the main ranking (--top N) */
+	STROBE_VIEW_STATS = 1 << 1,	/* count/min/avg/max/stddev (--stats) */
+	STROBE_VIEW_FREQ = 1 << 2,	/* histograms (--freq): columns lo, hi,
+					 * count; lo/hi in the unit the table's
+					 * "unit" names */
+	STROBE_VIEW_LOG = 1 << 3,	/* one row per occurrence (--log) */
+};
+
+struct strobe_table;
+
+const char *strobe_table_name(const struct strobe_table *t);	/* "cputop.threads" */
+const char *strobe_table_title(const struct strobe_table *t);
+enum strobe_view strobe_table_view(const struct strobe_table *t);
+/* For FREQ tables: "usecs" (log2 of microseconds, as bcc) or "nsecs"
+ * (linear buckets of nanoseconds); "" otherwise. */
+const char *strobe_table_unit(const struct strobe_table *t);
+int strobe_table_nr_columns(const struct strobe_table *t);
+const struct strobe_column *strobe_table_column(const struct strobe_table *t, int i);
+size_t strobe_table_nr_rows(const struct strobe_table *t);
+/* Row r: strobe_table_nr_columns() values in column order. */
+const union strobe_value *strobe_table_row(const struct strobe_table *t, size_t r);
+/* Measurements dropped because events were lost inside them (never
+ * counted as a wrong value). */
+uint64_t strobe_table_dropped(const struct strobe_table *t);
+
+/* ---- analyses ------------------------------------------------------- */
+
+enum strobe_group_by {
+	STROBE_GROUP_THREAD = 0,
+	STROBE_GROUP_PROCESS,
+	STROBE_GROUP_CONTAINER,
+	STROBE_GROUP_CPU,
+};
+
+/*
+ * Options; zero-initialised means: group by thread, the whole trace, all
+ * rows, top view only, log2 histograms, no filters.
+ */
+struct strobe_analysis_opts {
+	enum strobe_group_by group_by;
+	/* Window in trace clock ns: 0 = from the first / to the last event. */
+	uint64_t begin, end;
+	/* Latency analyses ignore occurrences shorter than min_ns or longer
+	 * than max_ns (0 = no bound). */
+	uint64_t min_ns, max_ns;
+	int top;		/* rows per ranking table; 0 = all */
+	unsigned views;		/* enum strobe_view bits; 0 = TOP */
+	int freq_resolution;	/* 0: log2 buckets; N > 0: N linear buckets
+				 * between each group's min and max */
+	/* Filters on the task a measurement belongs to (NULL/0 = all). */
+	const int *tids;
+	int nr_tids;
+	const int *pids;	/* thread group ids */
+	int nr_pids;
+	const char *const *comms;	/* globs */
+	int nr_comms;
+	const char *const *containers;	/* names, ids or id prefixes */
+	int nr_containers;
+	const bool *cpu_mask;	/* cpu_mask[cpu] true = keep */
+	int nr_cpu_mask;
+	/* STROBE_VIEW_LOG: called for every occurrence with one row of the
+	 * log table `t` (the row is valid during the call only). */
+	void (*log)(void *arg, const struct strobe_table *t,
+		    const union strobe_value *row);
+	void *log_arg;
+};
+
+struct strobe_analysis;
+
+/* Names of the analyses, NULL-terminated: "cputop", "syscalls", ... */
+const char *const *strobe_analysis_names(void);
+/* One-line summary of analysis `name`, NULL if unknown. */
+const char *strobe_analysis_summary(const char *name);
+
+/*
+ * New analysis object running the analyses named in `names` (comma
+ * separated, e.g. "cputop,syscalls,schedlat") in one pass.  opts may be
+ * NULL (defaults); it is copied, but the arrays it points to are
+ * borrowed until strobe_analysis_free().  Returns 0 or -EINVAL (unknown
+ * name, err says which) / -ENOMEM.  Free with strobe_analysis_free().
+ */
+int strobe_analysis_new(const char *names, const struct strobe_analysis_opts *opts,
+			struct strobe_analysis **out, struct strobe_error *err);
+void strobe_analysis_free(struct strobe_analysis *a);	/* NULL ok */
+
+/*
+ * Resolve the event types and fields of every analysis against `tep`
+ * (borrowed) and use model `m` (borrowed; may be NULL: an internal model
+ * is created, which knows comms only from the events).  When an analysis
+ * finds none of the events it needs, a note says which events and which
+ * `strobe record --preset` provides them; the call fails with -ENOENT
+ * (that note in *err) only when every requested analysis lacks its
+ * events.  Call once, before feeding.
+ */
+int strobe_analysis_attach(struct strobe_analysis *a, struct tep_handle *tep,
+			   struct strobe_model *m, struct strobe_error *err);
+
+/*
+ * Feed one event, in stream order.  When the caller passed its own model
+ * to attach, it must call strobe_model_update(m, ev) first; an internal
+ * model (attach with m NULL) is updated here.  No allocation except when
+ * a new thread, group or in-flight request appears.
+ */
+void strobe_analysis_feed(struct strobe_analysis *a, const struct strobe_event *ev);
+
+/* Build the result tables.  Returns 0 or -ENOMEM. */
+int strobe_analysis_finish(struct strobe_analysis *a, struct strobe_error *err);
+
+/*
+ * The whole job on a trace file: load a model from tf, attach, stream
+ * every event (CPUs outside opts->cpu_mask skipped), finish.  Returns 0 or
+ * -errno (attach failure, corrupt page) with *err set.
+ */
+int strobe_analysis_run_file(struct strobe_analysis *a, struct strobe_tracefile *tf,
+			     struct strobe_error *err);
+
+/* Result tables, in analysis order, after finish. */
+int strobe_analysis_nr_tables(const struct strobe_analysis *a);
+const struct strobe_table *strobe_analysis_table(const struct strobe_analysis *a, int i);
+
+/* Notes for the user (missing events, unavailable details), after attach
+ * or finish; strings owned by a. */
+int strobe_analysis_nr_notes(const struct strobe_analysis *a);
+const char *strobe_analysis_note(const struct strobe_analysis *a, int i);
+
+/* The window actually analysed (trace clock ns), after finish. */
+void strobe_analysis_window(const struct strobe_analysis *a, uint64_t *begin,
+			    uint64_t *end);
+
+/* ---- writing tables (lib/output/table.c) ---------------------------- */
+
+/*
+ * Append table t as aligned text: a title line, a header and one line per
+ * row; durations in microseconds with three decimals, percentages with
+ * two.  FREQ tables print as bcc's log2 histograms:
+ *
+ *      usecs               : count     distribution
+ *          0 -> 1          : 0        |                                        |
+ *          2 -> 3          : 12       |****************************************|
+ *
+ * Returns 0 or -ENOMEM.
+ */
+int strobe_table_write_text(const struct strobe_table *t, struct trace_seq *s);
+/* One log row as one text line (columns separated by two spaces). */
+int strobe_table_write_text_row(const struct strobe_table *t,
+				const union strobe_value *row, struct trace_seq *s);
+/* The header line that goes above text log rows. */
+int strobe_table_write_text_header(const struct strobe_table *t, struct trace_seq *s);
+
+/*
+ * Append t as one JSON object and a newline:
+ *   {"table":"syscalls.stats","title":"...","view":"stats","dropped":0,
+ *    "rows":[{"tid":12,"comm":"x","syscall":"read","count":3,...},...]}
+ * Durations and timestamps are integers (ns), percentages numbers.
+ * FREQ tables also have "unit".  Returns 0 or -ENOMEM.
+ */
+int strobe_table_write_json(const struct strobe_table *t, struct trace_seq *s);
+/* One row as a JSON object with a "table" key, and a newline (--log). */
+int strobe_table_write_json_row(const struct strobe_table *t,
+				const union strobe_value *row, struct trace_seq *s);
+
+/*
+ * LAMI 1.0 (the LTTng analyses machine interface Trace Compass runs):
+ * strobe_lami_write_version() appends {"major":1,"minor":0};
+ * strobe_lami_write_metadata() the metadata object of analyses `names`
+ * (title, version, table-classes with column descriptions);
+ * strobe_lami_write_results() the {"results":[...]} object holding every
+ * table of a with the time range [begin, end].  Returns 0, -EINVAL
+ * (unknown analysis) or -ENOMEM.
+ */
+int strobe_lami_write_version(struct trace_seq *s);
+int strobe_lami_write_metadata(const char *names, const struct strobe_analysis_opts *opts,
+			       struct trace_seq *s);
+int strobe_lami_write_results(const struct strobe_analysis *a, struct trace_seq *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,272 @@
+/*
+ * analysis-int.h - what the analyses share (internal): the analysis
+ * interface (a table of event handlers plus init/lost/finish hooks), the
+ * core that dispatches the one event stream to them, owners (who a
+ * measurement belongs to, by the --group-by rule), an open-addressing
+ * hash map for per-thread and per-group state, result tables, and
+ * latency statistics with histograms.
+ *
+ * How dispatch works: at attach, every subscription of every analysis
+ * ("sched:sched_switch", "syscalls:sys_enter_*") is matched against the
+ * tep_handle's events once; the core keeps an array indexed by event id
+ * whose entries list (handler, analysis, cookie).  Per event the core
+ * does one array index and calls the handlers: no string compares, no
+ * allocation.  Handlers read fields through strobe_field accessors their
+ * analysis resolved in its resolve hook.
+ */
+#ifndef STROBE_ANALYSES_INT_H
+#define STROBE_ANALYSES_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <strobe/strobe.h>
+#include <strobe/analysis.h>
+
+#include "util/err.h"
+
+struct ana;
+struct ana_core;
+
+/* ---- hash map: uint64 key -> fixed-size value, open addressing -------- */
+
+/*
+ * Linear probing with backward-shift deletion (no tombstones), grows at
+ * 3/4 load, never shrinks below its peak (bounded by the peak number of
+ * live keys).  The key ANA_MAP_EMPTY is reserved.  Value pointers are
+ * valid until the next put or del on the map.
+ */
+#define ANA_MAP_EMPTY UINT64_MAX
+struct ana_map {
+	uint64_t *keys;
+	uint8_t *vals;
+	size_t cap;		/* power of two, or 0 */
+	size_t n;
+	size_t vsize;
+};
+void ana_map_init(struct ana_map *m, size_t vsize) STROBE_HIDDEN;
+void ana_map_free(struct ana_map *m) STROBE_HIDDEN;
+void *ana_map_get(const struct ana_map *m, uint64_t key) STROBE_HIDDEN;
+/* Value of key, inserted zero-filled if absent (*created = true);
+ * NULL when out of memory. created may be NULL. */
+void *ana_map_put(struct ana_map *m, uint64_t key, bool *created) STROBE_HIDDEN;
+void ana_map_del(struct ana_map *m, uint64_t key) STROBE_HIDDEN;
+/* Iterate: for (i = 0; (v = ana_map_next(m, &i, &key)); ) */
+void *ana_map_next(const struct ana_map *m, size_t *pos, uint64_t *key) STROBE_HIDDEN;
+
+static inline uint64_t ana_key2(uint64_t hi, uint32_t lo)
+{
+	return (hi << 20) ^ lo;		/* lo < 2^20 */
+}
+
+/* ---- owners ----------------------------------------------------------- */
+
+/* Who a measurement is accounted to, saved with each aggregate so rows
+ * survive the thread's exit. */
+struct ana_owner {
+	int tid;		/* -1 when grouping coarser than threads */
+	int pid;		/* tgid, -1 unknown */
+	int cpu;		/* -1 unless grouping by CPU */
+	int container;		/* model container index */
+	char comm[16];
+};
+
+/* ---- latency statistics ------------------------------------------------ */
+
+#define ANA_FINE_SUB 16		/* linear sub-buckets per octave */
+struct ana_hist {
+	uint32_t us_log2[64];	/* bcc: bucket k holds us in [2^(k-1), 2^k) */
+	uint32_t fine[64][ANA_FINE_SUB];	/* ns: octave, 1/16th of it */
+};
+
+struct ana_stats {
+	uint64_t count;
+	uint64_t total;
+	uint64_t min, max;
+	double mean, m2;	/* Welford: running mean and squared deviations */
+	struct ana_hist *hist;	/* only with the FREQ view */
+};
+/* Add one duration; allocates the histogram on first use when want_hist. */
+void ana_stats_add(struct ana_stats *st, uint64_t ns, bool want_hist) STROBE_HIDDEN;
+double ana_stats_stddev(const struct ana_stats *st) STROBE_HIDDEN;
+void ana_stats_free(struct ana_stats *st) STROBE_HIDDEN;
+
+/* ---- tables ------------------------------------------------------------ */
+
+struct strobe_table {
+	char *name;
+	char *title;
+	enum strobe_view view;
+	const char *unit;
+	int nr_cols;
+	struct strobe_column *cols;	/* keys/titles static or pooled */
+	union strobe_value *cells;	/* nr_rows * nr_cols */
+	size_t nr_rows, cap_rows;
+	char **strs;			/* string pool */
+	size_t nr_strs, cap_strs;
+	uint64_t dropped;
+	const char *lami_class;		/* LAMI table class, NULL: the name */
+	bool schema_only;		/* declares a class (per-group histograms
+					 * follow it); never a result */
+};
+
+struct strobe_table *ana_table_new(const char *name, const char *title,
+				   enum strobe_view view) STROBE_HIDDEN;
+void ana_table_free(struct strobe_table *t) STROBE_HIDDEN;
+/* Add a column (key and title must be static strings). 0 or -ENOMEM. */
+int ana_table_col(struct strobe_table *t, const char *key, const char *title,
+		  enum strobe_col_type type) STROBE_HIDDEN;
+/* A new zeroed row, NULL on ENOMEM. */
+union strobe_value *ana_table_row(struct strobe_table *t) STROBE_HIDDEN;
+/* A copy of s owned by t ("" on ENOMEM). */
+const char *ana_table_str(struct strobe_table *t, const char *s) STROBE_HIDDEN;
+
+/* ---- the analysis interface ------------------------------------------- */
+
+typedef void (*ana_handler)(struct ana *a, const struct strobe_event *ev, int cookie);
+
+struct ana_sub {
+	const char *system;	/* glob */
+	const char *event;	/* glob */
+	ana_handler fn;
+	int cookie;		/* passed to fn */
+};
+
+struct ana_ops {
+	const char *name;
+	const char *summary;
+	const char *needs;	/* events it needs, for the user */
+	const char *preset;	/* "syscalls" */
+	size_t priv_size;
+	/* Declare the result tables (schemas only) from a->core->opts. */
+	int (*init)(struct ana *a);
+	/* Subscriptions, terminated by a zero entry. */
+	const struct ana_sub *subs;
+	/* Resolve fields in the file's formats; return 0 if the analysis can
+	 * run, -ENOENT if required events are missing. */
+	int (*resolve)(struct ana *a, struct tep_handle *tep);
+	/* Events were lost on `cpu` just before ts: forget in-flight state
+	 * that lives on that CPU (per-thread state is checked with
+	 * ana_gap_since()). */
+	void (*lost)(struct ana *a, int cpu, uint64_t ts);
+	/* Fill the tables. */
+	int (*finish)(struct ana *a);
+	void (*free)(struct ana *a);
+};
+
+/* One running analysis. */
+struct ana {
+	const struct ana_ops *ops;
+	struct ana_core *core;
+	struct strobe_table **tables;	/* declared in init, filled in finish */
+	int nr_tables;
+	void *priv;
+	bool active;		/* its events are present */
+	uint64_t dropped;	/* measurements dropped: lost events */
+};
+
+/* Declare a result table of a; returns it (NULL on ENOMEM). */
+struct strobe_table *ana_add_table(struct ana *a, const char *name, const char *title,
+				   enum strobe_view view) STROBE_HIDDEN;
+/* Add a note (printf-style) to the analysis object. */
+void ana_note(struct ana_core *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3))) STROBE_HIDDEN;
+
+/* ---- the core ------------------------------------------------------------- */
+
+struct ana_core {
+	struct strobe_analysis_opts opts;
+	struct strobe_model *model;
+	struct tep_handle *tep;
+	uint64_t first_ts, last_ts;	/* events seen inside the window */
+	uint64_t win_begin, win_end;	/* after finish */
+	uint64_t last_gap_any;	/* ts of the latest event after a gap */
+	uint64_t *gap_end;	/* per CPU: ts of the latest event after a gap */
+	uint64_t *cpu_last;	/* per CPU: ts of the latest event (before the
+				 * current one while lost() hooks run) */
+	int nr_cpus;		/* entries of gap_end and cpu_last */
+	bool want_hist;
+	/* Thread instances: tid -> struct ana_inst.  A fork naming a tid, or
+	 * a tid whose tgid changed, starts a new instance (PID reuse), so
+	 * rows of a reused tid never merge with the old thread's. */
+	struct ana_map inst;
+	uint64_t next_serial;
+	uint64_t sweep_ts;	/* last sweep of exited instances */
+	signed char *cont_sel;	/* per container index: 0 unknown, 1 in, -1 out */
+	int nr_cont_sel;
+	char **notes;
+	int nr_notes;
+};
+
+/* The owning task and whether it passes the --tid/--pid/--comm/
+ * --container filters.  Never NULL except on ENOMEM. */
+const struct strobe_task *ana_task(struct ana_core *c, int tid) STROBE_HIDDEN;
+bool ana_task_selected(struct ana_core *c, const struct strobe_task *t) STROBE_HIDDEN;
+bool ana_cpu_selected(struct ana_core *c, int cpu) STROBE_HIDDEN;
+/* The group key of (task, cpu) under --group-by, and its identity. */
+uint64_t ana_group_key(struct ana_core *c, const struct strobe_task *t, int cpu) STROBE_HIDDEN;
+void ana_owner_set(struct ana_core *c, struct ana_owner *o, const struct strobe_task *t,
+		   int cpu) STROBE_HIDDEN;
+/* Owner columns for the grouping ("tid","pid","comm","container" /
+ * "cpu"), and their values for an owner. */
+int ana_owner_cols(struct ana_core *c, struct strobe_table *t) STROBE_HIDDEN;
+int ana_owner_vals(struct ana_core *c, struct strobe_table *t, union strobe_value *row,
+		   const struct ana_owner *o) STROBE_HIDDEN;
+/* Owner columns of a single task (for log rows and per-task columns). */
+int ana_task_cols(struct strobe_table *t, const char *prefix_key) STROBE_HIDDEN;
+/* Was there a lost-events gap anywhere after ts? (drop measurements that
+ * began at ts) */
+static inline bool ana_gap_since(const struct ana_core *c, uint64_t ts)
+{
+	return c->last_gap_any > ts;
+}
+static inline bool ana_in_window(const struct ana_core *c, uint64_t ts)
+{
+	return (!c->opts.begin || ts >= c->opts.begin) && (!c->opts.end || ts <= c->opts.end);
+}
+/* Is a duration inside --min/--max? */
+static inline bool ana_duration_ok(const struct ana_core *c, uint64_t ns)
+{
+	return (!c->opts.min_ns || ns >= c->opts.min_ns) &&
+	       (!c->opts.max_ns || ns <= c->opts.max_ns);
+}
+static inline bool ana_view(const struct ana_core *c, enum strobe_view v)
+{
+	return (c->opts.views ? c->opts.views : STROBE_VIEW_TOP) & v;
+}
+/* Container display name of an index. */
+const char *ana_container_name(struct ana_core *c, int index) STROBE_HIDDEN;
+
+/* Sort an array of pointers by a uint64 metric (descending) and then by
+ * key; helper for rankings. */
+struct ana_rank {
+	uint64_t metric;
+	uint64_t key;
+	void *item;
+};
+void ana_rank_sort(struct ana_rank *r, size_t n) STROBE_HIDDEN;
+/* Rows to emit for a ranking of n under --top. */
+size_t ana_top_n(const struct ana_core *c, size_t n) STROBE_HIDDEN;
+
+/* Emit a histogram table for st (FREQ view). */
+int ana_emit_hist(struct ana *a, const char *name, const char *title,
+		  const struct ana_stats *st) STROBE_HIDDEN;
+/* Standard stats columns (count,total,min,avg,max,stddev) and values. */
+int ana_stats_cols(struct strobe_table *t) STROBE_HIDDEN;
+void ana_stats_vals(union strobe_value *v, const struct ana_stats *st) STROBE_HIDDEN;
+
+/* The analyses. */
+extern const struct ana_ops ana_cputop_ops STROBE_HIDDEN;
+extern const struct ana_ops ana_syscalls_ops STROBE_HIDDEN;
+extern const struct ana_ops ana_schedlat_ops STROBE_HIDDEN;
+extern const struct ana_ops ana_io_ops STROBE_HIDDEN;
+extern const struct ana_ops ana_irq_ops STROBE_HIDDEN;
+extern const struct ana_ops ana_mem_ops STROBE_HIDDEN;
+
+/* Syscall names (x86_64 table, or learnt from syscalls:* formats). */
+const char *ana_syscall_name(int nr) STROBE_HIDDEN;
+int ana_syscall_nr(const char *name) STROBE_HIDDEN;	/* -1 unknown */
+/* Errno name ("ENOENT") of a positive errno, NULL unknown. */
+const char *ana_errno_name(int e) STROBE_HIDDEN;
+
+#endif

@@ -1,0 +1,247 @@
+/*
+ * cputop.c - time on CPU per thread, process, container or CPU, from
+ * sched_switch alone.
+ *
+ * Each CPU is a two-state machine: UNKNOWN (no switch seen yet, or events
+ * were lost) and RUNNING(tid, since).  A switch charges prev for
+ * [since, now) and makes next current.  The first switch on a CPU also
+ * tells who ran before it: prev_pid is charged from the window start (or,
+ * after lost events, from the first event after the gap) to that switch;
+ * the time inside a gap is unknown and counted apart.  At the end each
+ * running task is charged up to the window end.  pid 0 (the idle task)
+ * is never charged and does not count as CPU use.  Percentages are of
+ * the window: a thread busy the whole window shows 100%, a process with
+ * several busy threads more.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "analyses/analysis-int.h"
+
+enum cpu_state { CPU_UNKNOWN = 0, CPU_RUNNING };
+
+struct cpu {
+	enum cpu_state state;
+	int tid;
+	uint64_t since;		/* RUNNING: charged up to here */
+	uint64_t resume;	/* UNKNOWN after a gap: first event after it */
+	uint64_t busy;		/* non-idle time charged on this CPU */
+	bool seen;
+};
+
+struct group {
+	struct ana_owner o;
+	uint64_t ns;
+};
+
+struct cputop {
+	struct strobe_field prev_pid, next_pid;
+	struct cpu *cpus;
+	int nr_cpus;
+	struct ana_map groups;	/* group key -> struct group */
+	uint64_t lost_ns;	/* time inside lost-event gaps */
+	struct strobe_table *top, *cpu_table;
+};
+
+static struct cpu *get_cpu(struct cputop *p, int cpu)
+{
+	if (cpu < 0)
+		return NULL;
+	if (cpu >= p->nr_cpus) {
+		int n = cpu + 8;
+		struct cpu *c = realloc(p->cpus, (size_t)n * sizeof(*c));
+
+		if (!c)
+			return NULL;
+		memset(c + p->nr_cpus, 0, (size_t)(n - p->nr_cpus) * sizeof(*c));
+		p->cpus = c;
+		p->nr_cpus = n;
+	}
+	return &p->cpus[cpu];
+}
+
+static void charge(struct ana *a, int tid, int cpu, uint64_t t0, uint64_t t1)
+{
+	struct cputop *p = a->priv;
+	const struct strobe_task *t;
+	struct group *g;
+	bool created;
+	uint64_t key;
+
+	if (tid <= 0 || t1 <= t0)
+		return;
+	t = ana_task(a->core, tid);
+	if (!t || !ana_task_selected(a->core, t))
+		return;
+	p->cpus[cpu].busy += t1 - t0;
+	key = ana_group_key(a->core, t, cpu);
+	g = ana_map_put(&p->groups, key, &created);
+	if (!g)
+		return;
+	if (created)
+		ana_owner_set(a->core, &g->o, t, cpu);
+	else
+		memcpy(g->o.comm, t->comm, sizeof(g->o.comm) - 1);
+	g->ns += t1 - t0;
+}
+
+static void on_switch(struct ana *a, const struct strobe_event *ev, int cookie)
+{
+	struct cputop *p = a->priv;
+	struct cpu *c = get_cpu(p, ev->cpu);
+	int prev = (int)strobe_field_int(ev, &p->prev_pid);
+	uint64_t from;
+
+	if (!c)
+		return;
+	if (c->state == CPU_RUNNING)
+		from = c->since;
+	else
+		from = c->resume ? c->resume
+		       : a->core->opts.begin ? a->core->opts.begin : a->core->first_ts;
+	if (c->state == CPU_RUNNING && c->tid != prev)
+		from = ev->ts;	/* inconsistent: charge nothing we do not know */
+	charge(a, prev, ev->cpu, from, ev->ts);
+	c->state = CPU_RUNNING;
+	c->tid = (int)strobe_field_int(ev, &p->next_pid);
+	c->since = ev->ts;
+	c->seen = true;
+}
+
+static void lost(struct ana *a, int cpu, uint64_t ts)
+{
+	struct cputop *p = a->priv;
+	struct cpu *c = get_cpu(p, cpu);
+	uint64_t last;
+
+	if (!c)
+		return;
+	last = cpu < a->core->nr_cpus ? a->core->cpu_last[cpu] : 0;
+	if (c->state == CPU_RUNNING && last >= c->since)
+		charge(a, c->tid, cpu, c->since, last);
+	if (last && ts > last)
+		p->lost_ns += ts - last;
+	c->state = CPU_UNKNOWN;
+	c->resume = ts;
+}
+
+static const struct ana_sub subs[] = {
+	{ "sched", "sched_switch", on_switch, 0 },
+	{ NULL, NULL, NULL, 0 }
+};
+
+static int init(struct ana *a)
+{
+	struct cputop *p = a->priv;
+	struct ana_core *c = a->core;
+	int ret = 0;
+
+	ana_map_init(&p->groups, sizeof(struct group));
+	p->top = ana_add_table(a, "cputop.top", "CPU usage", STROBE_VIEW_TOP);
+	if (!p->top)
+		return -ENOMEM;
+	ret |= ana_owner_cols(c, p->top);
+	ret |= ana_table_col(p->top, "cpu_time", "CPU time(us)", STROBE_COL_DURATION);
+	ret |= ana_table_col(p->top, "cpu_pct", "CPU%", STROBE_COL_PERCENT);
+	if (c->opts.group_by != STROBE_GROUP_CPU) {
+		p->cpu_table = ana_add_table(a, "cputop.cpus", "CPU usage per CPU",
+					     STROBE_VIEW_TOP);
+		if (!p->cpu_table)
+			return -ENOMEM;
+		ret |= ana_table_col(p->cpu_table, "cpu", "CPU", STROBE_COL_INT);
+		ret |= ana_table_col(p->cpu_table, "busy", "Busy(us)", STROBE_COL_DURATION);
+		ret |= ana_table_col(p->cpu_table, "busy_pct", "Busy%", STROBE_COL_PERCENT);
+	}
+	return ret ? -ENOMEM : 0;
+}
+
+static int resolve(struct ana *a, struct tep_handle *tep)
+{
+	struct cputop *p = a->priv;
+	struct tep_event *e = tep_find_event_by_name(tep, "sched", "sched_switch");
+
+	if (!e || strobe_field_resolve(e, "prev_pid", &p->prev_pid) ||
+	    strobe_field_resolve(e, "next_pid", &p->next_pid))
+		return -ENOENT;
+	return 0;
+}
+
+static double pct(uint64_t ns, uint64_t window)
+{
+	return window ? 100.0 * (double)ns / (double)window : 0.0;
+}
+
+static int finish(struct ana *a)
+{
+	struct cputop *p = a->priv;
+	struct ana_core *c = a->core;
+	uint64_t window = c->win_end - c->win_begin, key;
+	struct ana_rank *r;
+	union strobe_value *v;
+	struct group *g;
+	size_t n = 0, i, pos = 0;
+	int cpu, k;
+
+	for (cpu = 0; cpu < p->nr_cpus; cpu++)
+		if (p->cpus[cpu].state == CPU_RUNNING)
+			charge(a, p->cpus[cpu].tid, cpu, p->cpus[cpu].since, c->win_end);
+	r = calloc(p->groups.n + 1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	while ((g = ana_map_next(&p->groups, &pos, &key))) {
+		r[n].metric = g->ns;
+		r[n].key = key;
+		r[n++].item = g;
+	}
+	ana_rank_sort(r, n);
+	for (i = 0; i < ana_top_n(c, n); i++) {
+		g = r[i].item;
+		if (!(v = ana_table_row(p->top))) {
+			free(r);
+			return -ENOMEM;
+		}
+		k = ana_owner_vals(c, p->top, v, &g->o);
+		v[k].u = g->ns;
+		v[k + 1].d = pct(g->ns, window);
+	}
+	free(r);
+	if (p->cpu_table)
+		for (cpu = 0; cpu < p->nr_cpus; cpu++) {
+			if (!p->cpus[cpu].seen)
+				continue;
+			if (!(v = ana_table_row(p->cpu_table)))
+				return -ENOMEM;
+			v[0].i = cpu;
+			v[1].u = p->cpus[cpu].busy;
+			v[2].d = pct(p->cpus[cpu].busy, window);
+		}
+	if (p->lost_ns)
+		ana_note(c, "cputop: %llu us of CPU time fell inside lost-event gaps and "
+			 "is not charged to anyone", (unsigned long long)(p->lost_ns / 1000));
+	return 0;
+}
+
+static void fini(struct ana *a)
+{
+	struct cputop *p = a->priv;
+
+	ana_map_free(&p->groups);
+	free(p->cpus);
+}
+
+const struct ana_ops ana_cputop_ops = {
+	.name = "cputop",
+	.summary = "CPU time per thread, process, container and CPU",
+	.needs = "sched:sched_switch",
+	.preset = "sched",
+	.priv_size = sizeof(struct cputop),
+	.init = init,
+	.subs = subs,
+	.resolve = resolve,
+	.lost = lost,
+	.finish = finish,
+	.free = fini,
+};

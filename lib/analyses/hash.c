@@ -1,0 +1,149 @@
+/*
+ * hash.c - the open-addressing hash map every analysis keeps its
+ * per-thread, per-request and per-group state in.
+ *
+ * Why this shape: analyses look up state on nearly every event, so the
+ * map is a flat array probed linearly (one cache line usually answers),
+ * values live inline next to nothing else (keys in their own array so a
+ * probe touches 8 bytes per slot), and deletion shifts the following
+ * entries back instead of leaving tombstones, so a map whose keys come
+ * and go (in-flight syscalls) never degrades.  It grows at 3/4 load and
+ * never shrinks: its size follows the peak number of live keys.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/analysis-int.h"
+
+static inline size_t slot_of(uint64_t key, size_t cap)
+{
+	key ^= key >> 29;
+	key *= 0xbf58476d1ce4e5b9ULL;
+	key ^= key >> 32;
+	return (size_t)key & (cap - 1);
+}
+
+void ana_map_init(struct ana_map *m, size_t vsize)
+{
+	memset(m, 0, sizeof(*m));
+	m->vsize = vsize ? vsize : 1;
+}
+
+void ana_map_free(struct ana_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	m->keys = NULL;
+	m->vals = NULL;
+	m->cap = m->n = 0;
+}
+
+void *ana_map_get(const struct ana_map *m, uint64_t key)
+{
+	size_t i;
+
+	if (!m->cap)
+		return NULL;
+	for (i = slot_of(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+		if (m->keys[i] == key)
+			return m->vals + i * m->vsize;
+		if (m->keys[i] == ANA_MAP_EMPTY)
+			return NULL;
+	}
+}
+
+static int grow(struct ana_map *m)
+{
+	size_t ncap = m->cap ? m->cap * 2 : 64, i, j;
+	uint64_t *keys = malloc(ncap * sizeof(*keys));
+	uint8_t *vals = calloc(ncap, m->vsize);
+
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -ENOMEM;
+	}
+	for (i = 0; i < ncap; i++)
+		keys[i] = ANA_MAP_EMPTY;
+	for (i = 0; i < m->cap; i++) {
+		if (m->keys[i] == ANA_MAP_EMPTY)
+			continue;
+		for (j = slot_of(m->keys[i], ncap); keys[j] != ANA_MAP_EMPTY;
+		     j = (j + 1) & (ncap - 1))
+			;
+		keys[j] = m->keys[i];
+		memcpy(vals + j * m->vsize, m->vals + i * m->vsize, m->vsize);
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = keys;
+	m->vals = vals;
+	m->cap = ncap;
+	return 0;
+}
+
+void *ana_map_put(struct ana_map *m, uint64_t key, bool *created)
+{
+	size_t i;
+
+	if (created)
+		*created = false;
+	if (key == ANA_MAP_EMPTY)
+		return NULL;
+	if ((m->n + 1) * 4 > m->cap * 3 && grow(m) < 0)
+		return NULL;
+	for (i = slot_of(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+		if (m->keys[i] == key)
+			return m->vals + i * m->vsize;
+		if (m->keys[i] == ANA_MAP_EMPTY)
+			break;
+	}
+	m->keys[i] = key;
+	memset(m->vals + i * m->vsize, 0, m->vsize);
+	m->n++;
+	if (created)
+		*created = true;
+	return m->vals + i * m->vsize;
+}
+
+void ana_map_del(struct ana_map *m, uint64_t key)
+{
+	size_t i, j, k, mask = m->cap - 1;
+
+	if (!m->cap)
+		return;
+	for (i = slot_of(key, m->cap);; i = (i + 1) & mask) {
+		if (m->keys[i] == ANA_MAP_EMPTY)
+			return;
+		if (m->keys[i] == key)
+			break;
+	}
+	/* Backward shift: move later entries of the cluster into the hole
+	 * when their home slot does not lie cyclically in (hole, j]. */
+	for (j = i;;) {
+		j = (j + 1) & mask;
+		if (m->keys[j] == ANA_MAP_EMPTY)
+			break;
+		k = slot_of(m->keys[j], m->cap);
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		m->keys[i] = m->keys[j];
+		memcpy(m->vals + i * m->vsize, m->vals + j * m->vsize, m->vsize);
+		i = j;
+	}
+	m->keys[i] = ANA_MAP_EMPTY;
+	m->n--;
+}
+
+void *ana_map_next(const struct ana_map *m, size_t *pos, uint64_t *key)
+{
+	for (; *pos < m->cap; (*pos)++) {
+		if (m->keys[*pos] != ANA_MAP_EMPTY) {
+			if (key)
+				*key = m->keys[*pos];
+			return m->vals + (*pos)++ * m->vsize;
+		}
+	}
+	return NULL;
+}

@@ -1,0 +1,772 @@
+/*
+ * io.c - I/O seen from system calls and from the block layer.
+ *
+ * Syscalls: the read family (read, pread64, readv, preadv, preadv2,
+ * recvfrom, recvmsg), the write family (write, pwrite64, writev, pwritev,
+ * pwritev2, sendto, sendmsg), transfers (sendfile64, splice, tee,
+ * copy_file_range: bytes count as read from the input fd and written to
+ * the output fd) and syncs (fsync, fdatasync, sync_file_range, sync,
+ * syncfs, msync).  Bytes are the non-negative return values, charged to
+ * the owner and to the (owner, fd); latency is entry to exit, per
+ * syscall.  Per thread the state is IDLE or IN_IO(nr, fds, since), as in
+ * syscalls.c.  fd numbers come from raw_syscalls' args[] or the syscalls:*
+ * "fd" fields.  File names need the open's path: raw_syscalls carries no
+ * strings and on most kernels syscalls:sys_enter_openat's filename is a
+ * user pointer, not a string; when it is a string (a __data_loc field),
+ * fds are named from openat/open/creat and forgotten at close.
+ *
+ * Block: a request's owner is the task that queued its first bio
+ * (block_bio_queue) or inserted it (block_rq_insert), else the task
+ * current at block_rq_issue; latency is issue to complete, per disk
+ * (major:minor) and per owner.  State: requests in flight keyed by
+ * (dev, sector), plus recent bio owners (capped at 64 Ki entries: bios
+ * merged into other requests never come back).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "analyses/analysis-int.h"
+
+enum io_class { C_NONE = 0, C_READ, C_WRITE, C_XFER, C_SYNC, C_OPEN, C_CLOSE };
+enum { RAW_ENTER, RAW_EXIT, NAMED_ENTER, NAMED_EXIT, BIO_QUEUE, RQ_INSERT, RQ_ISSUE,
+       RQ_COMPLETE };
+
+#define MAX_NR 1024
+#define NAME_LEN 64
+
+static const struct { const char *name; enum io_class cls; int in, out; } io_calls[] = {
+	{ "read", C_READ, 0, -1 }, { "pread64", C_READ, 0, -1 }, { "readv", C_READ, 0, -1 },
+	{ "preadv", C_READ, 0, -1 }, { "preadv2", C_READ, 0, -1 },
+	{ "recvfrom", C_READ, 0, -1 }, { "recvmsg", C_READ, 0, -1 },
+	{ "write", C_WRITE, -1, 0 }, { "pwrite64", C_WRITE, -1, 0 }, { "writev", C_WRITE, -1, 0 },
+	{ "pwritev", C_WRITE, -1, 0 }, { "pwritev2", C_WRITE, -1, 0 },
+	{ "sendto", C_WRITE, -1, 0 }, { "sendmsg", C_WRITE, -1, 0 },
+	{ "sendfile64", C_XFER, 1, 0 }, { "sendfile", C_XFER, 1, 0 },
+	{ "splice", C_XFER, 0, 2 }, { "tee", C_XFER, 0, 1 },
+	{ "copy_file_range", C_XFER, 0, 2 },
+	{ "fsync", C_SYNC, 0, -1 }, { "fdatasync", C_SYNC, 0, -1 },
+	{ "sync_file_range", C_SYNC, 0, -1 }, { "sync", C_SYNC, -1, -1 },
+	{ "syncfs", C_SYNC, 0, -1 }, { "msync", C_SYNC, -1, -1 },
+	{ "open", C_OPEN, -1, -1 }, { "openat", C_OPEN, -1, -1 }, { "openat2", C_OPEN, -1, -1 },
+	{ "creat", C_OPEN, -1, -1 }, { "close", C_CLOSE, 0, -1 },
+};
+
+struct nrinfo {
+	uint8_t cls;
+	int8_t in, out;		/* argument index of the in/out fd, -1 none */
+};
+
+struct inflight {
+	uint64_t since;
+	int nr;
+	int fd_in, fd_out;
+	char name[NAME_LEN];	/* open's path, when the trace has it */
+};
+
+struct group {
+	struct ana_owner o;
+	uint64_t rbytes, wbytes, reads, writes;
+};
+
+struct fdgroup {
+	struct ana_owner o;
+	int fd;
+	char name[NAME_LEN];
+	uint64_t rbytes, wbytes;
+};
+
+struct latgroup {
+	struct ana_owner o;
+	int nr;
+	struct ana_stats st;
+};
+
+struct fdname {
+	char name[NAME_LEN];
+};
+
+struct rq {
+	uint32_t dev;
+	uint64_t sector;
+	uint64_t since;
+	uint64_t bytes;
+	uint64_t key;		/* owner's group key */
+	struct ana_owner o;
+	bool have_owner;
+};
+
+struct disk {
+	uint32_t dev;
+	uint64_t bytes;
+	struct ana_stats st;
+};
+
+struct blkgroup {
+	struct ana_owner o;
+	uint64_t bytes;
+	struct ana_stats st;
+};
+
+struct named {		/* per syscalls:* event id */
+	struct strobe_field fd, fd_in, fd_out, filename;
+};
+
+struct io {
+	struct strobe_field raw_id, raw_args, raw_xid, raw_ret;
+	struct strobe_field n_nr, n_xnr, n_ret;
+	struct strobe_field bq_dev, bq_sector, ri_dev, ri_sector, is_dev, is_sector, is_bytes,
+		is_nr_sector, co_dev, co_sector;
+	bool use_raw, have_names, have_block;
+	struct nrinfo info[MAX_NR];
+	struct named *named;	/* indexed by event id */
+	int nr_named;
+	struct ana_map inflight, groups, fds, lats, fdnames, bio_owner, rqs, disks, blk;
+	struct strobe_table *top, *files, *lat, *disk_t, *blk_t;
+};
+
+static uint64_t rq_key(uint32_t dev, uint64_t sector)
+{
+	return (sector * 0x9e3779b97f4a7c15ULL) ^ dev;
+}
+
+static const char *nr_name(int nr, char *buf, size_t size)
+{
+	const char *n = ana_syscall_name(nr);
+
+	if (n)
+		return n;
+	snprintf(buf, size, "sys_%d", nr);
+	return buf;
+}
+
+static struct group *owner_group(struct ana *a, const struct strobe_task *t, int cpu,
+				 uint64_t *key)
+{
+	struct io *p = a->priv;
+	struct group *g;
+	bool created;
+
+	*key = ana_group_key(a->core, t, cpu);
+	g = ana_map_put(&p->groups, *key, &created);
+	if (g && created)
+		ana_owner_set(a->core, &g->o, t, cpu);
+	return g;
+}
+
+static void add_fd(struct ana *a, const struct strobe_task *t, uint64_t key, int fd,
+		   uint64_t r, uint64_t w, int cpu)
+{
+	struct io *p = a->priv;
+	struct fdgroup *f;
+	bool created;
+
+	if (fd < 0)
+		return;
+	f = ana_map_put(&p->fds, ana_key2(key, (uint32_t)fd & 0xfffff), &created);
+	if (!f)
+		return;
+	if (created) {
+		struct fdname *n = ana_map_get(&p->fdnames,
+					       ((uint64_t)(uint32_t)t->tgid << 32) | (uint32_t)fd);
+
+		ana_owner_set(a->core, &f->o, t, cpu);
+		f->fd = fd;
+		if (n)
+			memcpy(f->name, n->name, NAME_LEN);
+	}
+	f->rbytes += r;
+	f->wbytes += w;
+}
+
+static void enter(struct ana *a, const struct strobe_event *ev, int nr, int fd_in, int fd_out,
+		  const struct strobe_field *fname)
+{
+	struct io *p = a->priv;
+	struct inflight *f = ana_map_put(&p->inflight, (uint64_t)(uint32_t)ev->pid, NULL);
+
+	if (!f)
+		return;
+	f->since = ev->ts;
+	f->nr = nr;
+	f->fd_in = fd_in;
+	f->fd_out = fd_out;
+	f->name[0] = '\0';
+	if (fname && fname->valid && fname->is_dynamic) {
+		uint32_t len;
+		const char *s = strobe_field_str(ev, fname, &len);
+
+		if (s)
+			snprintf(f->name, NAME_LEN, "%.*s", (int)strnlen(s, len), s);
+	}
+}
+
+static void leave(struct ana *a, const struct strobe_event *ev, int nr, int64_t ret)
+{
+	struct io *p = a->priv;
+	struct ana_core *c = a->core;
+	struct inflight *fp = ana_map_get(&p->inflight, (uint64_t)(uint32_t)ev->pid);
+	struct inflight f;
+	const struct strobe_task *t;
+	struct latgroup *l;
+	struct group *g;
+	uint64_t key, dur;
+	bool created;
+	int cls;
+
+	if (!fp || fp->nr != nr)
+		return;
+	f = *fp;
+	ana_map_del(&p->inflight, (uint64_t)(uint32_t)ev->pid);
+	cls = nr >= 0 && nr < MAX_NR ? p->info[nr].cls : C_NONE;
+	t = ana_task(c, ev->pid);
+	if (!t)
+		return;
+	if (cls == C_OPEN || cls == C_CLOSE) {
+		uint64_t k;
+
+		if (t->tgid < 0)
+			return;
+		if (cls == C_OPEN && ret >= 0 && f.name[0]) {
+			struct fdname *n;
+
+			k = ((uint64_t)(uint32_t)t->tgid << 32) | (uint32_t)ret;
+			n = ana_map_put(&p->fdnames, k, NULL);
+			if (n)
+				memcpy(n->name, f.name, NAME_LEN);
+		} else if (cls == C_CLOSE && f.fd_in >= 0) {
+			k = ((uint64_t)(uint32_t)t->tgid << 32) | (uint32_t)f.fd_in;
+			ana_map_del(&p->fdnames, k);
+		}
+		return;
+	}
+	if (ana_gap_since(c, f.since)) {
+		a->dropped++;
+		return;
+	}
+	if (!ana_task_selected(c, t))
+		return;
+	dur = ev->ts - f.since;
+	g = owner_group(a, t, ev->cpu, &key);
+	if (!g)
+		return;
+	if (ret > 0 && cls != C_SYNC) {
+		uint64_t b = (uint64_t)ret;
+
+		if (cls == C_READ || cls == C_XFER) {
+			g->rbytes += b;
+			g->reads++;
+			add_fd(a, t, key, f.fd_in, b, 0, ev->cpu);
+		}
+		if (cls == C_WRITE || cls == C_XFER) {
+			g->wbytes += b;
+			g->writes++;
+			add_fd(a, t, key, f.fd_out, 0, b, ev->cpu);
+		}
+	}
+	if (!ana_duration_ok(c, dur))
+		return;
+	l = ana_map_put(&p->lats, ana_key2(key, (uint32_t)nr & 0xfffff), &created);
+	if (!l)
+		return;
+	if (created) {
+		l->o = g->o;
+		l->nr = nr;
+	}
+	ana_stats_add(&l->st, dur, c->want_hist);
+}
+
+static int arg_fd(const struct strobe_event *ev, const struct strobe_field *args, int idx)
+{
+	struct strobe_field f = *args;
+
+	if (idx < 0 || !args->valid)
+		return -1;
+	f.offset = (uint16_t)(args->offset + 8 * idx);
+	f.size = 8;
+	f.is_signed = 1;
+	return (int)strobe_field_int(ev, &f);
+}
+
+static void block_owner(struct ana *a, const struct strobe_event *ev, uint32_t dev,
+			uint64_t sector, bool overwrite)
+{
+	struct io *p = a->priv;
+	bool created;
+	int *tid;
+
+	if (p->bio_owner.n > 65536) {	/* merged bios never come back: cap */
+		ana_map_free(&p->bio_owner);
+		ana_map_init(&p->bio_owner, sizeof(int));
+	}
+	tid = ana_map_put(&p->bio_owner, rq_key(dev, sector), &created);
+	if (tid && (created || overwrite))
+		*tid = ev->pid;
+}
+
+static void on_issue(struct ana *a, const struct strobe_event *ev)
+{
+	struct io *p = a->priv;
+	struct ana_core *c = a->core;
+	uint32_t dev = (uint32_t)strobe_field_uint(ev, &p->is_dev);
+	uint64_t sector = strobe_field_uint(ev, &p->is_sector), k = rq_key(dev, sector);
+	int *owner = ana_map_get(&p->bio_owner, k);
+	int tid = owner ? *owner : ev->pid;
+	const struct strobe_task *t;
+	struct rq *r;
+
+	if (owner)
+		ana_map_del(&p->bio_owner, k);
+	r = ana_map_put(&p->rqs, k, NULL);
+	if (!r)
+		return;
+	r->dev = dev;
+	r->sector = sector;
+	r->since = ev->ts;
+	r->bytes = p->is_bytes.valid ? strobe_field_uint(ev, &p->is_bytes)
+				     : strobe_field_uint(ev, &p->is_nr_sector) * 512;
+	r->have_owner = false;
+	t = tid > 0 ? ana_task(c, tid) : NULL;
+	if (t && ana_task_selected(c, t)) {
+		r->key = ana_group_key(c, t, ev->cpu);
+		ana_owner_set(c, &r->o, t, ev->cpu);
+		r->have_owner = true;
+	}
+}
+
+static void on_complete(struct ana *a, const struct strobe_event *ev)
+{
+	struct io *p = a->priv;
+	struct ana_core *c = a->core;
+	uint32_t dev = (uint32_t)strobe_field_uint(ev, &p->co_dev);
+	uint64_t sector = strobe_field_uint(ev, &p->co_sector), k = rq_key(dev, sector), lat;
+	struct rq *rp = ana_map_get(&p->rqs, k), r;
+	struct disk *d;
+	struct blkgroup *b;
+	bool created;
+
+	if (!rp || rp->dev != dev || rp->sector != sector)
+		return;
+	r = *rp;
+	ana_map_del(&p->rqs, k);
+	if (ana_gap_since(c, r.since)) {
+		a->dropped++;
+		return;
+	}
+	lat = ev->ts - r.since;
+	if (!ana_duration_ok(c, lat))
+		return;
+	d = ana_map_put(&p->disks, dev, &created);
+	if (d) {
+		d->dev = dev;
+		d->bytes += r.bytes;
+		ana_stats_add(&d->st, lat, false);
+	}
+	if (!r.have_owner)
+		return;
+	b = ana_map_put(&p->blk, r.key, &created);
+	if (b) {
+		if (created)
+			b->o = r.o;
+		b->bytes += r.bytes;
+		ana_stats_add(&b->st, lat, false);
+	}
+}
+
+static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
+{
+	struct io *p = a->priv;
+	int nr;
+
+	switch (cookie) {
+	case RAW_ENTER:
+		nr = (int)strobe_field_int(ev, &p->raw_id);
+		if (nr >= 0 && nr < MAX_NR && p->info[nr].cls)
+			enter(a, ev, nr, arg_fd(ev, &p->raw_args, p->info[nr].in),
+			      arg_fd(ev, &p->raw_args, p->info[nr].out), NULL);
+		break;
+	case RAW_EXIT:
+		nr = (int)strobe_field_int(ev, &p->raw_xid);
+		if (nr >= 0 && nr < MAX_NR && p->info[nr].cls)
+			leave(a, ev, nr, strobe_field_int(ev, &p->raw_ret));
+		break;
+	case NAMED_ENTER:
+		if (p->use_raw)
+			break;
+		nr = (int)strobe_field_int(ev, &p->n_nr);
+		if (nr >= 0 && nr < MAX_NR && p->info[nr].cls && ev->type < p->nr_named) {
+			const struct named *n = &p->named[ev->type];
+			int in = n->fd.valid ? (int)strobe_field_int(ev, &n->fd) : -1;
+			int out = in;
+
+			if (n->fd_in.valid)
+				in = (int)strobe_field_int(ev, &n->fd_in);
+			if (n->fd_out.valid)
+				out = (int)strobe_field_int(ev, &n->fd_out);
+			enter(a, ev, nr, in, out, &n->filename);
+		}
+		break;
+	case NAMED_EXIT:
+		if (p->use_raw)
+			break;
+		nr = (int)strobe_field_int(ev, &p->n_xnr);
+		if (nr >= 0 && nr < MAX_NR && p->info[nr].cls)
+			leave(a, ev, nr, strobe_field_int(ev, &p->n_ret));
+		break;
+	case BIO_QUEUE:
+		block_owner(a, ev, (uint32_t)strobe_field_uint(ev, &p->bq_dev),
+			    strobe_field_uint(ev, &p->bq_sector), true);
+		break;
+	case RQ_INSERT:
+		block_owner(a, ev, (uint32_t)strobe_field_uint(ev, &p->ri_dev),
+			    strobe_field_uint(ev, &p->ri_sector), false);
+		break;
+	case RQ_ISSUE:
+		on_issue(a, ev);
+		break;
+	case RQ_COMPLETE:
+		on_complete(a, ev);
+		break;
+	}
+}
+
+static const struct ana_sub subs[] = {
+	{ "raw_syscalls", "sys_enter", on_event, RAW_ENTER },
+	{ "raw_syscalls", "sys_exit", on_event, RAW_EXIT },
+	{ "syscalls", "sys_enter_*", on_event, NAMED_ENTER },
+	{ "syscalls", "sys_exit_*", on_event, NAMED_EXIT },
+	{ "block", "block_bio_queue", on_event, BIO_QUEUE },
+	{ "block", "block_rq_insert", on_event, RQ_INSERT },
+	{ "block", "block_rq_issue", on_event, RQ_ISSUE },
+	{ "block", "block_rq_complete", on_event, RQ_COMPLETE },
+	{ NULL, NULL, NULL, 0 }
+};
+
+static int init(struct ana *a)
+{
+	struct io *p = a->priv;
+	struct ana_core *c = a->core;
+	size_t i;
+	int ret = 0, nr;
+
+	ana_map_init(&p->inflight, sizeof(struct inflight));
+	ana_map_init(&p->groups, sizeof(struct group));
+	ana_map_init(&p->fds, sizeof(struct fdgroup));
+	ana_map_init(&p->lats, sizeof(struct latgroup));
+	ana_map_init(&p->fdnames, sizeof(struct fdname));
+	ana_map_init(&p->bio_owner, sizeof(int));
+	ana_map_init(&p->rqs, sizeof(struct rq));
+	ana_map_init(&p->disks, sizeof(struct disk));
+	ana_map_init(&p->blk, sizeof(struct blkgroup));
+	for (i = 0; i < sizeof(io_calls) / sizeof(io_calls[0]); i++) {
+		nr = ana_syscall_nr(io_calls[i].name);
+		if (nr < 0 || nr >= MAX_NR)
+			continue;
+		p->info[nr].cls = (uint8_t)io_calls[i].cls;
+		p->info[nr].in = (int8_t)io_calls[i].in;
+		p->info[nr].out = (int8_t)io_calls[i].out;
+	}
+	if (ana_view(c, STROBE_VIEW_TOP)) {
+		p->top = ana_add_table(a, "io.top", "I/O bytes from system calls", STROBE_VIEW_TOP);
+		p->files = ana_add_table(a, "io.files", "I/O bytes per file descriptor",
+					 STROBE_VIEW_TOP);
+		if (!p->top || !p->files)
+			return -ENOMEM;
+		ret |= ana_owner_cols(c, p->top);
+		ret |= ana_table_col(p->top, "read_bytes", "Read", STROBE_COL_BYTES);
+		ret |= ana_table_col(p->top, "write_bytes", "Written", STROBE_COL_BYTES);
+		ret |= ana_table_col(p->top, "reads", "Reads", STROBE_COL_INT);
+		ret |= ana_table_col(p->top, "writes", "Writes", STROBE_COL_INT);
+		ret |= ana_owner_cols(c, p->files);
+		ret |= ana_table_col(p->files, "fd", "FD", STROBE_COL_INT);
+		ret |= ana_table_col(p->files, "file", "File", STROBE_COL_STR);
+		ret |= ana_table_col(p->files, "read_bytes", "Read", STROBE_COL_BYTES);
+		ret |= ana_table_col(p->files, "write_bytes", "Written", STROBE_COL_BYTES);
+	}
+	if (ana_view(c, STROBE_VIEW_TOP | STROBE_VIEW_STATS)) {
+		enum strobe_view v = ana_view(c, STROBE_VIEW_STATS) ? STROBE_VIEW_STATS
+								    : STROBE_VIEW_TOP;
+
+		p->lat = ana_add_table(a, "io.latency", "I/O system call latency", v);
+		p->disk_t = ana_add_table(a, "io.disks", "Block request latency per disk", v);
+		p->blk_t = ana_add_table(a, "io.block", "Block request latency per issuer", v);
+		if (!p->lat || !p->disk_t || !p->blk_t)
+			return -ENOMEM;
+		ret |= ana_owner_cols(c, p->lat);
+		ret |= ana_table_col(p->lat, "syscall", "Syscall", STROBE_COL_STR);
+		ret |= ana_stats_cols(p->lat);
+		ret |= ana_table_col(p->disk_t, "disk", "Disk", STROBE_COL_STR);
+		ret |= ana_table_col(p->disk_t, "bytes", "Bytes", STROBE_COL_BYTES);
+		ret |= ana_stats_cols(p->disk_t);
+		ret |= ana_owner_cols(c, p->blk_t);
+		ret |= ana_table_col(p->blk_t, "bytes", "Bytes", STROBE_COL_BYTES);
+		ret |= ana_stats_cols(p->blk_t);
+	}
+	if (ana_view(c, STROBE_VIEW_FREQ)) {
+		struct strobe_table *t = ana_add_table(a, "io.freq",
+						       "I/O system call latency distribution",
+						       STROBE_VIEW_FREQ);
+		if (!t)
+			return -ENOMEM;
+		ret |= ana_table_col(t, "lo", "Low", STROBE_COL_INT);
+		ret |= ana_table_col(t, "hi", "High", STROBE_COL_INT);
+		ret |= ana_table_col(t, "count", "Count", STROBE_COL_INT);
+		t->schema_only = true;
+	}
+	return ret ? -ENOMEM : 0;
+}
+
+static int resolve(struct ana *a, struct tep_handle *tep)
+{
+	struct io *p = a->priv;
+	struct tep_event *en = tep_find_event_by_name(tep, "raw_syscalls", "sys_enter");
+	struct tep_event *ex = tep_find_event_by_name(tep, "raw_syscalls", "sys_exit");
+	struct tep_event *e, **evs;
+	bool named = false;
+	int i, max_id = -1;
+
+	if (en && ex && !strobe_field_resolve(en, "id", &p->raw_id) &&
+	    !strobe_field_resolve(en, "args", &p->raw_args) &&
+	    !strobe_field_resolve(ex, "id", &p->raw_xid) &&
+	    !strobe_field_resolve(ex, "ret", &p->raw_ret))
+		p->use_raw = true;
+	evs = tep_list_events(tep, TEP_EVENT_SORT_ID);
+	for (i = 0; !p->use_raw && evs && evs[i]; i++)
+		if (evs[i]->id > max_id)
+			max_id = evs[i]->id;
+	if (!p->use_raw && max_id >= 0) {
+		p->named = calloc((size_t)max_id + 1, sizeof(*p->named));
+		if (!p->named)
+			return -ENOMEM;
+		p->nr_named = max_id + 1;
+		for (i = 0; evs[i]; i++) {
+			struct named *n;
+
+			e = evs[i];
+			if (strcmp(e->system, "syscalls") || e->id < 0)
+				continue;
+			n = &p->named[e->id];
+			if (!strncmp(e->name, "sys_enter_", 10)) {
+				if (!strobe_field_resolve(e, "__syscall_nr", &p->n_nr))
+					named = true;
+				strobe_field_resolve(e, "fd", &n->fd);
+				if (strobe_field_resolve(e, "fd_in", &n->fd_in))
+					strobe_field_resolve(e, "in_fd", &n->fd_in);
+				if (strobe_field_resolve(e, "fd_out", &n->fd_out))
+					strobe_field_resolve(e, "out_fd", &n->fd_out);
+				if (!strobe_field_resolve(e, "filename", &n->filename) &&
+				    n->filename.is_dynamic)
+					p->have_names = true;
+			} else if (!strncmp(e->name, "sys_exit_", 9)) {
+				strobe_field_resolve(e, "__syscall_nr", &p->n_xnr);
+				strobe_field_resolve(e, "ret", &p->n_ret);
+			}
+		}
+	}
+	e = tep_find_event_by_name(tep, "block", "block_bio_queue");
+	if (e) {
+		strobe_field_resolve(e, "dev", &p->bq_dev);
+		strobe_field_resolve(e, "sector", &p->bq_sector);
+	}
+	e = tep_find_event_by_name(tep, "block", "block_rq_insert");
+	if (e) {
+		strobe_field_resolve(e, "dev", &p->ri_dev);
+		strobe_field_resolve(e, "sector", &p->ri_sector);
+	}
+	e = tep_find_event_by_name(tep, "block", "block_rq_issue");
+	ex = tep_find_event_by_name(tep, "block", "block_rq_complete");
+	if (e && ex && !strobe_field_resolve(e, "dev", &p->is_dev) &&
+	    !strobe_field_resolve(e, "sector", &p->is_sector) &&
+	    !strobe_field_resolve(ex, "dev", &p->co_dev) &&
+	    !strobe_field_resolve(ex, "sector", &p->co_sector)) {
+		strobe_field_resolve(e, "bytes", &p->is_bytes);
+		strobe_field_resolve(e, "nr_sector", &p->is_nr_sector);
+		p->have_block = true;
+	}
+	if (!p->use_raw && !named && !p->have_block)
+		return -ENOENT;
+	if (!p->have_block)
+		ana_note(a->core, "io: no block:block_rq_issue/complete events: no disk latency "
+			 "(record with 'strobe record --preset io')");
+	if (!p->use_raw && !named)
+		ana_note(a->core, "io: no syscall events: no per-process bytes "
+			 "(record with 'strobe record --preset syscalls')");
+	else if (!p->have_names)
+		ana_note(a->core, "io: file names unavailable: %s", p->use_raw
+			 ? "raw_syscalls events carry no strings"
+			 : "this kernel's open events carry a pointer, not the path");
+	return 0;
+}
+
+static int ranked(struct ana_map *m, struct ana_rank **out, size_t *n, size_t metric_off)
+{
+	struct ana_rank *r = calloc(m->n + 1, sizeof(*r));
+	size_t pos = 0;
+	uint64_t key;
+	void *v;
+
+	if (!r)
+		return -ENOMEM;
+	*n = 0;
+	while ((v = ana_map_next(m, &pos, &key))) {
+		r[*n].metric = *(const uint64_t *)((const char *)v + metric_off);
+		r[*n].key = key;
+		r[(*n)++].item = v;
+	}
+	ana_rank_sort(r, *n);
+	*out = r;
+	return 0;
+}
+
+static int finish(struct ana *a)
+{
+	struct io *p = a->priv;
+	struct ana_core *c = a->core;
+	struct ana_rank *r = NULL;
+	union strobe_value *v;
+	size_t n, i;
+	char buf[32], title[160];
+	int k;
+
+	if (p->top) {
+		struct group *g;
+		struct fdgroup *f;
+
+		if (ranked(&p->groups, &r, &n, offsetof(struct group, wbytes)) < 0)
+			return -ENOMEM;
+		for (i = 0; i < n; i++) {	/* rank by read + written */
+			g = r[i].item;
+			r[i].metric = g->rbytes + g->wbytes;
+		}
+		ana_rank_sort(r, n);
+		for (i = 0; i < ana_top_n(c, n); i++) {
+			g = r[i].item;
+			if (!(v = ana_table_row(p->top)))
+				goto nomem;
+			k = ana_owner_vals(c, p->top, v, &g->o);
+			v[k++].u = g->rbytes;
+			v[k++].u = g->wbytes;
+			v[k++].i = (int64_t)g->reads;
+			v[k++].i = (int64_t)g->writes;
+		}
+		free(r);
+		if (ranked(&p->fds, &r, &n, offsetof(struct fdgroup, wbytes)) < 0)
+			return -ENOMEM;
+		for (i = 0; i < n; i++) {
+			f = r[i].item;
+			r[i].metric = f->rbytes + f->wbytes;
+		}
+		ana_rank_sort(r, n);
+		for (i = 0; i < ana_top_n(c, n); i++) {
+			f = r[i].item;
+			if (!(v = ana_table_row(p->files)))
+				goto nomem;
+			k = ana_owner_vals(c, p->files, v, &f->o);
+			v[k++].i = f->fd;
+			v[k++].s = ana_table_str(p->files, f->name);
+			v[k++].u = f->rbytes;
+			v[k++].u = f->wbytes;
+		}
+		free(r);
+		r = NULL;
+	}
+	if (p->lat) {
+		struct latgroup *l;
+		struct disk *d;
+		struct blkgroup *b;
+
+		if (ranked(&p->lats, &r, &n, offsetof(struct latgroup, st.total)) < 0)
+			return -ENOMEM;
+		for (i = 0; i < ana_top_n(c, n); i++) {
+			l = r[i].item;
+			if (!(v = ana_table_row(p->lat)))
+				goto nomem;
+			k = ana_owner_vals(c, p->lat, v, &l->o);
+			v[k++].s = ana_table_str(p->lat, nr_name(l->nr, buf, sizeof(buf)));
+			ana_stats_vals(v + k, &l->st);
+			if (l->st.hist) {
+				snprintf(title, sizeof(title), "%s latency: %s %d (%s)",
+					 nr_name(l->nr, buf, sizeof(buf)),
+					 c->opts.group_by == STROBE_GROUP_THREAD ? "tid" : "pid",
+					 c->opts.group_by == STROBE_GROUP_THREAD ? l->o.tid : l->o.pid,
+					 l->o.comm);
+				if (ana_emit_hist(a, "io.freq", title, &l->st) < 0)
+					goto nomem;
+			}
+		}
+		free(r);
+		if (ranked(&p->disks, &r, &n, offsetof(struct disk, bytes)) < 0)
+			return -ENOMEM;
+		for (i = 0; i < ana_top_n(c, n); i++) {
+			d = r[i].item;
+			if (!(v = ana_table_row(p->disk_t)))
+				goto nomem;
+			snprintf(buf, sizeof(buf), "%u:%u", d->dev >> 20, d->dev & 0xfffff);
+			v[0].s = ana_table_str(p->disk_t, buf);
+			v[1].u = d->bytes;
+			ana_stats_vals(v + 2, &d->st);
+		}
+		free(r);
+		if (ranked(&p->blk, &r, &n, offsetof(struct blkgroup, bytes)) < 0)
+			return -ENOMEM;
+		for (i = 0; i < ana_top_n(c, n); i++) {
+			b = r[i].item;
+			if (!(v = ana_table_row(p->blk_t)))
+				goto nomem;
+			k = ana_owner_vals(c, p->blk_t, v, &b->o);
+			v[k++].u = b->bytes;
+			ana_stats_vals(v + k, &b->st);
+		}
+	}
+	free(r);
+	return 0;
+nomem:
+	free(r);
+	return -ENOMEM;
+}
+
+static void fini(struct ana *a)
+{
+	struct io *p = a->priv;
+	struct latgroup *l;
+	struct disk *d;
+	struct blkgroup *b;
+	size_t pos = 0;
+
+	while ((l = ana_map_next(&p->lats, &pos, NULL)))
+		ana_stats_free(&l->st);
+	pos = 0;
+	while ((d = ana_map_next(&p->disks, &pos, NULL)))
+		ana_stats_free(&d->st);
+	pos = 0;
+	while ((b = ana_map_next(&p->blk, &pos, NULL)))
+		ana_stats_free(&b->st);
+	ana_map_free(&p->inflight);
+	ana_map_free(&p->groups);
+	ana_map_free(&p->fds);
+	ana_map_free(&p->lats);
+	ana_map_free(&p->fdnames);
+	ana_map_free(&p->bio_owner);
+	ana_map_free(&p->rqs);
+	ana_map_free(&p->disks);
+	ana_map_free(&p->blk);
+	free(p->named);
+}
+
+const struct ana_ops ana_io_ops = {
+	.name = "io",
+	.summary = "I/O bytes and latency per process, container and file; block request "
+		   "latency per disk and issuer",
+	.needs = "raw_syscalls:sys_enter/sys_exit (or syscalls:*) and block:block_rq_issue/"
+		 "block_rq_complete",
+	.preset = "syscalls,io",
+	.priv_size = sizeof(struct io),
+	.init = init,
+	.subs = subs,
+	.resolve = resolve,
+	.finish = finish,
+	.free = fini,
+};

@@ -1,0 +1,171 @@
+/*
+ * mem.c - pages allocated and freed per thread, process or container,
+ * from kmem:mm_page_alloc / mm_page_free / mm_page_free_batched.
+ *
+ * An allocation or free of order N counts 2^N pages (mm_page_free_batched
+ * frees one order-0 page per event) and is charged to the task current
+ * when the event fired: allocations to the task that faulted or asked,
+ * frees to the task that freed, which for reclaim, RCU or a kworker is not
+ * the task that allocated.  No per-page state is kept, so memory follows
+ * the number of groups.  Bytes use the trace's page size.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "analyses/analysis-int.h"
+
+enum { ALLOC, FREE, FREE_BATCHED };
+
+struct group {
+	struct ana_owner o;
+	uint64_t alloc_pages, free_pages, allocs, frees;
+};
+
+struct mem {
+	struct strobe_field a_order, f_order;
+	uint64_t page_size;
+	struct ana_map groups;
+	struct strobe_table *top;
+};
+
+static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
+{
+	struct mem *p = a->priv;
+	struct ana_core *c = a->core;
+	const struct strobe_task *t;
+	struct group *g;
+	uint64_t pages = 1;
+	bool created;
+	int order;
+
+	if (cookie != FREE_BATCHED) {
+		order = (int)strobe_field_int(ev, cookie == ALLOC ? &p->a_order : &p->f_order);
+		if (order < 0 || order > 20)
+			return;
+		pages = 1ULL << order;
+	}
+	t = ana_task(c, ev->pid);
+	if (!t || !ana_task_selected(c, t))
+		return;
+	g = ana_map_put(&p->groups, ana_group_key(c, t, ev->cpu), &created);
+	if (!g)
+		return;
+	if (created)
+		ana_owner_set(c, &g->o, t, ev->cpu);
+	if (cookie == ALLOC) {
+		g->alloc_pages += pages;
+		g->allocs++;
+	} else {
+		g->free_pages += pages;
+		g->frees++;
+	}
+}
+
+static const struct ana_sub subs[] = {
+	{ "kmem", "mm_page_alloc", on_event, ALLOC },
+	{ "kmem", "mm_page_free", on_event, FREE },
+	{ "kmem", "mm_page_free_batched", on_event, FREE_BATCHED },
+	{ NULL, NULL, NULL, 0 }
+};
+
+static int init(struct ana *a)
+{
+	struct mem *p = a->priv;
+	int ret = 0;
+
+	ana_map_init(&p->groups, sizeof(struct group));
+	if (!ana_view(a->core, STROBE_VIEW_TOP | STROBE_VIEW_STATS))
+		return 0;
+	p->top = ana_add_table(a, "mem.top", "Pages allocated and freed",
+			       ana_view(a->core, STROBE_VIEW_TOP) ? STROBE_VIEW_TOP
+								  : STROBE_VIEW_STATS);
+	if (!p->top)
+		return -ENOMEM;
+	ret |= ana_owner_cols(a->core, p->top);
+	ret |= ana_table_col(p->top, "alloc_pages", "Alloc pages", STROBE_COL_INT);
+	ret |= ana_table_col(p->top, "free_pages", "Freed pages", STROBE_COL_INT);
+	ret |= ana_table_col(p->top, "alloc_bytes", "Alloc bytes", STROBE_COL_BYTES);
+	ret |= ana_table_col(p->top, "free_bytes", "Freed bytes", STROBE_COL_BYTES);
+	ret |= ana_table_col(p->top, "allocs", "Allocs", STROBE_COL_INT);
+	ret |= ana_table_col(p->top, "frees", "Frees", STROBE_COL_INT);
+	return ret ? -ENOMEM : 0;
+}
+
+static int resolve(struct ana *a, struct tep_handle *tep)
+{
+	struct mem *p = a->priv;
+	struct tep_event *al = tep_find_event_by_name(tep, "kmem", "mm_page_alloc");
+	struct tep_event *fr = tep_find_event_by_name(tep, "kmem", "mm_page_free");
+	int ps = tep_get_page_size(tep);
+
+	p->page_size = ps > 0 ? (uint64_t)ps : 4096;
+	if (fr)
+		strobe_field_resolve(fr, "order", &p->f_order);
+	if (!al || strobe_field_resolve(al, "order", &p->a_order))
+		return -ENOENT;
+	return 0;
+}
+
+static int finish(struct ana *a)
+{
+	struct mem *p = a->priv;
+	struct ana_core *c = a->core;
+	struct ana_rank *r;
+	struct group *g;
+	size_t n = 0, pos = 0, i;
+	uint64_t key;
+
+	if (!p->top)
+		return 0;
+	r = calloc(p->groups.n + 1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	while ((g = ana_map_next(&p->groups, &pos, &key))) {
+		r[n].metric = g->alloc_pages;
+		r[n].key = key;
+		r[n++].item = g;
+	}
+	ana_rank_sort(r, n);
+	for (i = 0; i < ana_top_n(c, n); i++) {
+		union strobe_value *v = ana_table_row(p->top);
+		int k;
+
+		if (!v) {
+			free(r);
+			return -ENOMEM;
+		}
+		g = r[i].item;
+		k = ana_owner_vals(c, p->top, v, &g->o);
+		v[k++].i = (int64_t)g->alloc_pages;
+		v[k++].i = (int64_t)g->free_pages;
+		v[k++].u = g->alloc_pages * p->page_size;
+		v[k++].u = g->free_pages * p->page_size;
+		v[k++].i = (int64_t)g->allocs;
+		v[k++].i = (int64_t)g->frees;
+	}
+	free(r);
+	return 0;
+}
+
+static void fini(struct ana *a)
+{
+	struct mem *p = a->priv;
+
+	ana_map_free(&p->groups);
+}
+
+const struct ana_ops ana_mem_ops = {
+	.name = "mem",
+	.summary = "pages allocated and freed per thread, process and container",
+	.needs = "kmem:mm_page_alloc (and mm_page_free, mm_page_free_batched)",
+	.preset = "mem",
+	.priv_size = sizeof(struct mem),
+	.init = init,
+	.subs = subs,
+	.resolve = resolve,
+	.finish = finish,
+	.free = fini,
+};

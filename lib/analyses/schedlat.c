@@ -1,0 +1,482 @@
+/*
+ * schedlat.c - scheduling latency: how long a woken task waits for a CPU
+ * (wake-up to switch-in, the run-queue latency), with the waker, the
+ * task's priority and the target CPU; and how long a preempted task
+ * (switched out while still runnable) waits to run again.
+ *
+ * Per thread the state is one of
+ *   NONE       not waiting (running, sleeping, or unknown);
+ *   WOKEN      sched_waking (or sched_wakeup / sched_wakeup_new when the
+ *              trace has no sched_waking) seen: waiting since then;
+ *   PREEMPTED  switched out with prev_state R: runnable since then.
+ * A switch-in of a WOKEN or PREEMPTED thread closes the measurement; a
+ * switch-out while sleeping clears stale state (a wake-up of a task that
+ * was still running never measures its next, unrelated switch-in).  Only
+ * waiting threads have an entry.  Measurements that straddle lost events
+ * are dropped and counted.  The worst --top wake-ups are kept with their
+ * details (waker, priority, target CPU, CPU it ran on).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "analyses/analysis-int.h"
+
+enum wait_state { W_NONE = 0, W_WOKEN, W_PREEMPTED };
+enum { EV_SWITCH, EV_WAKING, EV_WAKEUP, EV_WAKEUP_NEW };
+
+struct wait {
+	enum wait_state state;
+	uint64_t since;
+	int waker;
+	int prio;
+	int target_cpu;
+	char waker_comm[16];
+};
+
+struct group {
+	struct ana_owner o;
+	struct ana_stats wake;
+	struct ana_stats preempt;
+};
+
+struct worst {
+	uint64_t ts, latency;
+	struct ana_owner o;
+	int prio, target_cpu, cpu, waker;
+	char waker_comm[16];
+};
+
+struct schedlat {
+	struct strobe_field prev_pid, prev_state, next_pid;
+	struct strobe_field wk_pid, wk_prio, wk_target;	/* sched_waking */
+	struct strobe_field wu_pid, wu_prio, wu_target;	/* sched_wakeup(_new) */
+	bool have_waking;
+	struct ana_map waits;		/* tid -> struct wait */
+	struct ana_map groups;		/* group key -> struct group */
+	struct worst *worst;		/* min-heap by latency, nr_worst <= max_worst */
+	int nr_worst, max_worst;
+	struct strobe_table *top, *stats, *preempt, *log;
+};
+
+static void wake(struct ana *a, const struct strobe_event *ev, int tid, int prio, int target)
+{
+	struct schedlat *p = a->priv;
+	const struct strobe_task *w;
+	struct wait *s;
+
+	if (tid <= 0)
+		return;
+	s = ana_map_put(&p->waits, (uint64_t)(uint32_t)tid, NULL);
+	if (!s)
+		return;
+	s->state = W_WOKEN;
+	s->since = ev->ts;
+	s->waker = ev->pid;
+	s->prio = prio;
+	s->target_cpu = target;
+	w = ev->pid > 0 ? ana_task(a->core, ev->pid) : NULL;
+	if (w)
+		memcpy(s->waker_comm, w->comm, sizeof(s->waker_comm));
+	else
+		strcpy(s->waker_comm, ev->pid ? "?" : "<idle/irq>");
+	s->waker_comm[15] = '\0';
+}
+
+/* Keep the max_worst largest latencies: a min-heap on latency. */
+static void heap_down(struct worst *h, int n, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, m = i;
+		struct worst t;
+
+		if (l < n && h[l].latency < h[m].latency)
+			m = l;
+		if (r < n && h[r].latency < h[m].latency)
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static void keep_worst(struct schedlat *p, const struct worst *w)
+{
+	int i;
+
+	if (p->nr_worst < p->max_worst) {
+		i = p->nr_worst++;
+		p->worst[i] = *w;
+		while (i > 0 && p->worst[(i - 1) / 2].latency > p->worst[i].latency) {
+			struct worst t = p->worst[i];
+
+			p->worst[i] = p->worst[(i - 1) / 2];
+			p->worst[(i - 1) / 2] = t;
+			i = (i - 1) / 2;
+		}
+	} else if (p->max_worst && w->latency > p->worst[0].latency) {
+		p->worst[0] = *w;
+		heap_down(p->worst, p->nr_worst, 0);
+	}
+}
+
+static void switch_in(struct ana *a, const struct strobe_event *ev, int tid)
+{
+	struct schedlat *p = a->priv;
+	struct ana_core *c = a->core;
+	struct wait *s = ana_map_get(&p->waits, (uint64_t)(uint32_t)tid);
+	struct wait w;
+	const struct strobe_task *t;
+	struct group *g;
+	uint64_t lat;
+	bool created;
+
+	if (!s)
+		return;
+	w = *s;
+	ana_map_del(&p->waits, (uint64_t)(uint32_t)tid);
+	if (w.state == W_NONE || ev->ts < w.since)
+		return;
+	if (ana_gap_since(c, w.since)) {
+		a->dropped++;
+		return;
+	}
+	lat = ev->ts - w.since;
+	if (!ana_duration_ok(c, lat))
+		return;
+	t = ana_task(c, tid);
+	if (!t || !ana_task_selected(c, t))
+		return;
+	g = ana_map_put(&p->groups, ana_group_key(c, t, ev->cpu), &created);
+	if (!g)
+		return;
+	if (created)
+		ana_owner_set(c, &g->o, t, ev->cpu);
+	if (w.state == W_PREEMPTED) {
+		ana_stats_add(&g->preempt, lat, false);
+		return;
+	}
+	ana_stats_add(&g->wake, lat, c->want_hist);
+	if (p->top) {
+		struct worst x;
+
+		x.ts = w.since;
+		x.latency = lat;
+		ana_owner_set(c, &x.o, t, ev->cpu);
+		x.o.tid = tid;
+		x.prio = w.prio;
+		x.target_cpu = w.target_cpu;
+		x.cpu = ev->cpu;
+		x.waker = w.waker;
+		memcpy(x.waker_comm, w.waker_comm, sizeof(x.waker_comm));
+		keep_worst(p, &x);
+	}
+	if (p->log && c->opts.log) {
+		union strobe_value v[11];
+
+		v[0].u = w.since;
+		v[1].u = lat;
+		v[2].i = tid;
+		v[3].i = t->tgid;
+		v[4].s = t->comm;
+		v[5].s = ana_container_name(c, t->container->index);
+		v[6].i = w.prio;
+		v[7].i = w.target_cpu;
+		v[8].i = ev->cpu;
+		v[9].i = w.waker;
+		v[10].s = w.waker_comm;
+		c->opts.log(c->opts.log_arg, p->log, v);
+	}
+}
+
+static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
+{
+	struct schedlat *p = a->priv;
+	int prev, next;
+	int64_t state;
+
+	switch (cookie) {
+	case EV_SWITCH:
+		prev = (int)strobe_field_int(ev, &p->prev_pid);
+		next = (int)strobe_field_int(ev, &p->next_pid);
+		state = strobe_field_int(ev, &p->prev_state);
+		if (prev > 0) {
+			if ((state & 0xff) == 0) {	/* TASK_RUNNING: preempted */
+				struct wait *s = ana_map_put(&p->waits,
+							     (uint64_t)(uint32_t)prev, NULL);
+				if (s) {
+					memset(s, 0, sizeof(*s));
+					s->state = W_PREEMPTED;
+					s->since = ev->ts;
+				}
+			} else {
+				ana_map_del(&p->waits, (uint64_t)(uint32_t)prev);
+			}
+		}
+		if (next > 0)
+			switch_in(a, ev, next);
+		break;
+	case EV_WAKING:
+		wake(a, ev, (int)strobe_field_int(ev, &p->wk_pid),
+		     (int)strobe_field_int(ev, &p->wk_prio),
+		     (int)strobe_field_int(ev, &p->wk_target));
+		break;
+	case EV_WAKEUP:
+	case EV_WAKEUP_NEW:
+		if (p->have_waking && cookie == EV_WAKEUP)
+			break;
+		wake(a, ev, (int)strobe_field_int(ev, &p->wu_pid),
+		     (int)strobe_field_int(ev, &p->wu_prio),
+		     (int)strobe_field_int(ev, &p->wu_target));
+		break;
+	}
+}
+
+static void lost(struct ana *a, int cpu, uint64_t ts)
+{
+	/* per-thread waits are checked against the gap when they close */
+}
+
+static const struct ana_sub subs[] = {
+	{ "sched", "sched_switch", on_event, EV_SWITCH },
+	{ "sched", "sched_waking", on_event, EV_WAKING },
+	{ "sched", "sched_wakeup", on_event, EV_WAKEUP },
+	{ "sched", "sched_wakeup_new", on_event, EV_WAKEUP_NEW },
+	{ NULL, NULL, NULL, 0 }
+};
+
+static int init(struct ana *a)
+{
+	struct schedlat *p = a->priv;
+	struct ana_core *c = a->core;
+	int ret = 0;
+
+	ana_map_init(&p->waits, sizeof(struct wait));
+	ana_map_init(&p->groups, sizeof(struct group));
+	if (ana_view(c, STROBE_VIEW_TOP)) {
+		p->max_worst = c->opts.top > 0 ? c->opts.top : 100;
+		p->worst = calloc((size_t)p->max_worst, sizeof(*p->worst));
+		p->top = ana_add_table(a, "schedlat.top", "Worst wake-up latencies",
+				       STROBE_VIEW_TOP);
+		if (!p->worst || !p->top)
+			return -ENOMEM;
+		ret |= ana_table_col(p->top, "ts", "Woken at", STROBE_COL_TIMESTAMP);
+		ret |= ana_table_col(p->top, "latency", "Latency(us)", STROBE_COL_DURATION);
+		ret |= ana_table_col(p->top, "tid", "TID", STROBE_COL_INT);
+		ret |= ana_table_col(p->top, "pid", "PID", STROBE_COL_INT);
+		ret |= ana_table_col(p->top, "comm", "Comm", STROBE_COL_STR);
+		ret |= ana_table_col(p->top, "container", "Container", STROBE_COL_STR);
+		ret |= ana_table_col(p->top, "prio", "Prio", STROBE_COL_INT);
+		ret |= ana_table_col(p->top, "target_cpu", "Target", STROBE_COL_INT);
+		ret |= ana_table_col(p->top, "cpu", "Ran on", STROBE_COL_INT);
+		ret |= ana_table_col(p->top, "waker_tid", "Waker", STROBE_COL_INT);
+		ret |= ana_table_col(p->top, "waker_comm", "Waker comm", STROBE_COL_STR);
+	}
+	if (ana_view(c, STROBE_VIEW_TOP | STROBE_VIEW_STATS)) {
+		p->stats = ana_add_table(a, "schedlat.stats", "Wake-up latency",
+					 ana_view(c, STROBE_VIEW_STATS) ? STROBE_VIEW_STATS
+								       : STROBE_VIEW_TOP);
+		p->preempt = ana_add_table(a, "schedlat.preempt",
+					   "Runnable while preempted (switched out in state R)",
+					   ana_view(c, STROBE_VIEW_STATS) ? STROBE_VIEW_STATS
+									 : STROBE_VIEW_TOP);
+		if (!p->stats || !p->preempt)
+			return -ENOMEM;
+		ret |= ana_owner_cols(c, p->stats);
+		ret |= ana_stats_cols(p->stats);
+		ret |= ana_owner_cols(c, p->preempt);
+		ret |= ana_stats_cols(p->preempt);
+	}
+	if (ana_view(c, STROBE_VIEW_LOG)) {
+		p->log = ana_add_table(a, "schedlat.log", "Wake-ups", STROBE_VIEW_LOG);
+		if (!p->log)
+			return -ENOMEM;
+		ret |= ana_table_col(p->log, "ts", "Woken at", STROBE_COL_TIMESTAMP);
+		ret |= ana_table_col(p->log, "latency", "Latency(us)", STROBE_COL_DURATION);
+		ret |= ana_table_col(p->log, "tid", "TID", STROBE_COL_INT);
+		ret |= ana_table_col(p->log, "pid", "PID", STROBE_COL_INT);
+		ret |= ana_table_col(p->log, "comm", "Comm", STROBE_COL_STR);
+		ret |= ana_table_col(p->log, "container", "Container", STROBE_COL_STR);
+		ret |= ana_table_col(p->log, "prio", "Prio", STROBE_COL_INT);
+		ret |= ana_table_col(p->log, "target_cpu", "Target", STROBE_COL_INT);
+		ret |= ana_table_col(p->log, "cpu", "Ran on", STROBE_COL_INT);
+		ret |= ana_table_col(p->log, "waker_tid", "Waker", STROBE_COL_INT);
+		ret |= ana_table_col(p->log, "waker_comm", "Waker comm", STROBE_COL_STR);
+	}
+	if (ana_view(c, STROBE_VIEW_FREQ)) {
+		struct strobe_table *t = ana_add_table(a, "schedlat.freq",
+						       "Wake-up latency distribution",
+						       STROBE_VIEW_FREQ);
+		if (!t)
+			return -ENOMEM;
+		ret |= ana_table_col(t, "lo", "Low", STROBE_COL_INT);
+		ret |= ana_table_col(t, "hi", "High", STROBE_COL_INT);
+		ret |= ana_table_col(t, "count", "Count", STROBE_COL_INT);
+		t->unit = c->opts.freq_resolution > 0 ? "nsecs" : "usecs";
+		t->schema_only = true;
+	}
+	return ret ? -ENOMEM : 0;
+}
+
+static int resolve(struct ana *a, struct tep_handle *tep)
+{
+	struct schedlat *p = a->priv;
+	struct tep_event *sw = tep_find_event_by_name(tep, "sched", "sched_switch");
+	struct tep_event *wk = tep_find_event_by_name(tep, "sched", "sched_waking");
+	struct tep_event *wu = tep_find_event_by_name(tep, "sched", "sched_wakeup");
+
+	if (!wu)
+		wu = tep_find_event_by_name(tep, "sched", "sched_wakeup_new");
+	if (!sw || strobe_field_resolve(sw, "prev_pid", &p->prev_pid) ||
+	    strobe_field_resolve(sw, "next_pid", &p->next_pid) ||
+	    strobe_field_resolve(sw, "prev_state", &p->prev_state))
+		return -ENOENT;
+	p->have_waking = wk && !strobe_field_resolve(wk, "pid", &p->wk_pid);
+	if (p->have_waking) {
+		strobe_field_resolve(wk, "prio", &p->wk_prio);
+		strobe_field_resolve(wk, "target_cpu", &p->wk_target);
+	}
+	if (wu && !strobe_field_resolve(wu, "pid", &p->wu_pid)) {
+		strobe_field_resolve(wu, "prio", &p->wu_prio);
+		strobe_field_resolve(wu, "target_cpu", &p->wu_target);
+	} else if (!p->have_waking) {
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static int worst_cmp(const void *x, const void *y)
+{
+	const struct worst *a = x, *b = y;
+
+	if (a->latency != b->latency)
+		return a->latency > b->latency ? -1 : 1;
+	return a->ts < b->ts ? -1 : a->ts > b->ts;
+}
+
+static int stats_table(struct ana *a, struct strobe_table *t, struct ana_rank *r, size_t n,
+		       bool preempt)
+{
+	struct ana_core *c = a->core;
+	size_t i, rows = 0;
+
+	for (i = 0; i < n && rows < ana_top_n(c, n); i++) {
+		struct group *g = r[i].item;
+		const struct ana_stats *st = preempt ? &g->preempt : &g->wake;
+		union strobe_value *v;
+		int k;
+
+		if (!st->count)
+			continue;
+		if (!(v = ana_table_row(t)))
+			return -ENOMEM;
+		k = ana_owner_vals(c, t, v, &g->o);
+		ana_stats_vals(v + k, st);
+		rows++;
+	}
+	return 0;
+}
+
+static int finish(struct ana *a)
+{
+	struct schedlat *p = a->priv;
+	struct ana_core *c = a->core;
+	struct ana_rank *r;
+	struct group *g;
+	size_t n = 0, pos = 0, i;
+	uint64_t key;
+	char title[160];
+	int ret = 0;
+
+	if (p->top) {
+		qsort(p->worst, (size_t)p->nr_worst, sizeof(*p->worst), worst_cmp);
+		for (i = 0; i < (size_t)p->nr_worst; i++) {
+			struct worst *w = &p->worst[i];
+			union strobe_value *v = ana_table_row(p->top);
+
+			if (!v)
+				return -ENOMEM;
+			v[0].u = w->ts;
+			v[1].u = w->latency;
+			v[2].i = w->o.tid;
+			v[3].i = w->o.pid;
+			v[4].s = ana_table_str(p->top, w->o.comm);
+			v[5].s = ana_table_str(p->top, ana_container_name(c, w->o.container));
+			v[6].i = w->prio;
+			v[7].i = w->target_cpu;
+			v[8].i = w->cpu;
+			v[9].i = w->waker;
+			v[10].s = ana_table_str(p->top, w->waker_comm);
+		}
+	}
+	r = calloc(p->groups.n + 1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	while ((g = ana_map_next(&p->groups, &pos, &key))) {
+		r[n].metric = g->wake.max;
+		r[n].key = key;
+		r[n++].item = g;
+	}
+	ana_rank_sort(r, n);
+	if (p->stats && (ret = stats_table(a, p->stats, r, n, false)) < 0)
+		goto out;
+	for (i = 0; i < ana_top_n(c, n); i++) {
+		g = r[i].item;
+		if (!g->wake.hist)
+			continue;
+		if (c->opts.group_by == STROBE_GROUP_CPU)
+			snprintf(title, sizeof(title), "wake-up latency: CPU %d", g->o.cpu);
+		else if (c->opts.group_by == STROBE_GROUP_CONTAINER)
+			snprintf(title, sizeof(title), "wake-up latency: container %s",
+				 ana_container_name(c, g->o.container));
+		else
+			snprintf(title, sizeof(title), "wake-up latency: %s %d (%s)",
+				 c->opts.group_by == STROBE_GROUP_PROCESS ? "pid" : "tid",
+				 c->opts.group_by == STROBE_GROUP_PROCESS ? g->o.pid : g->o.tid,
+				 g->o.comm);
+		if ((ret = ana_emit_hist(a, "schedlat.freq", title, &g->wake)) < 0)
+			goto out;
+	}
+	if (p->preempt) {
+		for (i = 0; i < n; i++)
+			r[i].metric = ((struct group *)r[i].item)->preempt.total;
+		ana_rank_sort(r, n);
+		ret = stats_table(a, p->preempt, r, n, true);
+	}
+out:
+	free(r);
+	return ret;
+}
+
+static void fini(struct ana *a)
+{
+	struct schedlat *p = a->priv;
+	struct group *g;
+	size_t pos = 0;
+
+	while ((g = ana_map_next(&p->groups, &pos, NULL)))
+		ana_stats_free(&g->wake);
+	ana_map_free(&p->waits);
+	ana_map_free(&p->groups);
+	free(p->worst);
+}
+
+const struct ana_ops ana_schedlat_ops = {
+	.name = "schedlat",
+	.summary = "wake-up to run latency (run-queue latency) and preempted-runnable time",
+	.needs = "sched:sched_switch and sched:sched_waking or sched:sched_wakeup",
+	.preset = "sched",
+	.priv_size = sizeof(struct schedlat),
+	.init = init,
+	.subs = subs,
+	.resolve = resolve,
+	.lost = lost,
+	.finish = finish,
+	.free = fini,
+};

@@ -1,0 +1,148 @@
+# 50-analyses.sh - the analyses against workloads of exactly known
+# behaviour, recorded for real with `strobe record`:
+#   syscalls: N getppid and M failing open calls (ENOENT) for the TID;
+#   schedlat: a two-thread pipe ping-pong of R round trips gives at least
+#             2R wake-ups with latencies for those TIDs;
+#   io:       a thread writing exactly 10 MiB shows 10 MiB written;
+#   cputop:   a thread busy for about a second shows the CPU time that
+#             /proc/<pid>/task/<tid>/stat reports for it, within 5%;
+# plus: every JSON output parses, LAMI output has the 1.0 structure, a
+# file without an analysis' events names the preset that records them,
+# and tracefs is left as found.
+. "$(dirname "$0")/lib.sh"
+need_tracefs analyses
+before=$(tracefs_state)
+W=$HELPERS/analysis_work
+
+# json_rows FILE TABLE: rows of TABLE from JSON lines output, as python literals
+py() { python3 -c "$1" "$2" "$3" "$4" "$5"; }
+
+rec() {	# rec OUT.dat PRESETS -- CMD...
+	local out=$1 presets=$2
+	shift 3
+	timeout 120 $STROBE record -o "$out" --preset "$presets" -- "$@" > "$out.stdout" 2> "$out.stderr"
+}
+
+# --- syscalls ---------------------------------------------------------------
+N=1000 M=50
+F=$WORK/sys.dat
+if rec $F sched,syscalls -- $W syscalls $N $M; then
+	tid=$(sed -n 's/^tid=//p' $F.stdout)
+	timeout 60 $STROBE syscalls -i $F --json --top 0 --stats --tid "$tid" > $WORK/sys.json 2> $WORK/sys.err
+	r=$(py 'import sys,json
+tid=int(sys.argv[2]); cnt={}; err={}; stats=0
+for l in open(sys.argv[1]):
+    o=json.loads(l)
+    if o.get("table")=="syscalls.errors":
+        for r in o["rows"]: err[(r["syscall"],r["error"])]=r["count"]
+    if o.get("table")=="syscalls.stats":
+        for r in o["rows"]:
+            assert r["tid"]==tid
+            cnt[r["syscall"]]=(r["count"],r["errors"])
+            if r["syscall"]=="getppid": assert r["min"]<=r["avg"]<=r["max"] and r["total"]>0; stats=1
+print(cnt.get("getppid",(0,0))[0], cnt.get("openat",(0,0))[0], cnt.get("openat",(0,0))[1], err.get(("openat","ENOENT"),0), stats)' $WORK/sys.json "$tid")
+	if [ "$r" = "$N $M $M $M 1" ]; then pass syscalls_counts_N_getppid_and_M_ENOENT_opens_for_the_tid
+	else fail syscalls_counts_N_getppid_and_M_ENOENT_opens_for_the_tid "want '$N $M $M $M 1' got '$r' $(head -c 300 $WORK/sys.err)"; fi
+	# The same through analyze -a, text output mentions the errno name
+	if timeout 60 $STROBE analyze -a syscalls,cputop -i $F --tid "$tid" --top 0 | grep -q 'openat.*ENOENT.*'"$M"; then
+		pass analyze_text_shows_ENOENT_count
+	else fail analyze_text_shows_ENOENT_count; fi
+	# LAMI
+	timeout 60 $STROBE analyze -a cputop,syscalls --lami --stats --freq -i $F > $WORK/lami.json &&
+	timeout 10 $STROBE analyze -a cputop,syscalls --lami --stats --freq --metadata > $WORK/meta.json &&
+	timeout 10 $STROBE syscalls --mi-version > $WORK/ver.json
+	if py 'import sys,json
+v=json.load(open(sys.argv[3])); assert v["major"]==1 and v["minor"]==0
+m=json.load(open(sys.argv[2])); assert m["mi-version"]=={"major":1,"minor":0}
+tc=m["table-classes"]; assert "syscalls.stats" in tc and "cputop.top" in tc
+for k,c in tc.items():
+    assert c["title"] and all("title" in d and "class" in d for d in c["column-descriptions"])
+r=json.load(open(sys.argv[1]))["results"]; assert r
+for t in r:
+    assert t["time-range"]["class"]=="time-range" and t["time-range"]["begin"]<=t["time-range"]["end"]
+    cls=t["class"]; name=cls["inherit"] if isinstance(cls,dict) else cls
+    assert name in tc, name
+    for row in t["data"]:
+        assert len(row)==len(tc[name]["column-descriptions"])
+        assert all("class" in c and "value" in c for c in row)' $WORK/lami.json $WORK/meta.json $WORK/ver.json 2>$WORK/lami.err; then
+		pass lami_output_has_the_1_0_structure
+	else fail lami_output_has_the_1_0_structure "$(tail -2 $WORK/lami.err)"; fi
+	# a file without IRQ events: the error names the events and the preset
+	if ! timeout 60 $STROBE irq -i $F > /dev/null 2> $WORK/irq.err && grep -q -- '--preset irq' $WORK/irq.err; then
+		pass missing_events_name_the_preset
+	else fail missing_events_name_the_preset "$(cat $WORK/irq.err)"; fi
+else
+	fail record_syscalls_workload "$(tail -3 $F.stderr)"
+fi
+
+# --- schedlat: pipe ping-pong -----------------------------------------------
+R=500
+F=$WORK/pp.dat
+if rec $F sched -- $W pingpong $R; then
+	tids=$(sed -n 's/^tid=//p' $F.stdout | paste -sd,)
+	timeout 60 $STROBE schedlat -i $F --json --top 0 --stats --tid "$tids" > $WORK/pp.json 2> $WORK/pp.err
+	r=$(py 'import sys,json
+tids=set(int(t) for t in sys.argv[2].split(",")); n=0; ok=True
+for l in open(sys.argv[1]):
+    o=json.loads(l)
+    if o.get("table")=="schedlat.stats":
+        for r in o["rows"]:
+            ok = ok and r["tid"] in tids and r["max"]>=r["min"]>0
+            n+=r["count"]
+print(n if ok else -1)' $WORK/pp.json "$tids")
+	if [ -n "$r" ] && [ "$r" -ge $((2 * R)) ]; then pass pingpong_R_round_trips_give_at_least_2R_wakeups
+	else fail pingpong_R_round_trips_give_at_least_2R_wakeups "got '$r' for tids $tids"; fi
+	if timeout 60 $STROBE schedlat -i $F --log --tid "$tids" | grep -c '^[ 0-9.]*[0-9]\.[0-9]\{9\} ' > $WORK/n && [ "$(cat $WORK/n)" -ge $((2 * R)) ]; then
+		pass schedlat_log_has_a_line_per_wakeup
+	else fail schedlat_log_has_a_line_per_wakeup "$(cat $WORK/n)"; fi
+else
+	fail record_pingpong "$(tail -3 $F.stderr)"
+fi
+
+# --- io: 10 MiB written -----------------------------------------------------
+F=$WORK/io.dat
+if rec $F sched,syscalls,io -- $W write $WORK/out.bin 10485760; then
+	tid=$(sed -n 's/^tid=//p' $F.stdout)
+	timeout 60 $STROBE io -i $F --json --top 0 --tid "$tid" > $WORK/io.json 2> $WORK/io.err
+	r=$(py 'import sys,json
+w=None; lat=0
+for l in open(sys.argv[1]):
+    o=json.loads(l)
+    if o.get("table")=="io.files":   # fds 0-2: the tid line on stdout
+        w=sum(r["write_bytes"] for r in o["rows"] if r["tid"]==int(sys.argv[2]) and r["fd"]>2)
+    if o.get("table")=="io.latency":
+        lat+=sum(1 for r in o["rows"] if r["syscall"] in ("write","fsync"))
+print(w, lat>=2)' $WORK/io.json "$tid")
+	[ "$r" = "10485760 True" ] && pass io_shows_exactly_10MiB_written_by_the_tid ||
+		fail io_shows_exactly_10MiB_written_by_the_tid "got '$r'"
+else
+	fail record_write_workload "$(tail -3 $F.stderr)"
+fi
+
+# --- cputop: a busy second ----------------------------------------------------
+F=$WORK/busy.dat
+if rec $F sched -- $W busy 1000; then
+	tid=$(sed -n 's/^tid=//p' $F.stdout)
+	want=$(sed -n 's/^cpu_ns=//p' $F.stdout)
+	timeout 60 $STROBE cputop -i $F --json --top 0 --tid "$tid" > $WORK/cpu.json
+	got=$(py 'import sys,json
+for l in open(sys.argv[1]):
+    o=json.loads(l)
+    if o.get("table")=="cputop.top":
+        print(sum(r["cpu_time"] for r in o["rows"]))' $WORK/cpu.json)
+	if [ -n "$got" ] && py 'import sys
+g,w=int(sys.argv[1]),int(sys.argv[2]); sys.exit(0 if abs(g-w)<=0.05*w else 1)' "$got" "$want"; then
+		pass cputop_busy_thread_within_5pct_of_proc_stat
+	else fail cputop_busy_thread_within_5pct_of_proc_stat "strobe $got ns, /proc $want ns"; fi
+	for g in thread process container cpu; do
+		timeout 60 $STROBE analyze -a cputop,schedlat --json --stats --freq --group-by $g -i $F > $WORK/g.json &&
+		py 'import sys,json
+[json.loads(l) for l in open(sys.argv[1])]' $WORK/g.json || { fail json_parses_for_group_by_$g; continue; }
+		pass json_parses_for_group_by_$g
+	done
+else
+	fail record_busy_workload "$(tail -3 $F.stderr)"
+fi
+
+after=$(tracefs_state)
+[ "$before" = "$after" ] && pass tracefs_left_as_found || fail tracefs_left_as_found "$(diff <(echo "$before") <(echo "$after"))"

@@ -1,0 +1,520 @@
+/*
+ * test_analysis_core.c - the analyses on synthetic event sequences with
+ * hand-computed results: syscalls (exit without entry at the start, entry
+ * without exit at the end, errno split, lost events inside a call dropped
+ * and counted, PID reuse), cputop (time before the first sched_switch on
+ * a CPU, CPU migration, idle excluded), schedlat (wake-up latency with
+ * waker/prio/target, preempted-runnable time, lost events), mem, irq,
+ * the hash map, the writers (text, JSON, LAMI) and unknown names.
+ *
+ * Formats are copied from a 6.x kernel's tracefs and parsed with
+ * tep_parse_event(); payloads are little-endian byte arrays; events are
+ * fed with strobe_analysis_feed() (internal model).
+ */
+#include <errno.h>
+
+#include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
+
+#include <strobe/strobe.h>
+
+#include "analyses/analysis-int.h"
+#include "test.h"
+
+#define COMMON \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+static const char fmt_switch[] = "name: sched_switch\nID: 372\nformat:\n" COMMON
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"prev_pid=%d next_pid=%d\", REC->prev_pid, REC->next_pid\n";
+static const char fmt_enter[] = "name: sys_enter\nID: 443\nformat:\n" COMMON
+	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n\n"
+	"print fmt: \"NR %ld\", REC->id\n";
+static const char fmt_exit[] = "name: sys_exit\nID: 444\nformat:\n" COMMON
+	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
+	"print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
+static const char fmt_waking[] = "name: sched_waking\nID: 702\nformat:\n" COMMON
+	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"pid=%d\", REC->pid\n";
+static const char fmt_fork[] = "name: sched_process_fork\nID: 703\nformat:\n" COMMON
+	"\tfield:char parent_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t parent_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:char child_comm[16];\toffset:28;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t child_pid;\toffset:44;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"child_pid=%d\", REC->child_pid\n";
+static const char fmt_alloc[] = "name: mm_page_alloc\nID: 704\nformat:\n" COMMON
+	"\tfield:unsigned long pfn;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned int order;\toffset:16;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"order=%d\", REC->order\n";
+static const char fmt_irq_entry[] = "name: irq_handler_entry\nID: 705\nformat:\n" COMMON
+	"\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"irq=%d\", REC->irq\n";
+static const char fmt_irq_exit[] = "name: irq_handler_exit\nID: 706\nformat:\n" COMMON
+	"\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:int ret;\toffset:12;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"irq=%d\", REC->irq\n";
+
+static struct tep_handle *make_tep(bool with_irq_mem)
+{
+	struct tep_handle *tep = tep_alloc();
+
+	if (!tep)
+		return NULL;
+	tep_set_long_size(tep, 8);
+	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
+	tep_set_page_size(tep, 4096);
+	if (tep_parse_event(tep, fmt_switch, sizeof(fmt_switch) - 1, "sched") ||
+	    tep_parse_event(tep, fmt_enter, sizeof(fmt_enter) - 1, "raw_syscalls") ||
+	    tep_parse_event(tep, fmt_exit, sizeof(fmt_exit) - 1, "raw_syscalls") ||
+	    tep_parse_event(tep, fmt_waking, sizeof(fmt_waking) - 1, "sched") ||
+	    tep_parse_event(tep, fmt_fork, sizeof(fmt_fork) - 1, "sched") ||
+	    (with_irq_mem &&
+	     (tep_parse_event(tep, fmt_alloc, sizeof(fmt_alloc) - 1, "kmem") ||
+	      tep_parse_event(tep, fmt_irq_entry, sizeof(fmt_irq_entry) - 1, "irq") ||
+	      tep_parse_event(tep, fmt_irq_exit, sizeof(fmt_irq_exit) - 1, "irq")))) {
+		tep_free(tep);
+		return NULL;
+	}
+	return tep;
+}
+
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+/* One event: payload in a static slot (the analyses read it during feed). */
+struct feeder {
+	struct strobe_analysis *a;
+	struct tep_handle *tep;
+	uint8_t d[64];
+};
+
+static void feed(struct feeder *f, int type, int pid, int cpu, uint64_t ts, int64_t missed)
+{
+	struct strobe_event ev = { 0 };
+
+	f->d[0] = (uint8_t)type;
+	f->d[1] = (uint8_t)(type >> 8);
+	put32(f->d + 4, (uint32_t)pid);
+	ev.ts = ts;
+	ev.data = f->d;
+	ev.size = 64;
+	ev.cpu = cpu;
+	ev.type = type;
+	ev.pid = pid;
+	ev.missed = missed;
+	ev.format = tep_find_event(f->tep, type);
+	strobe_analysis_feed(f->a, &ev);
+	memset(f->d, 0, sizeof(f->d));
+}
+
+static void sys_enter(struct feeder *f, int tid, int cpu, uint64_t ts, int nr, int64_t missed)
+{
+	put64(f->d + 8, (uint64_t)nr);
+	feed(f, 443, tid, cpu, ts, missed);
+}
+
+static void sys_exit(struct feeder *f, int tid, int cpu, uint64_t ts, int nr, int64_t ret)
+{
+	put64(f->d + 8, (uint64_t)nr);
+	put64(f->d + 16, (uint64_t)ret);
+	feed(f, 444, tid, cpu, ts, 0);
+}
+
+static void sched_switch(struct feeder *f, int cpu, uint64_t ts, int prev, long state, int next)
+{
+	put32(f->d + 24, (uint32_t)prev);
+	put64(f->d + 32, (uint64_t)state);
+	put32(f->d + 56, (uint32_t)next);
+	feed(f, 372, prev, cpu, ts, 0);
+}
+
+static void waking(struct feeder *f, int waker, int cpu, uint64_t ts, int pid, int prio,
+		   int target, int64_t missed)
+{
+	put32(f->d + 24, (uint32_t)pid);
+	put32(f->d + 28, (uint32_t)prio);
+	put32(f->d + 32, (uint32_t)target);
+	feed(f, 702, waker, cpu, ts, missed);
+}
+
+static void fork_ev(struct feeder *f, int parent, int cpu, uint64_t ts, int child)
+{
+	put32(f->d + 24, (uint32_t)parent);
+	put32(f->d + 44, (uint32_t)child);
+	feed(f, 703, parent, cpu, ts, 0);
+}
+
+static const struct strobe_table *table(struct strobe_analysis *a, const char *name)
+{
+	int i;
+
+	for (i = 0; i < strobe_analysis_nr_tables(a); i++)
+		if (!strcmp(strobe_table_name(strobe_analysis_table(a, i)), name))
+			return strobe_analysis_table(a, i);
+	return NULL;
+}
+
+static int col(const struct strobe_table *t, const char *key)
+{
+	int i;
+
+	for (i = 0; i < strobe_table_nr_columns(t); i++)
+		if (!strcmp(strobe_table_column(t, i)->key, key))
+			return i;
+	return -1;
+}
+
+/* Row of t whose string column skey equals sval (and int column ikey ==
+ * ival when ikey), NULL if none. */
+static const union strobe_value *find_row(const struct strobe_table *t, const char *skey,
+					  const char *sval, const char *ikey, int64_t ival,
+					  int nth)
+{
+	size_t r;
+	int sc = skey ? col(t, skey) : -1, ic = ikey ? col(t, ikey) : -1;
+
+	for (r = 0; r < strobe_table_nr_rows(t); r++) {
+		const union strobe_value *v = strobe_table_row(t, r);
+
+		if (sc >= 0 && strcmp(v[sc].s, sval))
+			continue;
+		if (ic >= 0 && v[ic].i != ival)
+			continue;
+		if (nth-- == 0)
+			return v;
+	}
+	return NULL;
+}
+
+static struct strobe_analysis *start(struct feeder *f, const char *names,
+				     const struct strobe_analysis_opts *o, bool irq_mem)
+{
+	struct strobe_error err = { 0 };
+
+	memset(f, 0, sizeof(*f));
+	f->tep = make_tep(irq_mem);
+	if (!f->tep || strobe_analysis_new(names, o, &f->a, &err) < 0)
+		return NULL;
+	if (strobe_analysis_attach(f->a, f->tep, NULL, &err) < 0) {
+		fprintf(stderr, "  attach: %s\n", err.msg);
+		return NULL;
+	}
+	return f->a;
+}
+
+static void stop(struct feeder *f)
+{
+	strobe_analysis_free(f->a);
+	tep_free(f->tep);
+}
+
+static void test_syscalls_edges_errno_and_lost_events(void)
+{
+	struct strobe_analysis_opts o = { .views = STROBE_VIEW_TOP | STROBE_VIEW_STATS };
+	struct feeder f;
+	const struct strobe_table *t, *e;
+	const union strobe_value *v;
+
+	REQUIRE(start(&f, "syscalls", &o, false));
+	sys_exit(&f, 10, 0, 100, 39, 5);		/* exit without entry: ignored */
+	sys_enter(&f, 10, 0, 200, 110, 0);		/* getppid: 100 ns */
+	sys_exit(&f, 10, 0, 300, 110, 7);
+	sys_enter(&f, 10, 0, 400, 2, 0);		/* open: ENOENT, 50 ns */
+	sys_exit(&f, 10, 0, 450, 2, -ENOENT);
+	sys_enter(&f, 11, 1, 500, 0, 0);		/* read on CPU 1 ... */
+	sys_enter(&f, 12, 1, 600, 39, 5);		/* ... 5 events lost here */
+	sys_exit(&f, 11, 1, 700, 0, 10);		/* read: dropped, counted */
+	sys_enter(&f, 10, 0, 800, 110, 0);		/* never exits: not counted */
+	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
+
+	t = table(f.a, "syscalls.stats");
+	REQUIRE(t);
+	v = find_row(t, "syscall", "getppid", NULL, 0, 0);
+	REQUIRE(v);
+	CHECK_EQ(v[col(t, "tid")].i, 10);
+	CHECK_EQ(v[col(t, "count")].i, 1);
+	CHECK_EQ(v[col(t, "total")].u, 100);
+	CHECK_EQ(v[col(t, "min")].u, 100);
+	CHECK_EQ(v[col(t, "max")].u, 100);
+	CHECK_EQ(v[col(t, "errors")].i, 0);
+	v = find_row(t, "syscall", "open", NULL, 0, 0);
+	REQUIRE(v);
+	CHECK_EQ(v[col(t, "count")].i, 1);
+	CHECK_EQ(v[col(t, "total")].u, 50);
+	CHECK_EQ(v[col(t, "errors")].i, 1);
+	CHECK(find_row(t, "syscall", "read", NULL, 0, 0) == NULL);
+	CHECK(find_row(t, "syscall", "getpid", NULL, 0, 0) == NULL);
+	CHECK_EQ(strobe_table_nr_rows(t), 2);
+	CHECK_EQ(strobe_table_dropped(t), 1);
+	e = table(f.a, "syscalls.errors");
+	REQUIRE(e);
+	v = find_row(e, "error", "ENOENT", NULL, 0, 0);
+	REQUIRE(v);
+	CHECK_STR(v[col(e, "syscall")].s, "open");
+	CHECK_EQ(v[col(e, "count")].i, 1);
+	CHECK(strobe_analysis_nr_notes(f.a) >= 1);
+	stop(&f);
+}
+
+static void test_syscalls_pid_reuse_gives_separate_rows(void)
+{
+	struct strobe_analysis_opts o = { .views = STROBE_VIEW_STATS };
+	struct feeder f;
+	const struct strobe_table *t;
+	const union strobe_value *a, *b;
+
+	REQUIRE(start(&f, "syscalls", &o, false));
+	sys_enter(&f, 7, 0, 100, 110, 0);
+	sys_exit(&f, 7, 0, 150, 110, 1);		/* first thread 7: 50 ns */
+	fork_ev(&f, 1, 0, 200, 7);			/* tid 7 reused */
+	sys_enter(&f, 7, 1, 300, 110, 0);
+	sys_exit(&f, 7, 1, 370, 110, 1);		/* second thread 7: 70 ns */
+	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
+	t = table(f.a, "syscalls.stats");
+	REQUIRE(t);
+	CHECK_EQ(strobe_table_nr_rows(t), 2);
+	a = find_row(t, "syscall", "getppid", "tid", 7, 0);
+	b = find_row(t, "syscall", "getppid", "tid", 7, 1);
+	REQUIRE(a && b);
+	CHECK_EQ(a[col(t, "count")].i, 1);
+	CHECK_EQ(b[col(t, "count")].i, 1);
+	CHECK_EQ(a[col(t, "total")].u + b[col(t, "total")].u, 120);
+	stop(&f);
+}
+
+static void test_cputop_first_switch_and_migration(void)
+{
+	struct strobe_analysis_opts o = { 0 };
+	struct feeder f;
+	const struct strobe_table *t, *c;
+	const union strobe_value *v;
+
+	REQUIRE(start(&f, "cputop", &o, false));
+	sys_enter(&f, 5, 0, 1000, 39, 0);		/* window starts at 1000 */
+	sched_switch(&f, 0, 1500, 5, 1, 6);		/* 5 ran 1000..1500 on CPU 0 */
+	sched_switch(&f, 1, 2000, 0, 0, 5);		/* idle -> 5 on CPU 1: migration */
+	sched_switch(&f, 0, 3000, 6, 1, 0);		/* 6 ran 1500..3000 */
+	sys_enter(&f, 5, 1, 4000, 39, 0);		/* window ends; 5 runs 2000..4000 */
+	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
+	t = table(f.a, "cputop.top");
+	REQUIRE(t);
+	CHECK_EQ(strobe_table_nr_rows(t), 2);
+	v = strobe_table_row(t, 0);
+	REQUIRE(v);
+	CHECK_EQ(v[col(t, "tid")].i, 5);
+	CHECK_EQ(v[col(t, "cpu_time")].u, 2500);
+	CHECK(v[col(t, "cpu_pct")].d > 83.33 && v[col(t, "cpu_pct")].d < 83.34);
+	v = strobe_table_row(t, 1);
+	REQUIRE(v);
+	CHECK_EQ(v[col(t, "tid")].i, 6);
+	CHECK_EQ(v[col(t, "cpu_time")].u, 1500);
+	c = table(f.a, "cputop.cpus");
+	REQUIRE(c && strobe_table_nr_rows(c) == 2);
+	CHECK_EQ(strobe_table_row(c, 0)[1].u, 2000);	/* CPU 0: 500 + 1500 */
+	CHECK_EQ(strobe_table_row(c, 1)[1].u, 2000);	/* CPU 1: idle excluded */
+	stop(&f);
+}
+
+static void test_cputop_lost_events_charge_nothing_unknown(void)
+{
+	struct strobe_analysis_opts o = { .group_by = STROBE_GROUP_CPU };
+	struct feeder f;
+	const struct strobe_table *t;
+
+	REQUIRE(start(&f, "cputop", &o, false));
+	sched_switch(&f, 0, 1000, 0, 0, 5);		/* 5 from 1000 */
+	sys_enter(&f, 5, 0, 1200, 39, 0);		/* last known event before the gap */
+	sys_enter(&f, 9, 0, 2000, 39, -1);		/* gap: unknown who ran */
+	sched_switch(&f, 0, 2500, 9, 1, 0);		/* 9 charged from 2000 */
+	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
+	t = table(f.a, "cputop.top");
+	REQUIRE(t && strobe_table_nr_rows(t) == 1);
+	CHECK_EQ(strobe_table_row(t, 0)[0].i, 0);	/* CPU 0 */
+	CHECK_EQ(strobe_table_row(t, 0)[1].u, 200 + 500);
+	stop(&f);
+}
+
+static void test_schedlat_wakeup_preempt_and_lost(void)
+{
+	struct strobe_analysis_opts o = { .views = STROBE_VIEW_TOP | STROBE_VIEW_STATS };
+	struct feeder f;
+	const struct strobe_table *t, *s, *p;
+	const union strobe_value *v;
+
+	REQUIRE(start(&f, "schedlat", &o, false));
+	waking(&f, 21, 0, 100, 20, 120, 1, 0);
+	sched_switch(&f, 1, 350, 0, 0, 20);		/* 20 waited 250 */
+	waking(&f, 21, 0, 400, 22, 110, 0, 0);
+	sys_enter(&f, 21, 0, 450, 39, 3);		/* lost events inside */
+	sched_switch(&f, 0, 500, 21, 1, 22);		/* dropped */
+	sched_switch(&f, 1, 600, 20, 0, 0);		/* 20 preempted (R) */
+	sched_switch(&f, 1, 900, 0, 0, 20);		/* runnable 300 */
+	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
+	t = table(f.a, "schedlat.top");
+	REQUIRE(t && strobe_table_nr_rows(t) == 1);
+	v = strobe_table_row(t, 0);
+	CHECK_EQ(v[col(t, "latency")].u, 250);
+	CHECK_EQ(v[col(t, "tid")].i, 20);
+	CHECK_EQ(v[col(t, "waker_tid")].i, 21);
+	CHECK_EQ(v[col(t, "prio")].i, 120);
+	CHECK_EQ(v[col(t, "target_cpu")].i, 1);
+	CHECK_EQ(v[col(t, "cpu")].i, 1);
+	CHECK_EQ(strobe_table_dropped(t), 1);
+	s = table(f.a, "schedlat.stats");
+	REQUIRE(s && strobe_table_nr_rows(s) == 1);
+	CHECK_EQ(strobe_table_row(s, 0)[col(s, "count")].i, 1);
+	p = table(f.a, "schedlat.preempt");
+	REQUIRE(p && strobe_table_nr_rows(p) == 1);
+	CHECK_EQ(strobe_table_row(p, 0)[col(p, "total")].u, 300);
+	stop(&f);
+}
+
+static void test_mem_and_irq(void)
+{
+	struct strobe_analysis_opts o = { 0 };
+	struct feeder f;
+	const struct strobe_table *t;
+
+	REQUIRE(start(&f, "mem,irq", &o, true));
+	put32(f.d + 16, 2);
+	feed(&f, 704, 30, 0, 100, 0);			/* 4 pages */
+	put32(f.d + 16, 0);
+	feed(&f, 704, 30, 0, 110, 0);			/* 1 page */
+	put32(f.d + 8, 19);
+	feed(&f, 705, 0, 1, 200, 0);			/* IRQ 19 on CPU 1 ... */
+	put32(f.d + 8, 19);
+	feed(&f, 706, 0, 1, 230, 0);			/* ... 30 ns */
+	put32(f.d + 8, 19);
+	feed(&f, 705, 0, 1, 300, 0);
+	put32(f.d + 8, 19);
+	feed(&f, 706, 0, 1, 400, 2);			/* lost inside: dropped */
+	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
+	t = table(f.a, "mem.top");
+	REQUIRE(t && strobe_table_nr_rows(t) == 1);
+	CHECK_EQ(strobe_table_row(t, 0)[col(t, "alloc_pages")].i, 5);
+	CHECK_EQ(strobe_table_row(t, 0)[col(t, "alloc_bytes")].u, 5 * 4096);
+	t = table(f.a, "irq.hard");
+	REQUIRE(t && strobe_table_nr_rows(t) == 1);
+	CHECK_EQ(strobe_table_row(t, 0)[col(t, "irq")].i, 19);
+	CHECK_EQ(strobe_table_row(t, 0)[col(t, "count")].i, 1);
+	CHECK_EQ(strobe_table_row(t, 0)[col(t, "total")].u, 30);
+	CHECK_EQ(strobe_table_dropped(t), 1);
+	stop(&f);
+}
+
+static void test_missing_events_and_unknown_names(void)
+{
+	struct strobe_error err = { 0 };
+	struct strobe_analysis *a = NULL;
+	struct tep_handle *tep = make_tep(false);
+
+	REQUIRE(tep);
+	CHECK_EQ(strobe_analysis_new("cputop,nope", NULL, &a, &err), -EINVAL);
+	CHECK(strstr(err.msg, "nope") != NULL);
+	REQUIRE(strobe_analysis_new("mem", NULL, &a, &err) == 0);
+	CHECK_EQ(strobe_analysis_attach(a, tep, NULL, &err), -ENOENT);
+	CHECK(strstr(err.msg, "--preset mem") != NULL);
+	strobe_analysis_free(a);
+	/* one of two missing: a note, not an error */
+	REQUIRE(strobe_analysis_new("cputop,irq", NULL, &a, &err) == 0);
+	CHECK_EQ(strobe_analysis_attach(a, tep, NULL, &err), 0);
+	CHECK_EQ(strobe_analysis_nr_notes(a), 1);
+	CHECK(strstr(strobe_analysis_note(a, 0), "--preset irq") != NULL);
+	strobe_analysis_free(a);
+	tep_free(tep);
+}
+
+static void test_writers_text_json_lami_and_histogram(void)
+{
+	struct strobe_analysis_opts o = { .views = STROBE_VIEW_TOP | STROBE_VIEW_FREQ };
+	struct feeder f;
+	struct trace_seq s;
+	const struct strobe_table *t;
+	int i;
+
+	REQUIRE(start(&f, "syscalls", &o, false));
+	for (i = 0; i < 10; i++) {
+		sys_enter(&f, 10, 0, 1000 + (uint64_t)i * 10000, 110, 0);
+		sys_exit(&f, 10, 0, 1000 + (uint64_t)i * 10000 + 3000, 110, 0);	/* 3 us */
+	}
+	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
+	t = table(f.a, "syscalls.freq");
+	REQUIRE(t);
+	CHECK_STR(strobe_table_unit(t), "usecs");
+	/* bucket "2 -> 3" holds the ten 3 us calls */
+	CHECK(find_row(t, NULL, NULL, "lo", 2, 0) != NULL);
+	CHECK_EQ(find_row(t, NULL, NULL, "lo", 2, 0)[2].i, 10);
+	trace_seq_init(&s);
+	CHECK_EQ(strobe_table_write_text(t, &s), 0);
+	trace_seq_terminate(&s);
+	CHECK(strstr(s.buffer, "usecs") != NULL);
+	CHECK(strstr(s.buffer, "2 -> 3") != NULL);
+	CHECK(strstr(s.buffer, "|****************************************|") != NULL);
+	trace_seq_reset(&s);
+	CHECK_EQ(strobe_table_write_json(table(f.a, "syscalls.top"), &s), 0);
+	trace_seq_terminate(&s);
+	CHECK(strstr(s.buffer, "\"syscall\":\"getppid\",\"count\":10") != NULL);
+	trace_seq_reset(&s);
+	CHECK_EQ(strobe_lami_write_results(f.a, &s), 0);
+	trace_seq_terminate(&s);
+	CHECK(strstr(s.buffer, "{\"results\":[{\"time-range\":{\"class\":\"time-range\"") != NULL);
+	CHECK(strstr(s.buffer, "\"inherit\":\"syscalls.freq\"") != NULL);
+	trace_seq_reset(&s);
+	CHECK_EQ(strobe_lami_write_metadata("syscalls", &o, &s), 0);
+	trace_seq_terminate(&s);
+	CHECK(strstr(s.buffer, "\"mi-version\":{\"major\":1,\"minor\":0}") != NULL);
+	CHECK(strstr(s.buffer, "\"syscalls.freq\":{\"title\"") != NULL);
+	trace_seq_destroy(&s);
+	stop(&f);
+}
+
+static void test_hash_map_backward_shift(void)
+{
+	struct ana_map m;
+	uint64_t k;
+	int *v;
+
+	ana_map_init(&m, sizeof(int));
+	for (k = 0; k < 5000; k++) {
+		v = ana_map_put(&m, k * 64, NULL);	/* clustered keys */
+		REQUIRE(v);
+		*v = (int)k;
+	}
+	for (k = 0; k < 5000; k += 2)
+		ana_map_del(&m, k * 64);
+	CHECK_EQ(m.n, 2500);
+	for (k = 0; k < 5000; k++) {
+		v = ana_map_get(&m, k * 64);
+		if (k % 2)
+			CHECK(v && *v == (int)k);
+		else
+			CHECK(v == NULL);
+	}
+	ana_map_free(&m);
+}
+
+TESTS(T(test_syscalls_edges_errno_and_lost_events),
+      T(test_syscalls_pid_reuse_gives_separate_rows),
+      T(test_cputop_first_switch_and_migration),
+      T(test_cputop_lost_events_charge_nothing_unknown),
+      T(test_schedlat_wakeup_preempt_and_lost),
+      T(test_mem_and_irq),
+      T(test_missing_events_and_unknown_names),
+      T(test_writers_text_json_lami_and_histogram),
+      T(test_hash_map_backward_shift));
