@@ -154,6 +154,26 @@ int strobe_analysis_new(const char *names, const struct strobe_analysis_opts *op
 void strobe_analysis_free(struct strobe_analysis *a);	/* NULL ok */
 
 /*
+ * What a strobe recording traced, as its file info says: `strobe record`
+ * stores target=system|command|pid|container, target_pids=PID,... (the
+ * command it ran, or -p's process) and target_containers=ID,... (-c's
+ * containers, full IDs); strobe_analysis_run_file() passes them on.
+ * target NULL or "system" means the whole system (the default, also for
+ * files other tools wrote).  A recording restricted to some tasks has
+ * their own events plus the context switches and wake-ups they share
+ * with untraced tasks, so an untraced task's time between two of those
+ * is unknown: the analyses then measure traced tasks only (a target, a
+ * thread of one, a task forked by a traced task, a task of a target
+ * container) and add a note saying so.  pids and containers may be NULL;
+ * malformed entries are skipped.  Call before attach.  Returns 0,
+ * -EINVAL (an unknown target: nothing changed, *err says which) or
+ * -ENOMEM.
+ */
+int strobe_analysis_set_target(struct strobe_analysis *a, const char *target,
+			       const char *pids, const char *containers,
+			       struct strobe_error *err);
+
+/*
  * Resolve the event types and fields of every analysis against `tep`
  * (borrowed) and use model `m` (borrowed; may be NULL: an internal model
  * is created, which knows comms only from the events).  When an analysis
@@ -177,9 +197,11 @@ void strobe_analysis_feed(struct strobe_analysis *a, const struct strobe_event *
 int strobe_analysis_finish(struct strobe_analysis *a, struct strobe_error *err);
 
 /*
- * The whole job on a trace file: load a model from tf, attach, stream
- * every event (CPUs outside opts->cpu_mask skipped), finish.  Returns 0 or
- * -errno (attach failure, corrupt page) with *err set.
+ * The whole job on a trace file: load a model from tf, take the target
+ * from its strobe info (strobe_analysis_set_target; an unknown target
+ * becomes a note), attach, stream every event (CPUs outside
+ * opts->cpu_mask skipped), finish.  Returns 0 or -errno (attach failure,
+ * corrupt page) with *err set.
  */
 int strobe_analysis_run_file(struct strobe_analysis *a, struct strobe_tracefile *tf,
 			     struct strobe_error *err);

@@ -184,7 +184,12 @@ struct ana_core {
 	uint64_t *gap_end;	/* per CPU: ts of the latest event after a gap */
 	uint64_t *cpu_last;	/* per CPU: ts of the latest event (before the
 				 * current one while lost() hooks run) */
-	int nr_cpus;		/* entries of gap_end and cpu_last */
+	/* per CPU: the common_pid of the latest event and since when the
+	 * events there have had that pid: evidence of who runs on a CPU
+	 * before its first sched_switch (or after a gap) */
+	int *cpu_pid;
+	uint64_t *cpu_pid_since;
+	int nr_cpus;		/* entries of the per-CPU arrays */
 	bool want_hist;
 	/* Thread instances: tid -> struct ana_inst.  A fork naming a tid, or
 	 * a tid whose tgid changed, starts a new instance (PID reuse), so
@@ -194,6 +199,25 @@ struct ana_core {
 	uint64_t sweep_ts;	/* last sweep of exited instances */
 	signed char *cont_sel;	/* per container index: 0 unknown, 1 in, -1 out */
 	int nr_cont_sel;
+	/*
+	 * A PID-filtered recording (strobe record -- CMD, -p PID, -c NAME:
+	 * set_event_pid with event-fork).  Its events are the traced tasks'
+	 * own, plus the sched_switch and wake-ups they share with untraced
+	 * tasks (the kernel records a switch when prev or next is traced, a
+	 * wake-up when waker or wakee is): what an untraced task did between
+	 * them is not in the trace.  Set by strobe_analysis_set_target().
+	 */
+	bool filtered;
+	const char *target;	/* "-- CMD", "-p PID" or "-c NAME" (static) */
+	bool by_container;	/* -c: traced = in a target container */
+	bool descendants;	/* -- CMD: every task whose parent chain leads
+				 * to the command was forked while traced */
+	int *target_pids;	/* the command / -p process */
+	int nr_target_pids;
+	char **target_conts;	/* -c: the containers' full IDs */
+	int nr_target_conts;
+	signed char *cont_traced;	/* per container index: 0 unknown, 1, -1 */
+	int nr_cont_traced;
 	char **notes;
 	int nr_notes;
 };
@@ -203,8 +227,30 @@ struct ana_core {
 const struct strobe_task *ana_task(struct ana_core *c, int tid) STROBE_HIDDEN;
 bool ana_task_selected(struct ana_core *c, const struct strobe_task *t) STROBE_HIDDEN;
 bool ana_cpu_selected(struct ana_core *c, int cpu) STROBE_HIDDEN;
+/*
+ * Was task tid traced?  Always true unless the recording was PID-filtered
+ * (c->filtered); then true for a target (the command, the -p process, a
+ * thread of one), a task forked by a traced task (its fork is in the
+ * trace: event-fork followed it; for a command also a descendant whose
+ * fork was lost, through the model's ppid chain), or with -c a task of a
+ * target container.  Decided once per thread instance (a container
+ * target once per container) and cached, so per event it costs a hash
+ * lookup; false for tid <= 0 (idle) in a filtered trace.  Call it before
+ * ana_task(): it may create model entries for ancestors.
+ */
+bool ana_tid_traced(struct ana_core *c, int tid) STROBE_HIDDEN;
+/* In a PID-filtered trace, add the note "NAME: the recording was
+ * PID-filtered (strobe record -p PID): WHAT". */
+void ana_note_filtered(struct ana_core *c, const char *name, const char *what) STROBE_HIDDEN;
 /* The group key of (task, cpu) under --group-by, and its identity. */
 uint64_t ana_group_key(struct ana_core *c, const struct strobe_task *t, int cpu) STROBE_HIDDEN;
+/*
+ * Keep a row's comm current: a thread that execs after its row was made
+ * shows its new name (as ps would), not the name it had at fork.  A
+ * thread row follows its thread, a process row its leader.
+ */
+void ana_owner_refresh(struct ana_core *c, struct ana_owner *o,
+		       const struct strobe_task *t) STROBE_HIDDEN;
 void ana_owner_set(struct ana_core *c, struct ana_owner *o, const struct strobe_task *t,
 		   int cpu) STROBE_HIDDEN;
 /* Owner columns for the grouping ("tid","pid","comm","container" /

@@ -16,7 +16,12 @@
  *  - thread instances: a tid reused by a new thread (a fork naming it, or
  *    a changed tgid) gets a new group key, so rows never merge two
  *    threads; entries of exited threads are swept a second after exit;
- *  - the window (--begin/--end) and the task filters.
+ *  - the window (--begin/--end) and the task filters;
+ *  - PID-filtered recordings (strobe record -- CMD, -p, -c): which tasks
+ *    were traced (ana_tid_traced), decided once per thread instance from
+ *    the targets the file's info names and the forks in the trace, so an
+ *    analysis never charges an untraced task for time the trace does not
+ *    show.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -55,6 +60,7 @@ struct ana_inst {
 	uint64_t serial;
 	uint64_t exit_ts;	/* 0: alive */
 	int tgid;
+	signed char traced;	/* filtered traces: 0 not decided yet, 1, -1 */
 };
 
 struct strobe_analysis {
@@ -68,7 +74,7 @@ struct strobe_analysis {
 	const struct strobe_table **all_tables;
 	int nr_all_tables;
 	/* the core's own events */
-	struct strobe_field f_fork_child, f_exit_pid;
+	struct strobe_field f_fork_child, f_fork_parent, f_exit_pid;
 	uint64_t nr_events;
 };
 
@@ -524,10 +530,212 @@ static struct ana_inst *inst_get(struct ana_core *c, int tid, int tgid)
 		e->serial = ++c->next_serial;
 		e->exit_ts = 0;
 		e->tgid = tgid;
+		e->traced = 0;
 	} else if (e->tgid < 0) {
 		e->tgid = tgid;
 	}
 	return e;
+}
+
+/* ---- PID-filtered recordings ---------------------------------------------- */
+
+#define TRACED_MAX_DEPTH 64	/* tgid/ppid links followed at most */
+#define MAX_TARGET_PIDS 4096
+#define MAX_TARGET_CONTS 256
+
+static bool is_target_pid(const struct ana_core *c, int pid)
+{
+	int i;
+
+	for (i = 0; i < c->nr_target_pids; i++)
+		if (c->target_pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* -c: is container ct a target?  Decided once per container index. */
+static bool cont_traced(struct ana_core *c, const struct strobe_container *ct)
+{
+	int i, idx = ct->index;
+
+	if (idx < 2)		/* unknown, host */
+		return false;
+	if (idx >= c->nr_cont_traced) {
+		int n = idx + 16;
+		signed char *s = realloc(c->cont_traced, (size_t)n);
+
+		if (!s)
+			return false;
+		memset(s + c->nr_cont_traced, 0, (size_t)(n - c->nr_cont_traced));
+		c->cont_traced = s;
+		c->nr_cont_traced = n;
+	}
+	if (!c->cont_traced[idx]) {
+		c->cont_traced[idx] = -1;
+		for (i = 0; i < c->nr_target_conts; i++)
+			if (strobe_container_matches(ct, c->target_conts[i]))
+				c->cont_traced[idx] = 1;
+	}
+	return c->cont_traced[idx] > 0;
+}
+
+/*
+ * -- CMD / -p: tid is traced if it is a target or a thread of one; else a
+ * thread is traced with its process, and with -- CMD a process whose
+ * parent is (the command and its descendants are the only tasks that
+ * appeared under it).  A task forked in the trace got its answer from its
+ * parent in core_fork already.  Each answer is kept in the thread's
+ * instance entry; depth bounds the walk (a malformed table may loop).
+ */
+static bool pid_traced(struct ana_core *c, int tid, int depth)
+{
+	const struct strobe_task *t;
+	struct ana_inst *e;
+	int tgid, ppid;
+	bool yes;
+
+	if (tid <= 0)
+		return false;
+	e = ana_map_get(&c->inst, (uint64_t)(uint32_t)tid);
+	if (e && e->traced)
+		return e->traced > 0;
+	t = ana_task(c, tid);
+	if (!t)
+		return false;	/* ENOMEM: undecided, not kept */
+	tgid = t->tgid;
+	ppid = t->ppid;
+	yes = is_target_pid(c, tid) || (tgid > 0 && is_target_pid(c, tgid));
+	if (!yes && depth < TRACED_MAX_DEPTH) {
+		if (tgid > 0 && tgid != tid)
+			yes = pid_traced(c, tgid, depth + 1);
+		else if (c->descendants && ppid > 0 && ppid != tid)
+			yes = pid_traced(c, ppid, depth + 1);
+	}
+	e = inst_get(c, tid, tgid);
+	if (e)
+		e->traced = yes ? 1 : -1;
+	return yes;
+}
+
+bool ana_tid_traced(struct ana_core *c, int tid)
+{
+	const struct strobe_task *t;
+
+	if (!c->filtered)
+		return true;
+	if (tid <= 0)
+		return false;
+	if (c->by_container) {
+		t = ana_task(c, tid);
+		return t && cont_traced(c, t->container);
+	}
+	return pid_traced(c, tid, 0);
+}
+
+void ana_note_filtered(struct ana_core *c, const char *name, const char *what)
+{
+	if (c->filtered)
+		ana_note(c, "%s: the recording was PID-filtered (strobe record %s): %s",
+			 name, c->target, what);
+}
+
+static void free_targets(struct ana_core *c)
+{
+	int i;
+
+	for (i = 0; i < c->nr_target_conts; i++)
+		free(c->target_conts[i]);
+	free(c->target_conts);
+	free(c->target_pids);
+	c->target_conts = NULL;
+	c->target_pids = NULL;
+	c->nr_target_conts = c->nr_target_pids = 0;
+	c->filtered = c->by_container = c->descendants = false;
+	c->target = NULL;
+}
+
+/* The comma-separated list s: positive PIDs into c (malformed skipped). */
+static int parse_pids(struct ana_core *c, const char *s)
+{
+	while (s && *s && c->nr_target_pids < MAX_TARGET_PIDS) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (end != s && !errno && v > 0 && v <= INT32_MAX && (*end == ',' || !*end)) {
+			if (!c->target_pids) {
+				c->target_pids = calloc(MAX_TARGET_PIDS, sizeof(int));
+				if (!c->target_pids)
+					return -ENOMEM;
+			}
+			c->target_pids[c->nr_target_pids++] = (int)v;
+		}
+		s = strchr(s, ',');
+		s = s ? s + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The comma-separated container IDs of s into c (1..64 printable bytes). */
+static int parse_conts(struct ana_core *c, const char *s)
+{
+	while (s && *s && c->nr_target_conts < MAX_TARGET_CONTS) {
+		size_t len = strcspn(s, ","), i;
+		bool ok = len >= 1 && len <= 64;
+
+		for (i = 0; ok && i < len; i++)
+			ok = (unsigned char)s[i] > ' ' && (unsigned char)s[i] < 0x7f;
+		if (ok) {
+			if (!c->target_conts) {
+				c->target_conts = calloc(MAX_TARGET_CONTS, sizeof(char *));
+				if (!c->target_conts)
+					return -ENOMEM;
+			}
+			c->target_conts[c->nr_target_conts] = strndup(s, len);
+			if (!c->target_conts[c->nr_target_conts])
+				return -ENOMEM;
+			c->nr_target_conts++;
+		}
+		s += len;
+		if (*s)
+			s++;
+	}
+	return 0;
+}
+
+int strobe_analysis_set_target(struct strobe_analysis *a, const char *target,
+			       const char *pids, const char *containers,
+			       struct strobe_error *err)
+{
+	static const struct { const char *name, *desc; } kinds[] = {
+		{ "command", "-- CMD" }, { "pid", "-p PID" }, { "container", "-c NAME" },
+	};
+	struct ana_core *c = &a->core;
+	size_t i;
+
+	if (a->attached)
+		return strobe_err(err, -EINVAL, "set the recording target before attaching");
+	if (!target || !strcmp(target, "system")) {
+		free_targets(c);
+		return 0;
+	}
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(target, kinds[i].name))
+			break;
+	if (i == sizeof(kinds) / sizeof(kinds[0]))
+		return strobe_err(err, -EINVAL, "unknown recording target '%.40s'", target);
+	free_targets(c);
+	c->filtered = true;
+	c->target = kinds[i].desc;
+	c->by_container = i == 2;
+	c->descendants = i == 0;
+	if ((!c->by_container && parse_pids(c, pids) < 0) ||
+	    (c->by_container && parse_conts(c, containers) < 0)) {
+		free_targets(c);
+		return strobe_err(err, -ENOMEM, "out of memory");
+	}
+	return 0;
 }
 
 uint64_t ana_group_key(struct ana_core *c, const struct strobe_task *t, int cpu)
@@ -568,6 +776,27 @@ void ana_owner_set(struct ana_core *c, struct ana_owner *o, const struct strobe_
 
 		if (l && l->comm[0] && l->comm[0] != '<')
 			memcpy(o->comm, l->comm, sizeof(o->comm));
+		o->comm[sizeof(o->comm) - 1] = '\0';
+	}
+}
+
+void ana_owner_refresh(struct ana_core *c, struct ana_owner *o,
+		       const struct strobe_task *t)
+{
+	bool mine;
+
+	switch (c->opts.group_by) {
+	case STROBE_GROUP_THREAD:
+		mine = t->tid == o->tid;
+		break;
+	case STROBE_GROUP_PROCESS:
+		mine = t->tid == t->tgid && t->tgid == o->pid;
+		break;
+	default:
+		return;
+	}
+	if (mine && t->comm[0] != '<' && memcmp(o->comm, t->comm, sizeof(o->comm) - 1)) {
+		memcpy(o->comm, t->comm, sizeof(o->comm) - 1);
 		o->comm[sizeof(o->comm) - 1] = '\0';
 	}
 }
@@ -707,23 +936,41 @@ void strobe_analysis_free(struct strobe_analysis *a)
 	free(a->core.notes);
 	free(a->core.gap_end);
 	free(a->core.cpu_last);
+	free(a->core.cpu_pid);
+	free(a->core.cpu_pid_since);
 	free(a->core.cont_sel);
+	free(a->core.cont_traced);
+	free_targets(&a->core);
 	free(a->all_tables);
 	ana_map_free(&a->core.inst);
 	strobe_model_free(a->own_model);
 	free(a);
 }
 
-/* The core's own handlers: thread instances for PID reuse. */
+/*
+ * The core's own handlers: thread instances for PID reuse.  In a trace
+ * filtered by PID, a child is traced when its parent is (event-fork adds
+ * it to set_event_pid): decided here, while the parent is surely known.
+ */
 static void core_fork(struct strobe_analysis *a, const struct strobe_event *ev)
 {
+	struct ana_core *c = &a->core;
 	int child = (int)strobe_field_int(ev, &a->f_fork_child);
-	struct ana_inst *e = ana_map_put(&a->core.inst, (uint64_t)(uint32_t)child, NULL);
+	signed char traced = 0;
+	struct ana_inst *e;
 
+	if (c->filtered && !c->by_container) {
+		int parent = a->f_fork_parent.valid ? (int)strobe_field_int(ev, &a->f_fork_parent)
+						    : ev->pid;
+
+		traced = is_target_pid(c, child) || pid_traced(c, parent, 0) ? 1 : -1;
+	}
+	e = ana_map_put(&c->inst, (uint64_t)(uint32_t)child, NULL);	/* after the walk */
 	if (e) {
-		e->serial = ++a->core.next_serial;
+		e->serial = ++c->next_serial;
 		e->exit_ts = 0;
 		e->tgid = -1;
+		e->traced = traced;
 	}
 }
 
@@ -831,8 +1078,10 @@ int strobe_analysis_attach(struct strobe_analysis *a, struct tep_handle *tep,
 		}
 	}
 	fe = tep_find_event_by_name(tep, "sched", "sched_process_fork");
-	if (fe && !strobe_field_resolve(fe, "child_pid", &a->f_fork_child))
+	if (fe && !strobe_field_resolve(fe, "child_pid", &a->f_fork_child)) {
+		strobe_field_resolve(fe, "parent_pid", &a->f_fork_parent);	/* optional */
 		add_handler(a, fe->id, NULL, NULL, 1);
+	}
 	fe = tep_find_event_by_name(tep, "sched", "sched_process_exit");
 	if (fe && !strobe_field_resolve(fe, "pid", &a->f_exit_pid))
 		add_handler(a, fe->id, NULL, NULL, 2);
@@ -844,10 +1093,21 @@ int strobe_analysis_attach(struct strobe_analysis *a, struct tep_handle *tep,
 static bool ensure_cpu(struct ana_core *c, int cpu)
 {
 	int n = cpu + 8;
-	uint64_t *g, *l;
+	uint64_t *g, *l, *ps;
+	int *p;
 
 	if (cpu < 0 || cpu > 1 << 20)
 		return false;
+	p = realloc(c->cpu_pid, (size_t)n * sizeof(*p));
+	if (!p)
+		return false;
+	c->cpu_pid = p;
+	ps = realloc(c->cpu_pid_since, (size_t)n * sizeof(*ps));
+	if (!ps)
+		return false;
+	c->cpu_pid_since = ps;
+	memset(ps + c->nr_cpus, 0, (size_t)(n - c->nr_cpus) * sizeof(*ps));
+	memset(p + c->nr_cpus, 0xff, (size_t)(n - c->nr_cpus) * sizeof(*p));
 	g = realloc(c->gap_end, (size_t)n * sizeof(*g));
 	if (!g)
 		return false;
@@ -887,8 +1147,13 @@ void strobe_analysis_feed(struct strobe_analysis *a, const struct strobe_event *
 		return;
 	if (ev->missed)
 		note_gap(a, ev);
-	if (ev->cpu >= 0)
+	if (ev->cpu >= 0) {
 		c->cpu_last[ev->cpu] = ev->ts;
+		if (c->cpu_pid[ev->cpu] != ev->pid || ev->missed) {
+			c->cpu_pid[ev->cpu] = ev->pid;
+			c->cpu_pid_since[ev->cpu] = ev->ts;
+		}
+	}
 	if (!ana_in_window(c, ev->ts))
 		return;
 	if (!c->first_ts)
@@ -989,6 +1254,7 @@ int strobe_analysis_run_file(struct strobe_analysis *a, struct strobe_tracefile 
 	struct strobe_stream_opts sopts = { .buffer = -1 };
 	struct strobe_stream *s = NULL;
 	struct strobe_model *m = NULL;
+	struct strobe_error e2 = { 0, "" };
 	struct strobe_event ev;
 	int ret;
 
@@ -1000,6 +1266,17 @@ int strobe_analysis_run_file(struct strobe_analysis *a, struct strobe_tracefile 
 		goto out;
 	a->own_model = m;	/* freed with a */
 	m = NULL;
+	ret = strobe_analysis_set_target(a, strobe_tracefile_info(tf, "target"),
+					 strobe_tracefile_info(tf, "target_pids"),
+					 strobe_tracefile_info(tf, "target_containers"), &e2);
+	if (ret == -EINVAL) {
+		ana_note(&a->core, "%s (a newer strobe's file?): analysed as a whole-system "
+			 "recording, so tasks it did not trace may be charged for time "
+			 "the trace does not show", e2.msg);
+	} else if (ret < 0) {
+		strobe_err(err, ret, "%s", e2.msg);
+		goto out;
+	}
 	ret = strobe_analysis_attach(a, strobe_tracefile_tep(tf), a->own_model, err);
 	if (ret < 0)
 		goto out;

@@ -12,6 +12,13 @@
  * is never charged and does not count as CPU use.  Percentages are of
  * the window: a thread busy the whole window shows 100%, a process with
  * several busy threads more.
+ *
+ * A PID-filtered recording (strobe record -- CMD, -p, -c) has a switch
+ * only when prev or next is traced: an untraced task switched in by a
+ * traced one and out to a traced one may have shared the interval with
+ * any number of untraced tasks (and idle) whose switches were not
+ * recorded.  There only traced tasks are charged (ana_tid_traced), and a
+ * note says that the other tasks' CPU time is not known.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -71,7 +78,7 @@ static void charge(struct ana *a, int tid, int cpu, uint64_t t0, uint64_t t1)
 	bool created;
 	uint64_t key;
 
-	if (tid <= 0 || t1 <= t0)
+	if (tid <= 0 || t1 <= t0 || !ana_tid_traced(a->core, tid))
 		return;
 	t = ana_task(a->core, tid);
 	if (!t || !ana_task_selected(a->core, t))
@@ -84,7 +91,7 @@ static void charge(struct ana *a, int tid, int cpu, uint64_t t0, uint64_t t1)
 	if (created)
 		ana_owner_set(a->core, &g->o, t, cpu);
 	else
-		memcpy(g->o.comm, t->comm, sizeof(g->o.comm) - 1);
+		ana_owner_refresh(a->core, &g->o, t);
 	g->ns += t1 - t0;
 }
 
@@ -97,13 +104,26 @@ static void on_switch(struct ana *a, const struct strobe_event *ev, int cookie)
 
 	if (!c)
 		return;
-	if (c->state == CPU_RUNNING)
+	if (c->state == CPU_RUNNING) {
 		from = c->since;
-	else
-		from = c->resume ? c->resume
-		       : a->core->opts.begin ? a->core->opts.begin : a->core->first_ts;
-	if (c->state == CPU_RUNNING && c->tid != prev)
-		from = ev->ts;	/* inconsistent: charge nothing we do not know */
+		if (c->tid != prev)
+			from = ev->ts;	/* inconsistent: charge nothing we do not know */
+	} else {
+		/*
+		 * Before the first switch on this CPU (or after a gap) prev is
+		 * charged only from the first of the unbroken run of events in
+		 * its context on this CPU: in a PID-filtered trace the CPU may
+		 * have run untraced tasks until then.
+		 */
+		uint64_t start = c->resume ? c->resume
+			: a->core->opts.begin ? a->core->opts.begin : a->core->first_ts;
+
+		from = ev->ts;
+		if (a->core->cpu_pid[ev->cpu] == prev)
+			from = a->core->cpu_pid_since[ev->cpu];
+		if (from < start)
+			from = start;
+	}
 	charge(a, prev, ev->cpu, from, ev->ts);
 	c->state = CPU_RUNNING;
 	c->tid = (int)strobe_field_int(ev, &p->next_pid);
@@ -218,6 +238,9 @@ static int finish(struct ana *a)
 			v[1].u = p->cpus[cpu].busy;
 			v[2].d = pct(p->cpus[cpu].busy, window);
 		}
+	ana_note_filtered(c, "cputop", "only the traced tasks' CPU time is shown; "
+			  "other tasks' CPU time is not known (CPU Busy counts the traced "
+			  "tasks only)");
 	if (p->lost_ns)
 		ana_note(c, "cputop: %llu us of CPU time fell inside lost-event gaps and "
 			 "is not charged to anyone", (unsigned long long)(p->lost_ns / 1000));

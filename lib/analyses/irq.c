@@ -10,6 +10,13 @@
  * events on a CPU forget that CPU's state (nothing wrong is measured;
  * an in-flight measurement is counted as dropped).  --group-by cpu splits
  * every row by CPU; other groupings do not apply to interrupts.
+ *
+ * In a PID-filtered recording (strobe record -- CMD, -p, -c) a CPU records
+ * only while a traced task is current: handler entry and exit still come
+ * in pairs, but a softirq raised there may run after a switch to an
+ * untraced task (ksoftirqd), unrecorded, and the vector's next recorded
+ * entry would close it far too late.  A switch to an untraced task
+ * therefore forgets the CPU's pending raises.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,7 +27,7 @@
 
 #include "analyses/analysis-int.h"
 
-enum { HARD_ENTRY, HARD_EXIT, SOFT_RAISE, SOFT_ENTRY, SOFT_EXIT };
+enum { HARD_ENTRY, HARD_EXIT, SOFT_RAISE, SOFT_ENTRY, SOFT_EXIT, SWITCH };
 
 #define NR_VEC 16
 
@@ -46,6 +53,7 @@ struct group {
 
 struct irq {
 	struct strobe_field h_irq, h_name, hx_irq, s_vec, r_vec, sx_vec;
+	struct strobe_field next_pid;	/* sched_switch, for filtered traces */
 	struct cpu *cpus;
 	int nr_cpus;
 	struct ana_map groups;	/* (kind, nr, cpu) -> struct group */
@@ -111,6 +119,14 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 	if (!c || !ana_cpu_selected(a->core, ev->cpu))
 		return;
 	switch (cookie) {
+	case SWITCH:	/* matters in PID-filtered traces only: see the head */
+		if (a->core->filtered &&
+		    !ana_tid_traced(a->core, (int)strobe_field_int(ev, &p->next_pid))) {
+			c->irq = -1;
+			memset(c->raised, 0, sizeof(c->raised));
+			memset(c->soft_since, 0, sizeof(c->soft_since));
+		}
+		break;
 	case HARD_ENTRY:
 		c->irq = (int)strobe_field_int(ev, &p->h_irq);
 		c->irq_since = ev->ts;
@@ -131,6 +147,8 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 		c->irq = -1;
 		break;
 	case SOFT_RAISE:
+		if (!p->r_vec.valid)
+			break;
 		nr = (int)strobe_field_int(ev, &p->r_vec);
 		if (nr >= 0 && nr < NR_VEC && !c->raised[nr])
 			c->raised[nr] = ev->ts;
@@ -180,6 +198,7 @@ static const struct ana_sub subs[] = {
 	{ "irq", "softirq_raise", on_event, SOFT_RAISE },
 	{ "irq", "softirq_entry", on_event, SOFT_ENTRY },
 	{ "irq", "softirq_exit", on_event, SOFT_EXIT },
+	{ "sched", "sched_switch", on_event, SWITCH },
 	{ NULL, NULL, NULL, 0 }
 };
 
@@ -244,6 +263,13 @@ static int resolve(struct ana *a, struct tep_handle *tep)
 	       !strobe_field_resolve(sx, "vec", &p->sx_vec);
 	if (sr)
 		strobe_field_resolve(sr, "vec", &p->r_vec);
+	if (a->core->filtered && sr) {
+		struct tep_event *sw = tep_find_event_by_name(tep, "sched", "sched_switch");
+
+		/* without switches a raise may close after an unrecorded run */
+		if (!sw || strobe_field_resolve(sw, "next_pid", &p->next_pid))
+			p->r_vec.valid = 0;
+	}
 	return hard || soft ? 0 : -ENOENT;
 }
 
@@ -258,6 +284,8 @@ static int finish(struct ana *a)
 	char title[96];
 	int ret = 0;
 
+	ana_note_filtered(c, "irq", "only interrupts that came while a traced task ran "
+			  "are counted");
 	r = calloc(p->groups.n + 1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;

@@ -55,6 +55,8 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 		return;
 	if (created)
 		ana_owner_set(c, &g->o, t, ev->cpu);
+	else
+		ana_owner_refresh(c, &g->o, t);
 	if (cookie == ALLOC) {
 		g->alloc_pages += pages;
 		g->allocs++;

@@ -15,6 +15,13 @@
  * waiting threads have an entry.  Measurements that straddle lost events
  * are dropped and counted.  The worst --top wake-ups are kept with their
  * details (waker, priority, target CPU, CPU it ran on).
+ *
+ * In a PID-filtered recording (strobe record -- CMD, -p, -c) a traced
+ * task's wake-ups and switches are all recorded, but an untraced task's
+ * only when it shares them with a traced one: its wake-up by a traced
+ * waker is there, its switch-in by an untraced prev is not, so the next
+ * recorded switch-in could close a wait long after the real one.  Waits
+ * are therefore kept for traced tasks only (ana_tid_traced).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -68,7 +75,7 @@ static void wake(struct ana *a, const struct strobe_event *ev, int tid, int prio
 	const struct strobe_task *w;
 	struct wait *s;
 
-	if (tid <= 0)
+	if (tid <= 0 || !ana_tid_traced(a->core, tid))
 		return;
 	s = ana_map_put(&p->waits, (uint64_t)(uint32_t)tid, NULL);
 	if (!s)
@@ -158,6 +165,8 @@ static void switch_in(struct ana *a, const struct strobe_event *ev, int tid)
 		return;
 	if (created)
 		ana_owner_set(c, &g->o, t, ev->cpu);
+	else
+		ana_owner_refresh(c, &g->o, t);
 	if (w.state == W_PREEMPTED) {
 		ana_stats_add(&g->preempt, lat, false);
 		return;
@@ -207,7 +216,8 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 		next = (int)strobe_field_int(ev, &p->next_pid);
 		state = strobe_field_int(ev, &p->prev_state);
 		if (prev > 0) {
-			if ((state & 0xff) == 0) {	/* TASK_RUNNING: preempted */
+			if ((state & 0xff) == 0 && ana_tid_traced(a->core, prev)) {
+				/* TASK_RUNNING: preempted */
 				struct wait *s = ana_map_put(&p->waits,
 							     (uint64_t)(uint32_t)prev, NULL);
 				if (s) {
@@ -394,6 +404,8 @@ static int finish(struct ana *a)
 	char title[160];
 	int ret = 0;
 
+	ana_note_filtered(c, "schedlat", "latencies are of the traced tasks only (an "
+			  "untraced task's switch-in is not always recorded)");
 	if (p->top) {
 		qsort(p->worst, (size_t)p->nr_worst, sizeof(*p->worst), worst_cmp);
 		for (i = 0; i < (size_t)p->nr_worst; i++) {

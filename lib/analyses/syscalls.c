@@ -134,6 +134,8 @@ static void leave(struct ana *a, const struct strobe_event *ev, int tid, int nr,
 	g = ana_map_put(&p->groups, key, &created);
 	if (!g)
 		return;
+	if (!created)
+		ana_owner_refresh(c, &g->o, t);
 	if (created) {
 		ana_owner_set(c, &g->o, t, ev->cpu);
 		g->nr = nr;

@@ -557,12 +557,58 @@ static void reserve_space(struct rec *r, bool on)
 	close(fd);
 }
 
+/*
+ * What was traced, for the analyses (strobe_analysis_set_target): a
+ * recording restricted by set_event_pid has an untraced task's switches
+ * and wake-ups only when it shares them with a traced one.  Lines
+ * target=system|command|pid|container, then target_pids=PID[,TGID] (the
+ * command's child, or -p's task and its process) or target_containers=ID,..
+ * (full IDs of the target containers met, at most MAX_INFO_CONTS so the
+ * info fits its 4 KiB slot).  NULL on ENOMEM.
+ */
+#define MAX_INFO_CONTS 48
+static char *target_info(struct rec *r)
+{
+	const struct strobe_record_opts *o = r->o;
+	size_t off, cap = 64 + MAX_INFO_CONTS * 66;
+	char *s = NULL;
+	int i, n = 0;
+
+	if (r->child > 0)
+		return asprintf(&s, "target=command\ntarget_pids=%d\n", (int)r->child) < 0
+		       ? NULL : s;
+	if (o->pid > 0) {
+		const struct strobe_task *t = r->model ? strobe_model_task(r->model, o->pid)
+						       : NULL;
+		int tgid = t && t->tgid > 0 && t->tgid != o->pid ? t->tgid : 0;
+
+		if (tgid)
+			return asprintf(&s, "target=pid\ntarget_pids=%d,%d\n", (int)o->pid,
+					tgid) < 0 ? NULL : s;
+		return asprintf(&s, "target=pid\ntarget_pids=%d\n", (int)o->pid) < 0 ? NULL : s;
+	}
+	if (!o->nr_containers || !r->model)
+		return strdup("target=system\n");
+	s = malloc(cap);
+	if (!s)
+		return NULL;
+	off = (size_t)snprintf(s, cap, "target=container\ntarget_containers=");
+	for (i = 2; i < strobe_model_nr_containers(r->model) && n < MAX_INFO_CONTS; i++) {
+		const struct strobe_container *c = strobe_model_container(r->model, i);
+
+		if (c && c->id[0] && is_target(r, c))
+			off += (size_t)snprintf(s + off, cap - off, "%s%s", n++ ? "," : "", c->id);
+	}
+	snprintf(s + off, cap - off, "\n");
+	return s;
+}
+
 /* Assemble the file from the temp files and finish it. */
 static int finish_file(struct rec *r, int cap_err, struct strobe_error *err)
 {
 	struct strobe_record_result *res = r->res;
 	struct strobe_error e2 = { 0, "" };
-	char *info = NULL;
+	char *info = NULL, *target;
 	struct stat st;
 	int i, e, ret = 0;
 
@@ -618,11 +664,17 @@ static int finish_file(struct rec *r, int cap_err, struct strobe_error *err)
 		else if (e < 0 && !ret)
 			ret = strobe_err(err, e, "%s", e2.msg);
 	}
-	if (asprintf(&info, "strobe_version=%s\ncommand=%s\n%s%s%s", STROBE_VERSION,
-		     r->o->command_line ? r->o->command_line : "",
+	/* the target before the command line, which the slot may cut */
+	target = target_info(r);
+	/* command= last: the info slot is cut at a line boundary, and a long
+	 * command line must not push out the facts before it */
+	if (asprintf(&info, "strobe_version=%s\n%s%s%s%scommand=%s\n", STROBE_VERSION,
+		     target ? target : "",
 		     res->incomplete[0] ? "incomplete=" : "", res->incomplete,
-		     res->incomplete[0] ? "\n" : "") < 0)
+		     res->incomplete[0] ? "\n" : "",
+		     r->o->command_line ? r->o->command_line : "") < 0)
 		info = NULL;
+	free(target);
 	e = strobe_tf_writer_close(r->w, (const char *const *)r->stats, info, &e2);
 	r->w = NULL;
 	free(info);
@@ -687,6 +739,8 @@ int strobe_record(const struct strobe_record_opts *opts,
 	e = set_target(&r, err);
 	if (e < 0)
 		goto fail_nofile;
+	/* the command's child exists now (waiting to exec): put it in the table */
+	model_scan(&r, true);
 	e = strobe_session_meta_collect(r.s, r.extra_cmdlines, &r.meta, err);
 	if (e < 0)
 		goto fail_nofile;

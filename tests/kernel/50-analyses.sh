@@ -5,7 +5,9 @@
 #             2R wake-ups with latencies for those TIDs;
 #   io:       a thread writing exactly 10 MiB shows 10 MiB written;
 #   cputop:   a thread busy for about a second shows the CPU time that
-#             /proc/<pid>/task/<tid>/stat reports for it, within 5%;
+#             /proc/<pid>/task/<tid>/stat reports for it, within 5%; on
+#             these PID-filtered recordings (-- CMD) no untraced task
+#             (strobe's own threads, PID -1 / container unknown) is charged;
 # plus: every JSON output parses, LAMI output has the 1.0 structure, a
 # file without an analysis' events names the preset that records them,
 # and tracefs is left as found.
@@ -44,11 +46,11 @@ print(cnt.get("getppid",(0,0))[0], cnt.get("openat",(0,0))[0], cnt.get("openat",
 	if [ "$r" = "$N $M $M $M 1" ]; then pass syscalls_counts_N_getppid_and_M_ENOENT_opens_for_the_tid
 	else fail syscalls_counts_N_getppid_and_M_ENOENT_opens_for_the_tid "want '$N $M $M $M 1' got '$r' $(head -c 300 $WORK/sys.err)"; fi
 	# The same through analyze -a, text output mentions the errno name
-	if timeout 60 $STROBE analyze -a syscalls,cputop -i $F --tid "$tid" --top 0 | grep -q 'openat.*ENOENT.*'"$M"; then
+	if timeout 60 $STROBE analyze -a syscalls,cputop -i $F --tid "$tid" --top 0 2>>$WORK/notes | grep -q 'openat.*ENOENT.*'"$M"; then
 		pass analyze_text_shows_ENOENT_count
 	else fail analyze_text_shows_ENOENT_count; fi
 	# LAMI
-	timeout 60 $STROBE analyze -a cputop,syscalls --lami --stats --freq -i $F > $WORK/lami.json &&
+	timeout 60 $STROBE analyze -a cputop,syscalls --lami --stats --freq -i $F > $WORK/lami.json 2>>$WORK/notes &&
 	timeout 10 $STROBE analyze -a cputop,syscalls --lami --stats --freq --metadata > $WORK/meta.json &&
 	timeout 10 $STROBE syscalls --mi-version > $WORK/ver.json
 	if py 'import sys,json
@@ -92,7 +94,7 @@ for l in open(sys.argv[1]):
 print(n if ok else -1)' $WORK/pp.json "$tids")
 	if [ -n "$r" ] && [ "$r" -ge $((2 * R)) ]; then pass pingpong_R_round_trips_give_at_least_2R_wakeups
 	else fail pingpong_R_round_trips_give_at_least_2R_wakeups "got '$r' for tids $tids"; fi
-	if timeout 60 $STROBE schedlat -i $F --log --tid "$tids" | grep -c '^[ 0-9.]*[0-9]\.[0-9]\{9\} ' > $WORK/n && [ "$(cat $WORK/n)" -ge $((2 * R)) ]; then
+	if timeout 60 $STROBE schedlat -i $F --log --tid "$tids" 2>>$WORK/notes | grep -c '^[ 0-9.]*[0-9]\.[0-9]\{9\} ' > $WORK/n && [ "$(cat $WORK/n)" -ge $((2 * R)) ]; then
 		pass schedlat_log_has_a_line_per_wakeup
 	else fail schedlat_log_has_a_line_per_wakeup "$(cat $WORK/n)"; fi
 else
@@ -124,7 +126,7 @@ F=$WORK/busy.dat
 if rec $F sched -- $W busy 1000; then
 	tid=$(sed -n 's/^tid=//p' $F.stdout)
 	want=$(sed -n 's/^cpu_ns=//p' $F.stdout)
-	timeout 60 $STROBE cputop -i $F --json --top 0 --tid "$tid" > $WORK/cpu.json
+	timeout 60 $STROBE cputop -i $F --json --top 0 --tid "$tid" > $WORK/cpu.json 2>>$WORK/notes
 	got=$(py 'import sys,json
 for l in open(sys.argv[1]):
     o=json.loads(l)
@@ -135,13 +137,55 @@ g,w=int(sys.argv[1]),int(sys.argv[2]); sys.exit(0 if abs(g-w)<=0.05*w else 1)' "
 		pass cputop_busy_thread_within_5pct_of_proc_stat
 	else fail cputop_busy_thread_within_5pct_of_proc_stat "strobe $got ns, /proc $want ns"; fi
 	for g in thread process container cpu; do
-		timeout 60 $STROBE analyze -a cputop,schedlat --json --stats --freq --group-by $g -i $F > $WORK/g.json &&
+		timeout 60 $STROBE analyze -a cputop,schedlat --json --stats --freq --group-by $g -i $F > $WORK/g.json 2>>$WORK/notes &&
 		py 'import sys,json
 [json.loads(l) for l in open(sys.argv[1])]' $WORK/g.json || { fail json_parses_for_group_by_$g; continue; }
 		pass json_parses_for_group_by_$g
 	done
 else
 	fail record_busy_workload "$(tail -3 $F.stderr)"
+fi
+
+# --- PID-filtered recordings: untraced tasks are not charged ------------------
+# `record -- CMD` traces the command's tasks only (set_event_pid): a switch
+# is recorded when prev or next is traced, so an untraced task (strobe's
+# reader thread, idle, anything else) between two such switches must not be
+# charged for the whole interval.  Rows are the workload's tasks only, and a
+# note says the recording was PID-filtered.
+F=$WORK/demo.dat
+if timeout 120 $STROBE record -o $F -- $HELPERS/demo_work > $F.stdout 2> $F.stderr; then
+	timeout 60 $STROBE cputop -i $F --json --top 0 > $WORK/demo.json 2> $WORK/demo.err
+	r=$(py 'import sys,json
+bad=[]; rows=0; note=0
+for l in open(sys.argv[1]):
+    o=json.loads(l)
+    if o.get("table")=="cputop.top":
+        for r in o["rows"]:
+            rows+=1
+            if (r["pid"]==-1 or r["container"]=="unknown" or r["comm"]!="demo_work") and r["cpu_pct"]>1:
+                bad.append("%s/%d/%s %.1f%%" % (r["comm"],r["pid"],r["container"],r["cpu_pct"]))
+    if "summary" in o:
+        note=any("PID-filtered" in n for n in o["summary"]["notes"])
+print("ok" if rows and not bad and note else "rows=%d note=%s bad=%s" % (rows,note,bad))' $WORK/demo.json)
+	[ "$r" = ok ] && pass cputop_filtered_recording_charges_no_untraced_task ||
+		fail cputop_filtered_recording_charges_no_untraced_task "$r"
+	grep -q "target=command" $F && grep -q "target_pids=" $F &&
+		pass record_stores_its_target_in_the_file ||
+		fail record_stores_its_target_in_the_file
+else
+	fail record_demo_workload "$(tail -3 $F.stderr)"
+fi
+F=$WORK/busy.dat
+if [ -f $F ]; then	# the busy second above, recorded with -- CMD too
+	timeout 60 $STROBE cputop -i $F --json --top 0 > $WORK/cpu-all.json 2>>$WORK/notes
+	r=$(py 'import sys,json
+for l in open(sys.argv[1]):
+    o=json.loads(l)
+    if o.get("table")=="cputop.top":
+        print(",".join("%s/%d/%s" % (r["comm"],r["pid"],r["container"]) for r in o["rows"]
+                       if (r["pid"]==-1 or r["container"]=="unknown") and r["cpu_pct"]>1))' $WORK/cpu-all.json)
+	[ -z "$r" ] && pass cputop_busy_recording_has_no_unknown_task_above_1pct ||
+		fail cputop_busy_recording_has_no_unknown_task_above_1pct "$r"
 fi
 
 after=$(tracefs_state)
