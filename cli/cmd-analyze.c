@@ -7,8 +7,10 @@
  * analyses over the file in one pass (strobe_analysis_run_file), and
  * print every result table through the shared writers (text, JSON lines
  * or LAMI 1.0).  Log rows (--log) are printed while the file is read, so
- * they never pile up in memory.  Notes (missing events, dropped
- * measurements) go to stderr.
+ * they never pile up in memory; LAMI needs them inside its one results
+ * object, after the time range is known, so with --lami they go to a
+ * temporary file per log table and are copied into the results at the
+ * end.  Notes (missing events, dropped measurements) go to stderr.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -218,16 +220,86 @@ static bool flush(struct trace_seq *s)
 	return !ferror(stdout);
 }
 
+#define MAX_LOG_TABLES 16
+
 struct log_ctx {
 	struct trace_seq *s;
-	bool json;
+	bool json, lami;
 	const struct strobe_table *last;	/* header printed for */
+	/* --lami: each log table's rows, comma-separated, in a temporary file */
+	struct trace_seq row;
+	struct {
+		const struct strobe_table *t;
+		FILE *f;
+	} files[MAX_LOG_TABLES];
+	int nr_files;
+	bool failed;		/* a row could not be kept */
 };
+
+/* The temporary file of log table t, created on first use; NULL on error. */
+static FILE *lami_file(struct log_ctx *l, const struct strobe_table *t)
+{
+	int i;
+
+	for (i = 0; i < l->nr_files; i++)
+		if (l->files[i].t == t)
+			return l->files[i].f;
+	if (l->nr_files == MAX_LOG_TABLES)
+		return NULL;
+	l->files[i].f = tmpfile();
+	if (!l->files[i].f)
+		return NULL;
+	l->files[i].t = t;
+	l->nr_files++;
+	return l->files[i].f;
+}
+
+static void lami_log(struct log_ctx *l, const struct strobe_table *t,
+		     const union strobe_value *row)
+{
+	FILE *f = lami_file(l, t);
+
+	if (!f || l->failed) {
+		l->failed = true;
+		return;
+	}
+	if (ftell(f) > 0)
+		trace_seq_putc(&l->row, ',');
+	strobe_lami_write_row(t, row, &l->row);
+	if (l->row.state != TRACE_SEQ__GOOD ||
+	    fwrite(l->row.buffer, 1, l->row.len, f) != l->row.len)
+		l->failed = true;
+	trace_seq_reset(&l->row);
+}
+
+/* strobe_lami_write_results_logs' callback: copy t's rows to stdout. */
+static int lami_log_rows(void *arg, const struct strobe_table *t, struct trace_seq *s)
+{
+	struct log_ctx *l = arg;
+	char buf[65536];
+	size_t n;
+	int i;
+
+	for (i = 0; i < l->nr_files && l->files[i].t != t; i++)
+		;
+	if (i == l->nr_files)
+		return 0;	/* no rows */
+	if (!flush(s) || fflush(l->files[i].f) || fseek(l->files[i].f, 0, SEEK_SET))
+		return -EIO;
+	while ((n = fread(buf, 1, sizeof(buf), l->files[i].f)) > 0)
+		if (fwrite(buf, 1, n, stdout) != n)
+			return -EIO;
+	return ferror(l->files[i].f) ? -EIO : 0;
+}
 
 static void on_log(void *arg, const struct strobe_table *t, const union strobe_value *row)
 {
 	struct log_ctx *l = arg;
 
+	if (l->lami) {
+		lami_log(l, t, row);
+		return;
+	}
 	if (l->json) {
 		strobe_table_write_json_row(t, row, l->s);
 	} else {
@@ -267,20 +339,24 @@ static int run(struct analyze_args *a)
 	int i, n, ret, status = CLI_FAIL;
 
 	trace_seq_init(&s);
+	trace_seq_init(&lc.row);
 	if (a->mi_version) {
 		strobe_lami_write_version(&s);
 		flush(&s);
 		trace_seq_destroy(&s);
+		trace_seq_destroy(&lc.row);
 		return CLI_OK;
 	}
 	if (a->metadata) {
 		if (strobe_lami_write_metadata(a->names, &a->o, &s) < 0) {
 			cli_error(a->cmd, "cannot describe '%s'", a->names);
 			trace_seq_destroy(&s);
+			trace_seq_destroy(&lc.row);
 			return CLI_FAIL;
 		}
 		flush(&s);
 		trace_seq_destroy(&s);
+		trace_seq_destroy(&lc.row);
 		return CLI_OK;
 	}
 	if ((a->begin && parse_time(a->begin, a->lami, &a->o.begin, &rel_b) < 0) ||
@@ -304,6 +380,7 @@ static int run(struct analyze_args *a)
 	}
 	lc.s = &s;
 	lc.json = a->json;
+	lc.lami = a->lami;
 	if (a->o.views & STROBE_VIEW_LOG) {
 		a->o.log = on_log;
 		a->o.log_arg = &lc;
@@ -325,11 +402,23 @@ static int run(struct analyze_args *a)
 		trace_seq_putc(&s, '\n');
 	n = strobe_analysis_nr_tables(an);
 	if (a->lami) {
-		strobe_lami_write_results(an, &s);
+		if (lc.failed) {
+			cli_error(a->cmd, "cannot keep the log rows for LAMI in a temporary "
+				  "file: %s", strerror(errno ? errno : EIO));
+			goto out;
+		}
+		if (strobe_lami_write_results_logs(an, a->o.views & STROBE_VIEW_LOG
+						   ? lami_log_rows : NULL, &lc, &s) == -EIO) {
+			cli_error(a->cmd, "cannot copy the log rows: %s",
+				  strerror(errno ? errno : EIO));
+			goto out;
+		}
 	} else {
 		for (i = 0; i < n; i++) {
 			const struct strobe_table *t = strobe_analysis_table(an, i);
 
+			if (strobe_table_view(t) == STROBE_VIEW_LOG)
+				continue;	/* its rows went out as they came */
 			if (a->json)
 				strobe_table_write_json(t, &s);
 			else
@@ -370,6 +459,9 @@ static int run(struct analyze_args *a)
 	status = CLI_OK;
 out:
 	trace_seq_destroy(&s);
+	trace_seq_destroy(&lc.row);
+	for (i = 0; i < lc.nr_files; i++)
+		fclose(lc.files[i].f);
 	strobe_analysis_free(an);
 	strobe_tracefile_close(tf);
 	return status;

@@ -265,6 +265,26 @@ int strobe_lami_write_metadata(const char *names, const struct strobe_analysis_o
 			       struct trace_seq *s);
 int strobe_lami_write_results(const struct strobe_analysis *a, struct trace_seq *s);
 
+/*
+ * LAMI and --log: log rows are not stored, so a caller that wants them in
+ * the results keeps them itself (strobe_lami_write_row() appends one row
+ * as a LAMI data array, [{"class":...,"value":...},...], nothing else),
+ * and strobe_lami_write_results_logs() writes every table as
+ * strobe_lami_write_results() does plus each log table, whose data rows
+ * log_rows(arg, t, s) appends: the rows of t, comma-separated.  log_rows
+ * may flush s (write its content out and reset it) first; a negative
+ * return stops the writer and is returned.  log_rows NULL: log tables
+ * are left out, as strobe_lami_write_results() does.  Metadata
+ * (strobe_lami_write_metadata) declares the log tables' classes when
+ * opts has STROBE_VIEW_LOG.  Return 0 or -ENOMEM.
+ */
+int strobe_lami_write_row(const struct strobe_table *t, const union strobe_value *row,
+			  struct trace_seq *s);
+int strobe_lami_write_results_logs(const struct strobe_analysis *a,
+				   int (*log_rows)(void *arg, const struct strobe_table *t,
+						   struct trace_seq *s),
+				   void *arg, struct trace_seq *s);
+
 #ifdef __cplusplus
 }
 #endif

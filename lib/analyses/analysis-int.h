@@ -270,6 +270,11 @@ static inline bool ana_in_window(const struct ana_core *c, uint64_t ts)
 {
 	return (!c->opts.begin || ts >= c->opts.begin) && (!c->opts.end || ts <= c->opts.end);
 }
+/* Is any task filter (--tid/--pid/--comm/--container) given? */
+static inline bool ana_task_filters(const struct ana_core *c)
+{
+	return c->opts.nr_tids || c->opts.nr_pids || c->opts.nr_comms || c->opts.nr_containers;
+}
 /* Is a duration inside --min/--max? */
 static inline bool ana_duration_ok(const struct ana_core *c, uint64_t ns)
 {

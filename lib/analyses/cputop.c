@@ -19,8 +19,16 @@
  * any number of untraced tasks (and idle) whose switches were not
  * recorded.  There only traced tasks are charged (ana_tid_traced), and a
  * note says that the other tasks' CPU time is not known.
+ *
+ * --log: one row per complete on-CPU interval, at its switch-out: the
+ * switch-in time, the duration, the task, the CPU and the task switched
+ * in next.  Only intervals whose switch-in and switch-out are both in the
+ * window are rows (not the partial first interval on a CPU, one cut by
+ * lost events, or one still running at the end); --min/--max select rows
+ * (CPU time totals are never filtered by duration).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,12 +53,12 @@ struct group {
 };
 
 struct cputop {
-	struct strobe_field prev_pid, next_pid;
+	struct strobe_field prev_pid, next_pid, next_comm;
 	struct cpu *cpus;
 	int nr_cpus;
 	struct ana_map groups;	/* group key -> struct group */
 	uint64_t lost_ns;	/* time inside lost-event gaps */
-	struct strobe_table *top, *cpu_table;
+	struct strobe_table *top, *cpu_table, *log;
 };
 
 static struct cpu *get_cpu(struct cputop *p, int cpu)
@@ -70,7 +78,9 @@ static struct cpu *get_cpu(struct cputop *p, int cpu)
 	return &p->cpus[cpu];
 }
 
-static void charge(struct ana *a, int tid, int cpu, uint64_t t0, uint64_t t1)
+/* Charge tid for [t0, t1) on cpu; true if it was charged (a traced,
+ * selected, non-idle task and t1 > t0). */
+static bool charge(struct ana *a, int tid, int cpu, uint64_t t0, uint64_t t1)
 {
 	struct cputop *p = a->priv;
 	const struct strobe_task *t;
@@ -79,20 +89,53 @@ static void charge(struct ana *a, int tid, int cpu, uint64_t t0, uint64_t t1)
 	uint64_t key;
 
 	if (tid <= 0 || t1 <= t0 || !ana_tid_traced(a->core, tid))
-		return;
+		return false;
 	t = ana_task(a->core, tid);
 	if (!t || !ana_task_selected(a->core, t))
-		return;
+		return false;
 	p->cpus[cpu].busy += t1 - t0;
 	key = ana_group_key(a->core, t, cpu);
 	g = ana_map_put(&p->groups, key, &created);
 	if (!g)
-		return;
+		return true;
 	if (created)
 		ana_owner_set(a->core, &g->o, t, cpu);
 	else
 		ana_owner_refresh(a->core, &g->o, t);
 	g->ns += t1 - t0;
+	return true;
+}
+
+/* The log row of tid's interval [t0, ev->ts) ended by switch event ev. */
+static void log_interval(struct ana *a, const struct strobe_event *ev, int tid, int next,
+			 uint64_t t0)
+{
+	struct cputop *p = a->priv;
+	struct ana_core *c = a->core;
+	const struct strobe_task *t;
+	union strobe_value v[9];
+	char next_comm[16] = "";
+	const char *s;
+	uint32_t len;
+
+	if (!ana_duration_ok(c, ev->ts - t0))
+		return;
+	s = strobe_field_str(ev, &p->next_comm, &len);
+	if (s)
+		snprintf(next_comm, sizeof(next_comm), "%.*s", (int)strnlen(s, len), s);
+	t = ana_task(c, tid);	/* again: charge() may have moved it */
+	if (!t)
+		return;
+	v[0].u = t0;
+	v[1].u = ev->ts - t0;
+	v[2].i = tid;
+	v[3].i = t->tgid;
+	v[4].s = t->comm;
+	v[5].s = ana_container_name(c, t->container->index);
+	v[6].i = ev->cpu;
+	v[7].i = next;
+	v[8].s = next_comm;
+	c->opts.log(c->opts.log_arg, p->log, v);
 }
 
 static void on_switch(struct ana *a, const struct strobe_event *ev, int cookie)
@@ -100,13 +143,16 @@ static void on_switch(struct ana *a, const struct strobe_event *ev, int cookie)
 	struct cputop *p = a->priv;
 	struct cpu *c = get_cpu(p, ev->cpu);
 	int prev = (int)strobe_field_int(ev, &p->prev_pid);
+	int next = (int)strobe_field_int(ev, &p->next_pid);
+	bool whole = false;	/* the interval's switch-in was seen */
 	uint64_t from;
 
 	if (!c)
 		return;
 	if (c->state == CPU_RUNNING) {
 		from = c->since;
-		if (c->tid != prev)
+		whole = c->tid == prev;
+		if (!whole)
 			from = ev->ts;	/* inconsistent: charge nothing we do not know */
 	} else {
 		/*
@@ -124,9 +170,10 @@ static void on_switch(struct ana *a, const struct strobe_event *ev, int cookie)
 		if (from < start)
 			from = start;
 	}
-	charge(a, prev, ev->cpu, from, ev->ts);
+	if (charge(a, prev, ev->cpu, from, ev->ts) && whole && p->log && a->core->opts.log)
+		log_interval(a, ev, prev, next, from);
 	c->state = CPU_RUNNING;
-	c->tid = (int)strobe_field_int(ev, &p->next_pid);
+	c->tid = next;
 	c->since = ev->ts;
 	c->seen = true;
 }
@@ -160,6 +207,8 @@ static int init(struct ana *a)
 	int ret = 0;
 
 	ana_map_init(&p->groups, sizeof(struct group));
+	if (c->opts.views == STROBE_VIEW_LOG)
+		goto log;	/* --log alone: the log only, as the other analyses */
 	p->top = ana_add_table(a, "cputop.top", "CPU usage", STROBE_VIEW_TOP);
 	if (!p->top)
 		return -ENOMEM;
@@ -175,6 +224,21 @@ static int init(struct ana *a)
 		ret |= ana_table_col(p->cpu_table, "busy", "Busy(us)", STROBE_COL_DURATION);
 		ret |= ana_table_col(p->cpu_table, "busy_pct", "Busy%", STROBE_COL_PERCENT);
 	}
+log:
+	if (ana_view(c, STROBE_VIEW_LOG)) {
+		p->log = ana_add_table(a, "cputop.log", "On-CPU intervals", STROBE_VIEW_LOG);
+		if (!p->log)
+			return -ENOMEM;
+		ret |= ana_table_col(p->log, "ts", "Switch-in", STROBE_COL_TIMESTAMP);
+		ret |= ana_table_col(p->log, "duration", "Duration(us)", STROBE_COL_DURATION);
+		ret |= ana_table_col(p->log, "tid", "TID", STROBE_COL_INT);
+		ret |= ana_table_col(p->log, "pid", "PID", STROBE_COL_INT);
+		ret |= ana_table_col(p->log, "comm", "Comm", STROBE_COL_STR);
+		ret |= ana_table_col(p->log, "container", "Container", STROBE_COL_STR);
+		ret |= ana_table_col(p->log, "cpu", "CPU", STROBE_COL_INT);
+		ret |= ana_table_col(p->log, "next_tid", "Next", STROBE_COL_INT);
+		ret |= ana_table_col(p->log, "next_comm", "Next comm", STROBE_COL_STR);
+	}
 	return ret ? -ENOMEM : 0;
 }
 
@@ -186,6 +250,7 @@ static int resolve(struct ana *a, struct tep_handle *tep)
 	if (!e || strobe_field_resolve(e, "prev_pid", &p->prev_pid) ||
 	    strobe_field_resolve(e, "next_pid", &p->next_pid))
 		return -ENOENT;
+	strobe_field_resolve(e, "next_comm", &p->next_comm);	/* optional, for --log */
 	return 0;
 }
 
@@ -208,6 +273,8 @@ static int finish(struct ana *a)
 	for (cpu = 0; cpu < p->nr_cpus; cpu++)
 		if (p->cpus[cpu].state == CPU_RUNNING)
 			charge(a, p->cpus[cpu].tid, cpu, p->cpus[cpu].since, c->win_end);
+	if (!p->top)
+		goto notes;
 	r = calloc(p->groups.n + 1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
@@ -238,6 +305,7 @@ static int finish(struct ana *a)
 			v[1].u = p->cpus[cpu].busy;
 			v[2].d = pct(p->cpus[cpu].busy, window);
 		}
+notes:
 	ana_note_filtered(c, "cputop", "only the traced tasks' CPU time is shown; "
 			  "other tasks' CPU time is not known (CPU Busy counts the traced "
 			  "tasks only)");

@@ -28,6 +28,13 @@
  * (kworkers, interrupts over untraced tasks): an issue whose completion
  * was not recorded would pair with a later request's completion at the
  * same sector.  Block events are then ignored, with a note.
+ *
+ * --log: io.log has a row per read, write, transfer or sync call at its
+ * exit (entry time, latency, task, syscall, fd and file name when known,
+ * bytes, errno name), io.block_log one per block request at its
+ * completion (issue time, latency, disk, sector, bytes, the owner as
+ * above).  --min/--max select rows by latency; a request whose owner is
+ * unknown is a row (tid -1) unless task filters are given.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -104,6 +111,8 @@ struct rq {
 	uint64_t key;		/* owner's group key */
 	struct ana_owner o;
 	bool have_owner;
+	bool log_ok;		/* a log row: owner selected, or unknown and no
+				 * task filters */
 };
 
 struct disk {
@@ -132,7 +141,7 @@ struct io {
 	struct named *named;	/* indexed by event id */
 	int nr_named;
 	struct ana_map inflight, groups, fds, lats, fdnames, bio_owner, rqs, disks, blk;
-	struct strobe_table *top, *files, *lat, *disk_t, *blk_t;
+	struct strobe_table *top, *files, *lat, *disk_t, *blk_t, *log, *blk_log;
 };
 
 static uint64_t rq_key(uint32_t dev, uint64_t sector)
@@ -213,6 +222,37 @@ static void enter(struct ana *a, const struct strobe_event *ev, int nr, int fd_i
 	}
 }
 
+/* The io.log row of a read/write/transfer/sync call that exited at ev. */
+static void log_call(struct ana *a, const struct strobe_event *ev, const struct inflight *f,
+		     int cls, int64_t ret)
+{
+	struct io *p = a->priv;
+	struct ana_core *c = a->core;
+	const struct strobe_task *t = ana_task(c, ev->pid);	/* again: it may move */
+	const struct fdname *n = NULL;
+	int fd = f->fd_in >= 0 ? f->fd_in : f->fd_out;
+	const char *e = ret < 0 && ret > -4096 ? ana_errno_name((int)-ret) : NULL;
+	union strobe_value v[11];
+	char buf[32];
+
+	if (!t)
+		return;
+	if (fd >= 0 && t->tgid >= 0 && p->fdnames.n)
+		n = ana_map_get(&p->fdnames, ((uint64_t)(uint32_t)t->tgid << 32) | (uint32_t)fd);
+	v[0].u = f->since;
+	v[1].u = ev->ts - f->since;
+	v[2].i = t->tid;
+	v[3].i = t->tgid;
+	v[4].s = t->comm;
+	v[5].s = ana_container_name(c, t->container->index);
+	v[6].s = nr_name(f->nr, buf, sizeof(buf));
+	v[7].i = fd;
+	v[8].s = n ? n->name : "";
+	v[9].u = ret > 0 && cls != C_SYNC ? (uint64_t)ret : 0;
+	v[10].s = e ? e : "";
+	c->opts.log(c->opts.log_arg, p->log, v);
+}
+
 static void leave(struct ana *a, const struct strobe_event *ev, int nr, int64_t ret)
 {
 	struct io *p = a->priv;
@@ -279,13 +319,15 @@ static void leave(struct ana *a, const struct strobe_event *ev, int nr, int64_t 
 	if (!ana_duration_ok(c, dur))
 		return;
 	l = ana_map_put(&p->lats, ana_key2(key, (uint32_t)nr & 0xfffff), &created);
-	if (!l)
-		return;
-	if (created) {
-		l->o = g->o;
-		l->nr = nr;
+	if (l) {
+		if (created) {
+			l->o = g->o;
+			l->nr = nr;
+		}
+		ana_stats_add(&l->st, dur, c->want_hist);
 	}
-	ana_stats_add(&l->st, dur, c->want_hist);
+	if (p->log && c->opts.log)
+		log_call(a, ev, &f, cls, ret);
 }
 
 static int arg_fd(const struct strobe_event *ev, const struct strobe_field *args, int idx)
@@ -344,6 +386,28 @@ static void on_issue(struct ana *a, const struct strobe_event *ev)
 		ana_owner_set(c, &r->o, t, ev->cpu);
 		r->have_owner = true;
 	}
+	r->log_ok = r->have_owner || (!t && !ana_task_filters(c));
+}
+
+/* The io.block_log row of request r, completed at ev. */
+static void log_request(struct ana *a, const struct strobe_event *ev, const struct rq *r)
+{
+	struct io *p = a->priv;
+	struct ana_core *c = a->core;
+	union strobe_value v[9];
+	char disk[24];
+
+	snprintf(disk, sizeof(disk), "%u:%u", r->dev >> 20, r->dev & 0xfffff);
+	v[0].u = r->since;
+	v[1].u = ev->ts - r->since;
+	v[2].s = disk;
+	v[3].i = (int64_t)r->sector;
+	v[4].u = r->bytes;
+	v[5].i = r->have_owner ? r->o.tid : -1;
+	v[6].i = r->have_owner ? r->o.pid : -1;
+	v[7].s = r->have_owner ? r->o.comm : "";
+	v[8].s = r->have_owner ? ana_container_name(c, r->o.container) : "";
+	c->opts.log(c->opts.log_arg, p->blk_log, v);
 }
 
 static void on_complete(struct ana *a, const struct strobe_event *ev)
@@ -374,6 +438,8 @@ static void on_complete(struct ana *a, const struct strobe_event *ev)
 		d->bytes += r.bytes;
 		ana_stats_add(&d->st, lat, false);
 	}
+	if (r.log_ok && p->blk_log && c->opts.log)
+		log_request(a, ev, &r);
 	if (!r.have_owner)
 		return;
 	b = ana_map_put(&p->blk, r.key, &created);
@@ -530,6 +596,32 @@ static int init(struct ana *a)
 		ret |= ana_table_col(t, "hi", "High", STROBE_COL_INT);
 		ret |= ana_table_col(t, "count", "Count", STROBE_COL_INT);
 		t->schema_only = true;
+	}
+	if (ana_view(c, STROBE_VIEW_LOG)) {
+		p->log = ana_add_table(a, "io.log", "I/O system calls", STROBE_VIEW_LOG);
+		p->blk_log = ana_add_table(a, "io.block_log", "Block requests", STROBE_VIEW_LOG);
+		if (!p->log || !p->blk_log)
+			return -ENOMEM;
+		ret |= ana_table_col(p->log, "ts", "Begin", STROBE_COL_TIMESTAMP);
+		ret |= ana_table_col(p->log, "duration", "Duration(us)", STROBE_COL_DURATION);
+		ret |= ana_table_col(p->log, "tid", "TID", STROBE_COL_INT);
+		ret |= ana_table_col(p->log, "pid", "PID", STROBE_COL_INT);
+		ret |= ana_table_col(p->log, "comm", "Comm", STROBE_COL_STR);
+		ret |= ana_table_col(p->log, "container", "Container", STROBE_COL_STR);
+		ret |= ana_table_col(p->log, "syscall", "Syscall", STROBE_COL_STR);
+		ret |= ana_table_col(p->log, "fd", "FD", STROBE_COL_INT);
+		ret |= ana_table_col(p->log, "file", "File", STROBE_COL_STR);
+		ret |= ana_table_col(p->log, "bytes", "Bytes", STROBE_COL_BYTES);
+		ret |= ana_table_col(p->log, "error", "Error", STROBE_COL_STR);
+		ret |= ana_table_col(p->blk_log, "ts", "Issued", STROBE_COL_TIMESTAMP);
+		ret |= ana_table_col(p->blk_log, "latency", "Latency(us)", STROBE_COL_DURATION);
+		ret |= ana_table_col(p->blk_log, "disk", "Disk", STROBE_COL_STR);
+		ret |= ana_table_col(p->blk_log, "sector", "Sector", STROBE_COL_INT);
+		ret |= ana_table_col(p->blk_log, "bytes", "Bytes", STROBE_COL_BYTES);
+		ret |= ana_table_col(p->blk_log, "tid", "TID", STROBE_COL_INT);
+		ret |= ana_table_col(p->blk_log, "pid", "PID", STROBE_COL_INT);
+		ret |= ana_table_col(p->blk_log, "comm", "Comm", STROBE_COL_STR);
+		ret |= ana_table_col(p->blk_log, "container", "Container", STROBE_COL_STR);
 	}
 	return ret ? -ENOMEM : 0;
 }

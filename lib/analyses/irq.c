@@ -17,6 +17,14 @@
  * untraced task (ksoftirqd), unrecorded, and the vector's next recorded
  * entry would close it far too late.  A switch to an untraced task
  * therefore forgets the CPU's pending raises.
+ *
+ * --log: irq.log has a row per handler run, at its exit: entry time,
+ * duration, CPU, type ("hard" or "soft"), number (IRQ line or softirq
+ * vector), name (the IRQ's action, the vector's name) and, for softirqs,
+ * the raise-to-entry latency (0 when the raise is not known).
+ * --min/--max select rows by handler duration.  Interrupts belong to no
+ * task: the task filters do not apply to them (here as in the tables);
+ * --cpu does.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -41,6 +49,7 @@ struct cpu {
 	uint64_t irq_since;
 	uint64_t raised[NR_VEC];	/* 0: not pending */
 	uint64_t soft_since[NR_VEC];	/* 0: not running */
+	uint64_t soft_raise[NR_VEC];	/* running: its raise latency, 0 unknown */
 };
 
 struct group {
@@ -57,7 +66,7 @@ struct irq {
 	struct cpu *cpus;
 	int nr_cpus;
 	struct ana_map groups;	/* (kind, nr, cpu) -> struct group */
-	struct strobe_table *hard, *soft, *raise;
+	struct strobe_table *hard, *soft, *raise, *log;
 };
 
 static struct cpu *get_cpu(struct irq *p, int cpu)
@@ -81,6 +90,12 @@ static struct cpu *get_cpu(struct irq *p, int cpu)
 	return &p->cpus[cpu];
 }
 
+static const char *vec_name(int nr)
+{
+	return nr >= 0 && nr < (int)(sizeof(vec_names) / sizeof(vec_names[0])) ? vec_names[nr]
+										: "?";
+}
+
 static struct group *group(struct ana *a, int kind, int nr, int cpu)
 {
 	struct irq *p = a->priv;
@@ -96,9 +111,7 @@ static struct group *group(struct ana *a, int kind, int nr, int cpu)
 		g->nr = nr;
 		g->cpu = gcpu;
 		if (kind)
-			snprintf(g->name, sizeof(g->name), "%s",
-				 nr >= 0 && nr < (int)(sizeof(vec_names) / sizeof(vec_names[0]))
-				 ? vec_names[nr] : "?");
+			snprintf(g->name, sizeof(g->name), "%s", vec_name(nr));
 	}
 	return g;
 }
@@ -107,6 +120,27 @@ static void add(struct ana *a, struct group *g, uint64_t ns)
 {
 	if (g && ana_duration_ok(a->core, ns))
 		ana_stats_add(&g->st, ns, a->core->want_hist);
+}
+
+/* The log row of a handler run [since, ev->ts): a hard IRQ (name: its
+ * action's) or a softirq vector (raise: its raise latency, 0 unknown). */
+static void log_run(struct ana *a, const struct strobe_event *ev, bool hard, int nr,
+		    const char *name, uint64_t since, uint64_t raise)
+{
+	struct irq *p = a->priv;
+	struct ana_core *c = a->core;
+	union strobe_value v[7];
+
+	if (!ana_duration_ok(c, ev->ts - since))
+		return;
+	v[0].u = since;
+	v[1].u = ev->ts - since;
+	v[2].i = ev->cpu;
+	v[3].s = hard ? "hard" : "soft";
+	v[4].i = nr;
+	v[5].s = name;
+	v[6].u = raise;
+	c->opts.log(c->opts.log_arg, p->log, v);
 }
 
 static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
@@ -142,8 +176,12 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 		break;
 	case HARD_EXIT:
 		nr = (int)strobe_field_int(ev, &p->hx_irq);
-		if (c->irq == nr && ev->ts >= c->irq_since)
-			add(a, group(a, 0, nr, ev->cpu), ev->ts - c->irq_since);
+		if (c->irq == nr && ev->ts >= c->irq_since) {
+			g = group(a, 0, nr, ev->cpu);
+			add(a, g, ev->ts - c->irq_since);
+			if (p->log && a->core->opts.log)
+				log_run(a, ev, true, nr, g ? g->name : "", c->irq_since, 0);
+		}
 		c->irq = -1;
 		break;
 	case SOFT_RAISE:
@@ -157,8 +195,11 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 		nr = (int)strobe_field_int(ev, &p->s_vec);
 		if (nr < 0 || nr >= NR_VEC)
 			break;
-		if (c->raised[nr] && ev->ts >= c->raised[nr])
+		c->soft_raise[nr] = 0;
+		if (c->raised[nr] && ev->ts >= c->raised[nr]) {
+			c->soft_raise[nr] = ev->ts - c->raised[nr];
 			add(a, group(a, 2, nr, ev->cpu), ev->ts - c->raised[nr]);
+		}
 		c->raised[nr] = 0;
 		c->soft_since[nr] = ev->ts;
 		break;
@@ -166,8 +207,12 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 		nr = (int)strobe_field_int(ev, &p->sx_vec);
 		if (nr < 0 || nr >= NR_VEC)
 			break;
-		if (c->soft_since[nr] && ev->ts >= c->soft_since[nr])
+		if (c->soft_since[nr] && ev->ts >= c->soft_since[nr]) {
 			add(a, group(a, 1, nr, ev->cpu), ev->ts - c->soft_since[nr]);
+			if (p->log && a->core->opts.log)
+				log_run(a, ev, false, nr, vec_name(nr), c->soft_since[nr],
+					c->soft_raise[nr]);
+		}
 		c->soft_since[nr] = 0;
 		break;
 	}
@@ -223,7 +268,7 @@ static int init(struct ana *a)
 
 	ana_map_init(&p->groups, sizeof(struct group));
 	if (!ana_view(a->core, STROBE_VIEW_TOP | STROBE_VIEW_STATS | STROBE_VIEW_FREQ))
-		return 0;
+		goto log;
 	p->hard = ana_add_table(a, "irq.hard", "Hard IRQ handler durations", v);
 	p->soft = ana_add_table(a, "irq.soft", "Softirq handler durations", v);
 	p->raise = ana_add_table(a, "irq.raise", "Softirq raise-to-entry latency", v);
@@ -241,6 +286,19 @@ static int init(struct ana *a)
 		ret |= ana_table_col(t, "hi", "High", STROBE_COL_INT);
 		ret |= ana_table_col(t, "count", "Count", STROBE_COL_INT);
 		t->schema_only = true;
+	}
+log:
+	if (ana_view(a->core, STROBE_VIEW_LOG)) {
+		p->log = ana_add_table(a, "irq.log", "Interrupt handler runs", STROBE_VIEW_LOG);
+		if (!p->log)
+			return -ENOMEM;
+		ret |= ana_table_col(p->log, "ts", "Entry", STROBE_COL_TIMESTAMP);
+		ret |= ana_table_col(p->log, "duration", "Duration(us)", STROBE_COL_DURATION);
+		ret |= ana_table_col(p->log, "cpu", "CPU", STROBE_COL_INT);
+		ret |= ana_table_col(p->log, "type", "Type", STROBE_COL_STR);
+		ret |= ana_table_col(p->log, "nr", "Nr", STROBE_COL_INT);
+		ret |= ana_table_col(p->log, "name", "Name", STROBE_COL_STR);
+		ret |= ana_table_col(p->log, "raise_latency", "Raise(us)", STROBE_COL_DURATION);
 	}
 	return ret ? -ENOMEM : 0;
 }

@@ -8,7 +8,12 @@
  * frees to the task that freed, which for reclaim, RCU or a kworker is not
  * the task that allocated.  No per-page state is kept, so memory follows
  * the number of groups.  Bytes use the trace's page size.
+ *
+ * --log: one row per event (time, task, CPU, alloc or free, order, pages,
+ * bytes, and an allocation's gfp_flags in hex when the format has them).
+ * Nothing here has a duration, so --min/--max do not apply.
  */
+#include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +30,40 @@ struct group {
 };
 
 struct mem {
-	struct strobe_field a_order, f_order;
+	struct strobe_field a_order, f_order, a_gfp;
 	uint64_t page_size;
 	struct ana_map groups;
-	struct strobe_table *top;
+	struct strobe_table *top, *log;
 };
+
+/* The log row of one allocation or free (order -1: a batched free). */
+static void log_event(struct ana *a, const struct strobe_event *ev, int cookie, int order,
+		      uint64_t pages)
+{
+	struct mem *p = a->priv;
+	struct ana_core *c = a->core;
+	const struct strobe_task *t = ana_task(c, ev->pid);	/* again: it may move */
+	union strobe_value v[11];
+	char gfp[24] = "";
+
+	if (!t)
+		return;
+	if (cookie == ALLOC && p->a_gfp.valid)
+		snprintf(gfp, sizeof(gfp), "0x%llx",
+			 (unsigned long long)strobe_field_uint(ev, &p->a_gfp));
+	v[0].u = ev->ts;
+	v[1].i = t->tid;
+	v[2].i = t->tgid;
+	v[3].s = t->comm;
+	v[4].s = ana_container_name(c, t->container->index);
+	v[5].i = ev->cpu;
+	v[6].s = cookie == ALLOC ? "alloc" : "free";
+	v[7].i = order < 0 ? 0 : order;
+	v[8].i = (int64_t)pages;
+	v[9].u = pages * p->page_size;
+	v[10].s = gfp;
+	c->opts.log(c->opts.log_arg, p->log, v);
+}
 
 static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 {
@@ -39,7 +73,7 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 	struct group *g;
 	uint64_t pages = 1;
 	bool created;
-	int order;
+	int order = -1;
 
 	if (cookie != FREE_BATCHED) {
 		order = (int)strobe_field_int(ev, cookie == ALLOC ? &p->a_order : &p->f_order);
@@ -64,6 +98,8 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 		g->free_pages += pages;
 		g->frees++;
 	}
+	if (p->log && c->opts.log)
+		log_event(a, ev, cookie, order, pages);
 }
 
 static const struct ana_sub subs[] = {
@@ -80,7 +116,7 @@ static int init(struct ana *a)
 
 	ana_map_init(&p->groups, sizeof(struct group));
 	if (!ana_view(a->core, STROBE_VIEW_TOP | STROBE_VIEW_STATS))
-		return 0;
+		goto log;
 	p->top = ana_add_table(a, "mem.top", "Pages allocated and freed",
 			       ana_view(a->core, STROBE_VIEW_TOP) ? STROBE_VIEW_TOP
 								  : STROBE_VIEW_STATS);
@@ -93,6 +129,24 @@ static int init(struct ana *a)
 	ret |= ana_table_col(p->top, "free_bytes", "Freed bytes", STROBE_COL_BYTES);
 	ret |= ana_table_col(p->top, "allocs", "Allocs", STROBE_COL_INT);
 	ret |= ana_table_col(p->top, "frees", "Frees", STROBE_COL_INT);
+log:
+	if (ana_view(a->core, STROBE_VIEW_LOG)) {
+		p->log = ana_add_table(a, "mem.log", "Page allocations and frees",
+				       STROBE_VIEW_LOG);
+		if (!p->log)
+			return -ENOMEM;
+		ret |= ana_table_col(p->log, "ts", "Time", STROBE_COL_TIMESTAMP);
+		ret |= ana_table_col(p->log, "tid", "TID", STROBE_COL_INT);
+		ret |= ana_table_col(p->log, "pid", "PID", STROBE_COL_INT);
+		ret |= ana_table_col(p->log, "comm", "Comm", STROBE_COL_STR);
+		ret |= ana_table_col(p->log, "container", "Container", STROBE_COL_STR);
+		ret |= ana_table_col(p->log, "cpu", "CPU", STROBE_COL_INT);
+		ret |= ana_table_col(p->log, "op", "Op", STROBE_COL_STR);
+		ret |= ana_table_col(p->log, "order", "Order", STROBE_COL_INT);
+		ret |= ana_table_col(p->log, "pages", "Pages", STROBE_COL_INT);
+		ret |= ana_table_col(p->log, "bytes", "Bytes", STROBE_COL_BYTES);
+		ret |= ana_table_col(p->log, "gfp_flags", "GFP flags", STROBE_COL_STR);
+	}
 	return ret ? -ENOMEM : 0;
 }
 
@@ -108,6 +162,7 @@ static int resolve(struct ana *a, struct tep_handle *tep)
 		strobe_field_resolve(fr, "order", &p->f_order);
 	if (!al || strobe_field_resolve(al, "order", &p->a_order))
 		return -ENOENT;
+	strobe_field_resolve(al, "gfp_flags", &p->a_gfp);	/* optional, for --log */
 	return 0;
 }
 

@@ -365,7 +365,7 @@ int strobe_lami_write_metadata(const char *names, const struct strobe_analysis_o
 
 		for (j = 0; j < nr_seen && strcmp(seen[j], class_name(t)); j++)
 			;
-		if (j < nr_seen || t->view == STROBE_VIEW_LOG)
+		if (j < nr_seen)
 			continue;
 		seen[nr_seen++] = (char *)class_name(t);
 		if (!first)
@@ -408,10 +408,33 @@ static void lami_cell(struct trace_seq *s, const struct strobe_table *t,
 	trace_seq_putc(s, '}');
 }
 
+int strobe_lami_write_row(const struct strobe_table *t, const union strobe_value *row,
+			  struct trace_seq *s)
+{
+	int j;
+
+	trace_seq_putc(s, '[');
+	for (j = 0; j < t->nr_cols; j++) {
+		if (j)
+			trace_seq_putc(s, ',');
+		lami_cell(s, t, &t->cols[j], &row[j]);
+	}
+	trace_seq_putc(s, ']');
+	return seq_ok(s) ? 0 : -ENOMEM;
+}
+
 int strobe_lami_write_results(const struct strobe_analysis *a, struct trace_seq *s)
 {
+	return strobe_lami_write_results_logs(a, NULL, NULL, s);
+}
+
+int strobe_lami_write_results_logs(const struct strobe_analysis *a,
+				   int (*log_rows)(void *arg, const struct strobe_table *t,
+						   struct trace_seq *s),
+				   void *arg, struct trace_seq *s)
+{
 	uint64_t begin, end;
-	int i, j, n = strobe_analysis_nr_tables(a), first = 1;
+	int i, j, n = strobe_analysis_nr_tables(a), first = 1, ret;
 	size_t r;
 
 	strobe_analysis_window(a, &begin, &end);
@@ -419,7 +442,7 @@ int strobe_lami_write_results(const struct strobe_analysis *a, struct trace_seq 
 	for (i = 0; i < n; i++) {
 		const struct strobe_table *t = strobe_analysis_table(a, i);
 
-		if (t->view == STROBE_VIEW_LOG || t->schema_only)
+		if ((t->view == STROBE_VIEW_LOG && !log_rows) || t->schema_only)
 			continue;
 		if (!first)
 			trace_seq_putc(s, ',');
@@ -436,6 +459,11 @@ int strobe_lami_write_results(const struct strobe_analysis *a, struct trace_seq 
 			json_str(s, class_name(t));
 		}
 		trace_seq_puts(s, ",\"data\":[");
+		if (t->view == STROBE_VIEW_LOG) {
+			ret = log_rows(arg, t, s);
+			if (ret < 0)
+				return ret;
+		}
 		for (r = 0; r < t->nr_rows; r++) {
 			const union strobe_value *v = strobe_table_row(t, r);
 
