@@ -75,7 +75,7 @@ struct ana_owner {
 
 #define ANA_FINE_SUB 16		/* linear sub-buckets per octave */
 struct ana_hist {
-	uint32_t us_log2[64];	/* bcc: bucket k holds us in [2^(k-1), 2^k) */
+	uint32_t us_log2[64];	/* bcc: slot 0 holds 0-1 us, slot k [2^k, 2^(k+1)) */
 	uint32_t fine[64][ANA_FINE_SUB];	/* ns: octave, 1/16th of it */
 };
 

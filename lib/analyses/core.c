@@ -267,6 +267,12 @@ static inline int log2_bucket(uint64_t v)
 	return v ? 64 - __builtin_clzll(v) : 0;
 }
 
+/* bcc's slot: 0 and 1 in slot 0, then [2^k, 2^(k+1)) in slot k. */
+static inline int bcc_slot(uint64_t v)
+{
+	return v > 1 ? 63 - __builtin_clzll(v) : 0;
+}
+
 void ana_stats_add(struct ana_stats *st, uint64_t ns, bool want_hist)
 {
 	double d;
@@ -288,8 +294,7 @@ void ana_stats_add(struct ana_stats *st, uint64_t ns, bool want_hist)
 			if (!st->hist)
 				return;
 		}
-		o = log2_bucket(ns / 1000);
-		st->hist->us_log2[o > 63 ? 63 : o]++;
+		st->hist->us_log2[bcc_slot(ns / 1000)]++;
 		o = log2_bucket(ns);
 		/* octave o holds [2^(o-1), 2^o): its 16 equal slices */
 		sub = o >= 5 ? (int)((ns >> (o - 5)) & (ANA_FINE_SUB - 1))
@@ -366,7 +371,7 @@ int ana_emit_hist(struct ana *a, const char *name, const char *title,
 		return -ENOMEM;
 	t->lami_class = name;
 	if (nb <= 0) {
-		/* log2 of microseconds, as bcc: bucket k = [2^(k-1), 2^k - 1] */
+		/* log2 of microseconds, as bcc: "0 -> 1", then [2^k, 2^(k+1) - 1] */
 		t->unit = "usecs";
 		for (i = 0; i < 64; i++)
 			if (st->hist->us_log2[i])
@@ -374,8 +379,8 @@ int ana_emit_hist(struct ana *a, const char *name, const char *title,
 		for (i = 0; i <= last; i++) {
 			if (!(v = ana_table_row(t)))
 				return -ENOMEM;
-			v[0].i = i ? (int64_t)(1ULL << (i - 1)) : 0;
-			v[1].i = i ? (int64_t)((1ULL << i) - 1) : 1;
+			v[0].i = i ? (int64_t)(1ULL << i) : 0;
+			v[1].i = i < 63 ? (int64_t)((1ULL << (i + 1)) - 1) : INT64_MAX;
 			v[2].i = st->hist->us_log2[i];
 		}
 		if (!i) {	/* all zero-length: one bucket */

@@ -440,6 +440,42 @@ static void test_missing_events_and_unknown_names(void)
 	tep_free(tep);
 }
 
+static void test_log2_histogram_slots_match_bcc(void)
+{
+	struct strobe_analysis_opts o = { .views = STROBE_VIEW_FREQ };
+	static const uint64_t us[] = { 0, 1, 1, 2, 3, 4, 7, 8, 1000 };
+	struct feeder f;
+	const struct strobe_table *t;
+	size_t i;
+
+	REQUIRE(start(&f, "syscalls", &o, false));
+	for (i = 0; i < sizeof(us) / sizeof(us[0]); i++) {
+		uint64_t t0 = 1000 + (uint64_t)i * 2000000;
+
+		sys_enter(&f, 10, 0, t0, 110, 0);
+		sys_exit(&f, 10, 0, t0 + us[i] * 1000 + 500, 110, 0);
+	}
+	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
+	t = table(f.a, "syscalls.freq");
+	REQUIRE(t);
+	/* bcc's print_log2_hist rows: 0 -> 1, 2 -> 3, 4 -> 7, 8 -> 15, ... */
+	REQUIRE(find_row(t, NULL, NULL, "lo", 0, 0) != NULL);
+	CHECK_EQ(find_row(t, NULL, NULL, "lo", 0, 0)[1].i, 1);
+	CHECK_EQ(find_row(t, NULL, NULL, "lo", 0, 0)[2].i, 3);
+	REQUIRE(find_row(t, NULL, NULL, "lo", 2, 0) != NULL);
+	CHECK_EQ(find_row(t, NULL, NULL, "lo", 2, 0)[1].i, 3);
+	CHECK_EQ(find_row(t, NULL, NULL, "lo", 2, 0)[2].i, 2);
+	REQUIRE(find_row(t, NULL, NULL, "lo", 4, 0) != NULL);
+	CHECK_EQ(find_row(t, NULL, NULL, "lo", 4, 0)[2].i, 2);
+	REQUIRE(find_row(t, NULL, NULL, "lo", 8, 0) != NULL);
+	CHECK_EQ(find_row(t, NULL, NULL, "lo", 8, 0)[2].i, 1);
+	REQUIRE(find_row(t, NULL, NULL, "lo", 512, 0) != NULL);
+	CHECK_EQ(find_row(t, NULL, NULL, "lo", 512, 0)[1].i, 1023);
+	CHECK_EQ(find_row(t, NULL, NULL, "lo", 512, 0)[2].i, 1);
+	CHECK(find_row(t, NULL, NULL, "lo", 1, 0) == NULL);
+	stop(&f);
+}
+
 static void test_writers_text_json_lami_and_histogram(void)
 {
 	struct strobe_analysis_opts o = { .views = STROBE_VIEW_TOP | STROBE_VIEW_FREQ };
@@ -517,4 +553,5 @@ TESTS(T(test_syscalls_edges_errno_and_lost_events),
       T(test_mem_and_irq),
       T(test_missing_events_and_unknown_names),
       T(test_writers_text_json_lami_and_histogram),
+	  T(test_log2_histogram_slots_match_bcc),
       T(test_hash_map_backward_shift));
