@@ -101,11 +101,15 @@ $(O)/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
 		-fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRC) $(LIBS)
 
 FUZZ_SECONDS ?= 60
+# New inputs go to build/fuzz-corpus/NAME (the committed corpus holds seeds
+# and regressions only); tests/fuzz/NAME.dict is used when it exists.
 fuzz: $(FUZZ_BIN)
-	@for f in $(FUZZ_BIN); do n=$$(basename $$f); mkdir -p tests/fuzz/corpus/$$n; \
+	@for f in $(FUZZ_BIN); do n=$$(basename $$f); mkdir -p tests/fuzz/corpus/$$n $(O)/fuzz-corpus/$$n; \
 		echo "== $$n ($(FUZZ_SECONDS)s)"; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=tests/fuzz/crashes-$$n- \
-			tests/fuzz/corpus/$$n || exit 1; done
+		d=; [ -f tests/fuzz/$$n.dict ] && d=-dict=tests/fuzz/$$n.dict; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 $$d \
+			-artifact_prefix=tests/fuzz/crashes-$$n- \
+			$(O)/fuzz-corpus/$$n tests/fuzz/corpus/$$n || exit 1; done
 
 deps:
 	@scripts/install-deps

@@ -28,7 +28,7 @@
 
 #include "output/output-int.h"
 
-#define MAX_WALK 256	/* argument nodes visited per record */
+#define MAX_WALK 65536	/* argument nodes visited per record: a bound on time */
 
 struct walk {
 	const uint8_t *d;

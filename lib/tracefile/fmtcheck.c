@@ -23,13 +23,16 @@
  * safely: brackets balanced and nested at most MAX_DEPTH deep; `/` and `%`
  * only by a non-zero number or sizeof(TYPE); sizeof only over type words;
  * REC->NAME only for declared fields; the __get_*() helpers only over one
- * declared __data_loc/__rel_loc field; __print_hex/_str with 2 arguments, __print_array
- * with 3, __print_flags with at least 2, each `{ }` of flags and symbols
- * exactly `{ VALUE, "text" }`; array subscripts only by a number (and
- * inside the array for REC->NAME[N]).  Every format of the running kernel
- * passes (tests/kernel/61-fault-formats.sh checks that on this machine's
- * tracefs).  What libtraceevent does with a field's bytes at print time
- * is guarded separately (lib/output/bounds.c).
+ * declared __data_loc/__rel_loc field; __print_hex/_str with 2 arguments,
+ * __print_array with 3, __print_flags with at least 2; `{ }` only inside
+ * __print_flags/__print_symbolic, with at most one comma; array
+ * subscripts only by a number (inside the array for REC->NAME[N]); GNU
+ * statement expressions `({ ... })`, which libtraceevent refuses cleanly,
+ * only checked for balance.  Every format of the running kernel passes
+ * (tests/unit/test_fault_format.c checks that against this machine's
+ * tracefs, and holds the rejected constructs).  What libtraceevent does
+ * with a field's bytes at print time is guarded separately
+ * (lib/output/bounds.c).
  */
 #include <ctype.h>
 #include <stdint.h>
