@@ -76,6 +76,22 @@ static const char *const model_events[] = {
 	"cgroup:cgroup_attach_task",
 };
 
+/*
+ * Open the writer with an info block that says the file is unfinished:
+ * close() replaces it, so only a recording that never finished (strobe
+ * killed, machine down) keeps it, and every reader then says so.
+ */
+static int open_writer(struct rec *r, const struct strobe_session_meta *meta,
+		       struct strobe_error *err)
+{
+	struct strobe_tf_meta m = *strobe_session_meta_tf(meta);
+
+	m.strobe_info = "strobe_version=" STROBE_VERSION "\n"
+		"incomplete=the recording did not finish (strobe was killed or "
+		"the machine stopped before the file was completed)\n";
+	return strobe_tf_writer_open(r->out, &m, r->nr_cpus, &r->w, err);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -632,8 +648,7 @@ static int finish_file(struct rec *r, int cap_err, struct strobe_error *err)
 		if (strobe_session_meta_collect(r->s, r->extra_cmdlines, &m2, NULL) == 0) {
 			strobe_tf_writer_close(r->w, NULL, NULL, NULL);
 			r->w = NULL;
-			e = strobe_tf_writer_open(r->out, strobe_session_meta_tf(m2),
-						  r->nr_cpus, &r->w, err);
+			e = open_writer(r, m2, err);
 			strobe_session_meta_free(r->meta);
 			r->meta = m2;
 			if (e < 0)
@@ -747,8 +762,7 @@ int strobe_record(const struct strobe_record_opts *opts,
 	e = open_tmp_files(&r, err);
 	if (e < 0)
 		goto fail_nofile;
-	e = strobe_tf_writer_open(r.out, strobe_session_meta_tf(r.meta), r.nr_cpus,
-				  &r.w, err);
+	e = open_writer(&r, r.meta, err);
 	if (e < 0)
 		goto fail_nofile;
 	reserve_space(&r, true);
