@@ -84,7 +84,7 @@ $(O)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -static -o $@ $< -lpthread 2>/dev/null || $(CC) -O2 -Wall -o $@ $< -lpthread
 
-$(O)/tests/%: tests/unit/%.c tests/unit/test.h $(O)/san/libstrobe.a
+$(O)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(O)/san/libstrobe.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -Itests/unit -O1 -g $(SAN_FLAGS) -o $@ $< $(O)/san/libstrobe.a $(LIBS)
 

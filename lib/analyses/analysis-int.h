@@ -258,8 +258,9 @@ void ana_owner_set(struct ana_core *c, struct ana_owner *o, const struct strobe_
 int ana_owner_cols(struct ana_core *c, struct strobe_table *t) STROBE_HIDDEN;
 int ana_owner_vals(struct ana_core *c, struct strobe_table *t, union strobe_value *row,
 		   const struct ana_owner *o) STROBE_HIDDEN;
-/* Owner columns of a single task (for log rows and per-task columns). */
-int ana_task_cols(struct strobe_table *t, const char *prefix_key) STROBE_HIDDEN;
+/* Columns "tid","pid","comm","container" of a single task (log rows, the
+ * worst wake-ups); 0 or -ENOMEM. */
+int ana_task_cols(struct strobe_table *t) STROBE_HIDDEN;
 /* Was there a lost-events gap anywhere after ts? (drop measurements that
  * began at ts) */
 static inline bool ana_gap_since(const struct ana_core *c, uint64_t ts)
@@ -299,6 +300,12 @@ void ana_rank_sort(struct ana_rank *r, size_t n) STROBE_HIDDEN;
 /* Rows to emit for a ranking of n under --top. */
 size_t ana_top_n(const struct ana_core *c, size_t n) STROBE_HIDDEN;
 
+/* Add `name`, the schema of the per-group histograms ana_emit_hist()
+ * adds under that name (columns lo, hi, count; no rows: for LAMI
+ * metadata).  Returns the table, owned by the analysis, or NULL when out
+ * of memory. */
+struct strobe_table *ana_add_freq_schema(struct ana *a, const char *name,
+					 const char *title) STROBE_HIDDEN;
 /* Emit a histogram table for st (FREQ view). */
 int ana_emit_hist(struct ana *a, const char *name, const char *title,
 		  const struct ana_stats *st) STROBE_HIDDEN;

@@ -354,6 +354,27 @@ static uint64_t fine_width(int o)
 	return o >= 5 ? 1ULL << (o - 5) : 1;
 }
 
+/* The columns of a histogram table: bucket bounds and count. */
+static int hist_cols(struct strobe_table *t)
+{
+	int ret = 0;
+
+	ret |= ana_table_col(t, "lo", "Low", STROBE_COL_INT);
+	ret |= ana_table_col(t, "hi", "High", STROBE_COL_INT);
+	ret |= ana_table_col(t, "count", "Count", STROBE_COL_INT);
+	return ret ? -ENOMEM : 0;
+}
+
+struct strobe_table *ana_add_freq_schema(struct ana *a, const char *name, const char *title)
+{
+	struct strobe_table *t = ana_add_table(a, name, title, STROBE_VIEW_FREQ);
+
+	if (!t || hist_cols(t))
+		return NULL;
+	t->schema_only = true;
+	return t;
+}
+
 int ana_emit_hist(struct ana *a, const char *name, const char *title,
 		  const struct ana_stats *st)
 {
@@ -365,9 +386,7 @@ int ana_emit_hist(struct ana *a, const char *name, const char *title,
 	if (!st->hist || !st->count)
 		return 0;
 	t = ana_add_table(a, name, title, STROBE_VIEW_FREQ);
-	if (!t || ana_table_col(t, "lo", "Low", STROBE_COL_INT) ||
-	    ana_table_col(t, "hi", "High", STROBE_COL_INT) ||
-	    ana_table_col(t, "count", "Count", STROBE_COL_INT))
+	if (!t || hist_cols(t))
 		return -ENOMEM;
 	t->lami_class = name;
 	if (nb <= 0) {
@@ -804,6 +823,17 @@ void ana_owner_refresh(struct ana_core *c, struct ana_owner *o,
 		memcpy(o->comm, t->comm, sizeof(o->comm) - 1);
 		o->comm[sizeof(o->comm) - 1] = '\0';
 	}
+}
+
+int ana_task_cols(struct strobe_table *t)
+{
+	int ret = 0;
+
+	ret |= ana_table_col(t, "tid", "TID", STROBE_COL_INT);
+	ret |= ana_table_col(t, "pid", "PID", STROBE_COL_INT);
+	ret |= ana_table_col(t, "comm", "Comm", STROBE_COL_STR);
+	ret |= ana_table_col(t, "container", "Container", STROBE_COL_STR);
+	return ret ? -ENOMEM : 0;
 }
 
 int ana_owner_cols(struct ana_core *c, struct strobe_table *t)

@@ -231,10 +231,7 @@ log:
 			return -ENOMEM;
 		ret |= ana_table_col(p->log, "ts", "Switch-in", STROBE_COL_TIMESTAMP);
 		ret |= ana_table_col(p->log, "duration", "Duration(us)", STROBE_COL_DURATION);
-		ret |= ana_table_col(p->log, "tid", "TID", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "pid", "PID", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "comm", "Comm", STROBE_COL_STR);
-		ret |= ana_table_col(p->log, "container", "Container", STROBE_COL_STR);
+		ret |= ana_task_cols(p->log);
 		ret |= ana_table_col(p->log, "cpu", "CPU", STROBE_COL_INT);
 		ret |= ana_table_col(p->log, "next_tid", "Next", STROBE_COL_INT);
 		ret |= ana_table_col(p->log, "next_comm", "Next comm", STROBE_COL_STR);

@@ -587,15 +587,8 @@ static int init(struct ana *a)
 		ret |= ana_stats_cols(p->blk_t);
 	}
 	if (ana_view(c, STROBE_VIEW_FREQ)) {
-		struct strobe_table *t = ana_add_table(a, "io.freq",
-						       "I/O system call latency distribution",
-						       STROBE_VIEW_FREQ);
-		if (!t)
+		if (!ana_add_freq_schema(a, "io.freq", "I/O system call latency distribution"))
 			return -ENOMEM;
-		ret |= ana_table_col(t, "lo", "Low", STROBE_COL_INT);
-		ret |= ana_table_col(t, "hi", "High", STROBE_COL_INT);
-		ret |= ana_table_col(t, "count", "Count", STROBE_COL_INT);
-		t->schema_only = true;
 	}
 	if (ana_view(c, STROBE_VIEW_LOG)) {
 		p->log = ana_add_table(a, "io.log", "I/O system calls", STROBE_VIEW_LOG);
@@ -604,10 +597,7 @@ static int init(struct ana *a)
 			return -ENOMEM;
 		ret |= ana_table_col(p->log, "ts", "Begin", STROBE_COL_TIMESTAMP);
 		ret |= ana_table_col(p->log, "duration", "Duration(us)", STROBE_COL_DURATION);
-		ret |= ana_table_col(p->log, "tid", "TID", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "pid", "PID", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "comm", "Comm", STROBE_COL_STR);
-		ret |= ana_table_col(p->log, "container", "Container", STROBE_COL_STR);
+		ret |= ana_task_cols(p->log);
 		ret |= ana_table_col(p->log, "syscall", "Syscall", STROBE_COL_STR);
 		ret |= ana_table_col(p->log, "fd", "FD", STROBE_COL_INT);
 		ret |= ana_table_col(p->log, "file", "File", STROBE_COL_STR);
@@ -618,10 +608,7 @@ static int init(struct ana *a)
 		ret |= ana_table_col(p->blk_log, "disk", "Disk", STROBE_COL_STR);
 		ret |= ana_table_col(p->blk_log, "sector", "Sector", STROBE_COL_INT);
 		ret |= ana_table_col(p->blk_log, "bytes", "Bytes", STROBE_COL_BYTES);
-		ret |= ana_table_col(p->blk_log, "tid", "TID", STROBE_COL_INT);
-		ret |= ana_table_col(p->blk_log, "pid", "PID", STROBE_COL_INT);
-		ret |= ana_table_col(p->blk_log, "comm", "Comm", STROBE_COL_STR);
-		ret |= ana_table_col(p->blk_log, "container", "Container", STROBE_COL_STR);
+		ret |= ana_task_cols(p->blk_log);
 	}
 	return ret ? -ENOMEM : 0;
 }

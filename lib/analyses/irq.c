@@ -278,14 +278,8 @@ static int init(struct ana *a)
 	ret |= cols(a, p->soft, false);
 	ret |= cols(a, p->raise, false);
 	if (ana_view(a->core, STROBE_VIEW_FREQ)) {
-		struct strobe_table *t = ana_add_table(a, "irq.freq", "IRQ duration distribution",
-						       STROBE_VIEW_FREQ);
-		if (!t)
+		if (!ana_add_freq_schema(a, "irq.freq", "IRQ duration distribution"))
 			return -ENOMEM;
-		ret |= ana_table_col(t, "lo", "Low", STROBE_COL_INT);
-		ret |= ana_table_col(t, "hi", "High", STROBE_COL_INT);
-		ret |= ana_table_col(t, "count", "Count", STROBE_COL_INT);
-		t->schema_only = true;
 	}
 log:
 	if (ana_view(a->core, STROBE_VIEW_LOG)) {

@@ -136,10 +136,7 @@ log:
 		if (!p->log)
 			return -ENOMEM;
 		ret |= ana_table_col(p->log, "ts", "Time", STROBE_COL_TIMESTAMP);
-		ret |= ana_table_col(p->log, "tid", "TID", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "pid", "PID", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "comm", "Comm", STROBE_COL_STR);
-		ret |= ana_table_col(p->log, "container", "Container", STROBE_COL_STR);
+		ret |= ana_task_cols(p->log);
 		ret |= ana_table_col(p->log, "cpu", "CPU", STROBE_COL_INT);
 		ret |= ana_table_col(p->log, "op", "Op", STROBE_COL_STR);
 		ret |= ana_table_col(p->log, "order", "Order", STROBE_COL_INT);

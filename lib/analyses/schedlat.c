@@ -261,6 +261,22 @@ static const struct ana_sub subs[] = {
 	{ NULL, NULL, NULL, 0 }
 };
 
+/* The columns of a wake-up row (schedlat.top, schedlat.log). */
+static int wake_cols(struct strobe_table *t)
+{
+	int ret = 0;
+
+	ret |= ana_table_col(t, "ts", "Woken at", STROBE_COL_TIMESTAMP);
+	ret |= ana_table_col(t, "latency", "Latency(us)", STROBE_COL_DURATION);
+	ret |= ana_task_cols(t);
+	ret |= ana_table_col(t, "prio", "Prio", STROBE_COL_INT);
+	ret |= ana_table_col(t, "target_cpu", "Target", STROBE_COL_INT);
+	ret |= ana_table_col(t, "cpu", "Ran on", STROBE_COL_INT);
+	ret |= ana_table_col(t, "waker_tid", "Waker", STROBE_COL_INT);
+	ret |= ana_table_col(t, "waker_comm", "Waker comm", STROBE_COL_STR);
+	return ret ? -ENOMEM : 0;
+}
+
 static int init(struct ana *a)
 {
 	struct schedlat *p = a->priv;
@@ -276,17 +292,7 @@ static int init(struct ana *a)
 				       STROBE_VIEW_TOP);
 		if (!p->worst || !p->top)
 			return -ENOMEM;
-		ret |= ana_table_col(p->top, "ts", "Woken at", STROBE_COL_TIMESTAMP);
-		ret |= ana_table_col(p->top, "latency", "Latency(us)", STROBE_COL_DURATION);
-		ret |= ana_table_col(p->top, "tid", "TID", STROBE_COL_INT);
-		ret |= ana_table_col(p->top, "pid", "PID", STROBE_COL_INT);
-		ret |= ana_table_col(p->top, "comm", "Comm", STROBE_COL_STR);
-		ret |= ana_table_col(p->top, "container", "Container", STROBE_COL_STR);
-		ret |= ana_table_col(p->top, "prio", "Prio", STROBE_COL_INT);
-		ret |= ana_table_col(p->top, "target_cpu", "Target", STROBE_COL_INT);
-		ret |= ana_table_col(p->top, "cpu", "Ran on", STROBE_COL_INT);
-		ret |= ana_table_col(p->top, "waker_tid", "Waker", STROBE_COL_INT);
-		ret |= ana_table_col(p->top, "waker_comm", "Waker comm", STROBE_COL_STR);
+		ret |= wake_cols(p->top);
 	}
 	if (ana_view(c, STROBE_VIEW_TOP | STROBE_VIEW_STATS)) {
 		p->stats = ana_add_table(a, "schedlat.stats", "Wake-up latency",
@@ -307,29 +313,14 @@ static int init(struct ana *a)
 		p->log = ana_add_table(a, "schedlat.log", "Wake-ups", STROBE_VIEW_LOG);
 		if (!p->log)
 			return -ENOMEM;
-		ret |= ana_table_col(p->log, "ts", "Woken at", STROBE_COL_TIMESTAMP);
-		ret |= ana_table_col(p->log, "latency", "Latency(us)", STROBE_COL_DURATION);
-		ret |= ana_table_col(p->log, "tid", "TID", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "pid", "PID", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "comm", "Comm", STROBE_COL_STR);
-		ret |= ana_table_col(p->log, "container", "Container", STROBE_COL_STR);
-		ret |= ana_table_col(p->log, "prio", "Prio", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "target_cpu", "Target", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "cpu", "Ran on", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "waker_tid", "Waker", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "waker_comm", "Waker comm", STROBE_COL_STR);
+		ret |= wake_cols(p->log);
 	}
 	if (ana_view(c, STROBE_VIEW_FREQ)) {
-		struct strobe_table *t = ana_add_table(a, "schedlat.freq",
-						       "Wake-up latency distribution",
-						       STROBE_VIEW_FREQ);
+		struct strobe_table *t = ana_add_freq_schema(a, "schedlat.freq",
+							     "Wake-up latency distribution");
 		if (!t)
 			return -ENOMEM;
-		ret |= ana_table_col(t, "lo", "Low", STROBE_COL_INT);
-		ret |= ana_table_col(t, "hi", "High", STROBE_COL_INT);
-		ret |= ana_table_col(t, "count", "Count", STROBE_COL_INT);
 		t->unit = c->opts.freq_resolution > 0 ? "nsecs" : "usecs";
-		t->schema_only = true;
 	}
 	return ret ? -ENOMEM : 0;
 }

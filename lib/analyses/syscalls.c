@@ -246,26 +246,18 @@ static int init(struct ana *a)
 			return -ENOMEM;
 		ret |= ana_table_col(p->log, "ts", "Begin", STROBE_COL_TIMESTAMP);
 		ret |= ana_table_col(p->log, "duration", "Duration(us)", STROBE_COL_DURATION);
-		ret |= ana_table_col(p->log, "tid", "TID", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "pid", "PID", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "comm", "Comm", STROBE_COL_STR);
-		ret |= ana_table_col(p->log, "container", "Container", STROBE_COL_STR);
+		ret |= ana_task_cols(p->log);
 		ret |= ana_table_col(p->log, "syscall", "Syscall", STROBE_COL_STR);
 		ret |= ana_table_col(p->log, "ret", "Return", STROBE_COL_INT);
 		ret |= ana_table_col(p->log, "error", "Error", STROBE_COL_STR);
 	}
 	if (ana_view(c, STROBE_VIEW_FREQ)) {
 		/* the schema of the per-group histograms, for LAMI metadata */
-		struct strobe_table *t = ana_add_table(a, "syscalls.freq",
-						       "System call latency distribution",
-						       STROBE_VIEW_FREQ);
+		struct strobe_table *t = ana_add_freq_schema(a, "syscalls.freq",
+							     "System call latency distribution");
 		if (!t)
 			return -ENOMEM;
-		ret |= ana_table_col(t, "lo", "Low", STROBE_COL_INT);
-		ret |= ana_table_col(t, "hi", "High", STROBE_COL_INT);
-		ret |= ana_table_col(t, "count", "Count", STROBE_COL_INT);
 		t->unit = c->opts.freq_resolution > 0 ? "nsecs" : "usecs";
-		t->schema_only = true;
 	}
 	return ret ? -ENOMEM : 0;
 }

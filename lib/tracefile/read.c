@@ -529,6 +529,19 @@ static int read_v6_table(struct strobe_tracefile *tf, struct tf_rd *r,
 	return 0;
 }
 
+/* The sections of a v6 file before the CPU count, in file order. */
+static const struct {
+	const char *name;
+	int (*parse)(struct strobe_tracefile *tf, struct tf_rd *r);
+} v6_sections[] = {
+	{ "header_page", tf_parse_headers },
+	{ "ftrace formats", tf_parse_ftrace },
+	{ "event formats", tf_parse_systems },
+	{ "kallsyms", tf_parse_kallsyms },
+	{ "printk formats", tf_parse_printk },
+	{ "cmdlines", tf_parse_cmdlines },
+};
+
 static int read_v6(struct strobe_tracefile *tf, struct tf_rd *r)
 {
 	struct tf_buffer *top;
@@ -537,24 +550,11 @@ static int read_v6(struct strobe_tracefile *tf, struct tf_rd *r)
 	size_t i, nr_opts;
 	int ret;
 
-	r->section = "header_page";
-	if ((ret = tf_parse_headers(tf, r)))
-		return ret;
-	r->section = "ftrace formats";
-	if ((ret = tf_parse_ftrace(tf, r)))
-		return ret;
-	r->section = "event formats";
-	if ((ret = tf_parse_systems(tf, r)))
-		return ret;
-	r->section = "kallsyms";
-	if ((ret = tf_parse_kallsyms(tf, r)))
-		return ret;
-	r->section = "printk formats";
-	if ((ret = tf_parse_printk(tf, r)))
-		return ret;
-	r->section = "cmdlines";
-	if ((ret = tf_parse_cmdlines(tf, r)))
-		return ret;
+	for (i = 0; i < sizeof(v6_sections) / sizeof(v6_sections[0]); i++) {
+		r->section = v6_sections[i].name;
+		if ((ret = v6_sections[i].parse(tf, r)))
+			return ret;
+	}
 	r->section = "cpu count";
 	if ((ret = tf_u32(r, &cpus)))
 		return ret;

@@ -23,6 +23,8 @@
 #include <strobe/strobe.h>
 #include "stream/page.h"
 
+#include "../unit/formats.h"
+
 #define MAX_FEEDS 4
 
 struct fuzz_feed {
@@ -59,11 +61,7 @@ static const char fuzz_fmt[] =
 	"name: fz\n"
 	"ID: 1\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	FMT_COMMON
 	"\tfield:__data_loc char[] name;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:__rel_loc char[] rel;\toffset:12;\tsize:4;\tsigned:0;\n"
 	"\tfield:long val;\toffset:16;\tsize:8;\tsigned:1;\n"

@@ -9,139 +9,43 @@
  *
  * Formats are copied from a 6.x kernel's tracefs and parsed with
  * tep_parse_event(); payloads are little-endian byte arrays; events are
- * fed with strobe_analysis_feed() (internal model).
+ * fed with strobe_analysis_feed() (internal model) through the feeder of
+ * analysis_fixture.h.
  */
 #include <errno.h>
 
-#include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
-#include <strobe/strobe.h>
-
 #include "analyses/analysis-int.h"
-#include "test.h"
+#include "analysis_fixture.h"
 
-#define COMMON \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-
-static const char fmt_switch[] = "name: sched_switch\nID: 372\nformat:\n" COMMON
-	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"prev_pid=%d next_pid=%d\", REC->prev_pid, REC->next_pid\n";
-static const char fmt_enter[] = "name: sys_enter\nID: 443\nformat:\n" COMMON
-	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n\n"
-	"print fmt: \"NR %ld\", REC->id\n";
-static const char fmt_exit[] = "name: sys_exit\nID: 444\nformat:\n" COMMON
-	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
-	"print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
-static const char fmt_waking[] = "name: sched_waking\nID: 702\nformat:\n" COMMON
-	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	"\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"pid=%d\", REC->pid\n";
-static const char fmt_fork[] = "name: sched_process_fork\nID: 703\nformat:\n" COMMON
-	"\tfield:char parent_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t parent_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:char child_comm[16];\toffset:28;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t child_pid;\toffset:44;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"child_pid=%d\", REC->child_pid\n";
-static const char fmt_alloc[] = "name: mm_page_alloc\nID: 704\nformat:\n" COMMON
+static const char fmt_alloc[] = "name: mm_page_alloc\nID: 704\nformat:\n" FMT_COMMON
 	"\tfield:unsigned long pfn;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned int order;\toffset:16;\tsize:4;\tsigned:0;\n\n"
 	"print fmt: \"order=%d\", REC->order\n";
-static const char fmt_irq_entry[] = "name: irq_handler_entry\nID: 705\nformat:\n" COMMON
-	"\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
-	"\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n\n"
-	"print fmt: \"irq=%d\", REC->irq\n";
-static const char fmt_irq_exit[] = "name: irq_handler_exit\nID: 706\nformat:\n" COMMON
-	"\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
-	"\tfield:int ret;\toffset:12;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"irq=%d\", REC->irq\n";
 
 static struct tep_handle *make_tep(bool with_irq_mem)
 {
-	struct tep_handle *tep = tep_alloc();
+	static const struct fixture_fmt f[] = {
+		{ fmt_switch, "sched" }, { fmt_enter, "raw_syscalls" },
+		{ fmt_exit, "raw_syscalls" }, { fmt_waking, "sched" }, { fmt_fork, "sched" },
+		{ fmt_alloc, "kmem" }, { fmt_irq_entry, "irq" }, { fmt_irq_exit, "irq" },
+	};
 
-	if (!tep)
-		return NULL;
-	tep_set_long_size(tep, 8);
-	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_page_size(tep, 4096);
-	if (tep_parse_event(tep, fmt_switch, sizeof(fmt_switch) - 1, "sched") ||
-	    tep_parse_event(tep, fmt_enter, sizeof(fmt_enter) - 1, "raw_syscalls") ||
-	    tep_parse_event(tep, fmt_exit, sizeof(fmt_exit) - 1, "raw_syscalls") ||
-	    tep_parse_event(tep, fmt_waking, sizeof(fmt_waking) - 1, "sched") ||
-	    tep_parse_event(tep, fmt_fork, sizeof(fmt_fork) - 1, "sched") ||
-	    (with_irq_mem &&
-	     (tep_parse_event(tep, fmt_alloc, sizeof(fmt_alloc) - 1, "kmem") ||
-	      tep_parse_event(tep, fmt_irq_entry, sizeof(fmt_irq_entry) - 1, "irq") ||
-	      tep_parse_event(tep, fmt_irq_exit, sizeof(fmt_irq_exit) - 1, "irq")))) {
-		tep_free(tep);
-		return NULL;
-	}
-	return tep;
-}
-
-static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
-
-/* One event: payload in a static slot (the analyses read it during feed). */
-struct feeder {
-	struct strobe_analysis *a;
-	struct tep_handle *tep;
-	uint8_t d[64];
-};
-
-static void feed(struct feeder *f, int type, int pid, int cpu, uint64_t ts, int64_t missed)
-{
-	struct strobe_event ev = { 0 };
-
-	f->d[0] = (uint8_t)type;
-	f->d[1] = (uint8_t)(type >> 8);
-	put32(f->d + 4, (uint32_t)pid);
-	ev.ts = ts;
-	ev.data = f->d;
-	ev.size = 64;
-	ev.cpu = cpu;
-	ev.type = type;
-	ev.pid = pid;
-	ev.missed = missed;
-	ev.format = tep_find_event(f->tep, type);
-	strobe_analysis_feed(f->a, &ev);
-	memset(f->d, 0, sizeof(f->d));
+	return fixture_tep(f, with_irq_mem ? 8 : 5);
 }
 
 static void sys_enter(struct feeder *f, int tid, int cpu, uint64_t ts, int nr, int64_t missed)
 {
 	put64(f->d + 8, (uint64_t)nr);
-	feed(f, 443, tid, cpu, ts, missed);
+	feed(f, ID_ENTER, tid, cpu, ts, missed);
 }
 
 static void sys_exit(struct feeder *f, int tid, int cpu, uint64_t ts, int nr, int64_t ret)
 {
 	put64(f->d + 8, (uint64_t)nr);
 	put64(f->d + 16, (uint64_t)ret);
-	feed(f, 444, tid, cpu, ts, 0);
-}
-
-static void sched_switch(struct feeder *f, int cpu, uint64_t ts, int prev, long state, int next)
-{
-	put32(f->d + 24, (uint32_t)prev);
-	put64(f->d + 32, (uint64_t)state);
-	put32(f->d + 56, (uint32_t)next);
-	feed(f, 372, prev, cpu, ts, 0);
+	feed(f, ID_EXIT, tid, cpu, ts, 0);
 }
 
 static void waking(struct feeder *f, int waker, int cpu, uint64_t ts, int pid, int prio,
@@ -150,34 +54,7 @@ static void waking(struct feeder *f, int waker, int cpu, uint64_t ts, int pid, i
 	put32(f->d + 24, (uint32_t)pid);
 	put32(f->d + 28, (uint32_t)prio);
 	put32(f->d + 32, (uint32_t)target);
-	feed(f, 702, waker, cpu, ts, missed);
-}
-
-static void fork_ev(struct feeder *f, int parent, int cpu, uint64_t ts, int child)
-{
-	put32(f->d + 24, (uint32_t)parent);
-	put32(f->d + 44, (uint32_t)child);
-	feed(f, 703, parent, cpu, ts, 0);
-}
-
-static const struct strobe_table *table(struct strobe_analysis *a, const char *name)
-{
-	int i;
-
-	for (i = 0; i < strobe_analysis_nr_tables(a); i++)
-		if (!strcmp(strobe_table_name(strobe_analysis_table(a, i)), name))
-			return strobe_analysis_table(a, i);
-	return NULL;
-}
-
-static int col(const struct strobe_table *t, const char *key)
-{
-	int i;
-
-	for (i = 0; i < strobe_table_nr_columns(t); i++)
-		if (!strcmp(strobe_table_column(t, i)->key, key))
-			return i;
-	return -1;
+	feed(f, ID_WAKING, waker, cpu, ts, missed);
 }
 
 /* Row of t whose string column skey equals sval (and int column ikey ==
@@ -216,12 +93,6 @@ static struct strobe_analysis *start(struct feeder *f, const char *names,
 		return NULL;
 	}
 	return f->a;
-}
-
-static void stop(struct feeder *f)
-{
-	strobe_analysis_free(f->a);
-	tep_free(f->tep);
 }
 
 static void test_syscalls_edges_errno_and_lost_events(void)
@@ -397,13 +268,13 @@ static void test_mem_and_irq(void)
 	put32(f.d + 16, 0);
 	feed(&f, 704, 30, 0, 110, 0);			/* 1 page */
 	put32(f.d + 8, 19);
-	feed(&f, 705, 0, 1, 200, 0);			/* IRQ 19 on CPU 1 ... */
+	feed(&f, ID_IRQ_ENTRY, 0, 1, 200, 0);		/* IRQ 19 on CPU 1 ... */
 	put32(f.d + 8, 19);
-	feed(&f, 706, 0, 1, 230, 0);			/* ... 30 ns */
+	feed(&f, ID_IRQ_EXIT, 0, 1, 230, 0);		/* ... 30 ns */
 	put32(f.d + 8, 19);
-	feed(&f, 705, 0, 1, 300, 0);
+	feed(&f, ID_IRQ_ENTRY, 0, 1, 300, 0);
 	put32(f.d + 8, 19);
-	feed(&f, 706, 0, 1, 400, 2);			/* lost inside: dropped */
+	feed(&f, ID_IRQ_EXIT, 0, 1, 400, 2);		/* lost inside: dropped */
 	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
 	t = table(f.a, "mem.top");
 	REQUIRE(t && strobe_table_nr_rows(t) == 1);

@@ -22,67 +22,27 @@
  */
 #include <errno.h>
 
-#include <traceevent/event-parse.h>
+#include "analysis_fixture.h"
 
-#include <strobe/strobe.h>
-
-#include "test.h"
-
-#define COMMON \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-
-enum { ID_SWITCH = 372, ID_ENTER = 443, ID_EXIT = 444, ID_WAKING = 702, ID_FORK = 703,
-       ID_RAISE = 710, ID_SOFT_ENTRY = 711, ID_SOFT_EXIT = 712, ID_ISSUE = 720,
+enum { ID_RAISE = 710, ID_SOFT_ENTRY = 711, ID_SOFT_EXIT = 712, ID_ISSUE = 720,
        ID_COMPLETE = 721 };
 
-static const char fmt_switch[] = "name: sched_switch\nID: 372\nformat:\n" COMMON
-	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"prev_pid=%d next_pid=%d\", REC->prev_pid, REC->next_pid\n";
-static const char fmt_enter[] = "name: sys_enter\nID: 443\nformat:\n" COMMON
-	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n\n"
-	"print fmt: \"NR %ld\", REC->id\n";
-static const char fmt_exit[] = "name: sys_exit\nID: 444\nformat:\n" COMMON
-	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
-	"print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
-static const char fmt_waking[] = "name: sched_waking\nID: 702\nformat:\n" COMMON
-	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	"\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"pid=%d\", REC->pid\n";
-static const char fmt_fork[] = "name: sched_process_fork\nID: 703\nformat:\n" COMMON
-	"\tfield:char parent_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t parent_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:char child_comm[16];\toffset:28;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t child_pid;\toffset:44;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"child_pid=%d\", REC->child_pid\n";
-static const char fmt_raise[] = "name: softirq_raise\nID: 710\nformat:\n" COMMON
+static const char fmt_raise[] = "name: softirq_raise\nID: 710\nformat:\n" FMT_COMMON
 	"\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n\n"
 	"print fmt: \"vec=%u\", REC->vec\n";
-static const char fmt_soft_entry[] = "name: softirq_entry\nID: 711\nformat:\n" COMMON
+static const char fmt_soft_entry[] = "name: softirq_entry\nID: 711\nformat:\n" FMT_COMMON
 	"\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n\n"
 	"print fmt: \"vec=%u\", REC->vec\n";
-static const char fmt_soft_exit[] = "name: softirq_exit\nID: 712\nformat:\n" COMMON
+static const char fmt_soft_exit[] = "name: softirq_exit\nID: 712\nformat:\n" FMT_COMMON
 	"\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n\n"
 	"print fmt: \"vec=%u\", REC->vec\n";
-static const char fmt_issue[] = "name: block_rq_issue\nID: 720\nformat:\n" COMMON
+static const char fmt_issue[] = "name: block_rq_issue\nID: 720\nformat:\n" FMT_COMMON
 	"\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned int bytes;\toffset:28;\tsize:4;\tsigned:0;\n\n"
 	"print fmt: \"sector=%llu\", REC->sector\n";
-static const char fmt_complete[] = "name: block_rq_complete\nID: 721\nformat:\n" COMMON
+static const char fmt_complete[] = "name: block_rq_complete\nID: 721\nformat:\n" FMT_COMMON
 	"\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;\n\n"
@@ -106,52 +66,23 @@ static const char table_text[] =
 	TASK(40, 40, 1, "a", 2)
 	TASK(41, 41, 1, "b", 3);
 
-struct fx {
-	struct tep_handle *tep;
-	struct strobe_model *m;
-	struct strobe_analysis *a;
-	uint8_t d[64];
-};
-
-static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
-
 static struct tep_handle *make_tep(void)
 {
-	static const struct { const char *fmt; size_t len; const char *sys; } f[] = {
-		{ fmt_switch, sizeof(fmt_switch) - 1, "sched" },
-		{ fmt_enter, sizeof(fmt_enter) - 1, "raw_syscalls" },
-		{ fmt_exit, sizeof(fmt_exit) - 1, "raw_syscalls" },
-		{ fmt_waking, sizeof(fmt_waking) - 1, "sched" },
-		{ fmt_fork, sizeof(fmt_fork) - 1, "sched" },
-		{ fmt_raise, sizeof(fmt_raise) - 1, "irq" },
-		{ fmt_soft_entry, sizeof(fmt_soft_entry) - 1, "irq" },
-		{ fmt_soft_exit, sizeof(fmt_soft_exit) - 1, "irq" },
-		{ fmt_issue, sizeof(fmt_issue) - 1, "block" },
-		{ fmt_complete, sizeof(fmt_complete) - 1, "block" },
+	static const struct fixture_fmt f[] = {
+		{ fmt_switch, "sched" }, { fmt_enter, "raw_syscalls" },
+		{ fmt_exit, "raw_syscalls" }, { fmt_waking, "sched" }, { fmt_fork, "sched" },
+		{ fmt_raise, "irq" }, { fmt_soft_entry, "irq" }, { fmt_soft_exit, "irq" },
+		{ fmt_issue, "block" }, { fmt_complete, "block" },
 	};
-	struct tep_handle *tep = tep_alloc();
-	size_t i;
 
-	if (!tep)
-		return NULL;
-	tep_set_long_size(tep, 8);
-	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_page_size(tep, 4096);
-	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		if (tep_parse_event(tep, f[i].fmt, f[i].len, f[i].sys)) {
-			tep_free(tep);
-			return NULL;
-		}
-	return tep;
+	return fixture_tep(f, sizeof(f) / sizeof(f[0]));
 }
 
 /*
  * Analyses `names` over the stored table; target NULL: a whole-system
  * trace.  false (and a message) on failure.
  */
-static bool start(struct fx *f, const char *names, enum strobe_group_by g,
+static bool start(struct feeder *f, const char *names, enum strobe_group_by g,
 		  const char *target, const char *pids, const char *conts)
 {
 	struct strobe_analysis_opts o = { .group_by = g,
@@ -171,94 +102,33 @@ static bool start(struct fx *f, const char *names, enum strobe_group_by g,
 	return true;
 }
 
-static void stop(struct fx *f)
-{
-	strobe_analysis_free(f->a);
-	strobe_model_free(f->m);
-	tep_free(f->tep);
-}
-
-static void feed(struct fx *f, int type, int pid, int cpu, uint64_t ts)
-{
-	struct strobe_event ev = { 0 };
-
-	f->d[0] = (uint8_t)type;
-	f->d[1] = (uint8_t)(type >> 8);
-	put32(f->d + 4, (uint32_t)pid);
-	ev.ts = ts;
-	ev.data = f->d;
-	ev.size = 64;
-	ev.cpu = cpu;
-	ev.type = type;
-	ev.pid = pid;
-	ev.format = tep_find_event(f->tep, type);
-	strobe_model_update(f->m, &ev);
-	strobe_analysis_feed(f->a, &ev);
-	memset(f->d, 0, sizeof(f->d));
-}
-
-static void sw(struct fx *f, int cpu, uint64_t ts, int prev, long state, int next)
-{
-	put32(f->d + 24, (uint32_t)prev);
-	put64(f->d + 32, (uint64_t)state);
-	put32(f->d + 56, (uint32_t)next);
-	feed(f, ID_SWITCH, prev, cpu, ts);
-}
-
-static void sys_enter(struct fx *f, int tid, int cpu, uint64_t ts)
+static void sys_enter(struct feeder *f, int tid, int cpu, uint64_t ts)
 {
 	put64(f->d + 8, 39);
-	feed(f, ID_ENTER, tid, cpu, ts);
+	feed(f, ID_ENTER, tid, cpu, ts, 0);
 }
 
-static void fork_ev(struct fx *f, int parent, int cpu, uint64_t ts, int child)
-{
-	put32(f->d + 24, (uint32_t)parent);
-	put32(f->d + 44, (uint32_t)child);
-	feed(f, ID_FORK, parent, cpu, ts);
-}
-
-static void waking(struct fx *f, int waker, int cpu, uint64_t ts, int pid)
+static void waking(struct feeder *f, int waker, int cpu, uint64_t ts, int pid)
 {
 	put32(f->d + 24, (uint32_t)pid);
 	put32(f->d + 28, 120);
 	put32(f->d + 32, (uint32_t)cpu);
-	feed(f, ID_WAKING, waker, cpu, ts);
+	feed(f, ID_WAKING, waker, cpu, ts, 0);
 }
 
-static void softirq(struct fx *f, int type, int pid, int cpu, uint64_t ts, unsigned vec)
+static void softirq(struct feeder *f, int type, int pid, int cpu, uint64_t ts, unsigned vec)
 {
 	put32(f->d + 8, vec);
-	feed(f, type, pid, cpu, ts);
+	feed(f, type, pid, cpu, ts, 0);
 }
 
-static void block(struct fx *f, int type, int pid, int cpu, uint64_t ts, uint64_t sector)
+static void block(struct feeder *f, int type, int pid, int cpu, uint64_t ts, uint64_t sector)
 {
 	put32(f->d + 8, 0x800010);
 	put64(f->d + 16, sector);
 	put32(f->d + 24, 8);
 	put32(f->d + 28, 4096);
-	feed(f, type, pid, cpu, ts);
-}
-
-static const struct strobe_table *table(struct strobe_analysis *a, const char *name)
-{
-	int i;
-
-	for (i = 0; i < strobe_analysis_nr_tables(a); i++)
-		if (!strcmp(strobe_table_name(strobe_analysis_table(a, i)), name))
-			return strobe_analysis_table(a, i);
-	return NULL;
-}
-
-static int col(const struct strobe_table *t, const char *key)
-{
-	int i;
-
-	for (i = 0; i < strobe_table_nr_columns(t); i++)
-		if (!strcmp(strobe_table_column(t, i)->key, key))
-			return i;
-	return -1;
+	feed(f, type, pid, cpu, ts, 0);
 }
 
 /* Column vkey of the row of t whose int column ikey is ival; -1 if none. */
@@ -291,23 +161,23 @@ static bool has_note(struct strobe_analysis *a, const char *s)
  * command 10 and, 8 us later, out to 10 again; in between idle and 20 ran
  * unrecorded.  10 forks 12 (traced through its fork).
  */
-static void cputop_sequence(struct fx *f)
+static void cputop_sequence(struct feeder *f)
 {
 	sys_enter(f, 10, 0, 1000);
-	sw(f, 0, 2000, 10, 1, 6);		/* 10: 1000..2000 */
+	sched_switch(f, 0, 2000, 10, 1, 6);	/* 10: 1000..2000 */
 	/* unrecorded: 6 -> idle -> 20 -> 6 */
-	sw(f, 0, 10000, 6, 1, 10);		/* 6 "ran" 2000..10000 */
+	sched_switch(f, 0, 10000, 6, 1, 10);	/* 6 "ran" 2000..10000 */
 	fork_ev(f, 10, 0, 10500, 12);
-	sw(f, 0, 11000, 10, 0, 12);		/* 10: 10000..11000 */
-	sw(f, 0, 12000, 12, 1, 0);		/* 12: 11000..12000 */
+	sched_switch(f, 0, 11000, 10, 0, 12);	/* 10: 10000..11000 */
+	sched_switch(f, 0, 12000, 12, 1, 0);	/* 12: 11000..12000 */
 	/* unrecorded: idle -> 20 -> idle */
-	sw(f, 0, 20000, 0, 0, 10);
+	sched_switch(f, 0, 20000, 0, 0, 10);
 	sys_enter(f, 10, 0, 21000);		/* 10: 20000..21000 */
 }
 
 static void test_cputop_whole_system_charges_the_untraced_gap(void)
 {
-	struct fx f;
+	struct feeder f;
 	const struct strobe_table *t;
 
 	REQUIRE(start(&f, "cputop", STROBE_GROUP_THREAD, NULL, NULL, NULL));
@@ -329,7 +199,7 @@ static void test_cputop_whole_system_charges_the_untraced_gap(void)
 
 static void test_cputop_command_target_charges_traced_tasks_only(void)
 {
-	struct fx f;
+	struct feeder f;
 	const struct strobe_table *t, *c;
 
 	REQUIRE(start(&f, "cputop", STROBE_GROUP_THREAD, "command", "10", NULL));
@@ -363,20 +233,20 @@ static void test_cputop_command_target_charges_traced_tasks_only(void)
  * -- CMD the same parent chain would count (a command has no older
  * children), as would a task whose fork was lost.
  */
-static void pid_sequence(struct fx *f)
+static void pid_sequence(struct feeder *f)
 {
-	sw(f, 0, 1000, 0, 0, 11);
-	sw(f, 0, 2000, 11, 1, 30);		/* 11: 1000..2000 */
-	sw(f, 0, 3000, 30, 1, 10);		/* 30 "ran" 2000..3000 */
-	sw(f, 0, 4000, 10, 1, 11);		/* 10: 3000..4000 */
+	sched_switch(f, 0, 1000, 0, 0, 11);
+	sched_switch(f, 0, 2000, 11, 1, 30);	/* 11: 1000..2000 */
+	sched_switch(f, 0, 3000, 30, 1, 10);	/* 30 "ran" 2000..3000 */
+	sched_switch(f, 0, 4000, 10, 1, 11);	/* 10: 3000..4000 */
 	fork_ev(f, 11, 0, 4500, 13);
-	sw(f, 0, 5000, 11, 1, 13);		/* 11: 4000..5000 */
-	sw(f, 0, 6000, 13, 1, 0);		/* 13: 5000..6000 */
+	sched_switch(f, 0, 5000, 11, 1, 13);	/* 11: 4000..5000 */
+	sched_switch(f, 0, 6000, 13, 1, 0);	/* 13: 5000..6000 */
 }
 
 static void test_cputop_pid_target_threads_forks_not_older_children(void)
 {
-	struct fx f;
+	struct feeder f;
 	const struct strobe_table *t;
 
 	REQUIRE(start(&f, "cputop", STROBE_GROUP_THREAD, "pid", "10", NULL));
@@ -403,7 +273,7 @@ static void test_set_target_lists_and_errors(void)
 {
 	struct strobe_error err = { 0 };
 	struct strobe_analysis *a = NULL;
-	struct fx f;
+	struct feeder f;
 	const struct strobe_table *t;
 
 	REQUIRE(start(&f, "cputop", STROBE_GROUP_THREAD, "pid", "x,,-3,12abc,99999999999,11", NULL));
@@ -425,16 +295,16 @@ static void test_set_target_lists_and_errors(void)
 
 static void test_cputop_container_target(void)
 {
-	struct fx f;
+	struct feeder f;
 	const struct strobe_table *t;
 
 	REQUIRE(start(&f, "cputop", STROBE_GROUP_CONTAINER, "container", NULL, "x," ID64A));
-	sw(&f, 0, 1000, 0, 0, 40);
-	sw(&f, 0, 2000, 40, 1, 41);		/* alpha: 1000 */
-	sw(&f, 0, 9000, 41, 1, 40);		/* beta "ran" 7000: not traced */
+	sched_switch(&f, 0, 1000, 0, 0, 40);
+	sched_switch(&f, 0, 2000, 40, 1, 41);	/* alpha: 1000 */
+	sched_switch(&f, 0, 9000, 41, 1, 40);	/* beta "ran" 7000: not traced */
 	fork_ev(&f, 40, 0, 9500, 42);		/* inherits alpha */
-	sw(&f, 0, 10000, 40, 1, 42);		/* alpha: 1000 */
-	sw(&f, 0, 10500, 42, 1, 0);		/* alpha: 500 */
+	sched_switch(&f, 0, 10000, 40, 1, 42);	/* alpha: 1000 */
+	sched_switch(&f, 0, 10500, 42, 1, 0);	/* alpha: 500 */
 	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
 	t = table(f.a, "cputop.top");
 	REQUIRE(t && strobe_table_nr_rows(t) == 1);
@@ -450,20 +320,20 @@ static void test_cputop_container_target(void)
  * recorded) and switched out runnable to the traced 12 and in again by
  * it later still: neither is a latency.  10's own wake-up is measured.
  */
-static void schedlat_sequence(struct fx *f)
+static void schedlat_sequence(struct feeder *f)
 {
 	fork_ev(f, 10, 1, 500, 12);
 	waking(f, 10, 0, 1000, 6);
-	sw(f, 1, 50000, 10, 1, 6);		/* "waited" 49 us */
+	sched_switch(f, 1, 50000, 10, 1, 6);	/* "waited" 49 us */
 	waking(f, 6, 1, 60000, 10);		/* recorded: 10 is traced */
-	sw(f, 0, 60300, 0, 0, 10);		/* 10 waited 300 ns */
-	sw(f, 1, 61000, 6, 0, 12);		/* 6 preempted (R) ... */
-	sw(f, 1, 90000, 12, 1, 6);		/* ... "runnable" 29 us */
+	sched_switch(f, 0, 60300, 0, 0, 10);	/* 10 waited 300 ns */
+	sched_switch(f, 1, 61000, 6, 0, 12);	/* 6 preempted (R) ... */
+	sched_switch(f, 1, 90000, 12, 1, 6);	/* ... "runnable" 29 us */
 }
 
 static void test_schedlat_measures_traced_tasks_only(void)
 {
-	struct fx f;
+	struct feeder f;
 	const struct strobe_table *s, *p;
 
 	REQUIRE(start(&f, "schedlat", STROBE_GROUP_THREAD, NULL, NULL, NULL));
@@ -498,13 +368,13 @@ static void test_schedlat_measures_traced_tasks_only(void)
  * the untraced 6 (ksoftirqd), unrecorded; the next recorded entry of that
  * vector must not close the raise.  Handler durations still count.
  */
-static void irq_sequence(struct fx *f)
+static void irq_sequence(struct feeder *f)
 {
-	sw(f, 0, 1000, 0, 0, 10);
+	sched_switch(f, 0, 1000, 0, 0, 10);
 	softirq(f, ID_RAISE, 10, 0, 1100, 1);
-	sw(f, 0, 1200, 10, 1, 6);
+	sched_switch(f, 0, 1200, 10, 1, 6);
 	/* unrecorded: TIMER runs in ksoftirqd */
-	sw(f, 0, 9000, 6, 1, 10);
+	sched_switch(f, 0, 9000, 6, 1, 10);
 	softirq(f, ID_SOFT_ENTRY, 10, 0, 9100, 1);
 	softirq(f, ID_SOFT_EXIT, 10, 0, 9150, 1);
 	softirq(f, ID_RAISE, 10, 0, 9200, 1);		/* raised and run while 10 runs */
@@ -514,7 +384,7 @@ static void irq_sequence(struct fx *f)
 
 static void test_irq_raise_latency_not_across_untraced_time(void)
 {
-	struct fx f;
+	struct feeder f;
 	const struct strobe_table *t;
 
 	REQUIRE(start(&f, "irq", STROBE_GROUP_THREAD, NULL, NULL, NULL));
@@ -547,7 +417,7 @@ static void test_irq_raise_latency_not_across_untraced_time(void)
  */
 static void test_io_ignores_block_requests_when_filtered(void)
 {
-	struct fx f;
+	struct feeder f;
 	const struct strobe_table *t;
 	int pass;
 

@@ -7,119 +7,16 @@
  *
  * Formats are copied from a 6.x kernel's tracefs and parsed with
  * tep_parse_event(); payloads are little-endian byte arrays; events are
- * fed with strobe_analysis_feed() (internal model).
+ * fed with strobe_analysis_feed() (internal model) through the feeder of
+ * analysis_fixture.h.
  */
 #include <errno.h>
 
-#include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
 #include <strobe/strobe.h>
 
 #include "analyses/analysis-int.h"
-#include "test.h"
-
-#define COMMON \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-
-enum { ID_SWITCH = 372, ID_ENTER = 443, ID_EXIT = 444, ID_FORK = 703, ID_ALLOC = 704,
-       ID_FREE = 707, ID_IRQ_ENTRY = 705, ID_IRQ_EXIT = 706, ID_RAISE = 708,
-       ID_SOFT_ENTRY = 709, ID_SOFT_EXIT = 710, ID_ISSUE = 711, ID_COMPLETE = 712 };
-
-static const char fmt_switch[] = "name: sched_switch\nID: 372\nformat:\n" COMMON
-	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"prev_pid=%d next_pid=%d\", REC->prev_pid, REC->next_pid\n";
-static const char fmt_enter[] = "name: sys_enter\nID: 443\nformat:\n" COMMON
-	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n\n"
-	"print fmt: \"NR %ld\", REC->id\n";
-static const char fmt_exit[] = "name: sys_exit\nID: 444\nformat:\n" COMMON
-	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
-	"print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
-static const char fmt_fork[] = "name: sched_process_fork\nID: 703\nformat:\n" COMMON
-	"\tfield:char parent_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t parent_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:char child_comm[16];\toffset:28;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t child_pid;\toffset:44;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"child_pid=%d\", REC->child_pid\n";
-static const char fmt_alloc[] = "name: mm_page_alloc\nID: 704\nformat:\n" COMMON
-	"\tfield:unsigned long pfn;\toffset:8;\tsize:8;\tsigned:0;\n"
-	"\tfield:unsigned int order;\toffset:16;\tsize:4;\tsigned:0;\n"
-	"\tfield:unsigned long gfp_flags;\toffset:24;\tsize:8;\tsigned:0;\n"
-	"\tfield:int migratetype;\toffset:32;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"order=%d\", REC->order\n";
-static const char fmt_free[] = "name: mm_page_free\nID: 707\nformat:\n" COMMON
-	"\tfield:unsigned long pfn;\toffset:8;\tsize:8;\tsigned:0;\n"
-	"\tfield:unsigned int order;\toffset:16;\tsize:4;\tsigned:0;\n\n"
-	"print fmt: \"order=%d\", REC->order\n";
-static const char fmt_irq_entry[] = "name: irq_handler_entry\nID: 705\nformat:\n" COMMON
-	"\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
-	"\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n\n"
-	"print fmt: \"irq=%d\", REC->irq\n";
-static const char fmt_irq_exit[] = "name: irq_handler_exit\nID: 706\nformat:\n" COMMON
-	"\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
-	"\tfield:int ret;\toffset:12;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"irq=%d\", REC->irq\n";
-static const char fmt_raise[] = "name: softirq_raise\nID: 708\nformat:\n" COMMON
-	"\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n\n"
-	"print fmt: \"vec=%u\", REC->vec\n";
-static const char fmt_soft_entry[] = "name: softirq_entry\nID: 709\nformat:\n" COMMON
-	"\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n\n"
-	"print fmt: \"vec=%u\", REC->vec\n";
-static const char fmt_soft_exit[] = "name: softirq_exit\nID: 710\nformat:\n" COMMON
-	"\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n\n"
-	"print fmt: \"vec=%u\", REC->vec\n";
-static const char fmt_issue[] = "name: block_rq_issue\nID: 711\nformat:\n" COMMON
-	"\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
-	"\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;\n"
-	"\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;\n"
-	"\tfield:unsigned int bytes;\toffset:28;\tsize:4;\tsigned:0;\n\n"
-	"print fmt: \"sector=%llu\", REC->sector\n";
-static const char fmt_complete[] = "name: block_rq_complete\nID: 712\nformat:\n" COMMON
-	"\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
-	"\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;\n"
-	"\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;\n"
-	"\tfield:int error;\toffset:28;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"sector=%llu\", REC->sector\n";
-
-static struct tep_handle *make_tep(void)
-{
-	static const struct { const char *fmt, *sys; } f[] = {
-		{ fmt_switch, "sched" }, { fmt_enter, "raw_syscalls" },
-		{ fmt_exit, "raw_syscalls" }, { fmt_fork, "sched" }, { fmt_alloc, "kmem" },
-		{ fmt_free, "kmem" }, { fmt_irq_entry, "irq" }, { fmt_irq_exit, "irq" },
-		{ fmt_raise, "irq" }, { fmt_soft_entry, "irq" }, { fmt_soft_exit, "irq" },
-		{ fmt_issue, "block" }, { fmt_complete, "block" },
-	};
-	struct tep_handle *tep = tep_alloc();
-	size_t i;
-
-	if (!tep)
-		return NULL;
-	tep_set_long_size(tep, 8);
-	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_page_size(tep, 4096);
-	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		if (tep_parse_event(tep, f[i].fmt, strlen(f[i].fmt), f[i].sys)) {
-			tep_free(tep);
-			return NULL;
-		}
-	return tep;
-}
-
-static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
 /* ---- the log rows the callback received --------------------------------- */
 
@@ -137,6 +34,57 @@ struct rows {
 	struct row r[MAX_ROWS];
 	int n;
 };
+
+#define FIXTURE_FEEDER_EXTRA struct rows rows;
+#include "analysis_fixture.h"
+
+enum { ID_ALLOC = 704, ID_FREE = 707, ID_RAISE = 708, ID_SOFT_ENTRY = 709,
+       ID_SOFT_EXIT = 710, ID_ISSUE = 711, ID_COMPLETE = 712 };
+
+static const char fmt_alloc[] = "name: mm_page_alloc\nID: 704\nformat:\n" FMT_COMMON
+	"\tfield:unsigned long pfn;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned int order;\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned long gfp_flags;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:int migratetype;\toffset:32;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"order=%d\", REC->order\n";
+static const char fmt_free[] = "name: mm_page_free\nID: 707\nformat:\n" FMT_COMMON
+	"\tfield:unsigned long pfn;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned int order;\toffset:16;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"order=%d\", REC->order\n";
+static const char fmt_raise[] = "name: softirq_raise\nID: 708\nformat:\n" FMT_COMMON
+	"\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"vec=%u\", REC->vec\n";
+static const char fmt_soft_entry[] = "name: softirq_entry\nID: 709\nformat:\n" FMT_COMMON
+	"\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"vec=%u\", REC->vec\n";
+static const char fmt_soft_exit[] = "name: softirq_exit\nID: 710\nformat:\n" FMT_COMMON
+	"\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"vec=%u\", REC->vec\n";
+static const char fmt_issue[] = "name: block_rq_issue\nID: 711\nformat:\n" FMT_COMMON
+	"\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int bytes;\toffset:28;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"sector=%llu\", REC->sector\n";
+static const char fmt_complete[] = "name: block_rq_complete\nID: 712\nformat:\n" FMT_COMMON
+	"\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\tfield:int error;\toffset:28;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"sector=%llu\", REC->sector\n";
+
+static struct tep_handle *make_tep(void)
+{
+	static const struct fixture_fmt f[] = {
+		{ fmt_switch, "sched" }, { fmt_enter, "raw_syscalls" },
+		{ fmt_exit, "raw_syscalls" }, { fmt_fork, "sched" }, { fmt_alloc, "kmem" },
+		{ fmt_free, "kmem" }, { fmt_irq_entry, "irq" }, { fmt_irq_exit, "irq" },
+		{ fmt_raise, "irq" }, { fmt_soft_entry, "irq" }, { fmt_soft_exit, "irq" },
+		{ fmt_issue, "block" }, { fmt_complete, "block" },
+	};
+
+	return fixture_tep(f, sizeof(f) / sizeof(f[0]));
+}
 
 static void on_log(void *arg, const struct strobe_table *t, const union strobe_value *v)
 {
@@ -158,7 +106,8 @@ static void on_log(void *arg, const struct strobe_table *t, const union strobe_v
 	}
 }
 
-static int col(const struct strobe_table *t, const char *key)
+/* Index of column key of t; complains and gives an unused slot if none. */
+static int row_col(const struct strobe_table *t, const char *key)
 {
 	int i;
 
@@ -172,46 +121,20 @@ static int col(const struct strobe_table *t, const char *key)
 /* Cell `key` of received row i. */
 static int64_t I(const struct rows *rs, int i, const char *key)
 {
-	return rs->r[i].v[col(rs->t[i], key)].i;
+	return rs->r[i].v[row_col(rs->t[i], key)].i;
 }
 
 static uint64_t U(const struct rows *rs, int i, const char *key)
 {
-	return rs->r[i].v[col(rs->t[i], key)].u;
+	return rs->r[i].v[row_col(rs->t[i], key)].u;
 }
 
 static const char *S(const struct rows *rs, int i, const char *key)
 {
-	return rs->r[i].v[col(rs->t[i], key)].s;
+	return rs->r[i].v[row_col(rs->t[i], key)].s;
 }
 
 /* ---- feeding ------------------------------------------------------------ */
-
-struct feeder {
-	struct strobe_analysis *a;
-	struct tep_handle *tep;
-	struct rows rows;
-	uint8_t d[64];
-};
-
-static void feed(struct feeder *f, int type, int pid, int cpu, uint64_t ts, int64_t missed)
-{
-	struct strobe_event ev = { 0 };
-
-	f->d[0] = (uint8_t)type;
-	f->d[1] = (uint8_t)(type >> 8);
-	put32(f->d + 4, (uint32_t)pid);
-	ev.ts = ts;
-	ev.data = f->d;
-	ev.size = 64;
-	ev.cpu = cpu;
-	ev.type = type;
-	ev.pid = pid;
-	ev.missed = missed;
-	ev.format = tep_find_event(f->tep, type);
-	strobe_analysis_feed(f->a, &ev);
-	memset(f->d, 0, sizeof(f->d));
-}
 
 static void sys_enter(struct feeder *f, int tid, uint64_t ts, int nr, int fd)
 {
@@ -227,21 +150,12 @@ static void sys_exit(struct feeder *f, int tid, uint64_t ts, int nr, int64_t ret
 	feed(f, ID_EXIT, tid, 0, ts, 0);
 }
 
-static void sched_switch(struct feeder *f, int cpu, uint64_t ts, int prev, long state,
-			 int next, const char *next_comm)
+/* sched_switch to next, named next_comm. */
+static void switch_to(struct feeder *f, int cpu, uint64_t ts, int prev, long state, int next,
+		      const char *next_comm)
 {
-	put32(f->d + 24, (uint32_t)prev);
-	put64(f->d + 32, (uint64_t)state);
 	memcpy(f->d + 40, next_comm, strlen(next_comm) + 1);
-	put32(f->d + 56, (uint32_t)next);
-	feed(f, ID_SWITCH, prev, cpu, ts, 0);
-}
-
-static void fork_ev(struct feeder *f, int parent, uint64_t ts, int child)
-{
-	put32(f->d + 24, (uint32_t)parent);
-	put32(f->d + 44, (uint32_t)child);
-	feed(f, ID_FORK, parent, 0, ts, 0);
+	sched_switch(f, cpu, ts, prev, state, next);
 }
 
 static void vec_ev(struct feeder *f, int id, int cpu, uint64_t ts, int vec)
@@ -302,12 +216,6 @@ static struct strobe_analysis *start(struct feeder *f, const char *names,
 	return f->a;
 }
 
-static void stop(struct feeder *f)
-{
-	strobe_analysis_free(f->a);
-	tep_free(f->tep);
-}
-
 /* ---- cputop ------------------------------------------------------------- */
 
 /* CPU 0: 5 runs 1000..1500 (500 ns), 6 runs 1500..3000 (1500 ns); CPU 1:
@@ -315,14 +223,14 @@ static void stop(struct feeder *f)
  * still running at the end (no row). */
 static void cputop_sequence(struct feeder *f)
 {
-	fork_ev(f, 1, 50, 5);
-	fork_ev(f, 1, 60, 6);
+	fork_ev(f, 1, 0, 50, 5);
+	fork_ev(f, 1, 0, 60, 6);
 	sys_enter(f, 7, 100, 39, 0);
 	feed(f, ID_ENTER, 7, 1, 200, 0);
-	sched_switch(f, 1, 400, 7, 1, 8, "eight");
-	sched_switch(f, 0, 1000, 0, 0, 5, "five");
-	sched_switch(f, 0, 1500, 5, 1, 6, "six");
-	sched_switch(f, 0, 3000, 6, 1, 0, "swapper/0");
+	switch_to(f, 1, 400, 7, 1, 8, "eight");
+	switch_to(f, 0, 1000, 0, 0, 5, "five");
+	switch_to(f, 0, 1500, 5, 1, 6, "six");
+	switch_to(f, 0, 3000, 6, 1, 0, "swapper/0");
 	feed(f, ID_ENTER, 8, 1, 4000, 0);
 }
 
@@ -400,10 +308,10 @@ static void test_cputop_log_filtered_recording_traced_tasks_only(void)
 
 	/* a recording of command 5: 6 (not forked by 5) is not traced */
 	REQUIRE(start(&f, "cputop", &o, "5"));
-	sched_switch(&f, 0, 1000, 0, 0, 5, "five");
-	sched_switch(&f, 0, 1500, 5, 1, 6, "six");
-	sched_switch(&f, 0, 3000, 6, 1, 5, "five");
-	sched_switch(&f, 0, 3100, 5, 1, 0, "swapper/0");
+	switch_to(&f, 0, 1000, 0, 0, 5, "five");
+	switch_to(&f, 0, 1500, 5, 1, 6, "six");
+	switch_to(&f, 0, 3000, 6, 1, 5, "five");
+	switch_to(&f, 0, 3100, 5, 1, 0, "swapper/0");
 	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
 	REQUIRE(f.rows.n == 2);
 	CHECK_EQ(I(&f.rows, 0, "tid"), 5);
@@ -437,7 +345,7 @@ static void test_no_callback_without_the_log_view(void)
  * on 8:16 sector 1234 issued by 5 and completed 30000 ns later. */
 static void io_sequence(struct feeder *f)
 {
-	fork_ev(f, 1, 50, 5);
+	fork_ev(f, 1, 0, 50, 5);
 	sys_enter(f, 5, 1000, 1, 3);
 	sys_exit(f, 5, 1100, 1, 4096);
 	sys_enter(f, 5, 2000, 0, 4);
@@ -591,7 +499,7 @@ static void test_mem_log_allocs_and_frees(void)
 	struct rows *r = &f.rows;
 
 	REQUIRE(start(&f, "mem", &o, NULL));
-	fork_ev(&f, 1, 50, 5);
+	fork_ev(&f, 1, 0, 50, 5);
 	page_ev(&f, ID_ALLOC, 5, 100, 2, 0xcc0);
 	page_ev(&f, ID_FREE, 5, 200, 0, 0);
 	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);

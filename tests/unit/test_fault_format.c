@@ -17,13 +17,10 @@
 #include <strobe/strobe.h>
 #include "output/output-int.h"
 #include "tracefile/fmtcheck.h"
+#include "formats.h"
 #include "test.h"
 
-#define HEAD "name: fz\nID: 7\nformat:\n" \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n" \
+#define HEAD "name: fz\nID: 7\nformat:\n" FMT_COMMON \
 	"\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n" \
 	"\tfield:unsigned int len;\toffset:12;\tsize:4;\tsigned:0;\n" \
 	"\tfield:__data_loc char[] name;\toffset:16;\tsize:4;\tsigned:0;\n" \

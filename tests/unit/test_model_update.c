@@ -17,14 +17,10 @@
 
 #include <strobe/strobe.h>
 
+#include "formats.h"
 #include "test.h"
 
-#define COMMON \
-	"format:\n" \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+#define COMMON "format:\n" FMT_COMMON
 
 enum { ID_NEWTASK = 10, ID_FORK, ID_EXEC, ID_EXIT, ID_RENAME, ID_ATTACH, ID_SWITCH,
        ID_OTHER };
@@ -69,14 +65,7 @@ static const struct {
 	  "\tfield:__data_loc char[] dst_path;\toffset:28;\tsize:4;\tsigned:0;\n"
 	  "\tfield:__data_loc char[] comm;\toffset:32;\tsize:4;\tsigned:0;\n\n"
 	  "print fmt: \"pid=%d\", REC->pid\n" },
-	{ "sched", "name: sched_switch\nID: 16\n" COMMON
-	  "\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	  "\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	  "\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	  "\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-	  "\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
-	  "\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-	  "\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
+	{ "sched", "name: sched_switch\nID: 16\n" COMMON FMT_SWITCH_FIELDS
 	  "print fmt: \"prev_pid=%d\", REC->prev_pid\n" },
 	{ "syscalls", "name: sys_enter_getppid\nID: 17\n" COMMON
 	  "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n\n"

@@ -23,6 +23,7 @@
 
 #include <strobe/strobe.h>
 
+#include "formats.h"
 #include "test.h"
 
 #define PS		4096u
@@ -58,36 +59,21 @@ static const char header_event[] =
 	"\ttime_stamp : type == 31\n"
 	"\tdata max type_len  == 28\n";
 
-#define COMMON_FIELDS \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-
 static const char fmt_print[] =
-	"name: print\nID: 5\nformat:\n" COMMON_FIELDS
+	"name: print\nID: 5\nformat:\n" FMT_COMMON
 	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n\n"
 	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
 
 static const char fmt_switch[] =
-	"name: sched_switch\nID: 372\nformat:\n" COMMON_FIELDS
-	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
+	"name: sched_switch\nID: 372\nformat:\n" FMT_COMMON FMT_SWITCH_FIELDS
 	"print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s ==> "
 	"next_comm=%s next_pid=%d next_prio=%d\", REC->prev_comm, REC->prev_pid, "
 	"REC->prev_prio, REC->prev_state ? \"S\" : \"R\", REC->next_comm, "
 	"REC->next_pid, REC->next_prio\n";
 
 static const char fmt_enter[] =
-	"name: sys_enter\nID: 443\nformat:\n" COMMON_FIELDS
-	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n\n"
+	"name: sys_enter\nID: 443\nformat:\n" FMT_COMMON FMT_SYS_ENTER_FIELDS
 	"print fmt: \"NR %ld (%lx, %lx, %lx, %lx, %lx, %lx)\", REC->id, REC->args[0], "
 	"REC->args[1], REC->args[2], REC->args[3], REC->args[4], REC->args[5]\n";
 
