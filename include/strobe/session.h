@@ -158,6 +158,16 @@ int strobe_session_set_pids(struct strobe_session *s, const pid_t *pids,
 			    size_t n, bool follow_fork, struct strobe_error *err);
 
 /*
+ * Never trace events in the context of these tasks
+ * (set_event_notrace_pid): strobe's own threads, so that a whole-system
+ * recording does not record itself.  A sched_switch to or from such a
+ * task is still recorded when the other side is traced.  Adds to what is
+ * there; returns 0 or -errno.
+ */
+int strobe_session_set_notrace_pids(struct strobe_session *s, const pid_t *pids,
+				    size_t n, struct strobe_error *err);
+
+/*
  * Every thread of process `pid` (from /proc/PID/task) into *out (malloc'd,
  * caller frees), count in *n.  Returns 0 or -ESRCH "no process PID".
  */

@@ -92,6 +92,22 @@ static int open_writer(struct rec *r, const struct strobe_session_meta *meta,
 	return strobe_tf_writer_open(r->out, &m, r->nr_cpus, &r->w, err);
 }
 
+/*
+ * Keep strobe's own main and reader threads out of the trace: their
+ * splice and /proc work would otherwise fill a whole-system recording
+ * with strobe itself.  Best effort: a kernel without
+ * set_event_notrace_pid simply records them.
+ */
+static void exclude_self(struct rec *r)
+{
+	pid_t tids[257];
+	int n;
+
+	tids[0] = gettid();
+	n = 1 + strobe_live_tids(r->live, tids + 1, 256);
+	strobe_session_set_notrace_pids(r->s, tids, (size_t)n, NULL);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -773,6 +789,7 @@ int strobe_record(const struct strobe_record_opts *opts,
 	e = strobe_live_start(r.live, err);
 	if (e < 0)
 		goto fail;
+	exclude_self(&r);
 	e = strobe_session_start(r.s, err);
 	if (e < 0)
 		goto fail;

@@ -446,6 +446,23 @@ int strobe_session_set_pids(struct strobe_session *s, const pid_t *pids,
 	return 0;
 }
 
+int strobe_session_set_notrace_pids(struct strobe_session *s, const pid_t *pids,
+				    size_t n, struct strobe_error *err)
+{
+	char buf[32];
+	size_t i;
+	int r;
+
+	for (i = 0; i < n; i++) {
+		snprintf(buf, sizeof(buf), "%d", (int)pids[i]);
+		r = inst_write(s, "set_event_notrace_pid", buf, 1);
+		if (r < 0)
+			return strobe_err(err, r, "cannot write %s/set_event_notrace_pid: %s",
+					  s->dir, strerror(-r));
+	}
+	return 0;
+}
+
 int strobe_session_start(struct strobe_session *s, struct strobe_error *err)
 {
 	int r;
@@ -516,6 +533,7 @@ int strobe_session_close(struct strobe_session *s)
 		inst_write(s, "tracing_on", "0", 0);
 		inst_write(s, "events/enable", "0", 0);
 		inst_write(s, "set_event_pid", "", 0);
+		inst_write(s, "set_event_notrace_pid", "", 0);
 		r = remove_instance(s->dir);
 	}
 	strobe_strv_free(&s->avail);

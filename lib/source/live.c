@@ -35,6 +35,7 @@ struct live_cpu {
 	bool use_splice;	/* sink accepts splice; else read+write */
 	pthread_t thread;
 	bool started;
+	pid_t tid;		/* atomic: the thread's id once it runs, else 0 */
 	uint64_t bytes;		/* atomic: written into sink */
 	int error;		/* atomic: first -errno */
 	char *buf;		/* one page, for read() paths */
@@ -164,6 +165,7 @@ static void *reader(void *arg)
 	bool moved;
 	int e, r;
 
+	__atomic_store_n(&c->tid, gettid(), __ATOMIC_RELEASE);
 	pfd[0].fd = c->fd;
 	pfd[0].events = POLLIN;
 	pfd[1].fd = c->l->wake[0];
@@ -279,6 +281,25 @@ int strobe_live_start(struct strobe_live *l, struct strobe_error *err)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	l->running = true;
 	return 0;
+}
+
+int strobe_live_tids(const struct strobe_live *l, pid_t *tids, int max)
+{
+	struct timespec nap = { 0, 100000 };
+	int i, n = 0, tries;
+	pid_t t;
+
+	for (i = 0; i < l->nr_cpus && n < max; i++) {
+		if (!l->cpus[i].started)
+			continue;
+		/* a thread publishes its id first thing; wait up to ~1 s */
+		for (tries = 0; !(t = __atomic_load_n(&l->cpus[i].tid, __ATOMIC_ACQUIRE)) &&
+		     tries < 10000; tries++)
+			nanosleep(&nap, NULL);
+		if (t)
+			tids[n++] = t;
+	}
+	return n;
 }
 
 int strobe_live_error(const struct strobe_live *l)

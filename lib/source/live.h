@@ -15,6 +15,7 @@
 #define STROBE_SOURCE_LIVE_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../util/err.h"
 
@@ -32,6 +33,12 @@ int strobe_live_open(const char *instance_dir, int nr_cpus, const int *fds,
 
 /* Start one thread per CPU (all signals blocked in them).  0 or -errno. */
 int strobe_live_start(struct strobe_live *l, struct strobe_error *err) STROBE_HIDDEN;
+
+/*
+ * Thread ids of the running readers (at most max, into tids), so the
+ * recorder can keep its own threads out of the trace.  Returns the count.
+ */
+int strobe_live_tids(const struct strobe_live *l, pid_t *tids, int max) STROBE_HIDDEN;
 
 /*
  * 0 while every reader is fine, else the first reader's -errno (e.g.

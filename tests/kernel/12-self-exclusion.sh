@@ -1,0 +1,20 @@
+# 12-self-exclusion.sh - a whole-system recording does not record strobe
+# itself: no system call of strobe's main or reader threads is in the
+# file (their splice and /proc work would otherwise flood it), while
+# scheduling events that involve them and traced tasks still are.
+. "$(dirname "$0")/lib.sh"
+need_tracefs self_exclusion
+before=$(tracefs_state)
+F=$WORK/w.dat
+if ! timeout 60 $STROBE record -o $F -e syscalls -e sched --duration 1 > $WORK/out 2>&1; then
+	cat $WORK/out; fail whole_system_record; exit 0
+fi
+own=$(timeout 60 $STROBE report -i $F -e raw_syscalls:sys_enter --comm strobe | grep -c 'sys_enter:')
+all=$(timeout 60 $STROBE report -i $F -e raw_syscalls:sys_enter | grep -c 'sys_enter:')
+if [ "$own" = 0 ] && [ "$all" -gt 0 ]; then
+	pass no_syscall_of_strobe_itself_in_a_whole_system_recording
+else
+	fail no_syscall_of_strobe_itself_in_a_whole_system_recording "strobe: $own of $all"
+fi
+after=$(tracefs_state)
+[ "$before" = "$after" ] && pass tracefs_left_as_found || fail tracefs_left_as_found "$(diff <(echo "$before") <(echo "$after"))"
