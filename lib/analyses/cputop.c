@@ -152,8 +152,18 @@ static void on_switch(struct ana *a, const struct strobe_event *ev, int cookie)
 	if (c->state == CPU_RUNNING) {
 		from = c->since;
 		whole = c->tid == prev;
-		if (!whole)
-			from = ev->ts;	/* inconsistent: charge nothing we do not know */
+		if (!whole) {
+			/*
+			 * prev's switch-in was not recorded (PID filter, or a
+			 * kernel that skips sched_switch out of idle): charge
+			 * it only from the first event of its own unbroken run
+			 * on this CPU, never more than there is evidence for.
+			 */
+			from = ev->ts;
+			if (a->core->cpu_pid[ev->cpu] == prev &&
+			    a->core->cpu_pid_since[ev->cpu] > c->since)
+				from = a->core->cpu_pid_since[ev->cpu];
+		}
 	} else {
 		/*
 		 * Before the first switch on this CPU (or after a gap) prev is

@@ -63,11 +63,23 @@ struct schedlat {
 	struct strobe_field wu_pid, wu_prio, wu_target;	/* sched_wakeup(_new) */
 	bool have_waking;
 	struct ana_map waits;		/* tid -> struct wait */
+	/* wake-ups whose task ran again with no recorded switch-in: the
+	 * kernel emitted no sched_switch (seen for idle CPUs on some VMs) */
+	uint64_t unmeasured;
 	struct ana_map groups;		/* group key -> struct group */
 	struct worst *worst;		/* min-heap by latency, nr_worst <= max_worst */
 	int nr_worst, max_worst;
 	struct strobe_table *top, *stats, *preempt, *log;
 };
+
+static void count_unmeasured(struct ana *a, int tid)
+{
+	struct schedlat *p = a->priv;
+	const struct strobe_task *t = ana_task(a->core, tid);
+
+	if (t && ana_task_selected(a->core, t))
+		p->unmeasured++;
+}
 
 static void wake(struct ana *a, const struct strobe_event *ev, int tid, int prio, int target)
 {
@@ -77,6 +89,9 @@ static void wake(struct ana *a, const struct strobe_event *ev, int tid, int prio
 
 	if (tid <= 0 || !ana_tid_traced(a->core, tid))
 		return;
+	s = ana_map_get(&p->waits, (uint64_t)(uint32_t)tid);
+	if (s && s->state == W_WOKEN)
+		count_unmeasured(a, tid);	/* woken again, never seen switched in */
 	s = ana_map_put(&p->waits, (uint64_t)(uint32_t)tid, NULL);
 	if (!s)
 		return;
@@ -216,6 +231,11 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 		next = (int)strobe_field_int(ev, &p->next_pid);
 		state = strobe_field_int(ev, &p->prev_state);
 		if (prev > 0) {
+			struct wait *old = ana_map_get(&p->waits, (uint64_t)(uint32_t)prev);
+
+			/* it ran, but its switch-in was never recorded */
+			if (old && old->state == W_WOKEN && old->since <= ev->ts)
+				count_unmeasured(a, prev);
 			if ((state & 0xff) == 0 && ana_tid_traced(a->core, prev)) {
 				/* TASK_RUNNING: preempted */
 				struct wait *s = ana_map_put(&p->waits,
@@ -397,6 +417,10 @@ static int finish(struct ana *a)
 
 	ana_note_filtered(c, "schedlat", "latencies are of the traced tasks only (an "
 			  "untraced task's switch-in is not always recorded)");
+	if (p->unmeasured)
+		ana_note(c, "schedlat: %llu wake-ups not measured: the woken task ran "
+			 "with no recorded switch-in (the kernel emitted no sched_switch "
+			 "for it)", (unsigned long long)p->unmeasured);
 	if (p->top) {
 		qsort(p->worst, (size_t)p->nr_worst, sizeof(*p->worst), worst_cmp);
 		for (i = 0; i < (size_t)p->nr_worst; i++) {

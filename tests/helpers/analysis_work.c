@@ -7,9 +7,12 @@
  *   analysis_work syscalls N M    N getppid calls, then M open() calls of
  *                                 a missing file (ENOENT), from one thread
  *   analysis_work pingpong R      two threads bounce a byte over two pipes
- *                                 R round trips; each side naps 20 us
- *                                 before it writes, so the peer is always
- *                                 blocked in read(): >= 2R pipe wake-ups
+ *                                 R round trips; before it writes, each
+ *                                 side waits until /proc shows the peer
+ *                                 switched out asleep (in its read()), so
+ *                                 every write wakes it and it must be
+ *                                 switched back in: exactly 2R pipe
+ *                                 wake-ups, each with a latency
  *   analysis_work write FILE B    write exactly B bytes to FILE (64 KiB
  *                                 write() calls), fsync, close
  *   analysis_work busy MS         spin on the CPU for about MS ms, then
@@ -19,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,11 +50,43 @@ static long num(const char *s)
 static int p1[2], p2[2];
 static long rounds;
 
-static void nap(void)
-{
-	struct timespec ts = { 0, 20000 };
+static pid_t main_tid, pong_tid;	/* atomic */
+static unsigned long main_seen, pong_seen;	/* each read by one thread only */
 
-	nanosleep(&ts, NULL);
+/*
+ * Wait until thread t has really left the CPU to sleep: /proc shows it
+ * asleep ('S') and its voluntary context switches went past *seen.  A
+ * task that only set its state but is still on its CPU would be woken
+ * without a switch-in, which has no run-queue latency to measure.
+ */
+static void wait_asleep(pid_t t, unsigned long *seen)
+{
+	char path[64], buf[2048], *st, *vc;
+	unsigned long n_sw;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)t);
+	for (;;) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			exit(1);
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			exit(1);
+		buf[n] = '\0';
+		st = strstr(buf, "\nState:\t");
+		vc = strstr(buf, "\nvoluntary_ctxt_switches:\t");
+		if (st && vc && st[8] == 'S') {
+			n_sw = strtoul(vc + 26, NULL, 10);
+			if (n_sw > *seen) {
+				*seen = n_sw;
+				return;
+			}
+		}
+		sched_yield();
+	}
 }
 
 static void *pong(void *arg)
@@ -60,10 +96,11 @@ static void *pong(void *arg)
 
 	printf("tid=%d\n", tid());
 	fflush(stdout);
+	__atomic_store_n(&pong_tid, tid(), __ATOMIC_RELEASE);
 	for (i = 0; i < rounds; i++) {
 		if (read(p1[0], &c, 1) != 1)
 			exit(1);
-		nap();
+		wait_asleep(main_tid, &main_seen);
 		if (write(p2[1], &c, 1) != 1)
 			exit(1);
 	}
@@ -133,9 +170,12 @@ int main(int argc, char **argv)
 			return 1;
 		printf("tid=%d\n", tid());
 		fflush(stdout);
+		main_tid = tid();
 		pthread_create(&th, NULL, pong, NULL);
+		while (!__atomic_load_n(&pong_tid, __ATOMIC_ACQUIRE))
+			sched_yield();
 		for (i = 0; i < rounds; i++) {
-			nap();
+			wait_asleep(pong_tid, &pong_seen);
 			if (write(p1[1], &c, 1) != 1 || read(p2[0], &c, 1) != 1)
 				return 1;
 		}

@@ -92,8 +92,10 @@ fi
 
 # --- every analysis, whole system ------------------------------------------------
 F=$WORK/all.dat
-( sleep 0.2; $W write $WORK/out2.bin 1048576 > /dev/null ) &
-if timeout 60 $STROBE record -q -o $F --preset sched,syscalls,io,irq,mem -d 1 > $F.stdout 2> $F.stderr; then
+# strobe keeps its own threads out of the trace, so the IO and page
+# allocations come from this workload, started once tracing is surely on
+( sleep 0.7; $W write $WORK/out2.bin 1048576 > /dev/null ) &
+if timeout 60 $STROBE record -q -o $F --preset sched,syscalls,io,irq,mem -d 1.5 > $F.stdout 2> $F.stderr; then
 	wait
 	timeout 60 $STROBE analyze -a cputop,syscalls,schedlat,io,irq,mem --log --json -i $F > $WORK/all.json 2>>$WORK/notes
 	r=$(py 'import sys,json
