@@ -58,6 +58,8 @@ static void usage(FILE *f)
 		"Examples:\n"
 		"  strobe record -e sched -e syscalls -- ls /      trace a command\n"
 		"  strobe report | less                           read trace.dat\n"
+		"  strobe analyze -a cputop,syscalls,schedlat     what it cost, per thread\n"
+		"  strobe syscalls --group-by container           ... and per container\n"
 		"  strobe list presets                            what each preset enables\n");
 }
 
