@@ -455,6 +455,9 @@ static int run(struct analyze_args *a)
 
 		if (why)
 			cli_warn(a->cmd, "the recording was incomplete: %s", why);
+		why = strobe_tracefile_damage(tf);
+		if (why)
+			cli_warn(a->cmd, "%s", why);
 	}
 	status = CLI_OK;
 out:

@@ -215,6 +215,9 @@ static void warn_losses(struct strobe_tracefile *tf, const struct strobe_stream_
 	why = strobe_tracefile_info(tf, "incomplete");
 	if (why)
 		cli_warn(CMD, "the recording was incomplete: %s", why);
+	why = strobe_tracefile_damage(tf);
+	if (why)
+		cli_warn(CMD, "%s", why);
 	if (strobe_tracefile_bad_formats(tf))
 		cli_warn(CMD, "%u event formats in the file are damaged and were skipped; "
 			 "their events print as UNKNOWN TYPE", strobe_tracefile_bad_formats(tf));

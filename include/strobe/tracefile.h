@@ -97,6 +97,13 @@ const char *strobe_tracefile_compression(const struct strobe_tracefile *tf);
 /* Event formats of the file that were damaged and skipped (their events
  * have no format: ev->format NULL). */
 unsigned strobe_tracefile_bad_formats(const struct strobe_tracefile *tf);
+/*
+ * NULL, or a one-line description of damage the reader worked around by
+ * reading only part of the data, e.g. a file cut short inside a CPU's
+ * data: only the whole pages present are read, and the message names the
+ * section and offset.  Owned by tf.
+ */
+const char *strobe_tracefile_damage(const struct strobe_tracefile *tf);
 /* The file's tep_handle; owned by tf, valid until close. */
 struct tep_handle *strobe_tracefile_tep(struct strobe_tracefile *tf);
 

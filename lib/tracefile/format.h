@@ -131,11 +131,15 @@ struct strobe_tracefile {
 	size_t nr_stats;
 
 	unsigned nr_bad_formats; /* formats refused by tf_format_check() */
+	char damage[512];	/* "" or why only part of the data is read */
 	char *info;		/* STROBE_INFO text, lines split by NULs */
 	size_t info_len;
 };
 
 /* ---- read.c: shared helpers ---- */
+/* CPU data past the end of the file: keep its whole pages, note the damage. */
+void tf_clamp_cpu(struct strobe_tracefile *tf, struct tf_cpu_data *c,
+		  const char *section, uint64_t at) STROBE_HIDDEN;
 int tf_rd_fail(struct tf_rd *r, size_t need) STROBE_HIDDEN;
 int tf_u16(struct tf_rd *r, uint16_t *v) STROBE_HIDDEN;
 int tf_u32(struct tf_rd *r, uint32_t *v) STROBE_HIDDEN;

@@ -307,6 +307,11 @@ static int read_buffer_option(struct strobe_tracefile *tf, const struct tf_optio
 			c->offset = 0;
 			continue;
 		}
+		if (!b->compressed && (c->offset > tf->len || c->size > tf->len - c->offset)) {
+			tf_clamp_cpu(tf, c, "buffer flyrecord", c->offset);
+			if (!c->size)
+				continue;
+		}
 		if (c->offset > tf->len || c->size > tf->len - c->offset ||
 		    (b->compressed && tf->len - c->offset - c->size < 4))
 			return strobe_err(err, -EINVAL,

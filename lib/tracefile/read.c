@@ -494,15 +494,8 @@ static int read_v6_table(struct strobe_tracefile *tf, struct tf_rd *r,
 		tf_u64(r, &c->offset);
 		tf_u64(r, &c->size);
 		c->cpu = cpu;
-		if (c->size && (c->offset > tf->len || c->size > tf->len - c->offset)) {
-			r->pos = at;
-			return strobe_err(r->err, -EINVAL,
-					  "%s: truncated in section 'flyrecord' at offset %" PRIu64
-					  ": CPU %d data (offset %" PRIu64 ", %" PRIu64
-					  " bytes) runs past the end of the file (%zu bytes)",
-					  tf->path, r->file_off + at, cpu, c->offset,
-					  c->size, tf->len);
-		}
+		if (c->size && (c->offset > tf->len || c->size > tf->len - c->offset))
+			tf_clamp_cpu(tf, c, "flyrecord", r->file_off + at);
 		if (!c->size)
 			c->offset = 0;
 		c->data_size = c->size;
@@ -974,6 +967,34 @@ const char *strobe_tracefile_compression(const struct strobe_tracefile *tf)
 unsigned strobe_tracefile_bad_formats(const struct strobe_tracefile *tf)
 {
 	return tf->nr_bad_formats;
+}
+
+const char *strobe_tracefile_damage(const struct strobe_tracefile *tf)
+{
+	return tf->damage[0] ? tf->damage : NULL;
+}
+
+/*
+ * CPU data that runs past the end of the file (a copy or a recording cut
+ * short): keep the whole pages that are there, and say so once.
+ */
+void tf_clamp_cpu(struct strobe_tracefile *tf, struct tf_cpu_data *c,
+		  const char *section, uint64_t at)
+{
+	uint64_t have = c->offset < tf->len ? tf->len - c->offset : 0;
+
+	if (tf->page_size)
+		have -= have % tf->page_size;
+	if (!tf->damage[0])
+		snprintf(tf->damage, sizeof(tf->damage),
+			 "%s: truncated in section '%s' at offset %" PRIu64 ": CPU %d data "
+			 "(offset %" PRIu64 ", %" PRIu64 " bytes) runs past the end of the "
+			 "file (%zu bytes); only its %" PRIu64 " whole pages are read",
+			 tf->path, section, at, c->cpu, c->offset, c->size, tf->len,
+			 tf->page_size ? have / tf->page_size : 0);
+	c->size = have;
+	if (!have)
+		c->offset = 0;
 }
 
 struct tep_handle *strobe_tracefile_tep(struct strobe_tracefile *tf)

@@ -490,7 +490,11 @@ static int spill(const char *path, const uint8_t *data, size_t len)
  * it opened, 0 if it failed cleanly (message naming the file), -1 if the
  * failure had no proper message.
  */
-static int open_and_drain(const char *path)
+/*
+ * Open and read every page: 0 = refused cleanly (message names the file),
+ * 1 = opened (*damaged says whether it reported damage), -1 = bad error.
+ */
+static int open_and_drain_d(const char *path, bool *damaged)
 {
 	struct strobe_error err = { 0 };
 	struct strobe_tracefile *tf;
@@ -499,6 +503,9 @@ static int open_and_drain(const char *path)
 	ret = strobe_tracefile_open(path, &tf, &err);
 	if (ret)
 		return ret < 0 && err.code == ret && strstr(err.msg, path) ? 0 : -1;
+	if (damaged)
+		*damaged = strobe_tracefile_damage(tf) &&
+			strstr(strobe_tracefile_damage(tf), "truncated in section 'flyrecord'");
 	for (b = 0; b < strobe_tracefile_nr_buffers(tf); b++) {
 		struct strobe_tf_buffer_info bi;
 
@@ -517,6 +524,11 @@ static int open_and_drain(const char *path)
 	}
 	strobe_tracefile_close(tf);
 	return 1;
+}
+
+static int open_and_drain(const char *path)
+{
+	return open_and_drain_d(path, NULL);
 }
 
 /* Offsets worth cutting at: every marker of the v6 layout +-2. */
@@ -544,7 +556,7 @@ static void test_truncated_v6_fails_cleanly_or_reads_whole_pages(void)
 	char *path = write_fixture(), *cut = tmpfile_path();
 	size_t len, off;
 	uint8_t *d;
-	int bad = 0, opened = 0, tried = 0;
+	int bad = 0, opened = 0, undamaged = 0, tried = 0;
 
 	REQUIRE(path && cut);
 	REQUIRE((d = slurp(path, &len)));
@@ -556,15 +568,21 @@ static void test_truncated_v6_fails_cleanly_or_reads_whole_pages(void)
 			continue;
 		if (spill(cut, d, off))
 			break;
-		r = open_and_drain(cut);
+		bool damaged = false;
+
+		r = open_and_drain_d(cut, &damaged);
 		tried++;
 		opened += r == 1;
+		undamaged += r == 1 && !damaged;
 		if (r < 0 && bad++ < 5)
 			fprintf(stderr, "  truncated at %zu: bad error\n", off);
 	}
 	CHECK_EQ(bad, 0);
 	CHECK(tried > 200);
-	CHECK(opened == 0);	/* data runs to the end: any cut loses some */
+	/* data runs to the end: any cut loses some, so a cut file either is
+	 * refused or opens saying which CPU data it could read only in part */
+	CHECK(opened > 0);
+	CHECK_EQ(undamaged, 0);
 	CHECK_EQ(open_and_drain(path), 1);
 	free(d);
 	drop(cut);
