@@ -887,6 +887,30 @@ static int read_initial(struct strobe_tracefile *tf, struct tf_rd *r)
 	return 0;
 }
 
+/*
+ * A v6 file (as strobe writes them) whose process and container table
+ * lies past its end was cut short: say so, since names will be missing.
+ * (Files converted by trace-cmd carry the option with stale offsets; their
+ * version is 7 and they simply have no table.)
+ */
+static void check_model_table(struct strobe_tracefile *tf)
+{
+	size_t osize = 0;
+	const uint8_t *o = strobe_tracefile_option(tf, STROBE_TFO_STROBE_MODEL, &osize);
+	uint64_t off, len;
+
+	if (tf->version != 6 || !o || osize < 16 || tf->damage[0])
+		return;
+	off = le(o, 8);
+	len = le(o + 8, 8);
+	if (len && (off > tf->len || len > tf->len - off))
+		snprintf(tf->damage, sizeof(tf->damage),
+			 "%s: truncated: the process and container table (offset %" PRIu64
+			 ", %" PRIu64 " bytes) runs past the end of the file (%zu bytes); "
+			 "tasks and containers the events do not name show as unknown",
+			 tf->path, off, len, tf->len);
+}
+
 int strobe_tracefile_open(const char *path, struct strobe_tracefile **out,
 			  struct strobe_error *err)
 {
@@ -933,6 +957,7 @@ int strobe_tracefile_open(const char *path, struct strobe_tracefile **out,
 	if ((ret = load_cpustats(tf, err)) || (ret = load_info(tf, err)))
 		goto fail;
 	load_offset(tf);
+	check_model_table(tf);
 	*out = tf;
 	return 0;
 fail:
