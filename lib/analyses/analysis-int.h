@@ -13,6 +13,15 @@
  * does one array index and calls the handlers: no string compares, no
  * allocation.  Handlers read fields through strobe_field accessors their
  * analysis resolved in its resolve hook.
+ *
+ * Where each part lives: the analysis object, dispatch, gaps, the window
+ * and thread instances in core.c; the hash map in hash.c; result tables
+ * and rankings in tables.c; latency statistics and histograms in stats.c;
+ * owners and group keys in owners.c; which tasks count (the recording's
+ * target, the task filters) in targets.c.  This header is the one place
+ * for their cross-file declarations; what runs per event and is a line or
+ * two (ana_task, ana_inst_get, the window and filter tests) is inline here
+ * so splitting the files costs no call.
  */
 #ifndef STROBE_ANALYSES_INT_H
 #define STROBE_ANALYSES_INT_H
@@ -222,9 +231,44 @@ struct ana_core {
 	int nr_notes;
 };
 
-/* The owning task and whether it passes the --tid/--pid/--comm/
- * --container filters.  Never NULL except on ENOMEM. */
-const struct strobe_task *ana_task(struct ana_core *c, int tid) STROBE_HIDDEN;
+/*
+ * A thread instance: the entry of c->inst for a tid.  serial is the group
+ * key of the thread (and of its process when it leads one); traced caches
+ * ana_tid_traced()'s answer in a PID-filtered trace.
+ */
+struct ana_inst {
+	uint64_t serial;
+	uint64_t exit_ts;	/* 0: alive */
+	int tgid;
+	signed char traced;	/* filtered traces: 0 not decided yet, 1, -1 */
+};
+
+/* The instance of tid, a new one when tid is new or its tgid changed
+ * (PID reuse); NULL on ENOMEM.  tgid -1: unknown. */
+static inline struct ana_inst *ana_inst_get(struct ana_core *c, int tid, int tgid)
+{
+	bool created;
+	struct ana_inst *e = ana_map_put(&c->inst, (uint64_t)(uint32_t)tid, &created);
+
+	if (!e)
+		return NULL;
+	if (created || (e->tgid >= 0 && tgid >= 0 && e->tgid != tgid)) {
+		e->serial = ++c->next_serial;
+		e->exit_ts = 0;
+		e->tgid = tgid;
+		e->traced = 0;
+	} else if (e->tgid < 0) {
+		e->tgid = tgid;
+	}
+	return e;
+}
+
+/* The owning task (never NULL except on ENOMEM) and whether it passes the
+ * --tid/--pid/--comm/--container filters. */
+static inline const struct strobe_task *ana_task(struct ana_core *c, int tid)
+{
+	return strobe_model_task(c->model, tid);
+}
 bool ana_task_selected(struct ana_core *c, const struct strobe_task *t) STROBE_HIDDEN;
 bool ana_cpu_selected(struct ana_core *c, int cpu) STROBE_HIDDEN;
 /*
@@ -239,6 +283,16 @@ bool ana_cpu_selected(struct ana_core *c, int cpu) STROBE_HIDDEN;
  * ana_task(): it may create model entries for ancestors.
  */
 bool ana_tid_traced(struct ana_core *c, int tid) STROBE_HIDDEN;
+/* A fork of parent made child in a trace filtered by -- CMD or -p: is the
+ * child traced?  (a target itself, or the parent is traced) */
+bool ana_fork_traced(struct ana_core *c, int child, int parent) STROBE_HIDDEN;
+/* The recording's target from the file's info ("command", "pid",
+ * "container" or "system"/NULL, with the comma-separated PIDs or container
+ * IDs); 0, -EINVAL for an unknown target, -ENOMEM. */
+int ana_set_target(struct ana_core *c, const char *target, const char *pids,
+		   const char *containers, struct strobe_error *err) STROBE_HIDDEN;
+/* Forget the target: a whole-system recording again. */
+void ana_targets_free(struct ana_core *c) STROBE_HIDDEN;
 /* In a PID-filtered trace, add the note "NAME: the recording was
  * PID-filtered (strobe record -p PID): WHAT". */
 void ana_note_filtered(struct ana_core *c, const char *name, const char *what) STROBE_HIDDEN;

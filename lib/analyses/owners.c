@@ -1,0 +1,145 @@
+/*
+ * owners.c - who a measurement belongs to: the group key of a task under
+ * --group-by (thread, process, container, CPU), the owner saved with each
+ * aggregate, and the owner columns and values of the result tables.
+ *
+ * Group keys of threads and processes are thread-instance serials (see
+ * struct ana_inst), not tids, so a tid reused by a new thread starts a new
+ * row.  An owner copies what it shows (tid, pid, comm, container index)
+ * because a row must survive its thread's exit and the model's reuse of
+ * the tid; ana_owner_refresh() keeps its comm current across an exec.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "analyses/analysis-int.h"
+
+const char *ana_container_name(struct ana_core *c, int index)
+{
+	const struct strobe_container *ct = strobe_model_container(c->model, index);
+
+	return ct ? ct->name : "unknown";
+}
+
+uint64_t ana_group_key(struct ana_core *c, const struct strobe_task *t, int cpu)
+{
+	struct ana_inst *e;
+
+	switch (c->opts.group_by) {
+	case STROBE_GROUP_CPU:
+		return (uint64_t)(uint32_t)cpu;
+	case STROBE_GROUP_CONTAINER:
+		return (uint64_t)(uint32_t)t->container->index;
+	case STROBE_GROUP_PROCESS:
+		if (t->tgid >= 0) {
+			e = ana_inst_get(c, t->tgid, t->tgid);
+			return e ? e->serial : (uint64_t)(uint32_t)t->tgid;
+		}
+		/* unknown process: the thread stands for it */
+		/* fall through */
+	case STROBE_GROUP_THREAD:
+	default:
+		e = ana_inst_get(c, t->tid, t->tgid);
+		return e ? e->serial : (uint64_t)(uint32_t)t->tid;
+	}
+}
+
+void ana_owner_set(struct ana_core *c, struct ana_owner *o, const struct strobe_task *t,
+		   int cpu)
+{
+	o->tid = t->tid;
+	o->pid = t->tgid;
+	o->cpu = cpu;
+	o->container = t->container->index;
+	memcpy(o->comm, t->comm, sizeof(o->comm));
+	o->comm[sizeof(o->comm) - 1] = '\0';
+	if (c->opts.group_by == STROBE_GROUP_PROCESS && t->tgid >= 0 && t->tgid != t->tid) {
+		int tgid = t->tgid;
+		const struct strobe_task *l = ana_task(c, tgid);	/* t may move */
+
+		if (l && l->comm[0] && l->comm[0] != '<')
+			memcpy(o->comm, l->comm, sizeof(o->comm));
+		o->comm[sizeof(o->comm) - 1] = '\0';
+	}
+}
+
+void ana_owner_refresh(struct ana_core *c, struct ana_owner *o,
+		       const struct strobe_task *t)
+{
+	bool mine;
+
+	switch (c->opts.group_by) {
+	case STROBE_GROUP_THREAD:
+		mine = t->tid == o->tid;
+		break;
+	case STROBE_GROUP_PROCESS:
+		mine = t->tid == t->tgid && t->tgid == o->pid;
+		break;
+	default:
+		return;
+	}
+	if (mine && t->comm[0] != '<' && memcmp(o->comm, t->comm, sizeof(o->comm) - 1)) {
+		memcpy(o->comm, t->comm, sizeof(o->comm) - 1);
+		o->comm[sizeof(o->comm) - 1] = '\0';
+	}
+}
+
+int ana_task_cols(struct strobe_table *t)
+{
+	int ret = 0;
+
+	ret |= ana_table_col(t, "tid", "TID", STROBE_COL_INT);
+	ret |= ana_table_col(t, "pid", "PID", STROBE_COL_INT);
+	ret |= ana_table_col(t, "comm", "Comm", STROBE_COL_STR);
+	ret |= ana_table_col(t, "container", "Container", STROBE_COL_STR);
+	return ret ? -ENOMEM : 0;
+}
+
+int ana_owner_cols(struct ana_core *c, struct strobe_table *t)
+{
+	int ret = 0;
+
+	switch (c->opts.group_by) {
+	case STROBE_GROUP_CPU:
+		return ana_table_col(t, "cpu", "CPU", STROBE_COL_INT);
+	case STROBE_GROUP_CONTAINER:
+		return ana_table_col(t, "container", "Container", STROBE_COL_STR);
+	case STROBE_GROUP_PROCESS:
+		ret |= ana_table_col(t, "pid", "PID", STROBE_COL_INT);
+		break;
+	case STROBE_GROUP_THREAD:
+	default:
+		ret |= ana_table_col(t, "tid", "TID", STROBE_COL_INT);
+		ret |= ana_table_col(t, "pid", "PID", STROBE_COL_INT);
+		break;
+	}
+	ret |= ana_table_col(t, "comm", "Comm", STROBE_COL_STR);
+	ret |= ana_table_col(t, "container", "Container", STROBE_COL_STR);
+	return ret ? -ENOMEM : 0;
+}
+
+int ana_owner_vals(struct ana_core *c, struct strobe_table *t, union strobe_value *v,
+		   const struct ana_owner *o)
+{
+	int n = 0;
+
+	switch (c->opts.group_by) {
+	case STROBE_GROUP_CPU:
+		v[0].i = o->cpu;
+		return 1;
+	case STROBE_GROUP_CONTAINER:
+		v[0].s = ana_table_str(t, ana_container_name(c, o->container));
+		return 1;
+	case STROBE_GROUP_PROCESS:
+		v[n++].i = o->pid >= 0 ? o->pid : o->tid;
+		break;
+	case STROBE_GROUP_THREAD:
+	default:
+		v[n++].i = o->tid;
+		v[n++].i = o->pid;
+		break;
+	}
+	v[n++].s = ana_table_str(t, o->comm);
+	v[n++].s = ana_table_str(t, ana_container_name(c, o->container));
+	return n;
+}
