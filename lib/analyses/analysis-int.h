@@ -307,6 +307,10 @@ void ana_owner_refresh(struct ana_core *c, struct ana_owner *o,
 		       const struct strobe_task *t) STROBE_HIDDEN;
 void ana_owner_set(struct ana_core *c, struct ana_owner *o, const struct strobe_task *t,
 		   int cpu) STROBE_HIDDEN;
+/* Who o is under --group-by, for titles: "tid 12 (comm)", "pid 12 (comm)",
+ * "CPU 3" or "container NAME". */
+void ana_owner_desc(struct ana_core *c, const struct ana_owner *o, char *buf,
+		    size_t size) STROBE_HIDDEN;
 /* Owner columns for the grouping ("tid","pid","comm","container" /
  * "cpu"), and their values for an owner. */
 int ana_owner_cols(struct ana_core *c, struct strobe_table *t) STROBE_HIDDEN;
@@ -351,6 +355,10 @@ struct ana_rank {
 	void *item;
 };
 void ana_rank_sort(struct ana_rank *r, size_t n) STROBE_HIDDEN;
+/* Rank every value of m by the uint64_t at metric_off inside it: *out
+ * (free() it) holds *n entries, sorted; 0 or -ENOMEM. */
+int ana_rank_map(const struct ana_map *m, size_t metric_off, struct ana_rank **out,
+		 size_t *n) STROBE_HIDDEN;
 /* Rows to emit for a ranking of n under --top. */
 size_t ana_top_n(const struct ana_core *c, size_t n) STROBE_HIDDEN;
 

@@ -28,6 +28,7 @@
  * (CPU time totals are never filtered by duration).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,11 +271,11 @@ static int finish(struct ana *a)
 {
 	struct cputop *p = a->priv;
 	struct ana_core *c = a->core;
-	uint64_t window = c->win_end - c->win_begin, key;
+	uint64_t window = c->win_end - c->win_begin;
 	struct ana_rank *r;
 	union strobe_value *v;
 	struct group *g;
-	size_t n = 0, i, pos = 0;
+	size_t n, i;
 	int cpu, k;
 
 	for (cpu = 0; cpu < p->nr_cpus; cpu++)
@@ -282,15 +283,8 @@ static int finish(struct ana *a)
 			charge(a, p->cpus[cpu].tid, cpu, p->cpus[cpu].since, c->win_end);
 	if (!p->top)
 		goto notes;
-	r = calloc(p->groups.n + 1, sizeof(*r));
-	if (!r)
+	if (ana_rank_map(&p->groups, offsetof(struct group, ns), &r, &n) < 0)
 		return -ENOMEM;
-	while ((g = ana_map_next(&p->groups, &pos, &key))) {
-		r[n].metric = g->ns;
-		r[n].key = key;
-		r[n++].item = g;
-	}
-	ana_rank_sort(r, n);
 	for (i = 0; i < ana_top_n(c, n); i++) {
 		g = r[i].item;
 		if (!(v = ana_table_row(p->top))) {

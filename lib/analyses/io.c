@@ -695,26 +695,6 @@ static int resolve(struct ana *a, struct tep_handle *tep)
 	return 0;
 }
 
-static int ranked(struct ana_map *m, struct ana_rank **out, size_t *n, size_t metric_off)
-{
-	struct ana_rank *r = calloc(m->n + 1, sizeof(*r));
-	size_t pos = 0;
-	uint64_t key;
-	void *v;
-
-	if (!r)
-		return -ENOMEM;
-	*n = 0;
-	while ((v = ana_map_next(m, &pos, &key))) {
-		r[*n].metric = *(const uint64_t *)((const char *)v + metric_off);
-		r[*n].key = key;
-		r[(*n)++].item = v;
-	}
-	ana_rank_sort(r, *n);
-	*out = r;
-	return 0;
-}
-
 static int finish(struct ana *a)
 {
 	struct io *p = a->priv;
@@ -733,7 +713,7 @@ static int finish(struct ana *a)
 		struct group *g;
 		struct fdgroup *f;
 
-		if (ranked(&p->groups, &r, &n, offsetof(struct group, wbytes)) < 0)
+		if (ana_rank_map(&p->groups, offsetof(struct group, wbytes), &r, &n) < 0)
 			return -ENOMEM;
 		for (i = 0; i < n; i++) {	/* rank by read + written */
 			g = r[i].item;
@@ -751,7 +731,7 @@ static int finish(struct ana *a)
 			v[k++].i = (int64_t)g->writes;
 		}
 		free(r);
-		if (ranked(&p->fds, &r, &n, offsetof(struct fdgroup, wbytes)) < 0)
+		if (ana_rank_map(&p->fds, offsetof(struct fdgroup, wbytes), &r, &n) < 0)
 			return -ENOMEM;
 		for (i = 0; i < n; i++) {
 			f = r[i].item;
@@ -776,7 +756,7 @@ static int finish(struct ana *a)
 		struct disk *d;
 		struct blkgroup *b;
 
-		if (ranked(&p->lats, &r, &n, offsetof(struct latgroup, st.total)) < 0)
+		if (ana_rank_map(&p->lats, offsetof(struct latgroup, st.total), &r, &n) < 0)
 			return -ENOMEM;
 		for (i = 0; i < ana_top_n(c, n); i++) {
 			l = r[i].item;
@@ -796,7 +776,7 @@ static int finish(struct ana *a)
 			}
 		}
 		free(r);
-		if (ranked(&p->disks, &r, &n, offsetof(struct disk, bytes)) < 0)
+		if (ana_rank_map(&p->disks, offsetof(struct disk, bytes), &r, &n) < 0)
 			return -ENOMEM;
 		for (i = 0; i < ana_top_n(c, n); i++) {
 			d = r[i].item;
@@ -808,7 +788,7 @@ static int finish(struct ana *a)
 			ana_stats_vals(v + 2, &d->st);
 		}
 		free(r);
-		if (ranked(&p->blk, &r, &n, offsetof(struct blkgroup, bytes)) < 0)
+		if (ana_rank_map(&p->blk, offsetof(struct blkgroup, bytes), &r, &n) < 0)
 			return -ENOMEM;
 		for (i = 0; i < ana_top_n(c, n); i++) {
 			b = r[i].item;

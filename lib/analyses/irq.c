@@ -27,6 +27,7 @@
  * --cpu does.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -331,24 +332,14 @@ static int finish(struct ana *a)
 	struct ana_core *c = a->core;
 	struct ana_rank *r;
 	struct group *g;
-	size_t n = 0, pos = 0, i;
-	uint64_t key;
+	size_t n, i;
 	char title[96];
 	int ret = 0;
 
 	ana_note_filtered(c, "irq", "only interrupts that came while a traced task ran "
 			  "are counted");
-	r = calloc(p->groups.n + 1, sizeof(*r));
-	if (!r)
+	if (ana_rank_map(&p->groups, offsetof(struct group, st.total), &r, &n) < 0)
 		return -ENOMEM;
-	while ((g = ana_map_next(&p->groups, &pos, &key))) {
-		if (!g->st.count)
-			continue;
-		r[n].metric = g->st.total;
-		r[n].key = key;
-		r[n++].item = g;
-	}
-	ana_rank_sort(r, n);
 	for (i = 0; i < n; i++) {
 		struct strobe_table *t;
 		union strobe_value *v;
@@ -356,7 +347,7 @@ static int finish(struct ana *a)
 
 		g = r[i].item;
 		t = g->kind == 0 ? p->hard : g->kind == 1 ? p->soft : p->raise;
-		if (!t || t->nr_rows >= ana_top_n(c, SIZE_MAX))
+		if (!g->st.count || !t || t->nr_rows >= ana_top_n(c, SIZE_MAX))
 			continue;
 		if (!(v = ana_table_row(t))) {
 			ret = -ENOMEM;

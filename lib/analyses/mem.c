@@ -15,6 +15,7 @@
  */
 #include <stdio.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,20 +170,12 @@ static int finish(struct ana *a)
 	struct ana_core *c = a->core;
 	struct ana_rank *r;
 	struct group *g;
-	size_t n = 0, pos = 0, i;
-	uint64_t key;
+	size_t n, i;
 
 	if (!p->top)
 		return 0;
-	r = calloc(p->groups.n + 1, sizeof(*r));
-	if (!r)
+	if (ana_rank_map(&p->groups, offsetof(struct group, alloc_pages), &r, &n) < 0)
 		return -ENOMEM;
-	while ((g = ana_map_next(&p->groups, &pos, &key))) {
-		r[n].metric = g->alloc_pages;
-		r[n].key = key;
-		r[n++].item = g;
-	}
-	ana_rank_sort(r, n);
 	for (i = 0; i < ana_top_n(c, n); i++) {
 		union strobe_value *v = ana_table_row(p->top);
 		int k;

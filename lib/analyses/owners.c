@@ -10,6 +10,7 @@
  * the tid; ana_owner_refresh() keeps its comm current across an exec.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "analyses/analysis-int.h"
@@ -93,6 +94,25 @@ int ana_task_cols(struct strobe_table *t)
 	ret |= ana_table_col(t, "comm", "Comm", STROBE_COL_STR);
 	ret |= ana_table_col(t, "container", "Container", STROBE_COL_STR);
 	return ret ? -ENOMEM : 0;
+}
+
+void ana_owner_desc(struct ana_core *c, const struct ana_owner *o, char *buf, size_t size)
+{
+	switch (c->opts.group_by) {
+	case STROBE_GROUP_CPU:
+		snprintf(buf, size, "CPU %d", o->cpu);
+		break;
+	case STROBE_GROUP_CONTAINER:
+		snprintf(buf, size, "container %s", ana_container_name(c, o->container));
+		break;
+	case STROBE_GROUP_PROCESS:
+		snprintf(buf, size, "pid %d (%s)", o->pid, o->comm);
+		break;
+	case STROBE_GROUP_THREAD:
+	default:
+		snprintf(buf, size, "tid %d (%s)", o->tid, o->comm);
+		break;
+	}
 }
 
 int ana_owner_cols(struct ana_core *c, struct strobe_table *t)

@@ -24,6 +24,7 @@
  * are therefore kept for traced tasks only (ana_tid_traced).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,15 +87,15 @@ static void wake(struct ana *a, const struct strobe_event *ev, int tid, int prio
 	struct schedlat *p = a->priv;
 	const struct strobe_task *w;
 	struct wait *s;
+	bool created;
 
 	if (tid <= 0 || !ana_tid_traced(a->core, tid))
 		return;
-	s = ana_map_get(&p->waits, (uint64_t)(uint32_t)tid);
-	if (s && s->state == W_WOKEN)
-		count_unmeasured(a, tid);	/* woken again, never seen switched in */
-	s = ana_map_put(&p->waits, (uint64_t)(uint32_t)tid, NULL);
+	s = ana_map_put(&p->waits, (uint64_t)(uint32_t)tid, &created);
 	if (!s)
 		return;
+	if (!created && s->state == W_WOKEN)
+		count_unmeasured(a, tid);	/* woken again, never seen switched in */
 	s->state = W_WOKEN;
 	s->since = ev->ts;
 	s->waker = ev->pid;
@@ -231,21 +232,21 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 		next = (int)strobe_field_int(ev, &p->next_pid);
 		state = strobe_field_int(ev, &p->prev_state);
 		if (prev > 0) {
-			struct wait *old = ana_map_get(&p->waits, (uint64_t)(uint32_t)prev);
+			struct wait *s = ana_map_get(&p->waits, (uint64_t)(uint32_t)prev);
 
 			/* it ran, but its switch-in was never recorded */
-			if (old && old->state == W_WOKEN && old->since <= ev->ts)
+			if (s && s->state == W_WOKEN && s->since <= ev->ts)
 				count_unmeasured(a, prev);
 			if ((state & 0xff) == 0 && ana_tid_traced(a->core, prev)) {
 				/* TASK_RUNNING: preempted */
-				struct wait *s = ana_map_put(&p->waits,
-							     (uint64_t)(uint32_t)prev, NULL);
+				if (!s)
+					s = ana_map_put(&p->waits, (uint64_t)(uint32_t)prev, NULL);
 				if (s) {
 					memset(s, 0, sizeof(*s));
 					s->state = W_PREEMPTED;
 					s->since = ev->ts;
 				}
-			} else {
+			} else if (s) {
 				ana_map_del(&p->waits, (uint64_t)(uint32_t)prev);
 			}
 		}
@@ -410,10 +411,9 @@ static int finish(struct ana *a)
 	struct ana_core *c = a->core;
 	struct ana_rank *r;
 	struct group *g;
-	size_t n = 0, pos = 0, i;
-	uint64_t key;
+	size_t n, i;
 	char title[160];
-	int ret = 0;
+	int k, ret = 0;
 
 	ana_note_filtered(c, "schedlat", "latencies are of the traced tasks only (an "
 			  "untraced task's switch-in is not always recorded)");
@@ -442,31 +442,16 @@ static int finish(struct ana *a)
 			v[10].s = ana_table_str(p->top, w->waker_comm);
 		}
 	}
-	r = calloc(p->groups.n + 1, sizeof(*r));
-	if (!r)
+	if (ana_rank_map(&p->groups, offsetof(struct group, wake.max), &r, &n) < 0)
 		return -ENOMEM;
-	while ((g = ana_map_next(&p->groups, &pos, &key))) {
-		r[n].metric = g->wake.max;
-		r[n].key = key;
-		r[n++].item = g;
-	}
-	ana_rank_sort(r, n);
 	if (p->stats && (ret = stats_table(a, p->stats, r, n, false)) < 0)
 		goto out;
 	for (i = 0; i < ana_top_n(c, n); i++) {
 		g = r[i].item;
 		if (!g->wake.hist)
 			continue;
-		if (c->opts.group_by == STROBE_GROUP_CPU)
-			snprintf(title, sizeof(title), "wake-up latency: CPU %d", g->o.cpu);
-		else if (c->opts.group_by == STROBE_GROUP_CONTAINER)
-			snprintf(title, sizeof(title), "wake-up latency: container %s",
-				 ana_container_name(c, g->o.container));
-		else
-			snprintf(title, sizeof(title), "wake-up latency: %s %d (%s)",
-				 c->opts.group_by == STROBE_GROUP_PROCESS ? "pid" : "tid",
-				 c->opts.group_by == STROBE_GROUP_PROCESS ? g->o.pid : g->o.tid,
-				 g->o.comm);
+		k = snprintf(title, sizeof(title), "wake-up latency: ");
+		ana_owner_desc(c, &g->o, title + k, sizeof(title) - (size_t)k);
 		if ((ret = ana_emit_hist(a, "schedlat.freq", title, &g->wake)) < 0)
 			goto out;
 	}

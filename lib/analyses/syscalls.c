@@ -18,6 +18,7 @@
  * being an error) is success, -1..-4095 an errno, split by errno name.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,20 +308,12 @@ static int finish(struct ana *a)
 	union strobe_value *v;
 	struct group *g;
 	struct errgroup *e;
-	size_t n = 0, i, pos = 0;
-	uint64_t key;
+	size_t n, i;
 	char buf[32], title[160];
 	int k, ret = 0;
 
-	r = calloc(p->groups.n + p->errs.n + 1, sizeof(*r));
-	if (!r)
+	if (ana_rank_map(&p->groups, offsetof(struct group, st.count), &r, &n) < 0)
 		return -ENOMEM;
-	while ((g = ana_map_next(&p->groups, &pos, &key))) {
-		r[n].metric = g->st.count;
-		r[n].key = key;
-		r[n++].item = g;
-	}
-	ana_rank_sort(r, n);
 	for (i = 0; i < ana_top_n(c, n); i++) {
 		g = r[i].item;
 		if (p->top) {
@@ -342,32 +335,18 @@ static int finish(struct ana *a)
 			v[k + 6].i = (int64_t)g->errors;
 		}
 		if (g->st.hist) {
-			if (g->o.tid >= 0 && c->opts.group_by == STROBE_GROUP_THREAD)
-				snprintf(title, sizeof(title), "%s latency: tid %d (%s)",
-					 name_of(p, g->nr, buf, sizeof(buf)), g->o.tid, g->o.comm);
-			else if (c->opts.group_by == STROBE_GROUP_PROCESS)
-				snprintf(title, sizeof(title), "%s latency: pid %d (%s)",
-					 name_of(p, g->nr, buf, sizeof(buf)), g->o.pid, g->o.comm);
-			else if (c->opts.group_by == STROBE_GROUP_CPU)
-				snprintf(title, sizeof(title), "%s latency: CPU %d",
-					 name_of(p, g->nr, buf, sizeof(buf)), g->o.cpu);
-			else
-				snprintf(title, sizeof(title), "%s latency: container %s",
-					 name_of(p, g->nr, buf, sizeof(buf)),
-					 ana_container_name(c, g->o.container));
+			/* the name is shorter than buf: k < sizeof(title) */
+			k = snprintf(title, sizeof(title), "%s latency: ",
+				     name_of(p, g->nr, buf, sizeof(buf)));
+			ana_owner_desc(c, &g->o, title + k, sizeof(title) - (size_t)k);
 			if (ana_emit_hist(a, "syscalls.freq", title, &g->st) < 0)
 				goto nomem;
 		}
 	}
 	if (p->errors) {
-		n = 0;
-		pos = 0;
-		while ((e = ana_map_next(&p->errs, &pos, &key))) {
-			r[n].metric = e->count;
-			r[n].key = key;
-			r[n++].item = e;
-		}
-		ana_rank_sort(r, n);
+		free(r);
+		if (ana_rank_map(&p->errs, offsetof(struct errgroup, count), &r, &n) < 0)
+			return -ENOMEM;
 		for (i = 0; i < ana_top_n(c, n); i++) {
 			const char *en;
 

@@ -156,6 +156,27 @@ void ana_rank_sort(struct ana_rank *r, size_t n)
 		qsort(r, n, sizeof(*r), rank_cmp);
 }
 
+int ana_rank_map(const struct ana_map *m, size_t metric_off, struct ana_rank **out,
+		 size_t *n)
+{
+	struct ana_rank *r = calloc(m->n + 1, sizeof(*r));
+	size_t pos = 0, i = 0;
+	uint64_t key;
+	void *v;
+
+	if (!r)
+		return -ENOMEM;
+	while ((v = ana_map_next(m, &pos, &key))) {
+		memcpy(&r[i].metric, (const char *)v + metric_off, sizeof(r[i].metric));
+		r[i].key = key;
+		r[i++].item = v;
+	}
+	ana_rank_sort(r, i);
+	*out = r;
+	*n = i;
+	return 0;
+}
+
 size_t ana_top_n(const struct ana_core *c, size_t n)
 {
 	return c->opts.top > 0 && (size_t)c->opts.top < n ? (size_t)c->opts.top : n;
