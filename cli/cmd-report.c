@@ -48,7 +48,8 @@ static void usage(FILE *f)
 		"      --container NAME  only events of tasks of this container (name,\n"
 		"                      ID or ID prefix; \"host\" for the host); repeatable\n"
 		"      --columns LIST  extra leading columns, comma-separated; now only\n"
-		"                      \"container\" (the container's name)\n"
+		"                      \"container\" (the container's name); text only,\n"
+		"                      JSON objects carry a \"container\" key\n"
 		"      --json          one JSON object per event (see strobe-report(1));\n"
 		"                      \"container\" is its container's name when known\n"
 		"  -t, --ns            timestamps with nanoseconds (like trace-cmd report -t)\n"
@@ -240,6 +241,7 @@ static int report(const struct report_args *a)
 	struct strobe_model *model = NULL;
 	const struct strobe_task *task = NULL;
 	int nbuf, i, width = 0, ncpus, ret = 0, fret, status = CLI_FAIL;
+	bool known;
 
 	trace_seq_init(&s);
 	if (strobe_tracefile_open(a->input, &tf, &err) < 0) {
@@ -311,19 +313,15 @@ static int report(const struct report_args *a)
 		}
 		if (!strobe_filter_match(filter, &ev))
 			continue;
-		if (a->col_container)
+		if (a->col_container && !a->json)	/* JSON has a "container" key */
 			trace_seq_printf(&s, "%-16.16s ", task->container->name);
-		if (ev.buffer >= 0 && ev.buffer < nbuf) {
-			if (a->json)
-				fret = strobe_format_event_json(tep, &ev, names[ev.buffer],
-								cache, &s);
-			else
-				fret = strobe_format_event_text(tep, &ev, names[ev.buffer],
-								&topts[ev.buffer], &s);
-		} else {
-			fret = a->json ? strobe_format_event_json(tep, &ev, NULL, cache, &s)
-				       : strobe_format_event_text(tep, &ev, NULL, NULL, &s);
-		}
+		known = ev.buffer >= 0 && ev.buffer < nbuf;
+		if (a->json)
+			fret = strobe_format_event_json(tep, &ev, known ? names[ev.buffer] : NULL,
+							cache, &s);
+		else
+			fret = strobe_format_event_text(tep, &ev, known ? names[ev.buffer] : NULL,
+							known ? &topts[ev.buffer] : NULL, &s);
 		if (fret == 0 && a->json && task)
 			fret = json_container(&s, task);
 		if (fret < 0) {

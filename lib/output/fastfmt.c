@@ -467,21 +467,6 @@ static char *put_num(char *p, const struct op *o, uint64_t raw)
 	return p + n;
 }
 
-static uint64_t read_field(const uint8_t *d, unsigned size)
-{
-	uint8_t u8;
-	uint16_t u16;
-	uint32_t u32;
-	uint64_t u64;
-
-	switch (size) {
-	case 1: memcpy(&u8, d, 1); return u8;
-	case 2: memcpy(&u16, d, 2); return u16;
-	case 4: memcpy(&u32, d, 4); return u32;
-	default: memcpy(&u64, d, 8); return u64;
-	}
-}
-
 /*
  * Run p on ev into buf (cap bytes, NUL-terminated).  Returns the length,
  * or -1 when the event does not fit (payload too short for a field, a
@@ -507,7 +492,7 @@ static int run(const struct prog *p, const struct strobe_event *ev, char *buf, s
 		case OP_INT:
 			if (off + op->size > ev->size || end - o < 24 + op->width)
 				return -1;
-			o = put_num(o, op, read_field(data + off, op->size));
+			o = put_num(o, op, strobe_read_native(data + off, op->size));
 			break;
 		case OP_STR_ARRAY:
 			if (off + op->len > ev->size)

@@ -217,19 +217,9 @@ size_t strobe_json_escape_buf(char *dst, size_t size, const char *str, size_t le
 /* tep NULL: the file has the host's byte order, read directly. */
 static unsigned long long read_uint(struct tep_handle *tep, const void *p, int size)
 {
-	uint8_t u8;
-	uint16_t u16;
-	uint32_t u32;
-	uint64_t u64;
-
 	if (tep)
 		return tep_read_number(tep, p, size);
-	switch (size) {
-	case 1: memcpy(&u8, p, 1); return u8;
-	case 2: memcpy(&u16, p, 2); return u16;
-	case 4: memcpy(&u32, p, 4); return u32;
-	default: memcpy(&u64, p, 8); return u64;
-	}
+	return strobe_read_native(p, (unsigned)size);
 }
 
 static long long sign_extend(unsigned long long v, int size)

@@ -5,6 +5,9 @@
 #ifndef STROBE_OUTPUT_INT_H
 #define STROBE_OUTPUT_INT_H
 
+#include <stdint.h>
+#include <string.h>
+
 #include <strobe/output.h>
 #include "util/err.h"
 
@@ -12,6 +15,23 @@ struct tep_event;
 struct tep_format_field;
 struct tep_record;
 struct trace_seq;
+
+/* The zero-extended value of a field of 1, 2, 4 or 8 bytes (any other
+ * size reads 8) stored in the host's byte order. */
+static inline uint64_t strobe_read_native(const void *p, unsigned size)
+{
+	uint8_t u8;
+	uint16_t u16;
+	uint32_t u32;
+	uint64_t u64;
+
+	switch (size) {
+	case 1: memcpy(&u8, p, 1); return u8;
+	case 2: memcpy(&u16, p, 2); return u16;
+	case 4: memcpy(&u32, p, 4); return u32;
+	default: memcpy(&u64, p, 8); return u64;
+	}
+}
 
 /* Append the time column (" %6.1000d:" and friends, see text.c) at p;
  * needs at most 40 bytes.  Returns the new end. */

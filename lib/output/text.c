@@ -173,6 +173,16 @@ static void put_unknown(struct trace_seq *s, const struct strobe_event *ev)
 	}
 }
 
+/* trace-cmd's line for a gap before ev (ev->missed != 0). */
+static void put_dropped(struct trace_seq *s, const struct strobe_event *ev)
+{
+	if (ev->missed > 0)
+		trace_seq_printf(s, "CPU:%d [%lld EVENTS DROPPED]\n", ev->cpu,
+				 (long long)ev->missed);
+	else
+		trace_seq_printf(s, "CPU:%d [EVENTS DROPPED]\n", ev->cpu);
+}
+
 /*
  * The slow path for absurd widths (a buffer name or comm of more than a
  * few hundred bytes): the same columns through trace_seq_printf.
@@ -227,14 +237,11 @@ int strobe_format_event_text(struct tep_handle *tep, const struct strobe_event *
 	    ev->cpu < 0) {
 		put_columns_slow(s, ev, buffer_name, width, ev->missed != 0,
 				 comm, name, opts->ts_style);
-		if (ev->missed > 0)
-			trace_seq_printf(s, "CPU:%d [%lld EVENTS DROPPED]\n", ev->cpu,
-					 (long long)ev->missed);
-		else if (ev->missed < 0)
-			trace_seq_printf(s, "CPU:%d [EVENTS DROPPED]\n", ev->cpu);
-		if (ev->missed)
+		if (ev->missed) {
+			put_dropped(s, ev);
 			put_columns_slow(s, ev, NULL, 0, false, comm, name,
 					 opts->ts_style);
+		}
 		goto info;
 	}
 
@@ -254,11 +261,7 @@ int strobe_format_event_text(struct tep_handle *tep, const struct strobe_event *
 		*p = '\0';
 		trace_seq_puts(s, line);
 		p = line;
-		if (ev->missed > 0)
-			trace_seq_printf(s, "CPU:%d [%lld EVENTS DROPPED]\n", ev->cpu,
-					 (long long)ev->missed);
-		else
-			trace_seq_printf(s, "CPU:%d [EVENTS DROPPED]\n", ev->cpu);
+		put_dropped(s, ev);
 	}
 
 	/* "%16s-%-5d [%03d]" */

@@ -130,7 +130,7 @@ static inline int strobe_page_next_fast(struct strobe_page *p,
 	uint32_t len = p->len;
 	uint32_t pos = p->pos;
 	uint64_t ts = p->ts;
-	uint32_t hdr, type_len, delta, a0, size, left;
+	uint32_t hdr, type_len, delta, a0, size, left, hlen;
 
 	while (pos < len) {
 		left = len - pos;
@@ -140,19 +140,9 @@ static inline int strobe_page_next_fast(struct strobe_page *p,
 		type_len = hdr & 31;
 		delta = hdr >> 5;
 		if (type_len - 1 < STROBE_RB_TYPE_DATA_MAX) {
+			hlen = 4;
 			size = type_len << 2;
-			if (left - 4 < size)
-				return strobe_page_bad(p, pos, "event runs past the commit", err);
-			ts += delta;
-			rec->ts = ts;
-			rec->data = d + pos + 4;
-			rec->size = size;
-			rec->offset = (uint32_t)(d - p->page) + pos;
-			p->pos = pos + 4 + size;
-			p->ts = ts;
-			return 1;
-		}
-		if (type_len == STROBE_RB_TYPE_PADDING) {
+		} else if (type_len == STROBE_RB_TYPE_PADDING) {
 			if (delta == 0 || left < 8)
 				break;		/* the rest of the page is padding */
 			ts += delta;		/* a discarded event keeps its delta */
@@ -161,31 +151,38 @@ static inline int strobe_page_next_fast(struct strobe_page *p,
 				break;
 			pos += 4 + a0;
 			continue;
-		}
-		if (left < 8)
-			return strobe_page_bad(p, pos, "truncated event header", err);
-		a0 = strobe_rd32(d + pos + 4);
-		if (type_len == 0) {
+		} else {
+			if (left < 8)
+				return strobe_page_bad(p, pos, "truncated event header", err);
+			a0 = strobe_rd32(d + pos + 4);
+			if (type_len == STROBE_RB_TYPE_TIME_EXTEND) {
+				ts += ((uint64_t)a0 << STROBE_RB_TS_SHIFT) + delta;
+				pos += 8;
+				continue;
+			}
+			if (type_len == STROBE_RB_TYPE_TIME_STAMP) {
+				ts = (((uint64_t)a0 << STROBE_RB_TS_SHIFT) + delta) |
+				     (ts & STROBE_RB_TS_MSB);
+				pos += 8;
+				continue;
+			}
+			/* type_len 0: the length is in array[0] */
 			if (a0 < 4)
 				return strobe_page_bad(p, pos, "bad event length", err);
+			hlen = 8;
 			size = ((a0 - 4) + 3) & ~3U;
-			if (left - 8 < size)
-				return strobe_page_bad(p, pos, "event runs past the commit", err);
-			ts += delta;
-			rec->ts = ts;
-			rec->data = d + pos + 8;
-			rec->size = size;
-			rec->offset = (uint32_t)(d - p->page) + pos;
-			p->pos = pos + 8 + size;
-			p->ts = ts;
-			return 1;
 		}
-		if (type_len == STROBE_RB_TYPE_TIME_EXTEND)
-			ts += ((uint64_t)a0 << STROBE_RB_TS_SHIFT) + delta;
-		else	/* STROBE_RB_TYPE_TIME_STAMP */
-			ts = (((uint64_t)a0 << STROBE_RB_TS_SHIFT) + delta) |
-			     (ts & STROBE_RB_TS_MSB);
-		pos += 8;
+		/* a data record: hlen header bytes, then size payload bytes */
+		if (left - hlen < size)
+			return strobe_page_bad(p, pos, "event runs past the commit", err);
+		ts += delta;
+		rec->ts = ts;
+		rec->data = d + pos + hlen;
+		rec->size = size;
+		rec->offset = (uint32_t)(d - p->page) + pos;
+		p->pos = pos + hlen + size;
+		p->ts = ts;
+		return 1;
 	}
 	p->pos = len;
 	p->ts = ts;

@@ -445,6 +445,29 @@ static bool has_option(const struct strobe_tracefile *tf, int id)
 }
 
 /*
+ * A v6 option list after its "options  " marker: (u16 id, u32 size, data)
+ * up to id 0.  keep: add each to tf's options; else only skip them.
+ */
+static int read_v6_options(struct strobe_tracefile *tf, struct tf_rd *r, bool keep)
+{
+	const uint8_t *p;
+	uint16_t id;
+	uint32_t size;
+	int ret;
+
+	for (;;) {
+		if ((ret = tf_u16(r, &id)))
+			return ret;
+		if (!id)
+			return 0;
+		if ((ret = tf_u32(r, &size)) || (ret = tf_bytes(r, size, &p)))
+			return ret;
+		if (keep && (ret = tf_add_option(tf, id, size, p, r->err)))
+			return ret;
+	}
+}
+
+/*
  * A v6 flyrecord table: "flyrecord\0", nr_cpus x (offset, size), and the
  * clock text when the file has a TRACECLOCK option.
  */
@@ -459,18 +482,7 @@ static int read_v6_table(struct strobe_tracefile *tf, struct tf_rd *r,
 		return ret;
 	if (!memcmp(p, "options  ", 10)) {
 		/* An instance may carry its own options: skip them. */
-		for (;;) {
-			uint16_t id;
-			uint32_t size;
-
-			if ((ret = tf_u16(r, &id)))
-				return ret;
-			if (!id)
-				break;
-			if ((ret = tf_u32(r, &size)) || (ret = tf_bytes(r, size, &p)))
-				return ret;
-		}
-		if ((ret = tf_bytes(r, 10, &p)))
+		if ((ret = read_v6_options(tf, r, false)) || (ret = tf_bytes(r, 10, &p)))
 			return ret;
 	}
 	if (!memcmp(p, "latency  ", 10))
@@ -559,19 +571,8 @@ static int read_v6(struct strobe_tracefile *tf, struct tf_rd *r)
 	if ((ret = tf_bytes(r, 10, &p)))
 		return ret;
 	if (!memcmp(p, "options  ", 10)) {
-		for (;;) {
-			uint16_t id;
-			uint32_t size;
-
-			if ((ret = tf_u16(r, &id)))
-				return ret;
-			if (!id)
-				break;
-			if ((ret = tf_u32(r, &size)) || (ret = tf_bytes(r, size, &p)))
-				return ret;
-			if ((ret = tf_add_option(tf, id, size, p, r->err)))
-				return ret;
-		}
+		if ((ret = read_v6_options(tf, r, true)))
+			return ret;
 	} else {
 		r->pos -= 10;
 	}
