@@ -149,5 +149,8 @@ struct mtask *model_task_get(struct strobe_model *m, int tid) STROBE_HIDDEN;
 /* Fill a task entry from /proc; 0, -ENOENT, ... */
 int model_read_proc(struct strobe_model *m, struct mtask *e, int tid,
 		    struct strobe_error *err) STROBE_HIDDEN;
+/* strobe_model_rescan_proc for the one task tid (for the recorder's
+ * command child): 1 if added, 0 if known or gone, -ENOMEM. */
+int model_rescan_tid(struct strobe_model *m, int tid) STROBE_HIDDEN;
 
 #endif

@@ -716,6 +716,16 @@ int strobe_model_rescan_proc(struct strobe_model *m,
 	return r < 0 ? r : rs.added;
 }
 
+int model_rescan_tid(struct strobe_model *m, int tid)
+{
+	struct rescan rs = { NULL, NULL, 0 };
+	int r;
+
+	m->lookup_names = true;
+	r = rescan_one(m, tid, &rs);
+	return r < 0 ? r : rs.added;
+}
+
 /* ---- lookups -------------------------------------------------------------- */
 
 /* Fill a task met for the first time from a late record, /proc or the

@@ -41,6 +41,7 @@
 
 #include <strobe/strobe.h>
 
+#include "../model/model-int.h"
 #include "../session/internal.h"
 #include "../source/live.h"
 #include "../stream/page.h"
@@ -655,21 +656,17 @@ static int finish_file(struct rec *r, int cap_err, struct strobe_error *err)
 	}
 	/*
 	 * No space problem: rewrite the header with fresh task names (tasks
-	 * born during the recording are in saved_cmdlines only now).  After a
-	 * full disk, keep the header reserved at start.
+	 * born during the recording are in saved_cmdlines only now; the rest
+	 * of the metadata is as collected at start).  After a full disk, keep
+	 * the header reserved at start.
 	 */
-	if (!res->incomplete[0]) {
-		struct strobe_session_meta *m2 = NULL;
-
-		if (strobe_session_meta_collect(r->s, r->extra_cmdlines, &m2, NULL) == 0) {
-			strobe_tf_writer_close(r->w, NULL, NULL, NULL);
-			r->w = NULL;
-			e = open_writer(r, m2, err);
-			strobe_session_meta_free(r->meta);
-			r->meta = m2;
-			if (e < 0)
-				return e;
-		}
+	if (!res->incomplete[0] &&
+	    strobe_session_meta_refresh_cmdlines(r->s, r->extra_cmdlines, r->meta) == 0) {
+		strobe_tf_writer_close(r->w, NULL, NULL, NULL);
+		r->w = NULL;
+		e = open_writer(r, r->meta, err);
+		if (e < 0)
+			return e;
 	}
 	for (i = 0; i < r->nr_cpus; i++) {
 		e = strobe_tf_writer_add_cpu(r->w, i, r->fds[i], UINT64_MAX, true, &e2);
@@ -770,8 +767,15 @@ int strobe_record(const struct strobe_record_opts *opts,
 	e = set_target(&r, err);
 	if (e < 0)
 		goto fail_nofile;
-	/* the command's child exists now (waiting to exec): put it in the table */
-	model_scan(&r, true);
+	/*
+	 * The command's child exists now (waiting to exec): put it in the
+	 * table.  With -c, a full scan adds the tasks that entered a target
+	 * container since the snapshot to set_event_pid.
+	 */
+	if (r.model && r.child > 0)
+		model_rescan_tid(r.model, r.child);
+	else if (opts->nr_containers)
+		model_scan(&r, true);
 	e = strobe_session_meta_collect(r.s, r.extra_cmdlines, &r.meta, err);
 	if (e < 0)
 		goto fail_nofile;

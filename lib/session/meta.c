@@ -91,13 +91,40 @@ static int read_meta_file(const char *path, char **text, size_t *len,
 	return 0;
 }
 
+int strobe_session_meta_refresh_cmdlines(struct strobe_session *s,
+					 const char *extra_cmdlines,
+					 struct strobe_session_meta *m)
+{
+	char path[512], *saved, *cmdlines;
+	size_t len;
+
+	/* Our own names first: readers keep the first name of a pid. */
+	snprintf(path, sizeof(path), "%s/saved_cmdlines", s->top);
+	if (strobe_fs_read(path, &saved, &len) < 0)
+		saved = NULL;
+	len = (extra_cmdlines ? strlen(extra_cmdlines) : 0) + (saved ? strlen(saved) : 0);
+	cmdlines = malloc(len + 1);
+	if (!cmdlines) {
+		free(saved);
+		return -ENOMEM;
+	}
+	snprintf(cmdlines, len + 1, "%s%s", extra_cmdlines ? extra_cmdlines : "",
+		 saved ? saved : "");
+	free(saved);
+	free(m->cmdlines);
+	m->cmdlines = cmdlines;
+	m->tf.cmdlines.data = m->cmdlines;
+	m->tf.cmdlines.len = strlen(m->cmdlines);
+	return 0;
+}
+
 int strobe_session_meta_collect(struct strobe_session *s, const char *extra_cmdlines,
 				struct strobe_session_meta **out,
 				struct strobe_error *err)
 {
 	struct strobe_session_meta *m;
 	struct utsname u;
-	char path[512], *saved = NULL;
+	char path[512];
 	struct dirent *de;
 	size_t len, i;
 	unsigned off, size;
@@ -174,21 +201,8 @@ int strobe_session_meta_collect(struct strobe_session *s, const char *extra_cmdl
 		m->tf.printk.data = m->printk;
 		m->tf.printk.len = len;
 	}
-	/* Our own names first: readers keep the first name of a pid. */
-	snprintf(path, sizeof(path), "%s/saved_cmdlines", s->top);
-	if (strobe_fs_read(path, &saved, &len) < 0)
-		saved = NULL;
-	len = (extra_cmdlines ? strlen(extra_cmdlines) : 0) + (saved ? strlen(saved) : 0);
-	m->cmdlines = malloc(len + 1);
-	if (!m->cmdlines) {
-		free(saved);
+	if (strobe_session_meta_refresh_cmdlines(s, extra_cmdlines, m) < 0)
 		goto nomem;
-	}
-	snprintf(m->cmdlines, len + 1, "%s%s", extra_cmdlines ? extra_cmdlines : "",
-		 saved ? saved : "");
-	free(saved);
-	m->tf.cmdlines.data = m->cmdlines;
-	m->tf.cmdlines.len = strlen(m->cmdlines);
 
 	snprintf(m->clock, sizeof(m->clock), "%s", strobe_session_clock(s));
 	m->tf.clock = m->clock;
