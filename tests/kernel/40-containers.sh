@@ -20,20 +20,9 @@ fi
 before=$(tracefs_state)
 A=alpha-$$
 B=beta-$$
-P="podman --runtime /usr/sbin/runc --cgroup-manager cgroupfs"
 trap 'podman rm -f $A $B probe-$$ >/dev/null 2>&1; rm -rf "$WORK"' EXIT
 
-ROOTFS=$WORK/rootfs
-mkdir -p $ROOTFS/bin
-cp "$(command -v busybox)" $ROOTFS/bin/busybox
-for l in sh sleep; do ln -s busybox $ROOTFS/bin/$l; done
-cp $HELPERS/getppid_n $ROOTFS/bin/
-run_ct() {	# [-d] NAME SCRIPT
-	local d=
-	[ "$1" = -d ] && { d=-d; shift; }
-	$P run $d --rm --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
-		--name "$1" --rootfs $ROOTFS /bin/sh -c "$2" >/dev/null 2>$WORK/podman.err
-}
+make_rootfs
 if ! run_ct probe-$$ 'true'; then
 	skip containers "cannot run a container: $(head -1 $WORK/podman.err)"
 	exit 0

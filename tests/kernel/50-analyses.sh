@@ -16,14 +16,6 @@ need_tracefs analyses
 before=$(tracefs_state)
 W=$HELPERS/analysis_work
 
-# json_rows FILE TABLE: rows of TABLE from JSON lines output, as python literals
-py() { python3 -c "$1" "$2" "$3" "$4" "$5"; }
-
-rec() {	# rec OUT.dat PRESETS -- CMD...
-	local out=$1 presets=$2
-	shift 3
-	timeout 120 $STROBE record -o "$out" --preset "$presets" -- "$@" > "$out.stdout" 2> "$out.stderr"
-}
 
 # --- syscalls ---------------------------------------------------------------
 N=1000 M=50

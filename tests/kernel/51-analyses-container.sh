@@ -25,22 +25,11 @@ state() { tracefs_state | grep -v '^instance: '; }
 before=$(state)
 SPS=
 C=ana-$$
-P="podman --runtime /usr/sbin/runc --cgroup-manager cgroupfs"
 trap 'podman rm -f $C probe-$$ >/dev/null 2>&1; rm -rf "$WORK"' EXIT
 
 N=1000 M=50 R=500 BYTES=10485760
-ROOTFS=$WORK/rootfs
-mkdir -p $ROOTFS/bin
-cp "$(command -v busybox)" $ROOTFS/bin/busybox
-for l in sh sleep; do ln -s busybox $ROOTFS/bin/$l; done
-cp $HELPERS/getppid_n $ROOTFS/bin/
+make_rootfs
 for w in sys_work io_work pp_work busy_work; do cp $HELPERS/analysis_work $ROOTFS/bin/$w; done
-run_ct() {	# [-d] NAME SCRIPT
-	local d=
-	[ "$1" = -d ] && { d=-d; shift; }
-	$P run $d --rm --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
-		--name "$1" --rootfs $ROOTFS /bin/sh -c "$2" >/dev/null 2>$WORK/podman.err
-}
 if ! run_ct probe-$$ 'true'; then
 	skip analyses-container "cannot run a container: $(head -1 $WORK/podman.err)"
 	exit 0
@@ -49,7 +38,6 @@ SCRIPT="while [ ! -e /go ]; do sleep 0.02; done
 getppid_n $N; sys_work syscalls 0 $M; io_work write /io.bin $BYTES; pp_work pingpong $R
 busy_work busy 1000 > /busy.out; echo > /done"
 
-py() { python3 -c "$1" "${@:2}"; }
 
 # record OUT [record options]: the workload in container $C while recording
 record() {

@@ -12,13 +12,6 @@ need_tracefs analyses-log
 before=$(tracefs_state)
 W=$HELPERS/analysis_work
 
-py() { python3 -c "$1" "$2" "$3" "$4" "$5"; }
-
-rec() {	# rec OUT.dat PRESETS -- CMD...
-	local out=$1 presets=$2
-	shift 3
-	timeout 120 $STROBE record -o "$out" --preset "$presets" -- "$@" > "$out.stdout" 2> "$out.stderr"
-}
 
 # --- io: 10 MiB written -----------------------------------------------------
 F=$WORK/io.dat

@@ -94,15 +94,8 @@ else fail faults-record-pid-of-no-process "rc=$rc $out"; fi
 # 4. a container that stops while traced
 if command -v podman >/dev/null && [ -x /usr/sbin/runc ] && command -v busybox >/dev/null; then
 	C=faultct-$$
-	P="podman --runtime /usr/sbin/runc --cgroup-manager cgroupfs"
-	ROOTFS=$WORK/rootfs
-	mkdir -p $ROOTFS/bin
-	cp "$(command -v busybox)" $ROOTFS/bin/busybox
-	for l in sh sleep; do ln -s busybox $ROOTFS/bin/$l; done
-	cp "$GETPPID" $ROOTFS/bin/
-	if $P run -d --rm --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --name $C \
-		--rootfs $ROOTFS /bin/sh -c 'sleep 1.5; getppid_n 20000; sleep 0.3' \
-		>/dev/null 2>$WORK/podman.err; then
+	make_rootfs
+	if run_ct -d $C 'sleep 1.5; getppid_n 20000; sleep 0.3'; then
 		CP=$(podman inspect -f '{{.State.Pid}}' $C 2>/dev/null)
 		F=$WORK/ct.dat
 		start=$SECONDS
