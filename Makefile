@@ -3,7 +3,8 @@
 #   make                 libstrobe (static + shared), the strobe CLI, man pages
 #   make check           install missing Debian packages, then every test:
 #                        unit tests and fuzz-corpus replay under ASan+UBSan,
-#                        kernel and oracle tests when root with tracefs
+#                        command-line tests, kernel and oracle tests when
+#                        root with tracefs
 #   make demo [CMD=...]  record a demo workload and show what happened
 #   make fuzz [FUZZ_SECONDS=N]   run the libFuzzer harnesses (clang)
 #   make install [PREFIX=/usr/local] [DESTDIR=]
@@ -47,7 +48,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 
 SONAME  := libstrobe.so.0
 
-.PHONY: all check unit kernel-tests demo fuzz install clean deps bench
+.PHONY: all check demo fuzz install clean deps bench
 all: $(O)/strobe $(O)/libstrobe.a $(O)/$(SONAME) $(O)/strobe.pc $(HELPER_BIN)
 
 $(O)/%.o: %.c
@@ -126,8 +127,7 @@ bench: all
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-		$(DESTDIR)$(PREFIX)/include/strobe $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/man/man3
+		$(DESTDIR)$(PREFIX)/include/strobe
 	install -m 755 $(O)/strobe $(DESTDIR)$(PREFIX)/bin/strobe
 	install -m 644 $(O)/libstrobe.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(O)/$(SONAME) $(DESTDIR)$(PREFIX)/lib/

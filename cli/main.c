@@ -5,7 +5,6 @@
  * disk or a closed pipe is an error, not silence).
  */
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #
 #   unit:   build/tests/test_*      (ASan+UBSan, no root, no kernel)
 #   fuzz:   build/fuzz-replay/*     replay tests/fuzz/corpus/<name>/ (sanitizers)
-#   cli:    tests/cli/*.sh           the command line without tracing (no root)
+#   cli:    tests/cli/*.sh          the command line without tracing (no root)
 #   kernel: tests/kernel/*.sh       real tracing; skipped with a reason when
 #                                   not root or tracefs cannot be mounted
 #
@@ -56,16 +56,11 @@ for r in $B/fuzz-replay/fuzz_*; do
 	run "fuzz corpus $n" "$r" "tests/fuzz/corpus/$n"
 done
 
-for c in tests/cli/[0-9]*.sh; do
-	[ -f "$c" ] || continue
-	want "$c" || continue
-	run "cli $(basename "$c" .sh)" bash "$c"
-done
-
-for k in tests/kernel/[0-9]*.sh; do
+for k in tests/cli/[0-9]*.sh tests/kernel/[0-9]*.sh; do
 	[ -f "$k" ] || continue
 	want "$k" || continue
-	run "kernel $(basename "$k" .sh)" bash "$k"
+	d=${k%/*}
+	run "${d##*/} $(basename "$k" .sh)" bash "$k"
 done
 
 echo
