@@ -20,6 +20,14 @@
 
 #include "analyses/analysis-int.h"
 
+/* End a text line: no trailing blanks (an empty last cell leaves some). */
+static void end_line(struct trace_seq *s)
+{
+	while (s->len && s->buffer[s->len - 1] == ' ')
+		s->len--;
+	trace_seq_putc(s, '\n');
+}
+
 static bool seq_ok(struct trace_seq *s)
 {
 	return s->state == TRACE_SEQ__GOOD;
@@ -126,24 +134,21 @@ int strobe_table_write_text(const struct strobe_table *t, struct trace_seq *s)
 				w[i] = l;
 		}
 	}
+	/* printf widths: negative = left-aligned */
+	for (i = 0; i < t->nr_cols; i++)
+		if (!right_aligned(&t->cols[i]))
+			w[i] = -w[i];
 	trace_seq_printf(s, "%s\n", t->title);
 	for (i = 0; i < t->nr_cols; i++)
-		trace_seq_printf(s, "%s%*s", i ? "  " : "",
-				 right_aligned(&t->cols[i]) ? w[i] : -w[i], t->cols[i].title);
-	trace_seq_putc(s, '\n');
+		trace_seq_printf(s, "%s%*s", i ? "  " : "", w[i], t->cols[i].title);
+	end_line(s);
 	for (r = 0; r < t->nr_rows; r++) {
 		const union strobe_value *v = strobe_table_row(t, r);
 
-		for (i = 0; i < t->nr_cols; i++) {
-			const char *txt = cell_text(&t->cols[i], &v[i], buf, sizeof(buf));
-
-			if (i == t->nr_cols - 1 && !right_aligned(&t->cols[i]))
-				trace_seq_printf(s, "%s%s", i ? "  " : "", txt);
-			else
-				trace_seq_printf(s, "%s%*s", i ? "  " : "",
-						 right_aligned(&t->cols[i]) ? w[i] : -w[i], txt);
-		}
-		trace_seq_putc(s, '\n');
+		for (i = 0; i < t->nr_cols; i++)
+			trace_seq_printf(s, "%s%*s", i ? "  " : "", w[i],
+					 cell_text(&t->cols[i], &v[i], buf, sizeof(buf)));
+		end_line(s);
 	}
 	if (!t->nr_rows)
 		trace_seq_puts(s, "(none)\n");
@@ -178,10 +183,9 @@ int strobe_table_write_text_header(const struct strobe_table *t, struct trace_se
 	int i;
 
 	for (i = 0; i < t->nr_cols; i++)
-		trace_seq_printf(s, "%s%*s", i ? "  " : "",
-				 i == t->nr_cols - 1 && log_width(&t->cols[i]) < 0 ? 0
-				 : log_width(&t->cols[i]), t->cols[i].title);
-	trace_seq_putc(s, '\n');
+		trace_seq_printf(s, "%s%*s", i ? "  " : "", log_width(&t->cols[i]),
+				 t->cols[i].title);
+	end_line(s);
 	return seq_ok(s) ? 0 : -ENOMEM;
 }
 
@@ -192,11 +196,9 @@ int strobe_table_write_text_row(const struct strobe_table *t, const union strobe
 	int i;
 
 	for (i = 0; i < t->nr_cols; i++)
-		trace_seq_printf(s, "%s%*s", i ? "  " : "",
-				 i == t->nr_cols - 1 && log_width(&t->cols[i]) < 0 ? 0
-				 : log_width(&t->cols[i]),
+		trace_seq_printf(s, "%s%*s", i ? "  " : "", log_width(&t->cols[i]),
 				 cell_text(&t->cols[i], &row[i], buf, sizeof(buf)));
-	trace_seq_putc(s, '\n');
+	end_line(s);
 	return seq_ok(s) ? 0 : -ENOMEM;
 }
 
