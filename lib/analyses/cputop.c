@@ -5,13 +5,22 @@
  * Each CPU is a two-state machine: UNKNOWN (no switch seen yet, or events
  * were lost) and RUNNING(tid, since).  A switch charges prev for
  * [since, now) and makes next current.  The first switch on a CPU also
- * tells who ran before it: prev_pid is charged from the window start (or,
- * after lost events, from the first event after the gap) to that switch;
+ * tells who ran before it: prev_pid is charged from the first event of its
+ * own unbroken run of events on that CPU (at the earliest the window start
+ * or, after lost events, the first event after the gap) to that switch;
  * the time inside a gap is unknown and counted apart.  At the end each
  * running task is charged up to the window end.  pid 0 (the idle task)
  * is never charged and does not count as CPU use.  Percentages are of
  * the window: a thread busy the whole window shows 100%, a process with
  * several busy threads more.
+ *
+ * Some kernels do not emit the sched_switch that takes a CPU out of idle
+ * (seen on this project's 2-CPU VM, with perf too).  A switch-out of a
+ * task the CPU never switched in is then charged from the best evidence
+ * of when it started there: the first of its own unbroken run of events
+ * on that CPU, or, while the CPU was idle, the wake-up or migration that
+ * brought it to that CPU (only idle can have run between the two, and
+ * idle is not charged).  Without such evidence nothing is charged.
  *
  * A PID-filtered recording (strobe record -- CMD, -p, -c) has a switch
  * only when prev or next is traced: an untraced task switched in by a
@@ -53,8 +62,19 @@ struct group {
 	uint64_t ns;
 };
 
+/* A task's latest arrival on a CPU (wake-up or migration), kept until it
+ * is switched out: bounded by the runnable tasks. */
+struct arrival {
+	int cpu;
+	uint64_t ts;
+};
+
+enum { EV_SWITCH, EV_WAKEUP, EV_MIGRATE };
+
 struct cputop {
 	struct strobe_field prev_pid, next_pid, next_comm;
+	struct strobe_field wu_pid, wu_cpu, mg_pid, mg_cpu;	/* arrivals */
+	struct ana_map arrivals;	/* tid -> struct arrival */
 	struct cpu *cpus;
 	int nr_cpus;
 	struct ana_map groups;	/* group key -> struct group */
@@ -160,10 +180,16 @@ static void on_switch(struct ana *a, const struct strobe_event *ev, int cookie)
 			 * it only from the first event of its own unbroken run
 			 * on this CPU, never more than there is evidence for.
 			 */
+			const struct arrival *ar = ana_map_get(&p->arrivals,
+							       (uint64_t)(uint32_t)prev);
+
 			from = ev->ts;
 			if (a->core->cpu_pid[ev->cpu] == prev &&
 			    a->core->cpu_pid_since[ev->cpu] > c->since)
 				from = a->core->cpu_pid_since[ev->cpu];
+			if (c->tid == 0 && ar && ar->cpu == ev->cpu &&
+			    ar->ts >= c->since && ar->ts < from)
+				from = ar->ts;
 		}
 	} else {
 		/*
@@ -183,6 +209,8 @@ static void on_switch(struct ana *a, const struct strobe_event *ev, int cookie)
 	}
 	if (charge(a, prev, ev->cpu, from, ev->ts) && whole && p->log && a->core->opts.log)
 		log_interval(a, ev, prev, next, from);
+	if (prev > 0)
+		ana_map_del(&p->arrivals, (uint64_t)(uint32_t)prev);
 	c->state = CPU_RUNNING;
 	c->tid = next;
 	c->since = ev->ts;
@@ -206,8 +234,29 @@ static void lost(struct ana *a, int cpu, uint64_t ts)
 	c->resume = ts;
 }
 
+/* A wake-up or migration names the CPU a task will run on next. */
+static void on_arrival(struct ana *a, const struct strobe_event *ev, int cookie)
+{
+	struct cputop *p = a->priv;
+	const struct strobe_field *pf = cookie == EV_WAKEUP ? &p->wu_pid : &p->mg_pid;
+	const struct strobe_field *cf = cookie == EV_WAKEUP ? &p->wu_cpu : &p->mg_cpu;
+	int tid = (int)strobe_field_int(ev, pf);
+	struct arrival *ar;
+
+	if (tid <= 0 || !pf->valid || !cf->valid)
+		return;
+	ar = ana_map_put(&p->arrivals, (uint64_t)(uint32_t)tid, NULL);
+	if (ar) {
+		ar->cpu = (int)strobe_field_int(ev, cf);
+		ar->ts = ev->ts;
+	}
+}
+
 static const struct ana_sub subs[] = {
-	{ "sched", "sched_switch", on_switch, 0 },
+	{ "sched", "sched_switch", on_switch, EV_SWITCH },
+	{ "sched", "sched_wakeup", on_arrival, EV_WAKEUP },
+	{ "sched", "sched_wakeup_new", on_arrival, EV_WAKEUP },
+	{ "sched", "sched_migrate_task", on_arrival, EV_MIGRATE },
 	{ NULL, NULL, NULL, 0 }
 };
 
@@ -218,6 +267,7 @@ static int init(struct ana *a)
 	int ret = 0;
 
 	ana_map_init(&p->groups, sizeof(struct group));
+	ana_map_init(&p->arrivals, sizeof(struct arrival));
 	if (c->opts.views == STROBE_VIEW_LOG)
 		goto log;	/* --log alone: the log only, as the other analyses */
 	p->top = ana_add_table(a, "cputop.top", "CPU usage", STROBE_VIEW_TOP);
@@ -259,6 +309,16 @@ static int resolve(struct ana *a, struct tep_handle *tep)
 	    strobe_field_resolve(e, "next_pid", &p->next_pid))
 		return -ENOENT;
 	strobe_field_resolve(e, "next_comm", &p->next_comm);	/* optional, for --log */
+	/* optional: evidence for switch-ins the kernel did not record */
+	if ((e = tep_find_event_by_name(tep, "sched", "sched_wakeup")) ||
+	    (e = tep_find_event_by_name(tep, "sched", "sched_wakeup_new"))) {
+		strobe_field_resolve(e, "pid", &p->wu_pid);
+		strobe_field_resolve(e, "target_cpu", &p->wu_cpu);
+	}
+	if ((e = tep_find_event_by_name(tep, "sched", "sched_migrate_task"))) {
+		strobe_field_resolve(e, "pid", &p->mg_pid);
+		strobe_field_resolve(e, "dest_cpu", &p->mg_cpu);
+	}
 	return 0;
 }
 
@@ -321,6 +381,7 @@ static void fini(struct ana *a)
 	struct cputop *p = a->priv;
 
 	ana_map_free(&p->groups);
+	ana_map_free(&p->arrivals);
 	free(p->cpus);
 }
 

@@ -24,15 +24,24 @@ static const char fmt_alloc[] = "name: mm_page_alloc\nID: 704\nformat:\n" FMT_CO
 	"\tfield:unsigned int order;\toffset:16;\tsize:4;\tsigned:0;\n\n"
 	"print fmt: \"order=%d\", REC->order\n";
 
+enum { ID_WAKEUP = 707 };
+static const char fmt_wakeup[] = "name: sched_wakeup\nID: 707\nformat:\n" FMT_COMMON
+	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"pid=%d\", REC->pid\n";
+
 static struct tep_handle *make_tep(bool with_irq_mem)
 {
 	static const struct fixture_fmt f[] = {
 		{ fmt_switch, "sched" }, { fmt_enter, "raw_syscalls" },
 		{ fmt_exit, "raw_syscalls" }, { fmt_waking, "sched" }, { fmt_fork, "sched" },
+		{ fmt_wakeup, "sched" },
 		{ fmt_alloc, "kmem" }, { fmt_irq_entry, "irq" }, { fmt_irq_exit, "irq" },
 	};
 
-	return fixture_tep(f, with_irq_mem ? 8 : 5);
+	return fixture_tep(f, with_irq_mem ? 9 : 6);
 }
 
 static void sys_enter(struct feeder *f, int tid, int cpu, uint64_t ts, int nr, int64_t missed)
@@ -55,6 +64,14 @@ static void waking(struct feeder *f, int waker, int cpu, uint64_t ts, int pid, i
 	put32(f->d + 28, (uint32_t)prio);
 	put32(f->d + 32, (uint32_t)target);
 	feed(f, ID_WAKING, waker, cpu, ts, missed);
+}
+
+static void wakeup(struct feeder *f, int waker, int cpu, uint64_t ts, int pid, int target)
+{
+	put32(f->d + 24, (uint32_t)pid);
+	put32(f->d + 28, 120);
+	put32(f->d + 32, (uint32_t)target);
+	feed(f, ID_WAKEUP, waker, cpu, ts, 0);
 }
 
 /* Row of t whose string column skey equals sval (and int column ikey ==
@@ -347,6 +364,41 @@ static void test_log2_histogram_slots_match_bcc(void)
 	stop(&f);
 }
 
+/*
+ * Some kernels record no sched_switch out of idle.  A task switched out
+ * of a CPU that was idle is charged from the wake-up that put it there;
+ * one with no such evidence is charged nothing.
+ */
+static void test_cputop_missing_switch_in_from_idle(void)
+{
+	struct strobe_analysis_opts o = { 0 };
+	struct feeder f;
+	const struct strobe_table *t;
+	const union strobe_value *v;
+
+	REQUIRE(start(&f, "cputop", &o, false));
+	sched_switch(&f, 1, 1000, 7, 1, 0);	/* CPU 1 idle from 1000 */
+	sched_switch(&f, 0, 1000, 9, 1, 0);	/* CPU 0 idle from 1000 */
+	wakeup(&f, 9, 0, 2000, 5, 1);	/* 5 woken onto CPU 1 */
+	/* (idle -> 5 on CPU 1 not recorded) */
+	sched_switch(&f, 1, 5000, 5, 1, 0);	/* 5 ran 2000..5000 */
+	sched_switch(&f, 0, 4000, 6, 1, 0);	/* 6: no evidence, nothing */
+	sched_switch(&f, 1, 6000, 0, 0, 8);
+	sys_enter(&f, 8, 1, 7000, 39, 0);	/* window ends */
+	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
+	t = table(f.a, "cputop.top");
+	REQUIRE(t);
+	v = find_row(t, NULL, NULL, "tid", 5, 0);
+	REQUIRE(v);
+	CHECK_EQ(v[col(t, "cpu_time")].u, 3000);
+	v = find_row(t, NULL, NULL, "tid", 6, 0);
+	CHECK(!v || v[col(t, "cpu_time")].u == 0);
+	v = find_row(t, NULL, NULL, "tid", 8, 0);
+	REQUIRE(v);
+	CHECK_EQ(v[col(t, "cpu_time")].u, 1000);
+	stop(&f);
+}
+
 static void test_writers_text_json_lami_and_histogram(void)
 {
 	struct strobe_analysis_opts o = { .views = STROBE_VIEW_TOP | STROBE_VIEW_FREQ };
@@ -420,6 +472,7 @@ TESTS(T(test_syscalls_edges_errno_and_lost_events),
       T(test_syscalls_pid_reuse_gives_separate_rows),
       T(test_cputop_first_switch_and_migration),
       T(test_cputop_lost_events_charge_nothing_unknown),
+      T(test_cputop_missing_switch_in_from_idle),
       T(test_schedlat_wakeup_preempt_and_lost),
       T(test_mem_and_irq),
       T(test_missing_events_and_unknown_names),
