@@ -5,7 +5,8 @@
 #                        unit tests and fuzz-corpus replay under ASan+UBSan,
 #                        command-line tests, kernel and oracle tests when
 #                        root with tracefs
-#   make demo [CMD=...]  record a demo workload and show what happened
+#   make demo [CMD=...]  install missing Debian packages, build, record a
+#                        demo workload (and two containers) and show it
 #   make fuzz [FUZZ_SECONDS=N]   run the libFuzzer harnesses (clang)
 #   make install [PREFIX=/usr/local] [DESTDIR=]
 #   WERROR=1             treat warnings as errors (CI does)
@@ -119,7 +120,10 @@ check: deps
 	@$(MAKE) --no-print-directory all $(O)/san/strobe $(UNIT_BIN) $(FUZZ_REPLAY)
 	@tests/run-tests.sh
 
-demo: all
+# Like check, demo stands alone on a bare machine: packages first, then a
+# fresh make (pkg-config's flags are read when make starts).
+demo: deps
+	@$(MAKE) --no-print-directory all
 	@scripts/demo $(CMD)
 
 bench: all

@@ -88,6 +88,26 @@ nw=$(trace-cmd report "$WORK/sys.dat" 2>/dev/null | grep -c 'sys_enter')
 if [ "$nc" = 1000 ] && [ $rw = 0 ] && [ "$nw" -gt 0 ]; then pass hygiene-beside-whole-system
 else fail hygiene-beside-whole-system "count=$nc rc=$rw whole=$nw"; fi
 
+# 5. strobe never writes the top level: every top-level file, option and
+# event enable/filter, verbatim (buffer_size_kb included, so on a freshly
+# booted machine an unexpanded "7 (expanded: 1408)" must stay exactly
+# that), around recordings that use every setting strobe touches: events
+# by preset and glob, kernel filters, a rejected filter, buffer size,
+# clock, a PID target, a whole-system run stopped by a signal.
+TOP=$(tracefs_top_snapshot)
+timeout 60 "$STROBE" record -q -o "$WORK/top1.dat" -e sched -e io -e 'syscalls:sys_enter_getppid' \
+	-f 'common_pid != 1' -b 1024 -C global -- "$GETPPID" 100 || fail hygiene-top-record-ran
+timeout 60 "$STROBE" record -q -o "$WORK/top2.dat" -e sched:sched_switch -f 'no_such_field == 1' \
+	-- true 2>/dev/null && fail hygiene-top-bad-filter-refused
+"$STROBE" record -q -o "$WORK/top3.dat" -e irq -e mem &
+W=$!
+wait_instance $W
+sleep 0.3
+kill -INT $W
+wait $W
+if [ "$(tracefs_top_snapshot)" = "$TOP" ]; then pass hygiene-top-level-never-written
+else fail hygiene-top-level-never-written "$(diff <(echo "$TOP") <(tracefs_top_snapshot) | head -6 | tr '\n' '|')"; fi
+
 no_instances && pass hygiene-no-instance-left || fail hygiene-no-instance-left "$(ls $TRACEFS/instances)"
 [ "$(tracefs_state)" = "$BEFORE" ] && pass hygiene-tracefs-untouched ||
 	fail hygiene-tracefs-untouched "$(diff <(echo "$BEFORE") <(tracefs_state) | tr '\n' ' ')"

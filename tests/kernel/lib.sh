@@ -30,6 +30,47 @@ tracefs_state() {
 	ls $TRACEFS/instances 2>/dev/null | grep '^strobe-' | sed 's/^/instance: /'
 }
 
+# Every top-level setting, verbatim: each top-level file but caches the
+# kernel fills from any instance (saved_cmdlines, saved_tgids), static
+# lists and pipes, every option, and every event's enable and filter at
+# the top level.  For tests that prove strobe itself never writes there.
+tracefs_top_snapshot() {
+	local f
+	(
+		cd $TRACEFS || exit 1
+		for f in *; do
+			[ -f "$f" ] || continue
+			case $f in
+			README|available_*|trace_pipe|trace_marker*|free_buffer|saved_cmdlines|\
+			saved_tgids|printk_formats|dyn_ftrace_total_info|uprobe_profile|\
+			enabled_functions|touched_functions) continue ;;
+			esac
+			echo "$f: $(timeout 2 head -c 4096 "$f" 2>&1)"
+		done
+		grep -H '' options/* per_cpu/*/buffer_size_kb events/enable events/*/enable \
+			events/*/*/enable events/*/*/filter 2>&1
+	)
+}
+
+# tracefs_same BEFORE AFTER [first-use]: true when two tracefs_state
+# fingerprints are equal.  With "first-use" (only for tests that ran an
+# oracle tool such as trace-cmd extract, never for strobe itself), one
+# change is allowed: after boot the top-level buffer reads
+# "7 (expanded: 1408)" until the first tracing use anywhere expands it, and
+# no write can undo that.  It then reads the expanded size, rounded up to
+# whole ring-buffer pages (page size minus a 16-byte header), in KiB.
+tracefs_same() {
+	local m x p
+	[ "$1" = "$2" ] && return 0
+	[ "$3" = first-use ] || return 1
+	m=$(sed -n 's/^buffer_size_kb: [0-9]* (expanded: \([0-9]*\))$/\1/p' <<<"$1")
+	x=$(sed -n 's/^buffer_size_kb: \([0-9]*\)$/\1/p' <<<"$2")
+	[ -n "$m" ] && [ -n "$x" ] || return 1
+	p=$(( $(getconf PAGESIZE) - 16 ))
+	[ "$x" = "$m" ] || [ "$x" = $(( (m * 1024 + p - 1) / p * p / 1024 )) ] || return 1
+	[ "$(grep -v '^buffer_size_kb: ' <<<"$1")" = "$(grep -v '^buffer_size_kb: ' <<<"$2")" ]
+}
+
 # py CODE ARGS...: run a python3 snippet (tests parse strobe's JSON with it)
 py() { python3 -c "$1" "${@:2}"; }
 
