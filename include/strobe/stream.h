@@ -43,11 +43,27 @@ struct strobe_event {
 	uint64_t file_offset;	/* offset of the record in its source, for messages */
 };
 
-/* A source of ring-buffer pages for one CPU (internal feeds implement it). */
+/*
+ * A source of ring-buffer pages for one CPU (a trace file's CPU cursor, a
+ * live capture's per-CPU queue, synthetic pages in tests).
+ *
+ * next_page returns 1 and sets *page (page_size bytes, valid until the
+ * next call), 0 at the end, -EAGAIN when a live feed has no page ready
+ * yet (not an error and not the end: the stream asks again later), or
+ * another -errno on error (the feed is then ended).
+ *
+ * idle_until (live feeds; NULL for files) returns a timestamp, in the
+ * feed's clock before ts_offset, below which the feed will produce no
+ * further event: the CPU's buffer was found empty at that time.  While a
+ * feed is waiting (-EAGAIN), the stream hands out other feeds' events
+ * only up to that time, so events stay in timestamp order across CPUs.
+ * A waiting feed without idle_until holds the stream back until it has
+ * a page.
+ */
 struct strobe_page_feed {
-	/* Return 1 and set *page (page_size bytes), 0 at end, -errno on error. */
 	int (*next_page)(void *ctx, const uint8_t **page, uint64_t *offset,
 			 struct strobe_error *err);
+	uint64_t (*idle_until)(void *ctx);
 	void (*close)(void *ctx);
 	void *ctx;
 	int cpu;		/* real CPU number */
@@ -85,12 +101,27 @@ int strobe_stream_open_feeds(struct strobe_page_feed *feeds, int nr_feeds,
 
 /*
  * Next event in timestamp order (ties: lower feed index first, then file
- * order).  Returns 1 with *ev filled, 0 at the end, -errno on corruption
+ * order).  Returns 1 with *ev filled, 0 at the end, -EAGAIN when a live
+ * stream has nothing that can be handed out yet (wait with
+ * strobe_stream_wait, then call again), other -errno on corruption
  * (with *err naming the CPU and file offset); after an error the stream
  * may be continued: the bad page is skipped.
  */
 int strobe_stream_next(struct strobe_stream *s, struct strobe_event *ev,
 		       struct strobe_error *err);
+
+/*
+ * Live streams: a file descriptor that becomes readable when new pages
+ * may have arrived (for poll/epoll loops), or -1 for a file stream.
+ */
+int strobe_stream_fd(const struct strobe_stream *s);
+
+/*
+ * Wait up to timeout_ms (-1: no limit) for new pages of a live stream.
+ * Returns 1 when something may be ready, 0 on timeout, -EINTR when a
+ * signal interrupted the wait; a file stream returns 1 at once.
+ */
+int strobe_stream_wait(struct strobe_stream *s, int timeout_ms);
 
 /* Totals so far: events returned and events reported lost (known counts),
  * and the number of "lost, count unknown" marks. */

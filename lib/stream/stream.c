@@ -17,6 +17,12 @@
  * per page; there is no allocation per event (the format cache grows only
  * when a new event id appears).
  *
+ * Live feeds (-EAGAIN from next_page) are "waiting": out of the heap, on
+ * a short list that each call polls again.  The top of the heap is handed
+ * out only when no waiting feed could still produce an earlier event:
+ * every waiting feed's idle_until() must be at or past it.  File streams
+ * never have waiting feeds, so their hot path is unchanged.
+ *
  * Errors: a bad page (header or record) fails the call that meets it with
  * -EINVAL and "cpu N: bad ring-buffer page at offset X: ..."; that page
  * has then been consumed, so the next call goes on with the feed's next
@@ -24,13 +30,17 @@
  * error might repeat forever), and the stream goes on with the others.
  */
 #include <errno.h>
+#include <poll.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <traceevent/event-parse.h>
 
 #include <strobe/strobe.h>
 #include "page.h"
+#include "stream-int.h"
 
 #define MAX_EVENT_TYPES 65536
 
@@ -44,6 +54,7 @@ struct feed {
 	struct strobe_page_feed src;
 	int index;			/* position in the feeds array */
 	bool done;			/* source exhausted or failed */
+	bool waiting;			/* live: no page yet (-EAGAIN) */
 };
 
 struct heap_ent {
@@ -69,6 +80,13 @@ struct strobe_stream {
 	struct tep_event **formats;
 	uint32_t nr_formats;
 	struct strobe_stream_stats stats;
+	/* Live feeds without a page: indices into feeds, nr_waiting used. */
+	int *waiting;
+	int nr_waiting;
+	/* Live streams: the owner's wake-up fd and clean-up (stream-int.h). */
+	int wake_fd;
+	void (*owner_close)(void *ctx);
+	void *owner;
 };
 
 static char format_unset_mark;
@@ -154,6 +172,8 @@ static int feed_refill(struct strobe_stream *s, struct feed *f,
 			return 0;
 		off = f->page_off;
 		r = f->src.next_page(f->src.ctx, &page, &off, err);
+		if (r == -EAGAIN)
+			return -EAGAIN;	/* live: nothing yet, the feed stays */
 		if (r <= 0) {
 			f->done = true;
 			f->pg.len = 0;
@@ -269,6 +289,12 @@ static int stream_prime(struct strobe_stream *s, struct strobe_error *err)
 	while (s->primed < s->nr_feeds) {
 		f = &s->feeds[s->primed];
 		r = feed_refill(s, f, err);
+		if (r == -EAGAIN) {
+			s->primed++;
+			f->waiting = true;
+			s->waiting[s->nr_waiting++] = f->index;
+			continue;
+		}
 		if (r < 0 && !f->done)
 			return r;	/* bad page consumed: retry this feed */
 		s->primed++;
@@ -280,9 +306,51 @@ static int stream_prime(struct strobe_stream *s, struct strobe_error *err)
 	return 0;
 }
 
+/*
+ * Poll the waiting feeds again: those with a page go (back) into the heap.
+ * Sets *limit to the lowest idle_until of the feeds still waiting
+ * (UINT64_MAX if none).  Returns 0 or the first -errno met (bad page).
+ */
+static int poll_waiting(struct strobe_stream *s, uint64_t *limit,
+			struct strobe_error *err)
+{
+	uint64_t lim = UINT64_MAX, t;
+	int i = 0, r, ret = 0;
+	struct feed *f;
+
+	while (i < s->nr_waiting) {
+		f = &s->feeds[s->waiting[i]];
+		r = feed_refill(s, f, err);
+		if (r == -EAGAIN) {
+			t = f->src.idle_until ? f->src.idle_until(f->src.ctx) : 0;
+			if (t < lim)
+				lim = t;
+			i++;
+			continue;
+		}
+		if (r < 0 && !f->done) {
+			/* bad page consumed: poll this feed again next call */
+			if (!ret)
+				ret = r;
+			lim = 0;
+			i++;
+			continue;
+		}
+		f->waiting = false;
+		s->waiting[i] = s->waiting[--s->nr_waiting];
+		if (r > 0)
+			heap_push(s, f->rec.ts, f->index);
+		else if (r < 0 && !ret)
+			ret = r;
+	}
+	*limit = lim;
+	return ret;
+}
+
 int strobe_stream_next(struct strobe_stream *s, struct strobe_event *ev,
 		       struct strobe_error *err)
 {
+	uint64_t limit;
 	struct feed *f;
 	int r;
 
@@ -297,14 +365,25 @@ int strobe_stream_next(struct strobe_stream *s, struct strobe_event *ev,
 		if (__builtin_expect(r > 0, 1)) {
 			s->heap[0].ts = f->rec.ts;
 			heap_sift_down(s->heap, s->heap_n, 0);
-		} else if (r == 0) {
+		} else if (r == 0 || r == -EAGAIN) {
 			s->heap[0] = s->heap[--s->heap_n];
 			if (s->heap_n)
 				heap_sift_down(s->heap, s->heap_n, 0);
+			if (r == -EAGAIN) {
+				f->waiting = true;
+				s->waiting[s->nr_waiting++] = f->index;
+			}
 		} else {
 			return r;	/* the top is advanced again next call */
 		}
 		s->top_consumed = false;
+	}
+	if (__builtin_expect(s->nr_waiting > 0, 0)) {
+		r = poll_waiting(s, &limit, err);
+		if (r < 0)
+			return r;
+		if (s->nr_waiting && (!s->heap_n || s->heap[0].ts > limit))
+			return -EAGAIN;
 	}
 	if (!s->heap_n)
 		return 0;
@@ -366,7 +445,8 @@ int strobe_stream_open_feeds(struct strobe_page_feed *feeds, int nr_feeds,
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s || !(s->feeds = calloc(nr_feeds ? nr_feeds : 1, sizeof(*s->feeds))) ||
-	    !(s->heap = calloc(nr_feeds ? nr_feeds : 1, sizeof(*s->heap)))) {
+	    !(s->heap = calloc(nr_feeds ? nr_feeds : 1, sizeof(*s->heap))) ||
+	    !(s->waiting = calloc(nr_feeds ? nr_feeds : 1, sizeof(*s->waiting)))) {
 		r = strobe_err(err, -ENOMEM, "out of memory opening the event stream");
 		goto fail;
 	}
@@ -379,6 +459,7 @@ int strobe_stream_open_feeds(struct strobe_page_feed *feeds, int nr_feeds,
 	s->commit_size = commit_size;
 	s->ts_offset = ts_offset;
 	s->tep = tep;
+	s->wake_fd = -1;
 	resolve_common(s);
 	*out = s;
 	return 0;
@@ -387,6 +468,7 @@ fail:
 	if (s) {
 		free(s->feeds);
 		free(s->heap);
+		free(s->waiting);
 		free(s);
 	}
 	for (i = 0; feeds && i < nr_feeds; i++)
@@ -401,6 +483,40 @@ void strobe_stream_stats(const struct strobe_stream *s,
 	*st = s->stats;
 }
 
+void strobe_stream_set_owner(struct strobe_stream *s, int wake_fd,
+			     void (*close_fn)(void *ctx), void *ctx)
+{
+	s->wake_fd = wake_fd;
+	s->owner_close = close_fn;
+	s->owner = ctx;
+}
+
+int strobe_stream_fd(const struct strobe_stream *s)
+{
+	return s->wake_fd;
+}
+
+int strobe_stream_wait(struct strobe_stream *s, int timeout_ms)
+{
+	struct pollfd p;
+	uint64_t v;
+	int r;
+
+	if (s->wake_fd < 0)
+		return 1;
+	p.fd = s->wake_fd;
+	p.events = POLLIN;
+	r = poll(&p, 1, timeout_ms);
+	if (r < 0)
+		return -errno;
+	if (r == 0)
+		return 0;
+	/* an eventfd: reset it (pipes and others are drained by the owner) */
+	if (read(s->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		return -errno;
+	return 1;
+}
+
 void strobe_stream_close(struct strobe_stream *s)
 {
 	int i;
@@ -410,8 +526,11 @@ void strobe_stream_close(struct strobe_stream *s)
 	for (i = 0; i < s->nr_feeds; i++)
 		if (s->feeds[i].src.close)
 			s->feeds[i].src.close(s->feeds[i].src.ctx);
+	if (s->owner_close)
+		s->owner_close(s->owner);
 	free(s->feeds);
 	free(s->heap);
+	free(s->waiting);
 	free(s->formats);
 	free(s);
 }

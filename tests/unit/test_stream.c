@@ -96,6 +96,10 @@ struct afeed {
 	uint64_t base;		/* offset of page 0 */
 	int fail_at;		/* next_page fails (-EIO) at this page, or -1 */
 	int *closed;		/* incremented on close */
+	/* live: pages [0, avail) are there, the next ones -EAGAIN until the
+	 * test raises avail; -1 = a file feed (all there, then the end) */
+	int avail;
+	uint64_t idle;		/* what idle_until returns */
 };
 
 static int afeed_next(void *ctx, const uint8_t **page, uint64_t *offset,
@@ -112,6 +116,8 @@ static int afeed_next(void *ctx, const uint8_t **page, uint64_t *offset,
 		}
 		return -EIO;
 	}
+	if (a->avail >= 0 && a->next >= a->avail)
+		return -EAGAIN;
 	if (a->next >= a->n)
 		return 0;
 	*offset = a->base + (uint64_t)a->next * PS;
@@ -136,6 +142,7 @@ static struct afeed *afeed_new(void)
 	struct afeed *a = calloc(1, sizeof(*a));
 
 	a->fail_at = -1;
+	a->avail = -1;
 	return a;
 }
 
@@ -173,6 +180,11 @@ static struct strobe_stream *open_stream(struct strobe_page_feed *f, int n,
 		return NULL;
 	}
 	return s;
+}
+
+static uint64_t afeed_idle(void *ctx)
+{
+	return ((struct afeed *)ctx)->idle;
 }
 
 /* ---- merging ------------------------------------------------------------ */
@@ -815,6 +827,123 @@ static void gen_close(void *ctx)
 	free(g);
 }
 
+/* ---- live feeds: -EAGAIN and idle watermarks --------------------------- */
+
+/* Next event's time, or -EAGAIN / 0 / error as returned. */
+static long long next_ts(struct strobe_stream *s)
+{
+	struct strobe_event ev;
+	struct strobe_error err = { 0 };
+	int r = strobe_stream_next(s, &ev, &err);
+
+	return r == 1 ? (long long)ev.ts : r == 0 ? -1000 : r;
+}
+
+static void test_stream_live_hands_out_only_up_to_the_idle_watermark(void)
+{
+	static const uint64_t busy0[] = { 10, 20, 30 }, busy1[] = { 40, 50 };
+	static const uint64_t quiet0[] = { 25 }, quiet1[] = { 45 };
+	struct afeed *busy = afeed_new(), *quiet = afeed_new();
+	struct strobe_page_feed f[2];
+	struct strobe_stream *s;
+
+	afeed_page(busy, busy0, 3, 0, 0);
+	afeed_page(busy, busy1, 2, 0, 0);
+	afeed_page(quiet, quiet0, 1, 0, 0);
+	afeed_page(quiet, quiet1, 1, 0, 0);
+	busy->avail = 1;
+	quiet->avail = 0;	/* nothing yet, known idle until 15 */
+	quiet->idle = 15;
+	f[0] = feed_of(busy, 0, 0);
+	f[1] = feed_of(quiet, 1, 0);
+	f[0].idle_until = f[1].idle_until = afeed_idle;
+	s = open_stream(f, 2, NULL, 0);
+	REQUIRE(s);
+	CHECK_EQ(next_ts(s), 10);
+	CHECK_EQ(next_ts(s), -EAGAIN);	/* 20 > 15: the quiet CPU may still have 16..20 */
+	quiet->avail = 1;		/* its page arrives: 25 */
+	quiet->idle = 26;
+	CHECK_EQ(next_ts(s), 20);
+	CHECK_EQ(next_ts(s), 25);
+	CHECK_EQ(next_ts(s), -EAGAIN);	/* quiet waits again: 30 > 26 */
+	quiet->idle = 35;
+	CHECK_EQ(next_ts(s), 30);
+	/* both waiting now: busy idle until 0, nothing may go */
+	CHECK_EQ(next_ts(s), -EAGAIN);
+	busy->avail = 2;
+	busy->idle = 100;
+	CHECK_EQ(next_ts(s), -EAGAIN);	/* 40 > quiet's 35 */
+	quiet->idle = 47;
+	CHECK_EQ(next_ts(s), 40);
+	CHECK_EQ(next_ts(s), -EAGAIN);	/* 50 > 47 */
+	quiet->avail = 2;
+	CHECK_EQ(next_ts(s), 45);
+	CHECK_EQ(next_ts(s), -EAGAIN);	/* quiet waits again, idle until 47 */
+	quiet->idle = 60;
+	CHECK_EQ(next_ts(s), 50);
+	CHECK_EQ(next_ts(s), -EAGAIN);	/* live feeds have not ended */
+	busy->avail = quiet->avail = -1;	/* the capture stopped: ends */
+	CHECK_EQ(next_ts(s), -1000);
+	strobe_stream_close(s);
+}
+
+static void test_stream_live_feed_without_watermark_holds_the_stream(void)
+{
+	static const uint64_t a0[] = { 5, 6 }, b0[] = { 100 };
+	struct afeed *a = afeed_new(), *b = afeed_new();
+	struct strobe_page_feed f[2];
+	struct strobe_stream *s;
+
+	afeed_page(a, a0, 2, 0, 0);
+	afeed_page(b, b0, 1, 0, 0);
+	a->avail = 1;
+	b->avail = 0;
+	f[0] = feed_of(a, 0, 0);
+	f[1] = feed_of(b, 1, 0);
+	s = open_stream(f, 2, NULL, 0);
+	REQUIRE(s);
+	CHECK_EQ(next_ts(s), -EAGAIN);
+	CHECK_EQ(next_ts(s), -EAGAIN);
+	b->avail = 1;
+	CHECK_EQ(next_ts(s), 5);
+	CHECK_EQ(next_ts(s), 6);
+	CHECK_EQ(next_ts(s), -EAGAIN);	/* b's 100 waits for a */
+	a->avail = -1;			/* a ends */
+	CHECK_EQ(next_ts(s), 100);
+	b->avail = -1;
+	CHECK_EQ(next_ts(s), -1000);
+	CHECK_EQ(strobe_stream_fd(s), -1);
+	CHECK_EQ(strobe_stream_wait(s, 0), 1);	/* no owner: nothing to wait for */
+	strobe_stream_close(s);
+}
+
+static void test_stream_live_lost_events_reach_the_next_event(void)
+{
+	static const uint64_t p0[] = { 10 }, p1[] = { 20 };
+	struct afeed *a = afeed_new();
+	struct strobe_page_feed f;
+	struct strobe_stream *s;
+	struct strobe_event ev;
+	struct strobe_error err = { 0 };
+
+	afeed_page(a, p0, 1, 0, 0);
+	afeed_page(a, p1, 1, 0, 4242);	/* 4242 lost before 20 */
+	a->avail = 1;
+	a->idle = 1000;
+	f = feed_of(a, 0, 0);
+	f.idle_until = afeed_idle;
+	s = open_stream(&f, 1, NULL, 0);
+	REQUIRE(s);
+	CHECK_EQ(strobe_stream_next(s, &ev, &err), 1);
+	CHECK_EQ(ev.missed, 0);
+	CHECK_EQ(strobe_stream_next(s, &ev, &err), -EAGAIN);
+	a->avail = 2;
+	CHECK_EQ(strobe_stream_next(s, &ev, &err), 1);
+	CHECK_EQ(ev.ts, 20);
+	CHECK_EQ(ev.missed, 4242);
+	strobe_stream_close(s);
+}
+
 static void test_stream_volume_sixteen_feeds_stay_ordered(void)
 {
 	struct strobe_page_feed feeds[16];
@@ -865,4 +994,7 @@ TESTS(T(test_stream_merges_three_cpus_by_time_ties_in_feed_order),
       T(test_fields_fixed_ints_arrays_and_signs),
       T(test_fields_data_loc_and_rel_loc_strings),
       T(test_stream_common_offsets_taken_from_formats),
+      T(test_stream_live_hands_out_only_up_to_the_idle_watermark),
+      T(test_stream_live_feed_without_watermark_holds_the_stream),
+      T(test_stream_live_lost_events_reach_the_next_event),
       T(test_stream_volume_sixteen_feeds_stay_ordered));

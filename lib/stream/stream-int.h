@@ -1,0 +1,19 @@
+/*
+ * stream-int.h - what the live capture needs of the stream (internal).
+ */
+#ifndef STROBE_STREAM_INT_H
+#define STROBE_STREAM_INT_H
+
+#include <strobe/stream.h>
+#include "../util/err.h"
+
+/*
+ * Attach the stream to its owner (a live capture): wake_fd is the fd
+ * that strobe_stream_fd() returns and strobe_stream_wait() polls (an
+ * eventfd, read to reset it); close_fn(ctx) runs in strobe_stream_close()
+ * after the feeds are closed.  wake_fd -1: none.
+ */
+void strobe_stream_set_owner(struct strobe_stream *s, int wake_fd,
+			     void (*close_fn)(void *ctx), void *ctx) STROBE_HIDDEN;
+
+#endif
