@@ -40,6 +40,7 @@
 #include <strobe/tracefile.h>
 
 #include "../util/err.h"
+#include "tep.h"
 
 #define TF_MAGIC		"\x17\x08\x44" "tracing"
 #define TF_MAGIC_LEN		10
@@ -113,10 +114,9 @@ struct strobe_tracefile {
 	int version;
 	int long_size;
 	unsigned page_size;
-	unsigned commit_size;
 	char *compression;	/* "none" or the algorithm name */
-	struct tep_handle *tep;
-	struct tep_plugin_list *plugins;
+	/* event formats (tep.h): commit size and damaged formats too */
+	struct strobe_tep t;
 	int64_t ts_offset;
 
 	struct tf_option *opts;
@@ -130,7 +130,6 @@ struct strobe_tracefile {
 	struct tf_cpustat *stats;
 	size_t nr_stats;
 
-	unsigned nr_bad_formats; /* formats refused by tf_format_check() */
 	char damage[512];	/* "" or why only part of the data is read */
 	char *info;		/* STROBE_INFO text, lines split by NULs */
 	size_t info_len;
@@ -152,7 +151,7 @@ void tf_rd_file(struct tf_rd *r, struct strobe_tracefile *tf, uint64_t off,
 		uint64_t end, const char *section, struct strobe_error *err)
 	STROBE_HIDDEN;
 
-/* Metadata parsers shared by v6 and v7 (they feed tf->tep). */
+/* Metadata parsers shared by v6 and v7 (they feed tf->t). */
 int tf_parse_headers(struct strobe_tracefile *tf, struct tf_rd *r) STROBE_HIDDEN;
 int tf_parse_ftrace(struct strobe_tracefile *tf, struct tf_rd *r) STROBE_HIDDEN;
 int tf_parse_systems(struct strobe_tracefile *tf, struct tf_rd *r) STROBE_HIDDEN;

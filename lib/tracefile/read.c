@@ -169,39 +169,18 @@ static int rd_blob32(struct tf_rd *r, const uint8_t **p, size_t *n)
 	return tf_bytes(r, *n, p);
 }
 
-/* NUL-terminated copy of n bytes (libtraceevent parsers want C strings). */
-static char *dup_text(const uint8_t *p, size_t n, struct tf_rd *r)
+static int oom(struct tf_rd *r)
 {
-	char *s = malloc(n + 1);
-
-	if (!s) {
-		strobe_err(r->err, -ENOMEM, "%s: out of memory in section '%s'",
-			   r->path, r->section);
-		return NULL;
-	}
-	memcpy(s, p, n);
-	s[n] = '\0';
-	return s;
+	return strobe_err(r->err, -ENOMEM, "%s: out of memory in section '%s'",
+			  r->path, r->section);
 }
 
 /* ---- metadata sections (same layout in v6 and v7) --------------------- */
-
-/* Commit field width from header_page text, if libtraceevent gave none. */
-static unsigned commit_size_from_text(const char *text)
-{
-	const char *c = strstr(text, "commit;");
-	const char *s = c ? strstr(c, "size:") : NULL;
-
-	if (s && (s[5] == '4' || s[5] == '8') && (s[6] == ';' || s[6] == '\t'))
-		return (unsigned)(s[5] - '0');
-	return 0;
-}
 
 int tf_parse_headers(struct strobe_tracefile *tf, struct tf_rd *r)
 {
 	const uint8_t *p;
 	size_t n;
-	char *text;
 	int ret;
 
 	if ((ret = tf_bytes(r, 12, &p)))
@@ -212,15 +191,8 @@ int tf_parse_headers(struct strobe_tracefile *tf, struct tf_rd *r)
 	}
 	if ((ret = rd_blob64(r, &p, &n)))
 		return ret;
-	if (!(text = dup_text(p, n, r)))
-		return -ENOMEM;
-	tep_parse_header_page(tf->tep, text, n, tf->long_size);
-	tf->commit_size = (unsigned)tep_get_header_page_size(tf->tep);
-	if (tf->commit_size != 4 && tf->commit_size != 8)
-		tf->commit_size = commit_size_from_text(text);
-	free(text);
-	if (tf->commit_size != 4 && tf->commit_size != 8)
-		tf->commit_size = (unsigned)tf->long_size;
+	if (strobe_tep_header_page(&tf->t, (const char *)p, n, (unsigned)tf->long_size))
+		return oom(r);
 
 	if ((ret = tf_bytes(r, 13, &p)))
 		return ret;
@@ -246,12 +218,7 @@ static int parse_formats(struct strobe_tracefile *tf, struct tf_rd *r,
 	for (i = 0; i < count; i++) {
 		if ((ret = rd_blob64(r, &p, &n)))
 			return ret;
-		/* As trace-cmd: a format libtraceevent rejects is skipped; so
-		 * is one it might crash on (fmtcheck.c). */
-		if (tf_format_check((const char *)p, n, NULL))
-			tep_parse_event(tf->tep, (const char *)p, n, system);
-		else
-			tf->nr_bad_formats++;
+		strobe_tep_format(&tf->t, (const char *)p, n, system);
 	}
 	return 0;
 }
@@ -280,78 +247,34 @@ int tf_parse_systems(struct strobe_tracefile *tf, struct tf_rd *r)
 	return 0;
 }
 
-/*
- * Read a length-prefixed text blob (32- or 64-bit length), copy it as a C
- * string, let `prepare` clean it (may be NULL) and hand it to `parse`.
- * An empty blob is not an error.
- */
-static int parse_text_blob(struct strobe_tracefile *tf, struct tf_rd *r,
-			   bool len64, void (*prepare)(char *text),
-			   int (*parse)(struct tep_handle *tep, const char *text))
+/* Read a length-prefixed text blob (32- or 64-bit length) and hand it to
+ * `parse` (tep.c), which copies it.  An empty blob is not an error. */
+static int parse_text_blob(struct strobe_tracefile *tf, struct tf_rd *r, bool len64,
+			   int (*parse)(struct strobe_tep *t, const char *text, size_t n))
 {
 	const uint8_t *p;
 	size_t n;
-	char *text;
 	int ret;
 
 	ret = len64 ? rd_blob64(r, &p, &n) : rd_blob32(r, &p, &n);
 	if (ret)
 		return ret;
-	if (!n)
-		return 0;
-	if (!(text = dup_text(p, n, r)))
-		return -ENOMEM;
-	if (prepare)
-		prepare(text);
-	if (*text)
-		parse(tf->tep, text);
-	free(text);
-	return 0;
+	return parse(&tf->t, (const char *)p, n) ? oom(r) : 0;
 }
 
 int tf_parse_kallsyms(struct strobe_tracefile *tf, struct tf_rd *r)
 {
-	return parse_text_blob(tf, r, false, NULL, tep_parse_kallsyms);
-}
-
-/*
- * Keep only lines shaped like the kernel's printk_formats lines,
- * `0xADDR : "text"`: libtraceevent 1.7 reads out of bounds on others
- * (and on a quoted text shorter than two characters).  Works in place.
- */
-static void filter_printk(char *text)
-{
-	char *in = text, *out = text;
-
-	while (*in) {
-		size_t len = strcspn(in, "\n");
-		char *colon = memchr(in, ':', len);
-		const char *q = colon ? colon + 1 : NULL;
-		bool ok = colon && len && (in[0] == ' ' || isxdigit((unsigned char)in[0]));
-
-		if (ok) {
-			while (*q == ' ')
-				q++;
-			ok = *q == '"' && (size_t)(in + len - q) >= 4 && in[len - 1] == '"';
-		}
-		if (ok) {
-			memmove(out, in, len);
-			out += len;
-			*out++ = '\n';
-		}
-		in += len + (in[len] == '\n');
-	}
-	*out = '\0';
+	return parse_text_blob(tf, r, false, strobe_tep_kallsyms);
 }
 
 int tf_parse_printk(struct strobe_tracefile *tf, struct tf_rd *r)
 {
-	return parse_text_blob(tf, r, false, filter_printk, tep_parse_printk_formats);
+	return parse_text_blob(tf, r, false, strobe_tep_printk);
 }
 
 int tf_parse_cmdlines(struct strobe_tracefile *tf, struct tf_rd *r)
 {
-	return parse_text_blob(tf, r, true, NULL, tep_parse_saved_cmdlines);
+	return parse_text_blob(tf, r, true, strobe_tep_cmdlines);
 }
 
 /* ---- options and buffers ---------------------------------------------- */
@@ -818,11 +741,7 @@ void strobe_tracefile_close(struct strobe_tracefile *tf)
 
 	if (!tf)
 		return;
-	if (tf->tep) {
-		if (tf->plugins)
-			tep_unload_plugins(tf->plugins, tf->tep);
-		tep_free(tf->tep);
-	}
+	strobe_tep_release(&tf->t);
 	for (b = 0; b < tf->nr_bufs; b++) {
 		free(tf->bufs[b].name);
 		free(tf->bufs[b].clock);
@@ -932,17 +851,10 @@ int strobe_tracefile_open(const char *path, struct strobe_tracefile **out,
 	if ((ret = read_initial(tf, &r)))
 		goto fail;
 
-	tf->tep = tep_alloc();
-	if (!tf->tep) {
+	if (strobe_tep_init(&tf->t, (unsigned)tf->long_size, tf->page_size) < 0) {
 		ret = strobe_err(err, -ENOMEM, "%s: out of memory", path);
 		goto fail;
 	}
-	tep_set_file_bigendian(tf->tep, TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tf->tep, TEP_LITTLE_ENDIAN);
-	tep_set_long_size(tf->tep, tf->long_size);
-	tep_set_page_size(tf->tep, (int)tf->page_size);
-	/* Plugins first, as trace-cmd does, so their handlers attach. */
-	tf->plugins = tep_load_plugins(tf->tep);
 
 	if (tf->version == 6) {
 		if (!(tf->compression = strdup("none"))) {
@@ -982,7 +894,7 @@ unsigned strobe_tracefile_page_size(const struct strobe_tracefile *tf)
 
 unsigned strobe_tracefile_commit_size(const struct strobe_tracefile *tf)
 {
-	return tf->commit_size;
+	return tf->t.commit_size;
 }
 
 const char *strobe_tracefile_compression(const struct strobe_tracefile *tf)
@@ -992,7 +904,7 @@ const char *strobe_tracefile_compression(const struct strobe_tracefile *tf)
 
 unsigned strobe_tracefile_bad_formats(const struct strobe_tracefile *tf)
 {
-	return tf->nr_bad_formats;
+	return tf->t.nr_bad_formats;
 }
 
 const char *strobe_tracefile_damage(const struct strobe_tracefile *tf)
@@ -1025,7 +937,7 @@ void tf_clamp_cpu(struct strobe_tracefile *tf, struct tf_cpu_data *c,
 
 struct tep_handle *strobe_tracefile_tep(struct strobe_tracefile *tf)
 {
-	return tf->tep;
+	return tf->t.tep;
 }
 
 int64_t strobe_tracefile_ts_offset(const struct strobe_tracefile *tf)

@@ -1,0 +1,178 @@
+/*
+ * tep.c - building libtraceevent's event-format handle from metadata
+ * texts, for trace files and live captures alike (see tep.h).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include <strobe/strobe.h>
+#include "fmtcheck.h"
+#include "tep.h"
+
+int strobe_tep_init(struct strobe_tep *t, unsigned long_size, unsigned page_size)
+{
+	memset(t, 0, sizeof(*t));
+	t->tep = tep_alloc();
+	if (!t->tep)
+		return -ENOMEM;
+	tep_set_file_bigendian(t->tep, TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(t->tep, TEP_LITTLE_ENDIAN);
+	tep_set_long_size(t->tep, (int)long_size);
+	tep_set_page_size(t->tep, (int)page_size);
+	/* Plugins first, as trace-cmd does, so their handlers attach. */
+	t->plugins = tep_load_plugins(t->tep);
+	return 0;
+}
+
+static char *dup_text(const char *p, size_t n)
+{
+	char *s = malloc(n + 1);
+
+	if (s) {
+		memcpy(s, p, n);
+		s[n] = '\0';
+	}
+	return s;
+}
+
+/* Commit field width from header_page text, if libtraceevent gave none. */
+static unsigned commit_size_from_text(const char *text)
+{
+	const char *c = strstr(text, "commit;");
+	const char *s = c ? strstr(c, "size:") : NULL;
+
+	if (s && (s[5] == '4' || s[5] == '8') && (s[6] == ';' || s[6] == '\t'))
+		return (unsigned)(s[5] - '0');
+	return 0;
+}
+
+int strobe_tep_header_page(struct strobe_tep *t, const char *text, size_t n,
+			   unsigned long_size)
+{
+	char *s = dup_text(text, n);
+
+	if (!s)
+		return -ENOMEM;
+	tep_parse_header_page(t->tep, s, n, (int)long_size);
+	t->commit_size = (unsigned)tep_get_header_page_size(t->tep);
+	if (t->commit_size != 4 && t->commit_size != 8)
+		t->commit_size = commit_size_from_text(s);
+	free(s);
+	if (t->commit_size != 4 && t->commit_size != 8)
+		t->commit_size = long_size;
+	return 0;
+}
+
+void strobe_tep_format(struct strobe_tep *t, const char *text, size_t n,
+		       const char *system)
+{
+	/* As trace-cmd: a format libtraceevent rejects is skipped; so is one
+	 * it might crash on (fmtcheck.c). */
+	if (tf_format_check(text, n, NULL))
+		tep_parse_event(t->tep, text, n, system);
+	else
+		t->nr_bad_formats++;
+}
+
+/*
+ * Keep only lines shaped like the kernel's printk_formats lines,
+ * `0xADDR : "text"`: libtraceevent 1.7 reads out of bounds on others
+ * (and on a quoted text shorter than two characters).  Works in place.
+ */
+static void filter_printk(char *text)
+{
+	char *in = text, *out = text;
+
+	while (*in) {
+		size_t len = strcspn(in, "\n");
+		char *colon = memchr(in, ':', len);
+		const char *q = colon ? colon + 1 : NULL;
+		bool ok = colon && len && (in[0] == ' ' || isxdigit((unsigned char)in[0]));
+
+		if (ok) {
+			while (*q == ' ')
+				q++;
+			ok = *q == '"' && (size_t)(in + len - q) >= 4 && in[len - 1] == '"';
+		}
+		if (ok) {
+			memmove(out, in, len);
+			out += len;
+			*out++ = '\n';
+		}
+		in += len + (in[len] == '\n');
+	}
+	*out = '\0';
+}
+
+static int parse_blob(struct strobe_tep *t, const char *text, size_t n,
+		      void (*prepare)(char *text),
+		      int (*parse)(struct tep_handle *tep, const char *text))
+{
+	char *s;
+
+	if (!n || !text)
+		return 0;
+	if (!(s = dup_text(text, n)))
+		return -ENOMEM;
+	if (prepare)
+		prepare(s);
+	if (*s)
+		parse(t->tep, s);
+	free(s);
+	return 0;
+}
+
+int strobe_tep_kallsyms(struct strobe_tep *t, const char *text, size_t n)
+{
+	return parse_blob(t, text, n, NULL, tep_parse_kallsyms);
+}
+
+int strobe_tep_printk(struct strobe_tep *t, const char *text, size_t n)
+{
+	return parse_blob(t, text, n, filter_printk, tep_parse_printk_formats);
+}
+
+int strobe_tep_cmdlines(struct strobe_tep *t, const char *text, size_t n)
+{
+	return parse_blob(t, text, n, NULL, tep_parse_saved_cmdlines);
+}
+
+int strobe_tep_from_meta(struct strobe_tep *t, const struct strobe_tf_meta *m,
+			 struct strobe_error *err)
+{
+	size_t i;
+	int r;
+
+	r = strobe_tep_init(t, m->long_size, m->page_size);
+	if (r == 0)
+		r = strobe_tep_header_page(t, m->header_page.data, m->header_page.len,
+					   m->long_size);
+	for (i = 0; r == 0 && i < m->nr_formats; i++)
+		strobe_tep_format(t, m->formats[i].text, m->formats[i].len,
+				  m->formats[i].system);
+	if (r == 0)
+		r = strobe_tep_kallsyms(t, m->kallsyms.data, m->kallsyms.len);
+	if (r == 0)
+		r = strobe_tep_printk(t, m->printk.data, m->printk.len);
+	if (r == 0)
+		r = strobe_tep_cmdlines(t, m->cmdlines.data, m->cmdlines.len);
+	if (r < 0) {
+		strobe_tep_release(t);
+		return strobe_err(err, r, "out of memory loading event formats");
+	}
+	return 0;
+}
+
+void strobe_tep_release(struct strobe_tep *t)
+{
+	if (t->tep) {
+		if (t->plugins)
+			tep_unload_plugins(t->plugins, t->tep);
+		tep_free(t->tep);
+	}
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,53 @@
+/*
+ * tep.h - the event-format handle (libtraceevent's tep_handle) built in
+ * one place for every source: the trace-file reader feeds it the texts it
+ * finds in a file, a live capture the texts a session collected from
+ * tracefs (strobe_session_meta).  Both get the same checks (formats that
+ * could crash libtraceevent are skipped and counted, printk lines are
+ * cleaned), the same plugins and the same commit-size rule.
+ */
+#ifndef STROBE_TRACEFILE_TEP_H
+#define STROBE_TRACEFILE_TEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../util/err.h"
+
+struct tep_handle;
+struct tep_plugin_list;
+struct strobe_tf_meta;
+
+struct strobe_tep {
+	struct tep_handle *tep;
+	struct tep_plugin_list *plugins;
+	unsigned commit_size;	/* ring-buffer page commit field: 4 or 8 */
+	unsigned nr_bad_formats;	/* formats skipped as damaged */
+};
+
+/* Allocate the handle (little endian, plugins loaded).  0 or -ENOMEM. */
+int strobe_tep_init(struct strobe_tep *t, unsigned long_size, unsigned page_size) STROBE_HIDDEN;
+
+/* events/header_page text (text need not be NUL-terminated): sets
+ * commit_size (from libtraceevent, else the text, else long_size). */
+int strobe_tep_header_page(struct strobe_tep *t, const char *text, size_t n,
+			   unsigned long_size) STROBE_HIDDEN;
+
+/* One event format of `system`; a format libtraceevent rejects or that
+ * fails fmtcheck is skipped (nr_bad_formats counts the latter). */
+void strobe_tep_format(struct strobe_tep *t, const char *text, size_t n,
+		       const char *system) STROBE_HIDDEN;
+
+/* Text blobs, copied and NUL-terminated here; empty ones are ignored. */
+int strobe_tep_kallsyms(struct strobe_tep *t, const char *text, size_t n) STROBE_HIDDEN;
+int strobe_tep_printk(struct strobe_tep *t, const char *text, size_t n) STROBE_HIDDEN;
+int strobe_tep_cmdlines(struct strobe_tep *t, const char *text, size_t n) STROBE_HIDDEN;
+
+/* Everything a session collected (headers, formats, kallsyms, printk,
+ * cmdlines).  0 or -errno with *err set; on failure *t is released. */
+int strobe_tep_from_meta(struct strobe_tep *t, const struct strobe_tf_meta *m,
+			 struct strobe_error *err) STROBE_HIDDEN;
+
+void strobe_tep_release(struct strobe_tep *t) STROBE_HIDDEN;	/* zeroes *t */
+
+#endif
