@@ -1,10 +1,10 @@
 /*
  * record.c - strobe_record(): one recording from start to finished file.
  *
- * It only orchestrates the layers below it: session (tracefs control),
- * source/live (per-CPU splice readers into OUT.cpuN.tmp) and the tracefile
- * writer (trace.dat v6), then counts events and lost events per CPU from
- * the captured page headers with the stream layer's page decoder.
+ * It only orchestrates the layers below it: session (tracefs control), a
+ * capture (capture.h: per-CPU splice readers into OUT.cpuN.tmp) and the
+ * tracefile writer (trace.dat v6), then counts events and lost events per
+ * CPU from the captured page headers with the stream layer's page decoder.
  *
  * Order matters for correctness:
  *   - events, filters and PIDs are set while tracing is off; the buffers
@@ -43,7 +43,6 @@
 
 #include "../model/model-int.h"
 #include "../session/internal.h"
-#include "../source/live.h"
 #include "../stream/page.h"
 
 struct rec {
@@ -53,7 +52,7 @@ struct rec {
 	struct strobe_session *s;
 	struct strobe_session_meta *meta;
 	struct strobe_tf_writer *w;
-	struct strobe_live *live;
+	struct strobe_capture *cap;
 	int nr_cpus;
 	int *fds;
 	char **tmp;
@@ -91,22 +90,6 @@ static int open_writer(struct rec *r, const struct strobe_session_meta *meta,
 		"incomplete=the recording did not finish (strobe was killed or "
 		"the machine stopped before the file was completed)\n";
 	return strobe_tf_writer_open(r->out, &m, r->nr_cpus, &r->w, err);
-}
-
-/*
- * Keep strobe's own main and reader threads out of the trace: their
- * splice and /proc work would otherwise fill a whole-system recording
- * with strobe itself.  Best effort: a kernel without
- * set_event_notrace_pid simply records them.
- */
-static void exclude_self(struct rec *r)
-{
-	pid_t tids[257];
-	int n;
-
-	tids[0] = gettid();
-	n = 1 + strobe_live_tids(r->live, tids + 1, 256);
-	strobe_session_set_notrace_pids(r->s, tids, (size_t)n, NULL);
 }
 
 static double now_s(void)
@@ -517,7 +500,7 @@ static int wait_for_end(struct rec *r, double t0)
 		} else if (o->pid > 0 && kill(o->pid, 0) < 0 && errno == ESRCH) {
 			return 0;
 		}
-		e = strobe_live_error(r->live);
+		e = strobe_capture_error(r->cap);
 		if (e)
 			return e;
 		model_scan(r, false);
@@ -530,7 +513,7 @@ static void cleanup(struct rec *r, bool keep_output)
 {
 	int i;
 
-	strobe_live_free(r->live);
+	strobe_capture_free(r->cap);
 	if (r->go_fd >= 0)
 		close(r->go_fd);	/* an unreleased child sees EOF and exits */
 	if (r->exec_fd >= 0)
@@ -786,15 +769,15 @@ int strobe_record(const struct strobe_record_opts *opts,
 	if (e < 0)
 		goto fail_nofile;
 	reserve_space(&r, true);
-	e = strobe_live_open(strobe_session_dir(r.s), r.nr_cpus, r.fds,
-			     strobe_session_meta_tf(r.meta)->page_size, &r.live, err);
-	if (e < 0)
-		goto fail;
-	e = strobe_live_start(r.live, err);
-	if (e < 0)
-		goto fail;
-	exclude_self(&r);
-	e = strobe_session_start(r.s, err);
+	{
+		struct strobe_capture_opts co = { sizeof(co), 0, 0, r.meta };
+
+		e = strobe_capture_open(r.s, &co, &r.cap, err);
+	}
+	if (e == 0)
+		e = strobe_capture_add_fds(r.cap, r.fds, err);
+	if (e == 0)
+		e = strobe_capture_start(r.cap, err);
 	if (e < 0)
 		goto fail;
 	t0 = now_s();
@@ -807,11 +790,10 @@ int strobe_record(const struct strobe_record_opts *opts,
 	}
 
 	cap_err = wait_for_end(&r, t0);
-	strobe_session_stop(r.s, NULL);
+	e = strobe_capture_stop(r.cap, NULL);
 	model_scan(&r, true);
 	t1 = now_s();
 	r.res->duration = t1 - t0;
-	e = strobe_live_stop(r.live, NULL);
 	if (!cap_err)
 		cap_err = e;
 	if (cap_err && !is_disk_full(cap_err)) {
@@ -821,8 +803,8 @@ int strobe_record(const struct strobe_record_opts *opts,
 	/* the command, if still running (stopped by a signal or --duration) */
 	if (r.child > 0 && !r.child_reaped)
 		reap_child(&r, SIGTERM);
-	strobe_live_free(r.live);
-	r.live = NULL;
+	strobe_capture_free(r.cap);
+	r.cap = NULL;
 	e = finish_file(&r, cap_err, err);
 	cleanup(&r, true);
 	return e;

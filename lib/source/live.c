@@ -10,6 +10,15 @@
  * hands it out whole, with its commit length) so no event is left behind.
  * A read() or splice() that finds nothing returns EAGAIN or 0, which here
  * always means "nothing now", never end of file.
+ *
+ * Live streams (flush_ms > 0): poll() also times out every flush_ms, and
+ * the reader then takes the CPU's partial page with read() (the kernel
+ * copies out what was committed since the last read; the writer goes on
+ * in the same page, so nothing is read twice).  Just before that read it
+ * reads the CPU's "now ts" from per_cpu/cpuN/stats, the ring buffer's own
+ * clock: once the read has taken everything, no event older than that
+ * (less a margin for an event reserved but not yet committed) can
+ * follow, and the queue publishes it as the CPU's idle watermark.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,12 +33,19 @@
 #include <unistd.h>
 
 #include "live.h"
+#include "pageq.h"
+
+/* Events reserved before "now ts" may commit a little later. */
+#define IDLE_MARGIN_NS 1000000ULL
 
 struct live_cpu {
 	struct strobe_live *l;
 	int cpu;
 	int fd;			/* trace_pipe_raw, O_NONBLOCK */
-	int sink;		/* caller's fd */
+	int sink;		/* caller's fd, or -1 */
+	struct strobe_pageq *q;	/* page queue, or NULL */
+	int stats_fd;		/* per_cpu/cpuN/stats (flush_ms only), or -1 */
+	uint64_t last_flush;	/* CLOCK_MONOTONIC ns of the last flush */
 	int pipe[2];		/* splice staging */
 	int pipe_size;
 	bool use_splice;	/* sink accepts splice; else read+write */
@@ -44,6 +60,7 @@ struct live_cpu {
 struct strobe_live {
 	int nr_cpus;
 	unsigned page_size;
+	unsigned flush_ms;
 	int wake[2];		/* written once at stop: every reader drains */
 	bool running;
 	struct live_cpu *cpus;
@@ -74,14 +91,34 @@ static int write_all(int fd, const char *b, size_t n)
 	return 0;
 }
 
-/* Move n bytes staged in the pipe into the sink. */
+/* Hand r bytes of whole pages (or one partial page) to every sink. */
+static int deliver(struct live_cpu *c, const char *b, size_t r)
+{
+	size_t ps = c->l->page_size, off;
+	int e;
+
+	if (c->sink >= 0) {
+		e = write_all(c->sink, b, r);
+		if (e < 0)
+			return e;
+	}
+	for (off = 0; c->q && off < r; off += ps) {
+		e = strobe_pageq_push(c->q, (const uint8_t *)b + off, r - off < ps ? r - off : ps);
+		if (e < 0)
+			return e;
+	}
+	__atomic_add_fetch(&c->bytes, (uint64_t)r, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Move n bytes staged in the pipe into the sinks. */
 static int pipe_to_sink(struct live_cpu *c, size_t n)
 {
 	ssize_t r;
 	int e;
 
 	while (n) {
-		if (c->use_splice) {
+		if (c->use_splice && !c->q) {
 			r = splice(c->pipe[0], NULL, c->sink, NULL, n, SPLICE_F_MOVE);
 			if (r < 0 && errno == EINTR)
 				continue;
@@ -101,13 +138,81 @@ static int pipe_to_sink(struct live_cpu *c, size_t n)
 				continue;
 			if (r <= 0)
 				return r < 0 ? -errno : -EIO;
-			e = write_all(c->sink, c->buf, r);
+			e = deliver(c, c->buf, r);
 			if (e < 0)
 				return e;
+			n -= r;
+			continue;
 		}
 		n -= r;
 		__atomic_add_fetch(&c->bytes, (uint64_t)r, __ATOMIC_RELAXED);
 	}
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The CPU's ring-buffer clock now ("now ts:" in its stats), or 0. */
+static uint64_t buffer_now(struct live_cpu *c)
+{
+	char b[512], *p, *end;
+	unsigned long long sec, frac = 0;
+	ssize_t n;
+	int digits;
+
+	n = pread(c->stats_fd, b, sizeof(b) - 1, 0);
+	if (n <= 0)
+		return 0;
+	b[n] = '\0';
+	p = strstr(b, "now ts:");
+	if (!p)
+		return 0;
+	sec = strtoull(p + 7, &end, 10);
+	if (*end != '.')
+		return sec;	/* a clock not in ns (counter, x86-tsc): raw */
+	p = end + 1;
+	frac = strtoull(p, &end, 10);
+	for (digits = (int)(end - p); digits < 9; digits++)
+		frac *= 10;
+	return sec * 1000000000ULL + frac;
+}
+
+/* read() one partial page (nothing if the CPU's buffer is empty). */
+static int read_partial(struct live_cpu *c, bool *got)
+{
+	ssize_t r;
+
+	*got = false;
+	for (;;) {
+		r = read(c->fd, c->buf, c->l->page_size);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return 0;	/* EAGAIN or 0: empty */
+		*got = true;
+		return deliver(c, c->buf, r);
+	}
+}
+
+/* Live: the partial page, then the idle watermark (see the head comment). */
+static int flush(struct live_cpu *c)
+{
+	uint64_t now = buffer_now(c);
+	bool got;
+	int e;
+
+	e = read_partial(c, &got);
+	if (e < 0)
+		return e;
+	if (c->q && now > IDLE_MARGIN_NS)
+		strobe_pageq_idle(c->q, now - IDLE_MARGIN_NS);
+	c->last_flush = mono_ns();
 	return 0;
 }
 
@@ -139,28 +244,23 @@ static int move_pages(struct live_cpu *c, bool *moved)
 static int drain(struct live_cpu *c)
 {
 	bool moved = false;
-	ssize_t r;
 	int e;
 
+	if (c->q)
+		strobe_pageq_drain(c->q);
 	e = move_pages(c, &moved);
 	if (e < 0)
 		return e;
-	for (;;) {
-		r = read(c->fd, c->buf, c->l->page_size);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return 0;	/* EAGAIN or 0: empty */
-		e = write_all(c->sink, c->buf, r);
-		if (e < 0)
-			return e;
-		__atomic_add_fetch(&c->bytes, (uint64_t)r, __ATOMIC_RELAXED);
-	}
+	do
+		e = read_partial(c, &moved);
+	while (e == 0 && moved);
+	return e;
 }
 
 static void *reader(void *arg)
 {
 	struct live_cpu *c = arg;
+	unsigned fl = c->l->flush_ms;
 	struct pollfd pfd[2];
 	bool moved;
 	int e, r;
@@ -171,20 +271,22 @@ static void *reader(void *arg)
 	pfd[1].fd = c->l->wake[0];
 	pfd[1].events = POLLIN;
 	for (;;) {
-		r = poll(pfd, 2, -1);
+		r = poll(pfd, 2, fl ? (int)fl : -1);
 		if (r < 0 && errno != EINTR) {
 			set_error(c, -errno);
-			return NULL;
+			goto out;
 		}
 		if (r > 0 && (pfd[1].revents & POLLIN))
 			break;
 		moved = false;
 		e = move_pages(c, &moved);
+		if (e == 0 && fl && mono_ns() - c->last_flush >= fl * 1000000ULL)
+			e = flush(c);
 		if (e < 0) {
 			set_error(c, e);
-			return NULL;
+			goto out;
 		}
-		if (!moved) {
+		if (!moved && r > 0) {
 			/* readable without a full page: do not spin */
 			struct timespec ts = { 0, 10 * 1000 * 1000 };
 
@@ -194,12 +296,15 @@ static void *reader(void *arg)
 	e = drain(c);
 	if (e < 0)
 		set_error(c, e);
+out:
+	if (c->q)
+		strobe_pageq_end(c->q);
 	return NULL;
 }
 
-int strobe_live_open(const char *instance_dir, int nr_cpus, const int *fds,
-		     unsigned page_size, struct strobe_live **out,
-		     struct strobe_error *err)
+int strobe_live_open(const char *instance_dir, int nr_cpus,
+		     const struct strobe_live_sinks *sinks, unsigned page_size,
+		     struct strobe_live **out, struct strobe_error *err)
 {
 	struct strobe_live *l;
 	char path[512];
@@ -212,13 +317,18 @@ int strobe_live_open(const char *instance_dir, int nr_cpus, const int *fds,
 	l->wake[0] = l->wake[1] = -1;
 	l->nr_cpus = nr_cpus;
 	l->page_size = page_size;
+	l->flush_ms = sinks->flush_ms;
 	l->cpus = calloc(nr_cpus, sizeof(*l->cpus));
 	if (!l->cpus) {
 		free(l);
 		return strobe_err(err, -ENOMEM, "out of memory");
 	}
-	for (i = 0; i < nr_cpus; i++)
+	for (i = 0; i < nr_cpus; i++) {
 		l->cpus[i].fd = l->cpus[i].pipe[0] = l->cpus[i].pipe[1] = -1;
+		l->cpus[i].stats_fd = -1;
+		/* the queue reference is the reader's from here on */
+		l->cpus[i].q = sinks->queues ? sinks->queues[i] : NULL;
+	}
 	if (pipe2(l->wake, O_CLOEXEC) < 0) {
 		r = strobe_err(err, -errno, "pipe: %s", strerror(errno));
 		goto fail;
@@ -228,8 +338,12 @@ int strobe_live_open(const char *instance_dir, int nr_cpus, const int *fds,
 
 		c->l = l;
 		c->cpu = i;
-		c->sink = fds[i];
+		c->sink = sinks->fds ? sinks->fds[i] : -1;
 		c->use_splice = true;
+		if (l->flush_ms) {
+			snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", instance_dir, i);
+			c->stats_fd = open(path, O_RDONLY | O_CLOEXEC);
+		}
 		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw",
 			 instance_dir, i);
 		c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -352,6 +466,12 @@ void strobe_live_free(struct strobe_live *l)
 
 		if (c->fd >= 0)
 			close(c->fd);
+		if (c->stats_fd >= 0)
+			close(c->stats_fd);
+		if (c->q) {
+			strobe_pageq_end(c->q);	/* a reader that never ran */
+			strobe_pageq_put(c->q);
+		}
 		if (c->pipe[0] >= 0)
 			close(c->pipe[0]);
 		if (c->pipe[1] >= 0)

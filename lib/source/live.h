@@ -1,10 +1,13 @@
 /*
  * live.h - live capture of a tracefs instance's per-CPU ring buffers
  * (internal).  One reader thread per CPU moves whole pages from
- * per_cpu/cpuN/trace_pipe_raw into a caller-supplied file descriptor with
- * splice(2), so page data never passes through user space.  The recorder
- * sinks into temporary files; live analysis and the flight recorder can
- * sink into pipes or memory files the same way.
+ * per_cpu/cpuN/trace_pipe_raw into its sinks: a file descriptor (with
+ * splice(2), so page data never passes through user space when that is
+ * the only sink: the recorder's temporary files) and/or a page queue
+ * (pageq.h: a live event stream).  With flush_ms, each reader also takes
+ * the partial page of its CPU every flush_ms and publishes how long the
+ * CPU has been idle, so a live stream sees a quiet CPU's events soon and
+ * can order the busy CPUs' events against it.
  *
  * Lifecycle: strobe_live_open() (opens the per-CPU files) ->
  * strobe_live_start() (threads) -> tracing runs -> turn tracing off ->
@@ -20,16 +23,26 @@
 #include "../util/err.h"
 
 struct strobe_live;
+struct strobe_pageq;
+
+/* Where each CPU's pages go (either or both). */
+struct strobe_live_sinks {
+	const int *fds;		/* per CPU: raw pages appended (not owned;
+				 * must stay open until _stop); NULL: none */
+	struct strobe_pageq *const *queues;	/* per CPU: pages copied in;
+				 * the reader drops its reference at free */
+	unsigned flush_ms;	/* 0: full pages only until stop; else also
+				 * partial pages and idle watermarks */
+};
 
 /*
- * Open the readers of `nr_cpus` CPUs of the instance at `instance_dir`;
- * CPU i writes into fds[i] (not owned, must stay open until _stop).
+ * Open the readers of `nr_cpus` CPUs of the instance at `instance_dir`.
  * page_size is the ring buffer's sub-buffer size.  Free with
  * strobe_live_free().  Returns 0 or -errno with *err set.
  */
-int strobe_live_open(const char *instance_dir, int nr_cpus, const int *fds,
-		     unsigned page_size, struct strobe_live **out,
-		     struct strobe_error *err) STROBE_HIDDEN;
+int strobe_live_open(const char *instance_dir, int nr_cpus,
+		     const struct strobe_live_sinks *sinks, unsigned page_size,
+		     struct strobe_live **out, struct strobe_error *err) STROBE_HIDDEN;
 
 /* Start one thread per CPU (all signals blocked in them).  0 or -errno. */
 int strobe_live_start(struct strobe_live *l, struct strobe_error *err) STROBE_HIDDEN;
