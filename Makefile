@@ -33,6 +33,8 @@ CLI_SRC := $(sort $(wildcard cli/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+LIVE_SRC := $(sort $(wildcard tests/live/*.c))
+EXAMPLE_SRC := $(sort $(wildcard examples/*.c))
 
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
 PIC_OBJ := $(LIB_SRC:%.c=$(O)/pic/%.o)
@@ -43,6 +45,8 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(O)/helpers/%)
 FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(O)/fuzz-replay/%)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(O)/fuzz/%)
+LIVE_BIN := $(LIVE_SRC:tests/live/%.c=$(O)/live/%)
+EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.c=$(O)/examples/%)
 MAN_SRC := $(sort $(wildcard doc/*.[1-9]))
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -50,7 +54,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 SONAME  := libstrobe.so.0
 
 .PHONY: all check demo fuzz install clean deps bench
-all: $(O)/strobe $(O)/libstrobe.a $(O)/$(SONAME) $(O)/strobe.pc $(HELPER_BIN)
+all: $(O)/strobe $(O)/libstrobe.a $(O)/$(SONAME) $(O)/strobe.pc $(HELPER_BIN) $(EXAMPLE_BIN)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -90,6 +94,16 @@ $(O)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(O)/san/libstrobe.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -Itests/unit -O1 -g $(SAN_FLAGS) -o $@ $< $(O)/san/libstrobe.a $(LIBS)
 
+# Live-capture checks (public API only, sanitizers) run by tests/kernel
+$(O)/live/%: tests/live/%.c $(O)/san/libstrobe.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -o $@ $< $(O)/san/libstrobe.a $(LIBS)
+
+# Examples: programs a user could write, against the public headers
+$(O)/examples/%: examples/%.c $(O)/libstrobe.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(O)/libstrobe.a $(LIBS)
+
 # Fuzz harnesses built with a replay driver (gcc, sanitizers) for make check
 $(O)/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/replay.c $(O)/san/libstrobe.a
 	@mkdir -p $(dir $@)
@@ -117,7 +131,7 @@ deps:
 	@scripts/install-deps
 
 check: deps
-	@$(MAKE) --no-print-directory all $(O)/san/strobe $(UNIT_BIN) $(FUZZ_REPLAY)
+	@$(MAKE) --no-print-directory all $(O)/san/strobe $(UNIT_BIN) $(FUZZ_REPLAY) $(LIVE_BIN)
 	@tests/run-tests.sh
 
 # Like check, demo stands alone on a bare machine: packages first, then a

@@ -92,6 +92,12 @@ int strobe_capture_error(const struct strobe_capture *c);
  * Returns 0 or a reader's -errno with *err set.  Idempotent. */
 int strobe_capture_stop(struct strobe_capture *c, struct strobe_error *err);
 
+/* Events the kernel lost on CPU cpu so far (overwritten: "overrun", or
+ * dropped when full, from per_cpu/cpuN/stats): the exact count behind
+ * the stream's "lost, count unknown" marks.  0 or -errno. */
+int strobe_capture_lost(struct strobe_capture *c, int cpu, uint64_t *lost,
+			struct strobe_error *err);
+
 /* Bytes of raw pages captured so far on CPU cpu. */
 uint64_t strobe_capture_bytes(const struct strobe_capture *c, int cpu);
 

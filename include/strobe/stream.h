@@ -135,6 +135,13 @@ void strobe_stream_stats(const struct strobe_stream *s,
 
 void strobe_stream_close(struct strobe_stream *s);	/* NULL ok */
 
+/* ---- event identity ---------------------------------------------------- */
+
+/* The event's name ("sched_switch") and system ("sched"), or NULL when
+ * its id has no known format.  Valid as long as the stream is open. */
+const char *strobe_event_name(const struct strobe_event *e);
+const char *strobe_event_system(const struct strobe_event *e);
+
 /* ---- field accessors ------------------------------------------------- */
 
 /* A field's place in the payload, resolved once per event type. */

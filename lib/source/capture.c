@@ -287,6 +287,23 @@ int strobe_capture_stop(struct strobe_capture *c, struct strobe_error *err)
 	return e;
 }
 
+int strobe_capture_lost(struct strobe_capture *c, int cpu, uint64_t *lost,
+			struct strobe_error *err)
+{
+	unsigned long long ov = 0;
+	char *text = NULL, *d;
+	int e;
+
+	*lost = 0;
+	e = strobe_session_cpu_stats(c->s, cpu, &text, &ov, err);
+	if (e < 0)
+		return e;
+	d = strstr(text, "dropped events:");
+	*lost = ov + (d ? strtoull(d + 15, NULL, 10) : 0);
+	free(text);
+	return 0;
+}
+
 uint64_t strobe_capture_bytes(const struct strobe_capture *c, int cpu)
 {
 	return c->live && cpu >= 0 && cpu < c->nr_cpus ? strobe_live_bytes(c->live, cpu) : 0;

@@ -434,6 +434,10 @@ int strobe_live_stop(struct strobe_live *l, struct strobe_error *err)
 
 	if (!l->running)
 		return 0;
+	/* a reader waiting for room in a full queue grows it from now on */
+	for (i = 0; i < l->nr_cpus; i++)
+		if (l->cpus[i].q)
+			strobe_pageq_drain(l->cpus[i].q);
 	if (write(l->wake[1], "x", 1) < 0)
 		first = -errno;
 	for (i = 0; i < l->nr_cpus; i++) {

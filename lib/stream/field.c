@@ -134,3 +134,13 @@ const char *strobe_field_str(const struct strobe_event *e,
 		*len = n;
 	return (const char *)e->data + off;
 }
+
+const char *strobe_event_name(const struct strobe_event *e)
+{
+	return e->format ? e->format->name : NULL;
+}
+
+const char *strobe_event_system(const struct strobe_event *e)
+{
+	return e->format ? e->format->system : NULL;
+}

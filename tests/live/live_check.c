@@ -1,0 +1,385 @@
+/*
+ * live_check - drives a live capture through the public C API only, for
+ * tests/kernel/70-live.sh (root, real tracing).  Each mode prints
+ * "key=value" facts the script checks, and exits 0 unless the API failed.
+ *
+ *   live_check count CMD...     trace CMD (fork following, released once
+ *                               tracing is on) with syscalls:sys_enter_getppid
+ *                               and sched; until it exits, then drain:
+ *                               getppid=<events of the child's TID>
+ *                               order_errors=<ts going backwards> cpus=<seen>
+ *                               events=<total> lost=<reported lost>
+ *   live_check latency          whole system, syscalls:sys_enter_getppid
+ *                               (trace clock "mono"); a child on CPU 1 makes one getppid
+ *                               call every 300 ms, five times, while CPU 0
+ *                               is left quiet; prints the worst delay from
+ *                               the event's time to its delivery:
+ *                               worst_ms=<ms> seen=<getppid events>
+ *   live_check storm BUFKB      a tiny buffer, a consumer that sleeps, and
+ *                               a getppid storm: lost=<events reported
+ *                               lost> lost_marks=<pages saying "some">
+ *                               kernel_lost=<the kernel's exact count>
+ *   live_check stop-after N     stop after the N-th event (a callback
+ *                               asking to stop): events=N
+ *   live_check until-signal     whole system until SIGINT/SIGTERM, then a
+ *                               clean stop: "stopped-by-signal events=N"
+ * Every mode prints "instance=<dir>" first, so the script can check it is
+ * gone afterwards.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <strobe/strobe.h>
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+static void die(const char *what, const struct strobe_error *err)
+{
+	fprintf(stderr, "live_check: %s: %s\n", what, err->msg);
+	exit(1);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+struct live {
+	struct strobe_session *s;
+	struct strobe_capture *c;
+	struct strobe_stream *st;
+	struct strobe_error err;
+};
+
+static void live_open(struct live *l, unsigned buffer_kb, const char *const *events,
+		      unsigned queue_pages, const char *clock)
+{
+	struct strobe_session_opts so = { buffer_kb, clock };
+	struct strobe_capture_opts co = { sizeof(co), 0, queue_pages, NULL };
+
+	if (strobe_session_open(&so, &l->s, &l->err) < 0)
+		die("session", &l->err);
+	printf("instance=%s\n", strobe_session_dir(l->s));
+	fflush(stdout);
+	for (; *events; events++)
+		if (strobe_session_enable(l->s, *events, NULL, &l->err) < 0)
+			die(*events, &l->err);
+	if (strobe_capture_open(l->s, &co, &l->c, &l->err) < 0)
+		die("capture", &l->err);
+	if (strobe_capture_stream(l->c, &l->st, &l->err) < 0)
+		die("stream", &l->err);
+}
+
+static void live_start(struct live *l)
+{
+	if (strobe_capture_start(l->c, &l->err) < 0)
+		die("start", &l->err);
+}
+
+static void live_close(struct live *l)
+{
+	strobe_stream_close(l->st);
+	strobe_capture_free(l->c);
+	strobe_session_close(l->s);
+}
+
+/* A child that waits on a pipe before exec'ing argv (go: write end). */
+static pid_t spawn(char **argv, int *go)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p) < 0)
+		exit(1);
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(p[0]);
+	*go = p[1];
+	return pid;
+}
+
+static bool is(const struct strobe_event *e, const char *name)
+{
+	const char *n = strobe_event_name(e);
+
+	return n && !strcmp(n, name);
+}
+
+static int mode_count(char **argv)
+{
+	static const char *const evs[] = { "syscalls:sys_enter_getppid", "sched", NULL };
+	struct strobe_stream_stats stats;
+	struct strobe_event ev;
+	struct live l = { 0 };
+	uint64_t last = 0, n = 0, getppid = 0, order_errors = 0;
+	bool cpus[1024] = { 0 }, exited = false;
+	int go, st, r, nr_cpus = 0;
+	pid_t child;
+
+	live_open(&l, 0, evs, 0, NULL);
+	child = spawn(argv, &go);
+	if (strobe_session_set_pids(l.s, &child, 1, true, &l.err) < 0)
+		die("pids", &l.err);
+	live_start(&l);
+	if (write(go, "g", 1) != 1)
+		return 1;
+	close(go);
+	for (;;) {
+		r = strobe_stream_next(l.st, &ev, &l.err);
+		if (r == -EAGAIN) {
+			if (!exited && waitpid(child, &st, WNOHANG) == child) {
+				exited = true;
+				if (strobe_capture_stop(l.c, &l.err) < 0)
+					die("stop", &l.err);
+			}
+			strobe_stream_wait(l.st, 100);
+			continue;
+		}
+		if (r < 0)
+			die("next", &l.err);
+		if (r == 0)
+			break;
+		n++;
+		if (ev.ts < last)
+			order_errors++;
+		last = ev.ts;
+		if (ev.cpu >= 0 && ev.cpu < 1024 && !cpus[ev.cpu]) {
+			cpus[ev.cpu] = true;
+			nr_cpus++;
+		}
+		if (ev.pid == child && is(&ev, "sys_enter_getppid"))
+			getppid++;
+	}
+	strobe_stream_stats(l.st, &stats);
+	printf("getppid=%llu order_errors=%llu cpus=%d events=%llu lost=%llu\n",
+	       (unsigned long long)getppid, (unsigned long long)order_errors, nr_cpus,
+	       (unsigned long long)n, (unsigned long long)stats.missed);
+	live_close(&l);
+	return 0;
+}
+
+static int mode_latency(void)
+{
+	static const char *const evs[] = { "syscalls:sys_enter_getppid", NULL };
+	struct strobe_event ev;
+	struct live l = { 0 };
+	uint64_t worst = 0, seen = 0, now;
+	int st, r;
+	pid_t child, cpid;
+
+	live_open(&l, 0, evs, 0, "mono");
+	live_start(&l);
+	child = fork();
+	if (child == 0) {
+		cpu_set_t set;
+		int i;
+
+		CPU_ZERO(&set);
+		CPU_SET(1, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		for (i = 0; i < 5; i++) {
+			struct timespec d = { 0, 300 * 1000 * 1000 };
+
+			nanosleep(&d, NULL);
+			getppid();
+		}
+		_exit(0);
+	}
+	cpid = child;
+	for (;;) {
+		r = strobe_stream_next(l.st, &ev, &l.err);
+		if (r == -EAGAIN) {
+			if (child > 0 && waitpid(child, &st, WNOHANG) == child) {
+				strobe_capture_stop(l.c, NULL);
+				child = -1;
+			}
+			strobe_stream_wait(l.st, 20);
+			continue;
+		}
+		if (r <= 0)
+			break;
+		if (ev.pid != cpid || !is(&ev, "sys_enter_getppid"))
+			continue;
+		/* the "mono" trace clock is CLOCK_MONOTONIC: the delay from
+		 * the call to its delivery here */
+		now = mono_ns();
+		if (now > ev.ts && now - ev.ts > worst)
+			worst = now - ev.ts;
+		seen++;
+	}
+	printf("worst_ms=%.1f seen=%llu\n", worst / 1e6, (unsigned long long)seen);
+	live_close(&l);
+	return 0;
+}
+
+static int mode_storm(unsigned buffer_kb)
+{
+	static const char *const evs[] = { "syscalls:sys_enter_getppid", NULL };
+	struct strobe_stream_stats stats;
+	struct strobe_event ev;
+	struct live l = { 0 };
+	char *argv[] = { "getppid_n", "3000000", NULL };
+	uint64_t n = 0, lost = 0, marks = 0, klost = 0;
+	bool exited = false;
+	int go, st, r;
+	pid_t child;
+	char path[4096], *slash;
+
+	/* the helper lives next to this program's build folder */
+	snprintf(path, sizeof(path), "%s", getenv("HELPERS") ? getenv("HELPERS") : ".");
+	slash = path + strlen(path);
+	snprintf(slash, sizeof(path) - (slash - path), "/getppid_n");
+	argv[0] = path;
+	live_open(&l, buffer_kb, evs, 2, NULL);
+	child = spawn(argv, &go);
+	if (strobe_session_set_pids(l.s, &child, 1, true, &l.err) < 0)
+		die("pids", &l.err);
+	live_start(&l);
+	if (write(go, "g", 1) != 1)
+		return 1;
+	close(go);
+	for (;;) {
+		r = strobe_stream_next(l.st, &ev, &l.err);
+		if (r == -EAGAIN) {
+			if (!exited && waitpid(child, &st, WNOHANG) == child) {
+				exited = true;
+				strobe_capture_stop(l.c, NULL);
+			}
+			strobe_stream_wait(l.st, 50);
+			continue;
+		}
+		if (r <= 0)
+			break;
+		n++;
+		if (ev.missed > 0)
+			lost += ev.missed;
+		else if (ev.missed < 0)
+			marks++;
+		if (n % 4096 == 0) {	/* a slow consumer */
+			struct timespec d = { 0, 2 * 1000 * 1000 };
+
+			nanosleep(&d, NULL);
+		}
+	}
+	strobe_stream_stats(l.st, &stats);
+	for (r = 0; r < strobe_session_nr_cpus(l.s); r++) {
+		uint64_t k = 0;
+
+		if (strobe_capture_lost(l.c, r, &k, &l.err) < 0)
+			die("lost", &l.err);
+		klost += k;
+	}
+	printf("events=%llu lost=%llu lost_marks=%llu stats_lost=%llu stats_marks=%llu "
+	       "kernel_lost=%llu\n",
+	       (unsigned long long)n, (unsigned long long)lost, (unsigned long long)marks,
+	       (unsigned long long)stats.missed, (unsigned long long)stats.missed_unknown,
+	       (unsigned long long)klost);
+	live_close(&l);
+	return 0;
+}
+
+static int mode_stop_after(long want)
+{
+	static const char *const evs[] = { "sched", NULL };
+	struct strobe_event ev;
+	struct live l = { 0 };
+	long n = 0;
+	int r;
+
+	live_open(&l, 0, evs, 0, NULL);
+	live_start(&l);
+	while (n < want) {
+		r = strobe_stream_next(l.st, &ev, &l.err);
+		if (r == -EAGAIN) {
+			strobe_stream_wait(l.st, 100);
+			continue;
+		}
+		if (r <= 0)
+			break;
+		n++;
+	}
+	/* the consumer stops early: stop, and close without draining */
+	strobe_capture_stop(l.c, NULL);
+	printf("events=%ld\n", n);
+	live_close(&l);
+	return 0;
+}
+
+static int mode_until_signal(void)
+{
+	static const char *const evs[] = { "sched", NULL };
+	struct strobe_event ev;
+	struct live l = { 0 };
+	struct sigaction sa;
+	long n = 0;
+	int r;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	live_open(&l, 0, evs, 0, NULL);
+	live_start(&l);
+	printf("started\n");
+	fflush(stdout);
+	while (!got_signal) {
+		r = strobe_stream_next(l.st, &ev, &l.err);
+		if (r == -EAGAIN) {
+			strobe_stream_wait(l.st, 100);	/* -EINTR on the signal */
+			continue;
+		}
+		if (r <= 0)
+			break;
+		n++;
+	}
+	strobe_capture_stop(l.c, NULL);
+	while ((r = strobe_stream_next(l.st, &ev, &l.err)) != 0)
+		if (r == 1)
+			n++;
+		else if (r != -EAGAIN)
+			break;
+	printf("stopped-by-signal events=%ld\n", n);
+	live_close(&l);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 2 && !strcmp(argv[1], "count"))
+		return mode_count(argv + 2);
+	if (argc == 2 && !strcmp(argv[1], "latency"))
+		return mode_latency();
+	if (argc == 3 && !strcmp(argv[1], "storm"))
+		return mode_storm((unsigned)atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "stop-after"))
+		return mode_stop_after(atol(argv[2]));
+	if (argc == 2 && !strcmp(argv[1], "until-signal"))
+		return mode_until_signal();
+	fprintf(stderr, "usage: live_check count CMD... | latency | storm BUFKB | "
+		"stop-after N | until-signal\n");
+	return 2;
+}
