@@ -38,6 +38,7 @@ extern "C" {
 struct strobe_error;
 struct strobe_event;
 struct strobe_model;
+struct strobe_stream;
 struct strobe_tracefile;
 struct tep_handle;
 struct trace_seq;
@@ -184,6 +185,11 @@ int strobe_analysis_set_target(struct strobe_analysis *a, const char *target,
  */
 int strobe_analysis_attach(struct strobe_analysis *a, struct tep_handle *tep,
 			   struct strobe_model *m, struct strobe_error *err);
+
+/* The same for the events of stream s (a file's or a live capture's):
+ * its event formats are used.  s must outlive a's feeding. */
+int strobe_analysis_attach_stream(struct strobe_analysis *a, struct strobe_stream *s,
+				  struct strobe_model *m, struct strobe_error *err);
 
 /*
  * Feed one event, in stream order.  When the caller passed its own model

@@ -37,6 +37,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "../stream/stream-int.h"
 #include "analyses/analysis-int.h"
 
 static const struct ana_ops *const all_ops[] = {
@@ -535,6 +536,12 @@ void strobe_analysis_window(const struct strobe_analysis *a, uint64_t *begin, ui
 		*begin = a->core.win_begin;
 	if (end)
 		*end = a->core.win_end;
+}
+
+int strobe_analysis_attach_stream(struct strobe_analysis *a, struct strobe_stream *s,
+				  struct strobe_model *m, struct strobe_error *err)
+{
+	return strobe_analysis_attach(a, strobe_stream_tep(s), m, err);
 }
 
 int strobe_analysis_run_file(struct strobe_analysis *a, struct strobe_tracefile *tf,

@@ -491,6 +491,11 @@ void strobe_stream_set_owner(struct strobe_stream *s, int wake_fd,
 	s->owner = ctx;
 }
 
+struct tep_handle *strobe_stream_tep(const struct strobe_stream *s)
+{
+	return s->tep;
+}
+
 int strobe_stream_fd(const struct strobe_stream *s)
 {
 	return s->wake_fd;

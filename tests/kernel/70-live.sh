@@ -3,8 +3,9 @@
 # (tests/live/live_check.c, sanitizers): exact counts for a traced command
 # with fork following, timestamp order across CPUs, a quiet CPU's events
 # delivered within 200 ms, lost events reported as a gap with the kernel's
-# exact count, and no instance left after a normal end, a consumer that
-# stops early, SIGINT and SIGTERM.
+# exact count, no instance left after a normal end, a consumer that stops
+# early, SIGINT and SIGTERM, and analyses fed live that equal the same
+# analyses on the file recorded by the same capture.
 . "$(dirname "$0")/lib.sh"
 need_tracefs live
 LC=$ROOT/build/live/live_check
@@ -75,6 +76,16 @@ for sig in INT TERM; do
 	then pass live-sig$sig-clean-stop
 	else fail live-sig$sig-clean-stop "rc=$rc $(tr '\n' ' ' < $WORK/sig$sig)"; fi
 done
+
+# 7. one capture, two sinks: the same analyses live and on the file made
+# from the same pages give the same figures (names aside: see live_check)
+mkdir -p $WORK/tee
+timeout 120 $LC tee $WORK/tee $HELPERS/analysis_work pingpong 3000 > $WORK/tee.out 2>&1
+if grep -q tee-done $WORK/tee.out && [ "$(grep -c '^syscalls' $WORK/tee/live.txt)" -gt 0 ] &&
+	[ "$(grep -c '^schedlat' $WORK/tee/live.txt)" -gt 0 ] &&
+	diff $WORK/tee/live.txt $WORK/tee/file.txt > $WORK/tee.diff && gone $WORK/tee.out
+then pass "live-analyses-equal-the-file-analyses ($(wc -l < $WORK/tee/live.txt) rows)"
+else fail live-analyses-equal-the-file-analyses "$(head -c 600 $WORK/tee.out $WORK/tee.diff | tr '\n' ' ')"; fi
 
 [ "$(tracefs_state)" = "$BEFORE" ] && pass live-tracefs-untouched ||
 	fail live-tracefs-untouched "$(diff <(echo "$BEFORE") <(tracefs_state) | tr '\n' ' ')"

@@ -21,6 +21,9 @@
  *                               kernel_lost=<the kernel's exact count>
  *   live_check stop-after N     stop after the N-th event (a callback
  *                               asking to stop): events=N
+ *   live_check tee DIR CMD...   one capture into files and a live stream:
+ *                               syscalls+schedlat live, then on the file
+ *                               the files make; DIR/live.txt, DIR/file.txt
  *   live_check until-signal     whole system until SIGINT/SIGTERM, then a
  *                               clean stop: "stopped-by-signal events=N"
  * Every mode prints "instance=<dir>" first, so the script can check it is
@@ -366,6 +369,158 @@ static int mode_until_signal(void)
 	return 0;
 }
 
+/* Print every row of every table, one line each; name columns (*comm)
+ * and "container" are left out (the file's model knows names from its
+ * process table, the live run only from the events). */
+static void dump_tables(const struct strobe_analysis *a, FILE *out)
+{
+	int t, c;
+	size_t r;
+
+	for (t = 0; t < strobe_analysis_nr_tables(a); t++) {
+		const struct strobe_table *tb = strobe_analysis_table(a, t);
+
+		for (r = 0; r < strobe_table_nr_rows(tb); r++) {
+			const union strobe_value *row = strobe_table_row(tb, r);
+
+			fprintf(out, "%s", strobe_table_name(tb));
+			for (c = 0; c < strobe_table_nr_columns(tb); c++) {
+				const struct strobe_column *col = strobe_table_column(tb, c);
+
+				if (strstr(col->key, "comm") || !strcmp(col->key, "container"))
+					continue;
+				if (col->type == STROBE_COL_STR)
+					fprintf(out, " %s=%s", col->key, row[c].s ? row[c].s : "");
+				else if (col->type == STROBE_COL_PERCENT)
+					fprintf(out, " %s=%.6f", col->key, row[c].d);
+				else
+					fprintf(out, " %s=%llu", col->key, (unsigned long long)row[c].u);
+			}
+			fprintf(out, "\n");
+		}
+	}
+}
+
+static struct strobe_analysis *new_analysis(const char *names)
+{
+	struct strobe_analysis_opts o = { 0 };
+	struct strobe_analysis *a = NULL;
+	struct strobe_error err = { 0 };
+
+	o.views = STROBE_VIEW_TOP | STROBE_VIEW_STATS;
+	if (strobe_analysis_new(names, &o, &a, &err) < 0)
+		die("analysis", &err);
+	return a;
+}
+
+/*
+ * tee DIR CMD...: one capture, two sinks: raw pages into DIR/cpuN files
+ * and a live stream into syscalls+schedlat analyses; afterwards the files
+ * become DIR/trace.dat (the tracefile writer) and the same analyses run
+ * on it.  Writes DIR/live.txt and DIR/file.txt.
+ */
+static int mode_tee(const char *dir, char **argv)
+{
+	static const char *const evs[] = { "sched", "syscalls", NULL };
+	struct strobe_session_opts so = { 0, NULL };
+	struct strobe_session_meta *meta = NULL;
+	struct strobe_capture_opts co = { sizeof(co), 0, 0, NULL };
+	struct strobe_analysis *live_a, *file_a;
+	struct strobe_tf_writer *w = NULL;
+	struct strobe_tracefile *tf = NULL;
+	struct strobe_event ev;
+	struct live l = { 0 };
+	char path[4096];
+	int *fds, go, st, r, i, n;
+	bool exited = false;
+	pid_t child;
+	FILE *out;
+
+	if (strobe_session_open(&so, &l.s, &l.err) < 0)
+		die("session", &l.err);
+	printf("instance=%s\n", strobe_session_dir(l.s));
+	for (i = 0; evs[i]; i++)
+		if (strobe_session_enable(l.s, evs[i], NULL, &l.err) < 0)
+			die(evs[i], &l.err);
+	child = spawn(argv, &go);
+	if (strobe_session_set_pids(l.s, &child, 1, true, &l.err) < 0)
+		die("pids", &l.err);
+	if (strobe_session_meta_collect(l.s, NULL, &meta, &l.err) < 0)
+		die("meta", &l.err);
+	n = strobe_session_nr_cpus(l.s);
+	fds = calloc(n, sizeof(*fds));
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/cpu%d", dir, i);
+		fds[i] = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fds[i] < 0)
+			return 1;
+	}
+	co.meta = meta;
+	if (strobe_capture_open(l.s, &co, &l.c, &l.err) < 0 ||
+	    strobe_capture_add_fds(l.c, fds, &l.err) < 0 ||
+	    strobe_capture_stream(l.c, &l.st, &l.err) < 0)
+		die("capture", &l.err);
+	live_a = new_analysis("syscalls,schedlat");
+	if (strobe_analysis_attach_stream(live_a, l.st, NULL, &l.err) < 0)
+		die("attach", &l.err);
+	live_start(&l);
+	if (write(go, "g", 1) != 1)
+		return 1;
+	close(go);
+	for (;;) {
+		r = strobe_stream_next(l.st, &ev, &l.err);
+		if (r == -EAGAIN) {
+			if (!exited && waitpid(child, &st, WNOHANG) == child) {
+				exited = true;
+				if (strobe_capture_stop(l.c, &l.err) < 0)
+					die("stop", &l.err);
+			}
+			strobe_stream_wait(l.st, 100);
+			continue;
+		}
+		if (r < 0)
+			die("next", &l.err);
+		if (r == 0)
+			break;
+		strobe_analysis_feed(live_a, &ev);
+	}
+	if (strobe_analysis_finish(live_a, &l.err) < 0)
+		die("finish", &l.err);
+	snprintf(path, sizeof(path), "%s/live.txt", dir);
+	out = fopen(path, "w");
+	dump_tables(live_a, out);
+	fclose(out);
+
+	/* the same pages as a trace file */
+	snprintf(path, sizeof(path), "%s/trace.dat", dir);
+	if (strobe_tf_writer_open(path, strobe_session_meta_tf(meta), n, &w, &l.err) < 0)
+		die("writer", &l.err);
+	for (i = 0; i < n; i++)
+		if (strobe_tf_writer_add_cpu(w, i, fds[i], UINT64_MAX, false, &l.err) < 0)
+			die("writer cpu", &l.err);
+	if (strobe_tf_writer_close(w, NULL, NULL, &l.err) < 0)
+		die("writer close", &l.err);
+	if (strobe_tracefile_open(path, &tf, &l.err) < 0)
+		die("open trace.dat", &l.err);
+	file_a = new_analysis("syscalls,schedlat");
+	if (strobe_analysis_run_file(file_a, tf, &l.err) < 0)
+		die("file analysis", &l.err);
+	snprintf(path, sizeof(path), "%s/file.txt", dir);
+	out = fopen(path, "w");
+	dump_tables(file_a, out);
+	fclose(out);
+	printf("tee-done\n");
+	strobe_analysis_free(live_a);
+	strobe_analysis_free(file_a);
+	strobe_tracefile_close(tf);
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	free(fds);
+	live_close(&l);
+	strobe_session_meta_free(meta);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -377,9 +532,11 @@ int main(int argc, char **argv)
 		return mode_storm((unsigned)atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "stop-after"))
 		return mode_stop_after(atol(argv[2]));
+	if (argc > 3 && !strcmp(argv[1], "tee"))
+		return mode_tee(argv[2], argv + 3);
 	if (argc == 2 && !strcmp(argv[1], "until-signal"))
 		return mode_until_signal();
 	fprintf(stderr, "usage: live_check count CMD... | latency | storm BUFKB | "
-		"stop-after N | until-signal\n");
+		"stop-after N | tee DIR CMD... | until-signal\n");
 	return 2;
 }
