@@ -13,8 +13,10 @@
 #ifndef STROBE_STREAM_H
 #define STROBE_STREAM_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -134,6 +136,46 @@ void strobe_stream_stats(const struct strobe_stream *s,
 			 struct strobe_stream_stats *st);
 
 void strobe_stream_close(struct strobe_stream *s);	/* NULL ok */
+
+/* ---- iteration with a callback ------------------------------------------ */
+
+struct strobe_capture;
+
+/* What ended strobe_stream_iterate(). */
+enum strobe_iter_end {
+	STROBE_ITER_END = 0,	/* the stream ended (file read, capture drained) */
+	STROBE_ITER_STOPPED,	/* the callback asked to stop */
+	STROBE_ITER_TIMEOUT,	/* timeout_ms passed (the capture was drained) */
+	STROBE_ITER_TARGET_EXIT,	/* the target exited (the capture was drained) */
+	STROBE_ITER_SIGNAL,	/* *stop was set (the capture was drained) */
+};
+
+/* The callback returns 0 to go on, STROBE_ITER_STOP to stop at once,
+ * or a negative errno (iteration stops and returns it). */
+#define STROBE_ITER_STOP 1
+typedef int (*strobe_event_cb)(const struct strobe_event *ev, void *arg);
+
+struct strobe_iterate_opts {
+	size_t size;		/* sizeof(struct strobe_iterate_opts) */
+	int timeout_ms;		/* > 0: stop after this long; 0 = no limit */
+	pid_t target;		/* > 0: stop when this process exits (a child
+				 * is not reaped: waitpid() it afterwards) */
+	volatile sig_atomic_t *stop;	/* stop when *stop becomes non-zero
+				 * (set it from a signal handler) */
+	/* Live: the stream's capture.  On a timeout, target exit or *stop
+	 * it is stopped and the rest of its events still go through the
+	 * callback, so nothing captured is lost.  NULL for file streams. */
+	struct strobe_capture *capture;
+};
+
+/*
+ * Hand every event of s to cb, in order, until the stream ends or a stop
+ * condition of opts (may be NULL) holds; a live stream is waited on
+ * without spinning.  Returns an enum strobe_iter_end, or -errno (a
+ * corrupt page, a failed stop, or the callback's own) with *err set.
+ */
+int strobe_stream_iterate(struct strobe_stream *s, strobe_event_cb cb, void *arg,
+			  const struct strobe_iterate_opts *opts, struct strobe_error *err);
 
 /* ---- event identity ---------------------------------------------------- */
 

@@ -22,7 +22,8 @@ gone() {	# gone FILE: the instance live_check used is removed
 
 # 1. exactly N getppid calls of the traced command, for its own TID
 timeout 120 $LC count $HELPERS/getppid_n 5000 > $WORK/count 2> $WORK/count.err
-if [ "$(val getppid $WORK/count)" = 5000 ] && [ "$(val order_errors $WORK/count)" = 0 ] && gone $WORK/count
+if [ "$(val getppid $WORK/count)" = 5000 ] && [ "$(val order_errors $WORK/count)" = 0 ] &&
+	[ "$(val end $WORK/count)" = target-exit ] && gone $WORK/count
 then pass live-exact-count-for-the-traced-command
 else fail live-exact-count-for-the-traced-command "$(cat $WORK/count $WORK/count.err | tr '\n' ' ')"; fi
 

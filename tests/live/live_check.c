@@ -131,55 +131,60 @@ static bool is(const struct strobe_event *e, const char *name)
 	return n && !strcmp(n, name);
 }
 
+struct counts {
+	pid_t child;
+	uint64_t last, n, getppid, order_errors;
+	bool cpus[1024];
+	int nr_cpus;
+};
+
+static int count_event(const struct strobe_event *ev, void *arg)
+{
+	struct counts *c = arg;
+
+	c->n++;
+	if (ev->ts < c->last)
+		c->order_errors++;
+	c->last = ev->ts;
+	if (ev->cpu >= 0 && ev->cpu < 1024 && !c->cpus[ev->cpu]) {
+		c->cpus[ev->cpu] = true;
+		c->nr_cpus++;
+	}
+	if (ev->pid == c->child && is(ev, "sys_enter_getppid"))
+		c->getppid++;
+	return 0;
+}
+
+/* count: strobe_stream_iterate() with the command as its target */
 static int mode_count(char **argv)
 {
 	static const char *const evs[] = { "syscalls:sys_enter_getppid", "sched", NULL };
+	struct strobe_iterate_opts io = { sizeof(io), 0, 0, NULL, NULL };
 	struct strobe_stream_stats stats;
-	struct strobe_event ev;
+	struct counts *c = calloc(1, sizeof(*c));
 	struct live l = { 0 };
-	uint64_t last = 0, n = 0, getppid = 0, order_errors = 0;
-	bool cpus[1024] = { 0 }, exited = false;
-	int go, st, r, nr_cpus = 0;
-	pid_t child;
+	int go, st, r;
 
 	live_open(&l, 0, evs, 0, NULL);
-	child = spawn(argv, &go);
-	if (strobe_session_set_pids(l.s, &child, 1, true, &l.err) < 0)
+	c->child = spawn(argv, &go);
+	if (strobe_session_set_pids(l.s, &c->child, 1, true, &l.err) < 0)
 		die("pids", &l.err);
 	live_start(&l);
 	if (write(go, "g", 1) != 1)
 		return 1;
 	close(go);
-	for (;;) {
-		r = strobe_stream_next(l.st, &ev, &l.err);
-		if (r == -EAGAIN) {
-			if (!exited && waitpid(child, &st, WNOHANG) == child) {
-				exited = true;
-				if (strobe_capture_stop(l.c, &l.err) < 0)
-					die("stop", &l.err);
-			}
-			strobe_stream_wait(l.st, 100);
-			continue;
-		}
-		if (r < 0)
-			die("next", &l.err);
-		if (r == 0)
-			break;
-		n++;
-		if (ev.ts < last)
-			order_errors++;
-		last = ev.ts;
-		if (ev.cpu >= 0 && ev.cpu < 1024 && !cpus[ev.cpu]) {
-			cpus[ev.cpu] = true;
-			nr_cpus++;
-		}
-		if (ev.pid == child && is(&ev, "sys_enter_getppid"))
-			getppid++;
-	}
+	io.target = c->child;
+	io.capture = l.c;
+	r = strobe_stream_iterate(l.st, count_event, c, &io, &l.err);
+	if (r < 0)
+		die("iterate", &l.err);
+	waitpid(c->child, &st, 0);
 	strobe_stream_stats(l.st, &stats);
-	printf("getppid=%llu order_errors=%llu cpus=%d events=%llu lost=%llu\n",
-	       (unsigned long long)getppid, (unsigned long long)order_errors, nr_cpus,
-	       (unsigned long long)n, (unsigned long long)stats.missed);
+	printf("getppid=%llu order_errors=%llu cpus=%d events=%llu lost=%llu end=%s\n",
+	       (unsigned long long)c->getppid, (unsigned long long)c->order_errors, c->nr_cpus,
+	       (unsigned long long)c->n, (unsigned long long)stats.missed,
+	       r == STROBE_ITER_TARGET_EXIT ? "target-exit" : "other");
+	free(c);
 	live_close(&l);
 	return 0;
 }

@@ -944,6 +944,81 @@ static void test_stream_live_lost_events_reach_the_next_event(void)
 	strobe_stream_close(s);
 }
 
+/* ---- strobe_stream_iterate ------------------------------------------- */
+
+struct iter_count {
+	int n, stop_at, fail_at;
+};
+
+static int iter_cb(const struct strobe_event *ev, void *arg)
+{
+	struct iter_count *c = arg;
+
+	c->n++;
+	if (c->n == c->fail_at)
+		return -EIO;
+	return c->n == c->stop_at ? STROBE_ITER_STOP : 0;
+}
+
+static void test_stream_iterate_ends_stops_and_fails_as_asked(void)
+{
+	static const uint64_t t0[] = { 1, 2, 3 }, t1[] = { 4, 5 };
+	struct strobe_error err = { 0 };
+	struct iter_count c;
+	int mode;
+
+	for (mode = 0; mode < 3; mode++) {
+		struct afeed *a = afeed_new();
+		struct strobe_page_feed f;
+		struct strobe_stream *s;
+		int r;
+
+		afeed_page(a, t0, 3, 0, 0);
+		afeed_page(a, t1, 2, 0, 0);
+		f = feed_of(a, 0, 0);
+		s = open_stream(&f, 1, NULL, 0);
+		REQUIRE(s);
+		memset(&c, 0, sizeof(c));
+		c.stop_at = mode == 1 ? 4 : 0;
+		c.fail_at = mode == 2 ? 2 : 0;
+		r = strobe_stream_iterate(s, iter_cb, &c, NULL, &err);
+		if (mode == 0) {
+			CHECK_EQ(r, STROBE_ITER_END);
+			CHECK_EQ(c.n, 5);
+		} else if (mode == 1) {
+			CHECK_EQ(r, STROBE_ITER_STOPPED);
+			CHECK_EQ(c.n, 4);
+		} else {
+			CHECK_EQ(r, -EIO);
+			CHECK_EQ(c.n, 2);
+			CHECK(strstr(err.msg, "callback") != NULL);
+		}
+		strobe_stream_close(s);
+	}
+}
+
+static void test_stream_iterate_file_stream_stops_on_the_flag(void)
+{
+	static const uint64_t t0[] = { 1, 2, 3 };
+	volatile sig_atomic_t stop = 1;
+	struct strobe_iterate_opts o = { sizeof(o), 0, 0, &stop, NULL };
+	struct strobe_error err = { 0 };
+	struct iter_count c = { 0, 0, 0 };
+	struct afeed *a = afeed_new();
+	struct strobe_page_feed f;
+	struct strobe_stream *s;
+
+	afeed_page(a, t0, 3, 0, 0);
+	a->avail = 1;		/* live-like: then nothing more for now */
+	f = feed_of(a, 0, 0);
+	s = open_stream(&f, 1, NULL, 0);
+	REQUIRE(s);
+	/* the flag is looked at once the stream has nothing to hand out */
+	CHECK_EQ(strobe_stream_iterate(s, iter_cb, &c, &o, &err), STROBE_ITER_SIGNAL);
+	CHECK_EQ(c.n, 3);
+	strobe_stream_close(s);
+}
+
 static void test_stream_volume_sixteen_feeds_stay_ordered(void)
 {
 	struct strobe_page_feed feeds[16];
@@ -997,4 +1072,6 @@ TESTS(T(test_stream_merges_three_cpus_by_time_ties_in_feed_order),
       T(test_stream_live_hands_out_only_up_to_the_idle_watermark),
       T(test_stream_live_feed_without_watermark_holds_the_stream),
       T(test_stream_live_lost_events_reach_the_next_event),
+      T(test_stream_iterate_ends_stops_and_fails_as_asked),
+      T(test_stream_iterate_file_stream_stops_on_the_flag),
       T(test_stream_volume_sixteen_feeds_stay_ordered));
