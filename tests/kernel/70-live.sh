@@ -88,5 +88,15 @@ if grep -q tee-done $WORK/tee.out && [ "$(grep -c '^syscalls' $WORK/tee/live.txt
 then pass "live-analyses-equal-the-file-analyses ($(wc -l < $WORK/tee/live.txt) rows)"
 else fail live-analyses-equal-the-file-analyses "$(head -c 600 $WORK/tee.out $WORK/tee.diff | tr '\n' ' ')"; fi
 
+# 8. the C example built by make: exact count for a command, its status
+EX=$ROOT/build/examples/eventcount
+timeout 60 $EX -e syscalls:sys_enter_getppid -e sched -- $HELPERS/getppid_n 1234 > $WORK/ex 2>&1
+rc=$?
+if [ $rc = 0 ] && grep -Eq '^ +1234  sys_enter_getppid$' $WORK/ex && grep -q sched_process_exit $WORK/ex
+then pass example-eventcount-exact-count
+else fail example-eventcount-exact-count "rc=$rc $(tr '\n' ' ' < $WORK/ex)"; fi
+timeout 60 $EX -e syscalls:sys_enter_getppid -- sh -c 'exit 7' > /dev/null 2>&1
+[ $? = 7 ] && pass example-eventcount-passes-the-exit-status || fail example-eventcount-passes-the-exit-status
+
 [ "$(tracefs_state)" = "$BEFORE" ] && pass live-tracefs-untouched ||
 	fail live-tracefs-untouched "$(diff <(echo "$BEFORE") <(tracefs_state) | tr '\n' ' ')"

@@ -1,0 +1,27 @@
+#!/bin/bash
+# 03-api-docs.sh - every function of the live-capture API (capture.h, and
+# the stream calls it added) is named in a section-3 man page, and each
+# section-3 page renders with man -l without a warning.
+cd "$(dirname "$0")/../.." || exit 2
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1${2:+: $2}"; }
+
+fns=$( (grep -ho 'strobe_capture_[a-z_]*(' include/strobe/capture.h
+	echo 'strobe_stream_fd( strobe_stream_wait( strobe_stream_iterate( strobe_event_name('
+	echo 'strobe_event_system( strobe_analysis_attach_stream(') | tr ' ' '\n' | tr -d '(' | sort -u)
+missing=
+for f in $fns; do
+	grep -q "\<$f\>" doc/*.3 || missing="$missing $f"
+done
+[ -z "$missing" ] && pass api-functions-have-man-pages || fail api-functions-have-man-pages "undocumented:$missing"
+
+if ! command -v man >/dev/null; then
+	echo "SKIP api-man-pages-render: man is not installed"
+	exit 0
+fi
+for m in doc/*.3; do
+	w=$(MANWIDTH=80 man --warnings -l "$m" 2>&1 >/dev/null)
+	out=$(MANWIDTH=80 man -l "$m" 2>/dev/null | wc -l)
+	[ -z "$w" ] && [ "$out" -gt 20 ] && pass "api-man-page-renders-$(basename $m)" ||
+		fail "api-man-page-renders-$(basename $m)" "$w"
+done
