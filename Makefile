@@ -99,6 +99,11 @@ $(O)/live/%: tests/live/%.c $(O)/san/libstrobe.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -o $@ $< $(O)/san/libstrobe.a $(LIBS)
 
+# ... and optimised, without sanitizers, for make bench
+$(O)/bench/%: tests/live/%.c $(O)/libstrobe.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(O)/libstrobe.a $(LIBS)
+
 # Examples: programs a user could write, against the public headers
 $(O)/examples/%: examples/%.c $(O)/libstrobe.a
 	@mkdir -p $(dir $@)
@@ -140,7 +145,7 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo $(CMD)
 
-bench: all
+bench: all $(O)/bench/live_check
 	@bench/run
 
 install: all

@@ -112,8 +112,12 @@ int strobe_pageq_push(struct strobe_pageq *q, const uint8_t *page, size_t len)
 	if (len < q->page_size)
 		memset(*slot + len, 0, q->page_size - len);
 	pthread_mutex_lock(&q->lock);
+	/* wake the consumer only when it may have found this queue empty:
+	 * a consumer still working through queued pages needs no system
+	 * call and no context switch per page */
+	if (q->head - q->tail == (q->held ? 1u : 0u))
+		wake(q);
 	q->head++;
-	wake(q);
 	pthread_mutex_unlock(&q->lock);
 	return 0;
 }

@@ -24,6 +24,8 @@
  *   live_check tee DIR CMD...   one capture into files and a live stream:
  *                               syscalls+schedlat live, then on the file
  *                               the files make; DIR/live.txt, DIR/file.txt
+ *   live_check noop CMD...      sched+syscalls of CMD into a no-op callback:
+ *                               events=N lost=N wall_s=S (make bench)
  *   live_check until-signal     whole system until SIGINT/SIGTERM, then a
  *                               clean stop: "stopped-by-signal events=N"
  * Every mode prints "instance=<dir>" first, so the script can check it is
@@ -526,6 +528,47 @@ static int mode_tee(const char *dir, char **argv)
 	return 0;
 }
 
+static int noop(const struct strobe_event *ev, void *arg)
+{
+	(*(uint64_t *)arg)++;
+	return 0;
+}
+
+/* noop CMD...: sched+syscalls of CMD into a no-op callback (make bench) */
+static int mode_noop(char **argv)
+{
+	static const char *const evs[] = { "sched", "syscalls", NULL };
+	struct strobe_iterate_opts io = { sizeof(io), 0, 0, NULL, NULL };
+	struct live l = { 0 };
+	uint64_t n = 0, lost = 0, k, t0, t1;
+	int go, st, r, i;
+	pid_t child;
+
+	live_open(&l, 0, evs, 0, NULL);
+	child = spawn(argv, &go);
+	if (strobe_session_set_pids(l.s, &child, 1, true, &l.err) < 0)
+		die("pids", &l.err);
+	live_start(&l);
+	t0 = mono_ns();
+	if (write(go, "g", 1) != 1)
+		return 1;
+	close(go);
+	io.target = child;
+	io.capture = l.c;
+	r = strobe_stream_iterate(l.st, noop, &n, &io, &l.err);
+	if (r < 0)
+		die("iterate", &l.err);
+	t1 = mono_ns();
+	waitpid(child, &st, 0);
+	for (i = 0; i < strobe_session_nr_cpus(l.s); i++)
+		if (strobe_capture_lost(l.c, i, &k, NULL) == 0)
+			lost += k;
+	printf("events=%llu lost=%llu wall_s=%.3f\n", (unsigned long long)n,
+	       (unsigned long long)lost, (t1 - t0) / 1e9);
+	live_close(&l);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -537,6 +580,8 @@ int main(int argc, char **argv)
 		return mode_storm((unsigned)atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "stop-after"))
 		return mode_stop_after(atol(argv[2]));
+	if (argc > 2 && !strcmp(argv[1], "noop"))
+		return mode_noop(argv + 2);
 	if (argc > 3 && !strcmp(argv[1], "tee"))
 		return mode_tee(argv[2], argv + 3);
 	if (argc == 2 && !strcmp(argv[1], "until-signal"))
