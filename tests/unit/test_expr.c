@@ -209,6 +209,9 @@ static const struct {
 	{ "$evt.delay > 10ms && $evt.d < 1.5s || $evt.e >= 200us", NULL },
 	{ "$evt.flags == 0x80 && $evt.container == \"web\"", NULL },
 	{ "1 < $evt.x", NULL },
+	/* strobe-expr(7)'s filter examples */
+	{ "$evt.container == \"web\" && $evt.$name =* \"syscall_exit_*\" && $evt.ret < 0", NULL },
+	{ "$evt.$name == \"sched_switch\" && $evt.prev_state == 0 && $evt.cpu != 0", NULL },
 	{ "$evt.  x\t==1", "$evt.x == 1" },
 };
 
@@ -429,6 +432,13 @@ static void test_period_defs_parse_lttng_examples(void)
 		  "alloc", "open",
 		  "$evt.$name == \"kmem_cache_alloc\" && $parent.$begin.$evt.cpu_id == $evt.cpu_id",
 		  "$evt.$name == \"kmem_cache_free\" && $evt.ptr == $begin.$evt.ptr" },
+		/* strobe-expr(7): the request's child */
+		{ "sleep(request) : $evt.$name == \"syscall_entry_nanosleep\" &&\n"
+		  "                 $evt.tid == $parent.$begin.$evt.tid\n"
+		  "               : $evt.$name == \"syscall_exit_nanosleep\" &&\n"
+		  "                 $evt.tid == $begin.$evt.tid", "sleep", "request",
+		  "$evt.$name == \"syscall_entry_nanosleep\" && $evt.tid == $parent.$begin.$evt.tid",
+		  "$evt.$name == \"syscall_exit_nanosleep\" && $evt.tid == $begin.$evt.tid" },
 		/* unnamed, as the README's syntax allows */
 		{ ": $evt.$name == \"sched_switch\"", NULL, NULL, "$evt.$name == \"sched_switch\"",
 		  "$evt.$name == \"sched_switch\"" },
