@@ -292,6 +292,112 @@ int strobe_period_captures_parse(const char *text, struct strobe_period_captures
 				 struct strobe_error *err);
 void strobe_period_captures_free(struct strobe_period_captures *c);	/* NULL ok */
 
+/* ---- the periods engine ------------------------------------------------------------
+ * lttng-analyses' period engine: definitions with parents, fed events one
+ * at a time; emits every period when it ends.  Per event, in this order:
+ * open periods whose end expression matches end (children before their
+ * parents; a period that ends cuts its still open children), then every
+ * definition whose begin expression matches opens a period (a child only
+ * inside an open period of its parent, once per such parent; a child may
+ * begin on the event that begins its parent).  Without an END_EXPR the
+ * begin expression ends the period and begins the next.
+ *
+ * Cheap per event: which definitions an event type can begin or end is
+ * decided once per type (strobe_expr_may_match); when an end expression
+ * holds a conjunct `$evt.X == $begin.$evt.Y` (the request example's
+ * `$evt.pid == $begin.$evt.pid`) open periods are indexed by their Y, so
+ * an end is looked for among the periods of that owner only.
+ *
+ * Memory: one entry per open period (its begin event's payload, owner and
+ * captures), freed when it ends; at most max_open (default 1 << 20) are
+ * kept open, further begins are counted as dropped.
+ */
+enum strobe_period_status {
+	STROBE_PERIOD_CLOSED = 0,	/* its end expression matched */
+	STROBE_PERIOD_OPEN,		/* still open when the events ended */
+	STROBE_PERIOD_CUT,		/* its parent ended first */
+	STROBE_PERIOD_OWNER_GONE,	/* its owner's TID went to a new task
+					 * (PID reuse): it cannot end any more */
+};
+
+/* A captured value; strings are copies, valid during the callback. */
+struct strobe_period_value {
+	const char *key;
+	struct strobe_expr_value v;
+};
+
+struct strobe_period {
+	uint64_t id;			/* 1, 2 ... in begin order */
+	const char *name;		/* definition's name, "" when unnamed */
+	const char *path;		/* "switch/open/alloc": names from the root */
+	int def;			/* definition index (order of _define) */
+	int depth;			/* 0 for a root definition */
+	const struct strobe_period *parent;	/* its parent period (NULL for
+						 * roots); valid during the call */
+	enum strobe_period_status status;
+	bool lost;			/* events were lost while it was open:
+					 * its duration is not to be trusted */
+	uint64_t begin_ts, end_ts;	/* end_ts: the ending event's time; OPEN:
+					 * the last event's; CUT: the parent's end;
+					 * OWNER_GONE: the new task's fork */
+	int begin_cpu, end_cpu;
+	struct strobe_expr_task owner;	/* the begin event's task, as the env
+					 * said when it began */
+	uint64_t children_ns;		/* summed durations of its CLOSED children */
+	int nr_children;		/* its CLOSED children */
+	int nr_begin_captures, nr_end_captures;
+	const struct strobe_period_value *begin_captures, *end_captures;
+};
+
+typedef void (*strobe_period_fn)(void *arg, const struct strobe_period *p);
+
+struct strobe_periods;
+
+/* fn (may be NULL) receives every period when it ends. */
+int strobe_periods_new(strobe_period_fn fn, void *arg, struct strobe_periods **out);
+void strobe_periods_free(struct strobe_periods *p);	/* NULL ok; open periods are
+							 * dropped, not reported */
+/*
+ * Add a --period definition (text as strobe_period_def_parse).  A parent
+ * must be defined first; names are unique.  Returns the definition's
+ * index, or -EINVAL (*err says why), -EBUSY once events were fed, -ENOMEM.
+ */
+int strobe_periods_define(struct strobe_periods *p, const char *text, struct strobe_error *err);
+/* Add a --period-captures argument for a defined name (-EINVAL when there
+ * is none, or its keys repeat ones given before). */
+int strobe_periods_capture(struct strobe_periods *p, const char *text, struct strobe_error *err);
+/* Context for procname/pid/container and owners (copied; NULL: none), and
+ * syscall argument names for raw_syscalls records (borrowed). */
+void strobe_periods_set_env(struct strobe_periods *p, const struct strobe_expr_env *env);
+void strobe_periods_set_syscall_args(struct strobe_periods *p,
+				     const struct strobe_syscall_args *t);
+void strobe_periods_set_max_open(struct strobe_periods *p, size_t max_open);
+int strobe_periods_nr_defs(const struct strobe_periods *p);
+
+/* The first problem resolving a definition's references (as
+ * strobe_expr_error, prefixed with the period's name); 0 when none. */
+int strobe_periods_error(const struct strobe_periods *p, struct strobe_error *err);
+/* Does the engine need events of type fmt (a begin or end may match, or it
+ * is a fork that tells PID reuse)? */
+bool strobe_periods_may_match(struct strobe_periods *p, const struct tep_event *fmt);
+/* Feed one event, in time order.  Returns 0, or -ENOMEM (that event's
+ * begins were not recorded; counted as dropped). */
+int strobe_periods_feed(struct strobe_periods *p, const struct strobe_event *ev);
+/* The events ended: report every open period as STROBE_PERIOD_OPEN. */
+void strobe_periods_finish(struct strobe_periods *p);
+
+struct strobe_periods_stats {
+	uint64_t begun;		/* periods opened */
+	uint64_t closed;	/* ... that ended by their end expression */
+	uint64_t open_at_end;	/* reported by strobe_periods_finish */
+	uint64_t cut;		/* ended with their parent */
+	uint64_t owner_gone;	/* ended by PID reuse */
+	uint64_t lost;		/* closed ones with lost events inside */
+	uint64_t dropped;	/* begins not recorded (max_open, memory) */
+	uint64_t open_now;
+};
+void strobe_periods_stats(const struct strobe_periods *p, struct strobe_periods_stats *st);
+
 /* ---- LTTng event names on ftrace events -------------------------------------- */
 
 /*

@@ -185,14 +185,11 @@ static void resolve_ref(struct strobe_expr *e, struct tcache *t, const struct xr
 			break;
 		rs->kind = (uint8_t)header_kind(name);
 		if (rs->kind == R_MISSING && t->raw == 1 && !e->sysargs)
-			note_error(e, -ENOENT, "$evt.%s on raw_syscalls:sys_enter records needs "
-				   "the syscall argument table (the file has none and the "
-				   "syscalls:sys_enter_* formats are not available)", name);
+			rs->kind = R_NEEDARGS;
 		break;
 	case DYN_PAYLOAD:
 		if (!payload_res(e, t, name, false, rs) && t->raw == 1 && !e->sysargs)
-			note_error(e, -ENOENT, "$evt.$payload.%s on raw_syscalls:sys_enter "
-				   "records needs the syscall argument table", name);
+			rs->kind = R_NEEDARGS;
 		break;
 	case DYN_CTX:
 		rs->kind = (uint8_t)ctx_kind(name);
@@ -509,6 +506,17 @@ static void sysarg_value(struct ectx *c, int s, const struct rslot *rs,
 	}
 }
 
+/* A syscall argument name met on raw_syscalls:sys_enter without a table. */
+static void need_args(struct strobe_expr *e, const struct xref *r)
+{
+	char text[160];
+
+	expr_print_ref(r, text, sizeof(text));
+	note_error(e, -ENOENT, "%s on raw_syscalls:sys_enter records needs the syscall "
+		   "argument table (the file has none and the syscalls:sys_enter_* formats "
+		   "are not available)", text);
+}
+
 static void ref_value(struct ectx *c, const struct xref *r, struct strobe_expr_value *v, char *buf,
 		      size_t bufsize)
 {
@@ -554,6 +562,9 @@ static void ref_value(struct ectx *c, const struct xref *r, struct strobe_expr_v
 		return;
 	case R_SYSARG:
 		sysarg_value(c, r->scope, rs, ev, v);
+		return;
+	case R_NEEDARGS:
+		need_args(c->e, r);
 		return;
 	default:
 		ctx_value(c, r->scope, rs->kind, ev, v);
@@ -754,11 +765,21 @@ static int tri_cmp(struct strobe_expr *e, struct tcache *t, const struct xnode *
 		case V_FALSE: res = TRI_F; break;
 		default: res = TRI_U; break;
 		}
-	} else if ((n->lhs.is_ref && n->lhs.ref.scope == SC_EVT &&
-		    t->slots[n->lhs.ref.slot].kind == R_MISSING) ||
-		   (n->rhs.is_ref && n->rhs.ref.scope == SC_EVT &&
-		    t->slots[n->rhs.ref.slot].kind == R_MISSING)) {
-		res = TRI_F;
+	} else {
+		int side;
+
+		for (side = 0; side < 2; side++) {
+			const struct xoperand *o = side ? &n->rhs : &n->lhs;
+			int k;
+
+			if (!o->is_ref || o->ref.scope != SC_EVT)
+				continue;
+			k = t->slots[o->ref.slot].kind;
+			if (k == R_NEEDARGS)
+				need_args(e, &o->ref);
+			if (k == R_MISSING || k == R_NEEDARGS)
+				res = TRI_F;
+		}
 	}
 	if (n->op == OP_NE && res != TRI_U)
 		res = res == TRI_T ? TRI_F : TRI_T;

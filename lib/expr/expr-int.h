@@ -74,6 +74,9 @@ enum rkind {
 	R_CPU, R_TS, R_TYPEID,
 	R_NAME,			/* the type's LTTng name (raw: per syscall nr) */
 	R_SYSARG,		/* raw_syscalls:sys_enter argument by name */
+	R_NEEDARGS,		/* missing: a name on raw_syscalls:sys_enter
+				 * records with no syscall argument table
+				 * (reported when an evaluation reaches it) */
 	V_FALSE, V_TRUE,	/* name comparisons decided by the type */
 	V_NRMAP,		/* ... decided per syscall number (map) */
 };
@@ -132,6 +135,9 @@ char *expr_take_ident(const char *text, size_t len, size_t *pos) STROBE_HIDDEN;
 /* "'x'" / "end of text": a description of what is at pos, for messages. */
 void expr_describe(const char *text, size_t len, size_t pos, char *buf, size_t size)
 	STROBE_HIDDEN;
+
+/* The text of one reference, snprintf semantics. */
+size_t expr_print_ref(const struct xref *r, char *buf, size_t size) STROBE_HIDDEN;
 
 /* ---- names.c ---------------------------------------------------------------- */
 

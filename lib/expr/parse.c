@@ -838,6 +838,16 @@ static void put_ref(struct out *o, const struct xref *r)
 	put(o, r->field);
 }
 
+size_t expr_print_ref(const struct xref *r, char *buf, size_t size)
+{
+	struct out o = { buf, size, 0 };
+
+	if (size)
+		buf[0] = '\0';
+	put_ref(&o, r);
+	return o.n;
+}
+
 static void put_operand(struct out *o, const struct xoperand *x)
 {
 	if (x->is_ref)
