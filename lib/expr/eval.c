@@ -258,6 +258,7 @@ static struct tcache *tc_build(struct strobe_expr *e, const struct tep_event *fm
 	}
 	t->fmt = fmt;
 	t->type = type;
+	t->verdict = VERDICT_UNSET;
 	t->raw = (uint8_t)expr_raw_kind(fmt);
 	if (!t->raw)
 		expr_type_name(fmt, t->name, sizeof(t->name));
@@ -346,7 +347,7 @@ struct ectx {
 static void ectx_init(struct ectx *c, struct strobe_expr *e, const struct strobe_expr_env *env,
 		      const struct strobe_expr_match *m)
 {
-	memset(c, 0, sizeof(*c));
+	/* c->task[] is filled on demand (have_task) */
 	c->e = e;
 	c->env = env;
 	c->ev[SC_EVT] = m->evt.ev;
@@ -355,6 +356,8 @@ static void ectx_init(struct ectx *c, struct strobe_expr *e, const struct strobe
 	c->given[SC_EVT] = m->evt.task;
 	c->given[SC_BEGIN] = m->begin.task;
 	c->given[SC_PARENT] = m->parent_begin.task;
+	c->tc[SC_EVT] = c->tc[SC_BEGIN] = c->tc[SC_PARENT] = NULL;
+	c->have_task[SC_EVT] = c->have_task[SC_BEGIN] = c->have_task[SC_PARENT] = 0;
 }
 
 /* The event of scope s and its type cache; NULL when absent. */
@@ -715,40 +718,6 @@ static bool eval_node(struct ectx *c, int i)
 	}
 }
 
-bool strobe_expr_eval(struct strobe_expr *e, const struct strobe_expr_env *env,
-		      const struct strobe_expr_match *m)
-{
-	struct ectx c;
-
-	if (!e || !m || !m->evt.ev || e->is_ref || !e->nr_nodes)
-		return false;
-	ectx_init(&c, e, env, m);
-	return eval_node(&c, e->root);
-}
-
-bool strobe_expr_match_event(struct strobe_expr *e, const struct strobe_expr_env *env,
-			     const struct strobe_event *ev)
-{
-	struct strobe_expr_match m = { { ev, NULL }, { ev, NULL }, { NULL, NULL } };
-
-	return strobe_expr_eval(e, env, &m);
-}
-
-void strobe_expr_value(struct strobe_expr *e, const struct strobe_expr_env *env,
-		       const struct strobe_expr_match *m, struct strobe_expr_value *v, char *buf,
-		       size_t bufsize)
-{
-	struct ectx c;
-
-	memset(v, 0, sizeof(*v));
-	if (!e || !m || !e->is_ref || !e->nr_nodes)
-		return;
-	ectx_init(&c, e, env, m);
-	ref_value(&c, &e->nodes[e->root].lhs.ref, v, buf, bufsize);
-}
-
-/* ---- what a type can match (subscriptions) ---------------------------------- */
-
 enum { TRI_F, TRI_T, TRI_U };
 
 static int tri_cmp(struct strobe_expr *e, struct tcache *t, const struct xnode *n)
@@ -821,6 +790,50 @@ static int tri_node(struct strobe_expr *e, struct tcache *t, int i)
 		return TRI_U;
 	}
 }
+
+bool strobe_expr_eval(struct strobe_expr *e, const struct strobe_expr_env *env,
+		      const struct strobe_expr_match *m)
+{
+	struct tcache *t = NULL;
+	struct ectx c;
+
+	if (!e || !m || !m->evt.ev || e->is_ref || !e->nr_nodes)
+		return false;
+	ectx_init(&c, e, env, m);
+	/* what the event's type alone decides (most events of a filter) */
+	if (scope_ev(&c, SC_EVT, &t)) {
+		if (t->verdict == VERDICT_UNSET)
+			t->verdict = (int8_t)tri_node(e, t, e->root);
+		if (t->verdict == TRI_F)
+			return false;
+		if (t->verdict == TRI_T)
+			return true;
+	}
+	return eval_node(&c, e->root);
+}
+
+bool strobe_expr_match_event(struct strobe_expr *e, const struct strobe_expr_env *env,
+			     const struct strobe_event *ev)
+{
+	struct strobe_expr_match m = { { ev, NULL }, { ev, NULL }, { NULL, NULL } };
+
+	return strobe_expr_eval(e, env, &m);
+}
+
+void strobe_expr_value(struct strobe_expr *e, const struct strobe_expr_env *env,
+		       const struct strobe_expr_match *m, struct strobe_expr_value *v, char *buf,
+		       size_t bufsize)
+{
+	struct ectx c;
+
+	memset(v, 0, sizeof(*v));
+	if (!e || !m || !e->is_ref || !e->nr_nodes)
+		return;
+	ectx_init(&c, e, env, m);
+	ref_value(&c, &e->nodes[e->root].lhs.ref, v, buf, bufsize);
+}
+
+/* ---- what a type can match (subscriptions) ---------------------------------- */
 
 bool strobe_expr_may_match(struct strobe_expr *e, const struct tep_event *fmt)
 {

@@ -98,11 +98,14 @@ struct tcache {
 	int type;
 	struct tcache *next;
 	uint8_t raw;		/* 1 raw_syscalls:sys_enter, 2 sys_exit, 0 */
+	int8_t verdict;		/* what the type alone decides as $evt:
+				 * 0 false, 1 true, 2 depends, VERDICT_UNSET */
 	char name[64];		/* LTTng name (not raw) */
 	struct rslot slots[];	/* nr_slots */
 };
 
 #define TC_BUCKETS 256
+#define VERDICT_UNSET (-1)
 
 struct strobe_expr {
 	struct xnode *nodes;
