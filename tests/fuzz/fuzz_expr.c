@@ -11,6 +11,11 @@
  * and syscall numbers are arbitrary), and strobe_expr_may_match() must
  * never say "no" for a type on which the expression holds.  A syscall
  * table that loads must write out and load back to the same text.
+ * An input starting with 'P' runs the periods engine: definitions and
+ * captures ("C NAME : ...") one per line up to a blank line, then events
+ * made from the remaining bytes; every period begun must be reported once
+ * (closed, cut, owner gone or open at the end), after a parent that began
+ * no later than it, never ending before it began.
  * Seeds in corpus/fuzz_expr/ are lttng-analyses' documented examples and
  * table texts, each prefixed with its mode byte.
  */
@@ -49,6 +54,12 @@ static const char *const formats[][2] = {
 	  "\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
 	  "\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n\n"
 	  "print fmt: \"irq=%d\", REC->irq\n" },
+	{ "sched", "name: sched_process_fork\nID: 703\nformat:\n" FMT_COMMON
+	  "\tfield:char parent_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	  "\tfield:pid_t parent_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	  "\tfield:char child_comm[16];\toffset:28;\tsize:16;\tsigned:0;\n"
+	  "\tfield:pid_t child_pid;\toffset:44;\tsize:4;\tsigned:1;\n\n"
+	  "print fmt: \"child_pid=%d\", REC->child_pid\n" },
 	{ "syscalls", "name: sys_enter_openat\nID: 802\nformat:\n" FMT_COMMON
 	  "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
 	  "\tfield:int dfd;\toffset:16;\tsize:8;\tsigned:0;\n"
@@ -176,6 +187,95 @@ out:
 	strobe_syscall_args_free(t2);
 }
 
+struct prun {
+	uint64_t reported, last_ts;
+	int depth_bad;
+};
+
+static void on_period(void *arg, const struct strobe_period *per)
+{
+	struct prun *r = arg;
+
+	r->reported++;
+	if (per->end_ts < per->begin_ts || (per->depth > 0) != (per->parent != NULL) ||
+	    (per->parent && per->parent->begin_ts > per->begin_ts) ||
+	    per->nr_begin_captures < 0 || per->nr_end_captures < 0 ||
+	    (per->status != STROBE_PERIOD_CLOSED && per->nr_end_captures) ||
+	    !per->name || !per->path)
+		__builtin_trap();
+}
+
+/* 'P' inputs: definitions, a blank line, then 6 bytes per event. */
+static void run_periods(const char *text, size_t size)
+{
+	struct strobe_expr_env env = { task, NULL };
+	struct strobe_periods *p = NULL;
+	struct strobe_periods_stats st;
+	struct prun r = { 0 };
+	const char *end = strstr(text, "\n\n"), *line = text;
+	const uint8_t *ev_bytes;
+	size_t nev, i;
+	uint64_t ts = 0;
+
+	if (strobe_periods_new(on_period, &r, &p) < 0)
+		return;
+	strobe_periods_set_env(p, &env);
+	strobe_periods_set_syscall_args(p, sysargs);
+	strobe_periods_set_max_open(p, 64);
+	while (line && (!end || line < end)) {
+		const char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+		char *one = strndup(line, n);
+
+		if (one) {
+			if (one[0] == 'C' && one[1] == ' ')
+				strobe_periods_capture(p, one + 2, NULL);
+			else
+				strobe_periods_define(p, one, NULL);
+			free(one);
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	ev_bytes = end ? (const uint8_t *)end + 2 : NULL;
+	nev = ev_bytes ? (size - (size_t)((const char *)ev_bytes - text)) / 6 : 0;
+	for (i = 0; i < nev; i++) {
+		const uint8_t *b = ev_bytes + 6 * i;
+		uint8_t payload[64];
+		struct strobe_event ev;
+
+		memset(payload, 0, sizeof(payload));
+		memset(&ev, 0, sizeof(ev));
+		ev.format = fmts[b[0] % NR_FORMATS];
+		ev.type = ev.format->id;
+		payload[0] = (uint8_t)ev.type;
+		payload[1] = (uint8_t)(ev.type >> 8);
+		ev.pid = b[1] % 8;
+		payload[4] = (uint8_t)ev.pid;
+		/* syscall number / irq / prev_comm bytes; then an argument, ret,
+		 * prev or child pid */
+		payload[8] = b[2];
+		payload[9] = b[3] & 1;
+		payload[16] = b[4] % 8;
+		payload[24] = b[4] % 8;
+		payload[44] = b[4] % 8;
+		payload[56] = b[5] % 8;
+		ev.data = payload;
+		ev.size = sizeof(payload);
+		ev.cpu = b[5] & 1;
+		ev.missed = (b[5] & 0xf0) == 0xf0;
+		ts += b[5] >> 4;
+		ev.ts = ts;
+		strobe_periods_feed(p, &ev);
+	}
+	strobe_periods_finish(p);
+	strobe_periods_stats(p, &st);
+	if (st.open_now || r.reported != st.begun ||
+	    st.begun != st.closed + st.open_at_end + st.cut + st.owner_gone)
+		__builtin_trap();
+	strobe_periods_error(p, NULL);
+	strobe_periods_free(p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct strobe_error err;
@@ -185,6 +285,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!size)
 		return 0;
 	setup();
+	if (data[0] == 'P') {
+		text = malloc(size);
+		if (text) {
+			memcpy(text, data + 1, size - 1);
+			text[size - 1] = '\0';
+			run_periods(text, size - 1);
+			free(text);
+		}
+		return 0;
+	}
 	mode = data[0] % 6;
 	data++;
 	size--;
