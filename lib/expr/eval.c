@@ -234,6 +234,8 @@ static void resolve_name_cmp(struct strobe_expr *e, struct tcache *t, const stru
 			continue;
 		expr_raw_name(t->raw, nr, buf, sizeof(buf));
 		rs->map[nr] = expr_type_name_matches(NULL, buf, op, lit);
+		if (!rs->map[nr] && expr_raw_name_alt(t->raw, nr, buf, sizeof(buf)))
+			rs->map[nr] = expr_type_name_matches(NULL, buf, op, lit);
 		any |= rs->map[nr];
 	}
 	expr_raw_name(t->raw, -1, buf, sizeof(buf));	/* syscall_entry_unknown */

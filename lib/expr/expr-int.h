@@ -150,6 +150,9 @@ int expr_raw_kind(const struct tep_event *fmt) STROBE_HIDDEN;
 void expr_type_name(const struct tep_event *fmt, char *buf, size_t size) STROBE_HIDDEN;
 /* LTTng name of raw syscall record (raw 1/2) of number nr into buf. */
 void expr_raw_name(int raw, long nr, char *buf, size_t size) STROBE_HIDDEN;
+/* The other LTTng name of raw record nr (syscall_entry_newfstat for fstat)
+ * into buf; false when it has none. */
+bool expr_raw_name_alt(int raw, long nr, char *buf, size_t size) STROBE_HIDDEN;
 /* Does a literal name (op OP_EQ/OP_NE: equality, OP_GLOB: pattern) name
  * this static type: its ftrace name, "system:name" or LTTng name? */
 bool expr_type_name_matches(const struct tep_event *fmt, const char *lttng, int op,

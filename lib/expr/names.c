@@ -8,7 +8,8 @@
  *   syscalls:sys_enter_X / sys_exit_X    syscall_entry_X / syscall_exit_X
  *   raw_syscalls:sys_enter / sys_exit    syscall_entry_X / syscall_exit_X
  *                                        by the record's syscall number
- *                                        (x86_64 table, lib/analyses)
+ *                                        (x86_64 table, lib/analyses;
+ *                                        stat also as newstat ...)
  *   irq:softirq_*                        irq_softirq_*
  *   timer:hrtimer_*, timer:itimer_*      timer_hrtimer_*, timer_itimer_*
  *   kmem:mm_page_*, kmalloc, kfree ...   kmem_mm_page_*, kmem_kmalloc ...
@@ -58,6 +59,27 @@ void expr_raw_name(int raw, long nr, char *buf, size_t size)
 
 	snprintf(buf, size, "%s%s", raw == 1 ? "syscall_entry_" : "syscall_exit_",
 		 n ? n : "unknown");
+}
+
+/* The kernel's SYSCALL_DEFINE names (which syscalls:* events and LTTng
+ * use) where the uapi table differs. */
+static const char *const new_names[][2] = {
+	{ "stat", "newstat" }, { "fstat", "newfstat" }, { "lstat", "newlstat" },
+	{ "uname", "newuname" },
+};
+
+bool expr_raw_name_alt(int raw, long nr, char *buf, size_t size)
+{
+	const char *n = expr_syscall_name(nr);
+	size_t i;
+
+	for (i = 0; n && i < sizeof(new_names) / sizeof(new_names[0]); i++)
+		if (!strcmp(n, new_names[i][0])) {
+			snprintf(buf, size, "%s%s", raw == 1 ? "syscall_entry_" : "syscall_exit_",
+				 new_names[i][1]);
+			return true;
+		}
+	return false;
 }
 
 void expr_type_name(const struct tep_event *fmt, char *buf, size_t size)

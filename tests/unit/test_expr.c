@@ -831,6 +831,11 @@ static void test_expr_eval_lttng_syscall_names_on_raw_syscalls(void)
 	CHECK_EQ(eval1("$evt.$name == \"syscall_exit_accept\"", 0, ev, NULL), 0);
 	CHECK_STR(strobe_expr_lttng_name(ev->format, 288, buf, sizeof(buf)),
 		  "syscall_exit_accept4");
+	/* fstat's raw records answer to LTTng's (and syscalls:*'s) newfstat too */
+	ev = ev_raw(&b, tep, false, 10, 5, 0, 0);
+	CHECK_EQ(eval1("$evt.$name == \"syscall_exit_newfstat\"", 0, ev, NULL), 1);
+	CHECK_EQ(eval1("$evt.$name == \"syscall_exit_fstat\"", 0, ev, NULL), 1);
+	CHECK_EQ(eval1("$evt.$name == \"syscall_exit_newstat\"", 0, ev, NULL), 0);
 	/* numbers beyond the table are syscall_*_unknown, as LTTng names them */
 	ev = ev_raw(&b, tep, false, 10, 5000, 0, 0);
 	CHECK_EQ(eval1("$evt.$name == \"syscall_exit_unknown\"", 0, ev, NULL), 1);
