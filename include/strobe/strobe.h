@@ -42,11 +42,11 @@ const char *strobe_version(void);
 
 #include <strobe/tracefile.h>
 #include <strobe/stream.h>
+#include <strobe/expr.h>
 #include <strobe/session.h>
 #include <strobe/record.h>
 #include <strobe/output.h>
 #include <strobe/model.h>
 #include <strobe/analysis.h>
-#include <strobe/expr.h>
 
 #endif
