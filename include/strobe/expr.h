@@ -274,7 +274,7 @@ int strobe_period_def_parse(const char *text, struct strobe_period_def **out,
 			    struct strobe_error *err);
 void strobe_period_def_free(struct strobe_period_def *d);	/* NULL ok */
 
-struct strobe_capture {
+struct strobe_period_capture {
 	char *key;			/* KEY, or the reference's text */
 	struct strobe_expr *ref;	/* a reference expression */
 };
@@ -283,7 +283,7 @@ struct strobe_capture {
 struct strobe_period_captures {
 	char *name;
 	int nr_begin, nr_end;
-	struct strobe_capture *begin, *end;
+	struct strobe_period_capture *begin, *end;
 };
 
 /* Parse a --period-captures argument; duplicate keys on one side are

@@ -119,7 +119,7 @@ bad:
 	return rc;
 }
 
-static void free_captures(struct strobe_capture *c, int n)
+static void free_captures(struct strobe_period_capture *c, int n)
 {
 	int i;
 
@@ -141,7 +141,7 @@ void strobe_period_captures_free(struct strobe_period_captures *c)
 }
 
 /* One side's list "[KEY =] REF, ..." (possibly empty) from *pos. */
-static int parse_list(const char *text, size_t len, size_t *pos, struct strobe_capture **out,
+static int parse_list(const char *text, size_t len, size_t *pos, struct strobe_period_capture **out,
 		      int *nr, struct strobe_error *err)
 {
 	char c = expr_skip_space(text, len, pos);
@@ -150,7 +150,7 @@ static int parse_list(const char *text, size_t len, size_t *pos, struct strobe_c
 	if (!c || c == ':')
 		return 0;
 	for (;;) {
-		struct strobe_capture *cap, *nv;
+		struct strobe_period_capture *cap, *nv;
 		size_t at;
 		char *key = NULL;
 

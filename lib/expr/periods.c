@@ -309,7 +309,7 @@ bad:
 	return rc;
 }
 
-static int add_caps(struct cap **dst, int *n, struct strobe_capture *src, int nsrc,
+static int add_caps(struct cap **dst, int *n, struct strobe_period_capture *src, int nsrc,
 		    const char *name, struct strobe_error *err)
 {
 	struct cap *v;
@@ -351,7 +351,7 @@ int strobe_periods_capture(struct strobe_periods *p, const char *text, struct st
 	}
 	d = &p->defs[i];
 	for (i = 0; i < c->nr_begin + c->nr_end; i++) {
-		struct strobe_capture *k = i < c->nr_begin ? &c->begin[i] :
+		struct strobe_period_capture *k = i < c->nr_begin ? &c->begin[i] :
 					   &c->end[i - c->nr_begin];
 
 		if (k->ref->nodes[k->ref->root].lhs.ref.scope == SC_PARENT && d->parent < 0) {
