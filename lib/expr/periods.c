@@ -75,10 +75,10 @@ struct operiod {
 	bool key_big;
 	uint64_t lost_mark;
 	struct strobe_event ev;		/* the begin event, payload copied */
-	char *procname, *container;	/* owner's strings (owned) */
 	struct strobe_period_value *bcap;
 	int nbcap;
-	uint8_t payload[];
+	uint8_t payload[];		/* ev.size bytes, then the owner's
+					 * procname and container strings */
 };
 
 struct tinfo {
@@ -136,8 +136,6 @@ static void free_values(struct strobe_period_value *v, int n)
 
 static void free_operiod(struct operiod *op)
 {
-	free(op->procname);
-	free(op->container);
 	free_values(op->bcap, op->nbcap);
 	free(op);
 }
@@ -601,11 +599,26 @@ static void open_period(struct strobe_periods *p, int di, struct operiod *parent
 {
 	struct def *d = &p->defs[di];
 	struct strobe_expr_match m;
+	struct strobe_expr_task t = { .tid = ev->pid, .pid = -1, .ppid = -1, .vtid = -1,
+				      .vpid = -1 };
+	size_t lp, lc;
 	struct operiod *op;
-	struct strobe_expr_task *t;
+	char *str;
 
-	if (p->nr_open >= p->max_open ||
-	    !(op = calloc(1, sizeof(*op) + ev->size))) {
+	if (p->nr_open >= p->max_open) {
+		p->st.dropped++;
+		return;
+	}
+	if (p->have_env && p->env.task && p->env.task(p->env.arg, ev->pid, &t) < 0) {
+		t.pid = t.ppid = t.vtid = t.vpid = -1;
+		t.procname = t.container = NULL;
+	}
+	t.tid = ev->pid;
+	/* one allocation: the period, the begin payload, the owner's strings */
+	lp = t.procname ? strlen(t.procname) + 1 : 0;
+	lc = t.container ? strlen(t.container) + 1 : 0;
+	op = calloc(1, sizeof(*op) + ev->size + lp + lc);
+	if (!op) {
 		p->st.dropped++;
 		return;
 	}
@@ -614,18 +627,17 @@ static void open_period(struct strobe_periods *p, int di, struct operiod *parent
 	op->ev.data = op->payload;
 	op->def = di;
 	op->parent = parent;
-	t = &op->pub.owner;
-	t->tid = ev->pid;
-	t->pid = t->ppid = t->vtid = t->vpid = -1;
-	if (p->have_env && p->env.task && p->env.task(p->env.arg, ev->pid, t) < 0) {
-		t->pid = t->ppid = t->vtid = t->vpid = -1;
-		t->procname = t->container = NULL;
+	str = (char *)op->payload + ev->size;
+	if (t.procname) {
+		memcpy(str, t.procname, lp);
+		t.procname = str;
+		str += lp;
 	}
-	t->tid = ev->pid;
-	op->procname = t->procname ? strdup(t->procname) : NULL;
-	op->container = t->container ? strdup(t->container) : NULL;
-	t->procname = op->procname;
-	t->container = op->container;
+	if (t.container) {
+		memcpy(str, t.container, lc);
+		t.container = str;
+	}
+	op->pub.owner = t;
 	m.evt = scope_of(op);
 	m.begin = m.evt;
 	m.parent_begin = scope_of(parent);
