@@ -3,7 +3,8 @@
  *
  * libstrobe is layered (see doc/ARCHITECTURE.md): session (tracefs control),
  * source (live per-CPU capture), tracefile (trace.dat reading and writing),
- * stream (time-ordered, decoded event stream), output (text and JSON).
+ * stream (time-ordered, decoded event stream), output (text and JSON),
+ * expr (filter and period expressions).
  * Include this header to get all of them.
  *
  * Error convention: functions return 0 (or a count) on success and a
@@ -41,6 +42,7 @@ const char *strobe_version(void);
 
 #include <strobe/tracefile.h>
 #include <strobe/stream.h>
+#include <strobe/expr.h>
 #include <strobe/session.h>
 #include <strobe/record.h>
 #include <strobe/output.h>
