@@ -16,7 +16,7 @@ DESTDIR ?=
 CC      ?= cc
 O       := build
 
-PKGS    := libtracefs libtraceevent libzstd
+PKGS    := libtraceevent libzstd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

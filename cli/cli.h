@@ -40,6 +40,13 @@ int cli_parse_int(const char *s, int min, int max, int *out);
 /* Seconds with optional fraction, e.g. "2.5" (no suffix or 's'). */
 int cli_parse_seconds(const char *s, double *out);
 
+/* Output goes through a trace_seq, written to stdout in chunks of about
+ * CLI_FLUSH_BYTES: cli_flush writes what is there and empties it.
+ * Returns false once stdout has failed (a closed pipe, a full disk). */
+#define CLI_FLUSH_BYTES (256 * 1024)
+struct trace_seq;
+bool cli_flush(struct trace_seq *s);
+
 /* Exit codes */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 

@@ -23,7 +23,6 @@
 
 #include "cli.h"
 
-#define FLUSH_BYTES (256 * 1024)
 
 struct analyze_args {
 	const char *cmd;	/* "analyze", "cputop", ... */
@@ -211,15 +210,6 @@ static int parse_cpus(const char *list, bool *mask, int max)
 	return ret;
 }
 
-static bool flush(struct trace_seq *s)
-{
-	if (s->len) {
-		fwrite(s->buffer, 1, s->len, stdout);
-		trace_seq_reset(s);
-	}
-	return !ferror(stdout);
-}
-
 #define MAX_LOG_TABLES 16
 
 struct log_ctx {
@@ -284,7 +274,7 @@ static int lami_log_rows(void *arg, const struct strobe_table *t, struct trace_s
 		;
 	if (i == l->nr_files)
 		return 0;	/* no rows */
-	if (!flush(s) || fflush(l->files[i].f) || fseek(l->files[i].f, 0, SEEK_SET))
+	if (!cli_flush(s) || fflush(l->files[i].f) || fseek(l->files[i].f, 0, SEEK_SET))
 		return -EIO;
 	while ((n = fread(buf, 1, sizeof(buf), l->files[i].f)) > 0)
 		if (fwrite(buf, 1, n, stdout) != n)
@@ -309,8 +299,8 @@ static void on_log(void *arg, const struct strobe_table *t, const union strobe_v
 		}
 		strobe_table_write_text_row(t, row, l->s);
 	}
-	if (l->s->len >= FLUSH_BYTES)
-		flush(l->s);
+	if (l->s->len >= CLI_FLUSH_BYTES)
+		cli_flush(l->s);
 }
 
 /* Timestamp of the first event of the file (for +SECONDS), 0 if none. */
@@ -342,7 +332,7 @@ static int run(struct analyze_args *a)
 	trace_seq_init(&lc.row);
 	if (a->mi_version) {
 		strobe_lami_write_version(&s);
-		flush(&s);
+		cli_flush(&s);
 		trace_seq_destroy(&s);
 		trace_seq_destroy(&lc.row);
 		return CLI_OK;
@@ -354,7 +344,7 @@ static int run(struct analyze_args *a)
 			trace_seq_destroy(&lc.row);
 			return CLI_FAIL;
 		}
-		flush(&s);
+		cli_flush(&s);
 		trace_seq_destroy(&s);
 		trace_seq_destroy(&lc.row);
 		return CLI_OK;
@@ -393,7 +383,7 @@ static int run(struct analyze_args *a)
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	ret = strobe_analysis_run_file(an, tf, &err);
-	flush(&s);
+	cli_flush(&s);
 	if (ret < 0) {
 		cli_error_e(a->cmd, &err);
 		goto out;
@@ -423,7 +413,7 @@ static int run(struct analyze_args *a)
 				strobe_table_write_json(t, &s);
 			else
 				strobe_table_write_text(t, &s);
-			if (s.len >= FLUSH_BYTES && !flush(&s))
+			if (s.len >= CLI_FLUSH_BYTES && !cli_flush(&s))
 				break;
 		}
 		if (a->json) {
@@ -447,7 +437,7 @@ static int run(struct analyze_args *a)
 		cli_error(a->cmd, "out of memory");
 		goto out;
 	}
-	flush(&s);
+	cli_flush(&s);
 	for (i = 0; i < strobe_analysis_nr_notes(an); i++)
 		cli_warn(a->cmd, "%s", strobe_analysis_note(an, i));
 	{

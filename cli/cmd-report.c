@@ -26,7 +26,6 @@
 #include "cli.h"
 
 #define CMD		"report"
-#define FLUSH_BYTES	(256 * 1024)
 
 static void usage(FILE *f)
 {
@@ -149,15 +148,6 @@ static int file_cpus(struct strobe_tracefile *tf, struct tep_handle *tep)
 		if (!strobe_tracefile_buffer(tf, i, &info) && info.nr_cpus > n)
 			n = info.nr_cpus;
 	return n;
-}
-
-static bool write_seq(struct trace_seq *s)
-{
-	if (s->len) {
-		fwrite(s->buffer, 1, s->len, stdout);
-		trace_seq_reset(s);
-	}
-	return !ferror(stdout);
 }
 
 /*
@@ -325,14 +315,14 @@ static int report(const struct report_args *a)
 		if (fret == 0 && a->json && task)
 			fret = json_container(&s, task);
 		if (fret < 0) {
-			write_seq(&s);
+			cli_flush(&s);
 			cli_error(CMD, "out of memory");
 			goto out;
 		}
-		if (s.len >= FLUSH_BYTES && !write_seq(&s))
+		if (s.len >= CLI_FLUSH_BYTES && !cli_flush(&s))
 			break;	/* stdout failed: main reports it */
 	}
-	if (!write_seq(&s)) {
+	if (!cli_flush(&s)) {
 		status = CLI_OK;	/* main reports the write error */
 		goto out;
 	}

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <traceevent/trace-seq.h>
+
 #include "cli.h"
 
 struct command {
@@ -193,4 +195,13 @@ int main(int argc, char **argv)
 
 	fprintf(stderr, "strobe: '%s' is not a strobe command. See 'strobe --help'.\n", name);
 	return CLI_USAGE;
+}
+
+bool cli_flush(struct trace_seq *s)
+{
+	if (s->len) {
+		fwrite(s->buffer, 1, s->len, stdout);
+		trace_seq_reset(s);
+	}
+	return !ferror(stdout);
 }
