@@ -22,6 +22,13 @@
  * (dev, sector), plus recent bio owners (capped at 64 Ki entries: bios
  * merged into other requests never come back).
  *
+ * Writeback: a request whose bio a flusher queued inside its
+ * writeback_single_inode window is not the flusher's: writeback.c shares
+ * it among the tasks that dirtied the inode, by bytes dirtied (a write
+ * call's bytes reach it at the call's exit); io.block shows direct and
+ * written-back bytes per owner, io.writeback per disk how much of the
+ * kernel's writeback was charged and why the rest could not be.
+ *
  * In a PID-filtered recording (strobe record -- CMD, -p, -c) the syscall
  * side is exact (a traced task's own events are all there), but block
  * requests are issued and completed in whatever context the CPU is in
