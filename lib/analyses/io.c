@@ -145,6 +145,17 @@ struct bio_own {	/* a queued bio, until its request is issued */
 	struct wb_tag wb;
 };
 
+/* The latest bios queued, by sector range: a bio larger than a request
+ * is split, and the requests after the first start inside it. */
+#define NR_RECENT 256
+#define RECENT_NS 10000000000ull
+struct bio_range {
+	uint32_t dev;
+	uint64_t ts;		/* queued then; older than RECENT_NS: ignored */
+	uint64_t start, end;	/* sectors [start, end) */
+	struct bio_own own;
+};
+
 struct wbdisk {		/* requests written back by the kernel, per disk */
 	uint32_t dev;
 	uint64_t bytes, charged, requests;
@@ -158,7 +169,7 @@ struct named {		/* per syscalls:* event id */
 struct io {
 	struct strobe_field raw_id, raw_args, raw_xid, raw_ret;
 	struct strobe_field n_nr, n_xnr, n_ret;
-	struct strobe_field bq_dev, bq_sector, ri_dev, ri_sector, is_dev, is_sector, is_bytes,
+	struct strobe_field bq_dev, bq_sector, bq_nr_sector, ri_dev, ri_sector, is_dev, is_sector, is_bytes,
 		is_nr_sector, co_dev, co_sector;
 	bool use_raw, have_names, have_block, have_wb;
 	struct nrinfo info[MAX_NR];
@@ -166,6 +177,8 @@ struct io {
 	int nr_named;
 	struct ana_map inflight, groups, fds, lats, fdnames, bio_owner, rqs, disks, blk, wbdisks;
 	struct ana_wb wb;
+	struct bio_range recent[NR_RECENT];
+	unsigned nr_recent;	/* bios queued; recent[nr_recent % NR_RECENT] next */
 	struct strobe_table *top, *files, *lat, *disk_t, *blk_t, *wb_t, *log, *blk_log;
 };
 
@@ -372,22 +385,58 @@ static int arg_fd(const struct strobe_event *ev, const struct strobe_field *args
 	return (int)strobe_field_int(ev, &f);
 }
 
+/* Who queued the bio holding (dev, sector): the bio that starts there,
+ * else a recent one that covers it (a split); NULL if none. */
+static const struct bio_own *bio_of(struct io *p, uint32_t dev, uint64_t sector,
+				    uint64_t now)
+{
+	const struct bio_own *b = ana_map_get(&p->bio_owner, rq_key(dev, sector));
+	unsigned i, n = p->nr_recent < NR_RECENT ? p->nr_recent : NR_RECENT;
+
+	if (b)
+		return b;
+	for (i = 1; i <= n; i++) {	/* newest first */
+		const struct bio_range *r = &p->recent[(p->nr_recent - i) % NR_RECENT];
+
+		if (r->ts + RECENT_NS < now)
+			break;
+		if (r->dev == dev && sector >= r->start && sector < r->end)
+			return &r->own;
+	}
+	return NULL;
+}
+
+/* block_bio_queue (queue: the bio's owner is this task) or
+ * block_rq_insert (the inserter only when no bio is known) */
 static void block_owner(struct ana *a, const struct strobe_event *ev, uint32_t dev,
-			uint64_t sector, bool overwrite)
+			uint64_t sector, uint64_t nr_sector, bool queue)
 {
 	struct io *p = a->priv;
-	struct bio_own *b;
-	bool created;
+	const struct bio_own *known = queue ? NULL : bio_of(p, dev, sector, ev->ts);
+	struct bio_own own, *b;
 
+	if (known) {
+		own = *known;
+	} else {
+		own.tid = ev->pid;
+		own.wb = wb_tag_of(a, &p->wb, ev->pid);
+	}
+	if (queue && nr_sector) {
+		struct bio_range *r = &p->recent[p->nr_recent++ % NR_RECENT];
+
+		r->dev = dev;
+		r->ts = ev->ts;
+		r->start = sector;
+		r->end = sector + nr_sector;
+		r->own = own;
+	}
 	if (p->bio_owner.n > 65536) {	/* merged bios never come back: cap */
 		ana_map_free(&p->bio_owner);
 		ana_map_init(&p->bio_owner, sizeof(struct bio_own));
 	}
-	b = ana_map_put(&p->bio_owner, rq_key(dev, sector), &created);
-	if (b && (created || overwrite)) {
-		b->tid = ev->pid;
-		b->wb = wb_tag_of(a, &p->wb, ev->pid);
-	}
+	b = ana_map_put(&p->bio_owner, rq_key(dev, sector), NULL);
+	if (b)
+		*b = own;
 }
 
 static void on_issue(struct ana *a, const struct strobe_event *ev)
@@ -396,14 +445,13 @@ static void on_issue(struct ana *a, const struct strobe_event *ev)
 	struct ana_core *c = a->core;
 	uint32_t dev = (uint32_t)strobe_field_uint(ev, &p->is_dev);
 	uint64_t sector = strobe_field_uint(ev, &p->is_sector), k = rq_key(dev, sector);
-	struct bio_own *owner = ana_map_get(&p->bio_owner, k);
+	const struct bio_own *owner = bio_of(p, dev, sector, ev->ts);
 	int tid = owner ? owner->tid : ev->pid;
 	struct wb_tag wb = owner ? owner->wb : wb_tag_of(a, &p->wb, ev->pid);
 	const struct strobe_task *t;
 	struct rq *r;
 
-	if (owner)
-		ana_map_del(&p->bio_owner, k);
+	ana_map_del(&p->bio_owner, k);
 	r = ana_map_put(&p->rqs, k, NULL);
 	if (!r)
 		return;
@@ -614,13 +662,14 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 		if (a->core->filtered)
 			break;	/* and the other block events: see the head */
 		block_owner(a, ev, (uint32_t)strobe_field_uint(ev, &p->bq_dev),
-			    strobe_field_uint(ev, &p->bq_sector), true);
+			    strobe_field_uint(ev, &p->bq_sector),
+			    strobe_field_uint(ev, &p->bq_nr_sector), true);
 		break;
 	case RQ_INSERT:
 		if (a->core->filtered)
 			break;
 		block_owner(a, ev, (uint32_t)strobe_field_uint(ev, &p->ri_dev),
-			    strobe_field_uint(ev, &p->ri_sector), false);
+			    strobe_field_uint(ev, &p->ri_sector), 0, false);
 		break;
 	case RQ_ISSUE:
 		if (!a->core->filtered)
@@ -820,6 +869,7 @@ static int resolve(struct ana *a, struct tep_handle *tep)
 	if (e) {
 		strobe_field_resolve(e, "dev", &p->bq_dev);
 		strobe_field_resolve(e, "sector", &p->bq_sector);
+		strobe_field_resolve(e, "nr_sector", &p->bq_nr_sector);
 	}
 	e = tep_find_event_by_name(tep, "block", "block_rq_insert");
 	if (e) {
@@ -897,14 +947,27 @@ static int written_back_rows(struct ana_core *c, struct io *p)
 		other += d->why.other;
 	}
 	if (unknown + cut + other) {
-		human(b1, sizeof(b1), unknown);
-		human(b2, sizeof(b2), cut);
-		human(b3, sizeof(b3), other);
+		char msg[400];
+		size_t n = 0;
+
+		if (unknown) {
+			human(b1, sizeof(b1), unknown);
+			n += (size_t)snprintf(msg + n, sizeof(msg) - n, "; %s of inodes whose "
+					      "dirtying the trace does not hold (dirtied before "
+					      "the recording)", b1);
+		}
+		if (cut) {
+			human(b2, sizeof(b2), cut);
+			n += (size_t)snprintf(msg + n, sizeof(msg) - n, "; %s by flushers whose "
+					      "writeback window lost events cut", b2);
+		}
+		if (other) {
+			human(b3, sizeof(b3), other);
+			snprintf(msg + n, sizeof(msg) - n, "; %s of owners beyond %d per inode "
+				 "or of an earlier generation", b3, WB_SHARES);
+		}
 		ana_note(c, "io: block writes by the kernel not charged to who dirtied the "
-			 "pages: %s of inodes whose dirtying the trace does not hold (dirtied "
-			 "before the recording), %s by flushers whose writeback window lost "
-			 "events cut, %s of other owners (more than %d per inode)", b1, b2, b3,
-			 WB_SHARES);
+			 "pages: %s", msg + 2);
 	}
 	return 0;
 }

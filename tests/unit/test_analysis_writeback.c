@@ -359,7 +359,7 @@ static void test_writeback_window_cut_by_lost_events(void)
 	CHECK_EQ(cell(t, "disk", "254:0", 0, "charged_bytes"), 8192);
 	CHECK_EQ(cell(t, "disk", "254:0", 0, "lost_events_bytes"), 4096);
 	CHECK_EQ(cell(t, "disk", "254:0", 0, "unattributed_bytes"), 4096);
-	CHECK(has_note(f.a, "4.0 KiB by flushers whose writeback window lost events cut"));
+	CHECK(has_note(f.a, "pages: 4.0 KiB by flushers whose writeback window lost events cut"));
 
 	stop(&f);
 	/* a gap that swallowed the window's start: the kworker's requests
@@ -431,6 +431,45 @@ static void test_writeback_generations_unknown_and_redirty(void)
 	stop(&f);
 }
 
+/*
+ * A bio larger than a request is split: kworker 50 queues one 8 MiB bio
+ * inside its window on alpha's inode, and inserts and issues the two
+ * 4 MiB requests after the window closed (at the end of its plug): both
+ * are alpha's.  A request inside no recorded bio stays the issuer's.
+ */
+static void test_writeback_split_bio_issued_after_the_window(void)
+{
+	struct feeder f;
+	const struct strobe_table *t;
+	int i;
+
+	REQUIRE(start(&f, STROBE_GROUP_CONTAINER, NULL, 0, true));
+	write_call(&f, 40, 0, 1000, 100, 8, 8 << 20);
+	window(&f, true, 50, 5000, 100);
+	put32(f.d + 8, DISK);
+	put64(f.d + 16, 100000);
+	put32(f.d + 24, 16384);
+	feed(&f, ID_BIO, 50, 1, 5100, 0);
+	window(&f, false, 50, 5200, 100);
+	for (i = 0; i < 3; i++) {	/* the halves, and one of no bio */
+		uint64_t sector = i < 2 ? 100000 + 8192 * (uint64_t)i : 200000;
+
+		put32(f.d + 8, DISK);
+		put64(f.d + 16, sector);
+		put32(f.d + 24, 8192);
+		put32(f.d + 28, 4 << 20);
+		feed(&f, ID_ISSUE, 50, 1, 5300 + (uint64_t)i, 0);
+		put32(f.d + 8, DISK);
+		put64(f.d + 16, sector);
+		feed(&f, ID_COMPLETE, 0, 0, 9000 + (uint64_t)i, 0);
+	}
+	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
+	t = table(f.a, "io.block");
+	CHECK_EQ(cell(t, "container", "alpha", 0, "writeback_bytes"), 8 << 20);
+	CHECK_EQ(cell(t, "container", "host", 0, "direct_bytes"), 4 << 20);
+	stop(&f);
+}
+
 /* A trace without the window events says so; requests stay the issuer's. */
 static void test_writeback_needs_window_events(void)
 {
@@ -461,4 +500,5 @@ TESTS(T(test_writeback_two_containers_share_one_inode_by_bytes),
       T(test_writeback_overlapping_flusher_windows),
       T(test_writeback_window_cut_by_lost_events),
       T(test_writeback_generations_unknown_and_redirty),
+      T(test_writeback_split_bio_issued_after_the_window),
       T(test_writeback_needs_window_events));
