@@ -22,6 +22,13 @@
  * (dev, sector), plus recent bio owners (capped at 64 Ki entries: bios
  * merged into other requests never come back).
  *
+ * Writeback: a request whose bio a flusher queued inside its
+ * writeback_single_inode window is not the flusher's: writeback.c shares
+ * it among the tasks that dirtied the inode, by bytes dirtied (a write
+ * call's bytes reach it at the call's exit); io.block shows direct and
+ * written-back bytes per owner, io.writeback per disk how much of the
+ * kernel's writeback was charged and why the rest could not be.
+ *
  * In a PID-filtered recording (strobe record -- CMD, -p, -c) the syscall
  * side is exact (a traced task's own events are all there), but block
  * requests are issued and completed in whatever context the CPU is in
@@ -44,10 +51,11 @@
 #include <traceevent/event-parse.h>
 
 #include "analyses/analysis-int.h"
+#include "analyses/writeback.h"
 
 enum io_class { C_NONE = 0, C_READ, C_WRITE, C_XFER, C_SYNC, C_OPEN, C_CLOSE };
 enum { RAW_ENTER, RAW_EXIT, NAMED_ENTER, NAMED_EXIT, BIO_QUEUE, RQ_INSERT, RQ_ISSUE,
-       RQ_COMPLETE };
+       RQ_COMPLETE, WB_FOLIO, WB_DIRTY_INODE, WB_ENQUEUE, WB_START, WB_END };
 
 #define MAX_NR 1024
 #define NAME_LEN 64
@@ -79,6 +87,8 @@ struct inflight {
 	int nr;
 	int fd_in, fd_out;
 	char name[NAME_LEN];	/* open's path, when the trace has it */
+	uint64_t wb_ikey;	/* the inode a write call dirtied, 0 none */
+	uint64_t wb_credited;	/* bytes credited for it so far (pages) */
 };
 
 struct group {
@@ -108,8 +118,9 @@ struct rq {
 	uint64_t sector;
 	uint64_t since;
 	uint64_t bytes;
-	uint64_t key;		/* owner's group key */
+	uint64_t key;		/* owner's group key (direct requests) */
 	struct ana_owner o;
+	struct wb_tag wb;	/* written back for whom (writeback.c) */
 	bool have_owner;
 	bool log_ok;		/* a log row: owner selected, or unknown and no
 				 * task filters */
@@ -123,8 +134,32 @@ struct disk {
 
 struct blkgroup {
 	struct ana_owner o;
-	uint64_t bytes;
-	struct ana_stats st;
+	uint64_t bytes;		/* direct + wb */
+	uint64_t direct;	/* requests its own tasks queued */
+	uint64_t wb;		/* its part of requests written back for it */
+	struct ana_stats st;	/* requests that carried its bytes */
+};
+
+struct bio_own {	/* a queued bio, until its request is issued */
+	int tid;
+	struct wb_tag wb;
+};
+
+/* The latest bios queued, by sector range: a bio larger than a request
+ * is split, and the requests after the first start inside it. */
+#define NR_RECENT 256
+#define RECENT_NS 10000000000ull
+struct bio_range {
+	uint32_t dev;
+	uint64_t ts;		/* queued then; older than RECENT_NS: ignored */
+	uint64_t start, end;	/* sectors [start, end) */
+	struct bio_own own;
+};
+
+struct wbdisk {		/* requests written back by the kernel, per disk */
+	uint32_t dev;
+	uint64_t bytes, charged, requests;
+	struct wb_why why;
 };
 
 struct named {		/* per syscalls:* event id */
@@ -134,14 +169,17 @@ struct named {		/* per syscalls:* event id */
 struct io {
 	struct strobe_field raw_id, raw_args, raw_xid, raw_ret;
 	struct strobe_field n_nr, n_xnr, n_ret;
-	struct strobe_field bq_dev, bq_sector, ri_dev, ri_sector, is_dev, is_sector, is_bytes,
+	struct strobe_field bq_dev, bq_sector, bq_nr_sector, ri_dev, ri_sector, is_dev, is_sector, is_bytes,
 		is_nr_sector, co_dev, co_sector;
-	bool use_raw, have_names, have_block;
+	bool use_raw, have_names, have_block, have_wb;
 	struct nrinfo info[MAX_NR];
 	struct named *named;	/* indexed by event id */
 	int nr_named;
-	struct ana_map inflight, groups, fds, lats, fdnames, bio_owner, rqs, disks, blk;
-	struct strobe_table *top, *files, *lat, *disk_t, *blk_t, *log, *blk_log;
+	struct ana_map inflight, groups, fds, lats, fdnames, bio_owner, rqs, disks, blk, wbdisks;
+	struct ana_wb wb;
+	struct bio_range recent[NR_RECENT];
+	unsigned nr_recent;	/* bios queued; recent[nr_recent % NR_RECENT] next */
+	struct strobe_table *top, *files, *lat, *disk_t, *blk_t, *wb_t, *log, *blk_log;
 };
 
 static uint64_t rq_key(uint32_t dev, uint64_t sector)
@@ -213,6 +251,8 @@ static void enter(struct ana *a, const struct strobe_event *ev, int nr, int fd_i
 	f->fd_in = fd_in;
 	f->fd_out = fd_out;
 	f->name[0] = '\0';
+	f->wb_ikey = 0;
+	f->wb_credited = 0;
 	if (fname && fname->valid && fname->is_dynamic) {
 		uint32_t len;
 		const char *s = strobe_field_str(ev, fname, &len);
@@ -271,6 +311,9 @@ static void leave(struct ana *a, const struct strobe_event *ev, int nr, int64_t 
 	f = *fp;
 	ana_map_del(&p->inflight, (uint64_t)(uint32_t)ev->pid);
 	cls = nr >= 0 && nr < MAX_NR ? p->info[nr].cls : C_NONE;
+	/* the pages it dirtied: credit what it wrote (writeback.c) */
+	if (f.wb_ikey && ret > 0 && (uint64_t)ret > f.wb_credited)
+		wb_credit(a, &p->wb, f.wb_ikey, ev->pid, ev->cpu, (uint64_t)ret - f.wb_credited);
 	t = ana_task(c, ev->pid);
 	if (!t)
 		return;
@@ -342,20 +385,58 @@ static int arg_fd(const struct strobe_event *ev, const struct strobe_field *args
 	return (int)strobe_field_int(ev, &f);
 }
 
+/* Who queued the bio holding (dev, sector): the bio that starts there,
+ * else a recent one that covers it (a split); NULL if none. */
+static const struct bio_own *bio_of(struct io *p, uint32_t dev, uint64_t sector,
+				    uint64_t now)
+{
+	const struct bio_own *b = ana_map_get(&p->bio_owner, rq_key(dev, sector));
+	unsigned i, n = p->nr_recent < NR_RECENT ? p->nr_recent : NR_RECENT;
+
+	if (b)
+		return b;
+	for (i = 1; i <= n; i++) {	/* newest first */
+		const struct bio_range *r = &p->recent[(p->nr_recent - i) % NR_RECENT];
+
+		if (r->ts + RECENT_NS < now)
+			break;
+		if (r->dev == dev && sector >= r->start && sector < r->end)
+			return &r->own;
+	}
+	return NULL;
+}
+
+/* block_bio_queue (queue: the bio's owner is this task) or
+ * block_rq_insert (the inserter only when no bio is known) */
 static void block_owner(struct ana *a, const struct strobe_event *ev, uint32_t dev,
-			uint64_t sector, bool overwrite)
+			uint64_t sector, uint64_t nr_sector, bool queue)
 {
 	struct io *p = a->priv;
-	bool created;
-	int *tid;
+	const struct bio_own *known = queue ? NULL : bio_of(p, dev, sector, ev->ts);
+	struct bio_own own, *b;
 
+	if (known) {
+		own = *known;
+	} else {
+		own.tid = ev->pid;
+		own.wb = wb_tag_of(a, &p->wb, ev->pid);
+	}
+	if (queue && nr_sector) {
+		struct bio_range *r = &p->recent[p->nr_recent++ % NR_RECENT];
+
+		r->dev = dev;
+		r->ts = ev->ts;
+		r->start = sector;
+		r->end = sector + nr_sector;
+		r->own = own;
+	}
 	if (p->bio_owner.n > 65536) {	/* merged bios never come back: cap */
 		ana_map_free(&p->bio_owner);
-		ana_map_init(&p->bio_owner, sizeof(int));
+		ana_map_init(&p->bio_owner, sizeof(struct bio_own));
 	}
-	tid = ana_map_put(&p->bio_owner, rq_key(dev, sector), &created);
-	if (tid && (created || overwrite))
-		*tid = ev->pid;
+	b = ana_map_put(&p->bio_owner, rq_key(dev, sector), NULL);
+	if (b)
+		*b = own;
 }
 
 static void on_issue(struct ana *a, const struct strobe_event *ev)
@@ -364,13 +445,13 @@ static void on_issue(struct ana *a, const struct strobe_event *ev)
 	struct ana_core *c = a->core;
 	uint32_t dev = (uint32_t)strobe_field_uint(ev, &p->is_dev);
 	uint64_t sector = strobe_field_uint(ev, &p->is_sector), k = rq_key(dev, sector);
-	int *owner = ana_map_get(&p->bio_owner, k);
-	int tid = owner ? *owner : ev->pid;
+	const struct bio_own *owner = bio_of(p, dev, sector, ev->ts);
+	int tid = owner ? owner->tid : ev->pid;
+	struct wb_tag wb = owner ? owner->wb : wb_tag_of(a, &p->wb, ev->pid);
 	const struct strobe_task *t;
 	struct rq *r;
 
-	if (owner)
-		ana_map_del(&p->bio_owner, k);
+	ana_map_del(&p->bio_owner, k);
 	r = ana_map_put(&p->rqs, k, NULL);
 	if (!r)
 		return;
@@ -380,6 +461,11 @@ static void on_issue(struct ana *a, const struct strobe_event *ev)
 	r->bytes = p->is_bytes.valid ? strobe_field_uint(ev, &p->is_bytes)
 				     : strobe_field_uint(ev, &p->is_nr_sector) * 512;
 	r->have_owner = false;
+	r->wb = wb;
+	if (wb.kind != WB_DIRECT) {
+		r->log_ok = true;	/* decided at completion */
+		return;
+	}
 	t = tid > 0 ? ana_task(c, tid) : NULL;
 	if (t && ana_task_selected(c, t)) {
 		r->key = ana_group_key(c, t, ev->cpu);
@@ -394,7 +480,7 @@ static void log_request(struct ana *a, const struct strobe_event *ev, const stru
 {
 	struct io *p = a->priv;
 	struct ana_core *c = a->core;
-	union strobe_value v[9];
+	union strobe_value v[10];
 	char disk[24];
 
 	snprintf(disk, sizeof(disk), "%u:%u", r->dev >> 20, r->dev & 0xfffff);
@@ -407,7 +493,63 @@ static void log_request(struct ana *a, const struct strobe_event *ev, const stru
 	v[6].i = r->have_owner ? r->o.pid : -1;
 	v[7].s = r->have_owner ? r->o.comm : "";
 	v[8].s = r->have_owner ? ana_container_name(c, r->o.container) : "";
+	v[9].s = r->wb.kind != WB_DIRECT ? "writeback" : "";
 	c->opts.log(c->opts.log_arg, p->blk_log, v);
+}
+
+/* The owner row of key in io.block, made from o if new; NULL on ENOMEM. */
+static struct blkgroup *blk_row(struct io *p, uint64_t key, const struct ana_owner *o)
+{
+	bool created;
+	struct blkgroup *b = ana_map_put(&p->blk, key, &created);
+
+	if (b && created)
+		b->o = *o;
+	return b;
+}
+
+/* Request r, written back by the kernel for the owners of its pages,
+ * completed at ev after lat: the owners' parts, the rest unattributed. */
+static void written_back(struct ana *a, const struct strobe_event *ev, struct rq *r,
+			 uint64_t lat)
+{
+	struct io *p = a->priv;
+	struct ana_core *c = a->core;
+	struct wb_part parts[WB_SHARES];
+	struct wb_why why = { 0, 0, 0 };
+	struct blkgroup *b;
+	struct wbdisk *wd;
+	uint64_t charged = 0;
+	bool created;
+	int n, i;
+
+	n = wb_shares(a, &p->wb, &r->wb, r->bytes, parts, &why);
+	for (i = 0; i < n; i++) {
+		b = blk_row(p, parts[i].key, parts[i].o);
+		if (!b)
+			continue;
+		memcpy(b->o.comm, parts[i].o->comm, sizeof(b->o.comm));	/* its latest */
+		b->bytes += parts[i].bytes;
+		b->wb += parts[i].bytes;
+		ana_stats_add(&b->st, lat, false);
+		charged += parts[i].bytes;
+	}
+	wd = ana_map_put(&p->wbdisks, r->dev, &created);
+	if (wd) {
+		wd->dev = r->dev;
+		wd->bytes += r->bytes;
+		wd->charged += charged;
+		wd->requests++;
+		wd->why.unknown += why.unknown;
+		wd->why.cut += why.cut;
+		wd->why.other += why.other;
+	}
+	if (!p->blk_log || !c->opts.log || (!n && ana_task_filters(c)))
+		return;
+	r->have_owner = n > 0;		/* the log row names the largest part */
+	if (n)
+		r->o = *parts[0].o;
+	log_request(a, ev, r);
 }
 
 static void on_complete(struct ana *a, const struct strobe_event *ev)
@@ -438,16 +580,41 @@ static void on_complete(struct ana *a, const struct strobe_event *ev)
 		d->bytes += r.bytes;
 		ana_stats_add(&d->st, lat, false);
 	}
+	if (r.wb.kind != WB_DIRECT) {
+		written_back(a, ev, &r, lat);
+		return;
+	}
 	if (r.log_ok && p->blk_log && c->opts.log)
 		log_request(a, ev, &r);
 	if (!r.have_owner)
 		return;
-	b = ana_map_put(&p->blk, r.key, &created);
+	b = blk_row(p, r.key, &r.o);
 	if (b) {
-		if (created)
-			b->o = r.o;
+		memcpy(b->o.comm, r.o.comm, sizeof(b->o.comm));	/* its latest */
 		b->bytes += r.bytes;
+		b->direct += r.bytes;
 		ana_stats_add(&b->st, lat, false);
+	}
+}
+
+/* A task dirtied a folio (or an inode's metadata): inside a write call,
+ * the call tops the credit up to its bytes at exit. */
+static void on_dirty(struct ana *a, const struct strobe_event *ev, bool folio)
+{
+	struct io *p = a->priv;
+	uint64_t ikey = wb_dirty(a, &p->wb, ev, folio);
+	struct inflight *f;
+	int cls;
+
+	if (!ikey || !folio)
+		return;
+	f = ana_map_get(&p->inflight, (uint64_t)(uint32_t)ev->pid);
+	if (!f || f->nr < 0 || f->nr >= MAX_NR)
+		return;
+	cls = p->info[f->nr].cls;
+	if ((cls == C_WRITE || cls == C_XFER) && (!f->wb_ikey || f->wb_ikey == ikey)) {
+		f->wb_ikey = ikey;
+		f->wb_credited += p->wb.page_size;
 	}
 }
 
@@ -495,13 +662,14 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 		if (a->core->filtered)
 			break;	/* and the other block events: see the head */
 		block_owner(a, ev, (uint32_t)strobe_field_uint(ev, &p->bq_dev),
-			    strobe_field_uint(ev, &p->bq_sector), true);
+			    strobe_field_uint(ev, &p->bq_sector),
+			    strobe_field_uint(ev, &p->bq_nr_sector), true);
 		break;
 	case RQ_INSERT:
 		if (a->core->filtered)
 			break;
 		block_owner(a, ev, (uint32_t)strobe_field_uint(ev, &p->ri_dev),
-			    strobe_field_uint(ev, &p->ri_sector), false);
+			    strobe_field_uint(ev, &p->ri_sector), 0, false);
 		break;
 	case RQ_ISSUE:
 		if (!a->core->filtered)
@@ -510,6 +678,20 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 	case RQ_COMPLETE:
 		if (!a->core->filtered)
 			on_complete(a, ev);
+		break;
+	case WB_FOLIO:
+	case WB_DIRTY_INODE:
+		if (!a->core->filtered && p->have_wb)
+			on_dirty(a, ev, cookie == WB_FOLIO);
+		break;
+	case WB_ENQUEUE:
+		if (!a->core->filtered && p->have_wb && p->wb.have_enqueue)
+			wb_enqueue(a, &p->wb, ev);
+		break;
+	case WB_START:
+	case WB_END:
+		if (!a->core->filtered && p->have_wb)
+			wb_window(a, &p->wb, ev, cookie == WB_START);
 		break;
 	}
 }
@@ -523,6 +705,11 @@ static const struct ana_sub subs[] = {
 	{ "block", "block_rq_insert", on_event, RQ_INSERT },
 	{ "block", "block_rq_issue", on_event, RQ_ISSUE },
 	{ "block", "block_rq_complete", on_event, RQ_COMPLETE },
+	{ "writeback", "writeback_dirty_folio", on_event, WB_FOLIO },
+	{ "writeback", "writeback_dirty_inode", on_event, WB_DIRTY_INODE },
+	{ "writeback", "writeback_dirty_inode_enqueue", on_event, WB_ENQUEUE },
+	{ "writeback", "writeback_single_inode_start", on_event, WB_START },
+	{ "writeback", "writeback_single_inode", on_event, WB_END },
 	{ NULL, NULL, NULL, 0 }
 };
 
@@ -538,10 +725,12 @@ static int init(struct ana *a)
 	ana_map_init(&p->fds, sizeof(struct fdgroup));
 	ana_map_init(&p->lats, sizeof(struct latgroup));
 	ana_map_init(&p->fdnames, sizeof(struct fdname));
-	ana_map_init(&p->bio_owner, sizeof(int));
+	ana_map_init(&p->bio_owner, sizeof(struct bio_own));
 	ana_map_init(&p->rqs, sizeof(struct rq));
 	ana_map_init(&p->disks, sizeof(struct disk));
 	ana_map_init(&p->blk, sizeof(struct blkgroup));
+	ana_map_init(&p->wbdisks, sizeof(struct wbdisk));
+	wb_init(&p->wb);
 	for (i = 0; i < sizeof(io_calls) / sizeof(io_calls[0]); i++) {
 		nr = ana_syscall_nr(io_calls[i].name);
 		if (nr < 0 || nr >= MAX_NR)
@@ -573,8 +762,11 @@ static int init(struct ana *a)
 
 		p->lat = ana_add_table(a, "io.latency", "I/O system call latency", v);
 		p->disk_t = ana_add_table(a, "io.disks", "Block request latency per disk", v);
-		p->blk_t = ana_add_table(a, "io.block", "Block request latency per issuer", v);
-		if (!p->lat || !p->disk_t || !p->blk_t)
+		p->blk_t = ana_add_table(a, "io.block", "Block requests per owner (issued by "
+					 "its tasks, or written back by the kernel for them)", v);
+		p->wb_t = ana_add_table(a, "io.writeback", "Block requests written back by the "
+					"kernel, per disk", v);
+		if (!p->lat || !p->disk_t || !p->blk_t || !p->wb_t)
 			return -ENOMEM;
 		ret |= ana_owner_cols(c, p->lat);
 		ret |= ana_table_col(p->lat, "syscall", "Syscall", STROBE_COL_STR);
@@ -584,7 +776,19 @@ static int init(struct ana *a)
 		ret |= ana_stats_cols(p->disk_t);
 		ret |= ana_owner_cols(c, p->blk_t);
 		ret |= ana_table_col(p->blk_t, "bytes", "Bytes", STROBE_COL_BYTES);
+		ret |= ana_table_col(p->blk_t, "direct_bytes", "Direct", STROBE_COL_BYTES);
+		ret |= ana_table_col(p->blk_t, "writeback_bytes", "Writeback", STROBE_COL_BYTES);
 		ret |= ana_stats_cols(p->blk_t);
+		ret |= ana_table_col(p->wb_t, "disk", "Disk", STROBE_COL_STR);
+		ret |= ana_table_col(p->wb_t, "bytes", "Bytes", STROBE_COL_BYTES);
+		ret |= ana_table_col(p->wb_t, "charged_bytes", "Charged", STROBE_COL_BYTES);
+		ret |= ana_table_col(p->wb_t, "unattributed_bytes", "Unattributed",
+				     STROBE_COL_BYTES);
+		ret |= ana_table_col(p->wb_t, "unknown_dirtier_bytes", "No dirtier",
+				     STROBE_COL_BYTES);
+		ret |= ana_table_col(p->wb_t, "lost_events_bytes", "Lost events",
+				     STROBE_COL_BYTES);
+		ret |= ana_table_col(p->wb_t, "requests", "Requests", STROBE_COL_INT);
 	}
 	if (ana_view(c, STROBE_VIEW_FREQ)) {
 		if (!ana_add_freq_schema(a, "io.freq", "I/O system call latency distribution"))
@@ -609,6 +813,7 @@ static int init(struct ana *a)
 		ret |= ana_table_col(p->blk_log, "sector", "Sector", STROBE_COL_INT);
 		ret |= ana_table_col(p->blk_log, "bytes", "Bytes", STROBE_COL_BYTES);
 		ret |= ana_task_cols(p->blk_log);
+		ret |= ana_table_col(p->blk_log, "via", "Via", STROBE_COL_STR);
 	}
 	return ret ? -ENOMEM : 0;
 }
@@ -664,6 +869,7 @@ static int resolve(struct ana *a, struct tep_handle *tep)
 	if (e) {
 		strobe_field_resolve(e, "dev", &p->bq_dev);
 		strobe_field_resolve(e, "sector", &p->bq_sector);
+		strobe_field_resolve(e, "nr_sector", &p->bq_nr_sector);
 	}
 	e = tep_find_event_by_name(tep, "block", "block_rq_insert");
 	if (e) {
@@ -679,12 +885,22 @@ static int resolve(struct ana *a, struct tep_handle *tep)
 		strobe_field_resolve(e, "bytes", &p->is_bytes);
 		strobe_field_resolve(e, "nr_sector", &p->is_nr_sector);
 		p->have_block = true;
+		p->have_wb = wb_resolve(&p->wb, tep);
 	}
 	if (!p->use_raw && !named && !p->have_block)
 		return -ENOENT;
 	if (!p->have_block)
 		ana_note(a->core, "io: no block:block_rq_issue/complete events: no disk latency "
 			 "(record with 'strobe record --preset io')");
+	else if (!p->have_wb)
+		ana_note(a->core, "io: no writeback:writeback_single_inode_start/"
+			 "writeback_single_inode events: block writes the kernel's flushers "
+			 "issue are charged to the flusher, not to who dirtied the pages "
+			 "(record with 'strobe record --preset io')");
+	else if (!p->wb.have_dirty)
+		ana_note(a->core, "io: no writeback:writeback_dirty_folio events: block "
+			 "writes by the kernel's flushers cannot be charged to who dirtied "
+			 "the pages (record with 'strobe record --preset io')");
 	if (!p->use_raw && !named)
 		ana_note(a->core, "io: no syscall events: no per-process bytes "
 			 "(record with 'strobe record --preset syscalls')");
@@ -692,6 +908,67 @@ static int resolve(struct ana *a, struct tep_handle *tep)
 		ana_note(a->core, "io: file names unavailable: %s", p->use_raw
 			 ? "raw_syscalls events carry no strings"
 			 : "this kernel's open events carry a pointer, not the path");
+	return 0;
+}
+
+/* bytes as "N bytes", "N.N KiB" or "N.N MiB" */
+static void human(char *buf, size_t size, uint64_t bytes)
+{
+	if (bytes < 1024)
+		snprintf(buf, size, "%llu bytes", (unsigned long long)bytes);
+	else if (bytes < 1024 * 1024)
+		snprintf(buf, size, "%.1f KiB", (double)bytes / 1024.0);
+	else
+		snprintf(buf, size, "%.1f MiB", (double)bytes / (1024.0 * 1024.0));
+}
+
+/* io.writeback, one row per disk, and a note on what was not charged. */
+static int written_back_rows(struct ana_core *c, struct io *p)
+{
+	struct wbdisk *d;
+	union strobe_value *v;
+	uint64_t unknown = 0, cut = 0, other = 0;
+	size_t pos = 0;
+	char buf[32], b1[32], b2[32], b3[32];
+
+	while ((d = ana_map_next(&p->wbdisks, &pos, NULL))) {
+		if (!(v = ana_table_row(p->wb_t)))
+			return -ENOMEM;
+		snprintf(buf, sizeof(buf), "%u:%u", d->dev >> 20, d->dev & 0xfffff);
+		v[0].s = ana_table_str(p->wb_t, buf);
+		v[1].u = d->bytes;
+		v[2].u = d->charged;
+		v[3].u = d->why.unknown + d->why.cut + d->why.other;
+		v[4].u = d->why.unknown;
+		v[5].u = d->why.cut;
+		v[6].i = (int64_t)d->requests;
+		unknown += d->why.unknown;
+		cut += d->why.cut;
+		other += d->why.other;
+	}
+	if (unknown + cut + other) {
+		char msg[400];
+		size_t n = 0;
+
+		if (unknown) {
+			human(b1, sizeof(b1), unknown);
+			n += (size_t)snprintf(msg + n, sizeof(msg) - n, "; %s of inodes whose "
+					      "dirtying the trace does not hold (dirtied before "
+					      "the recording)", b1);
+		}
+		if (cut) {
+			human(b2, sizeof(b2), cut);
+			n += (size_t)snprintf(msg + n, sizeof(msg) - n, "; %s by flushers whose "
+					      "writeback window lost events cut", b2);
+		}
+		if (other) {
+			human(b3, sizeof(b3), other);
+			snprintf(msg + n, sizeof(msg) - n, "; %s of owners beyond %d per inode "
+				 "or of an earlier generation", b3, WB_SHARES);
+		}
+		ana_note(c, "io: block writes by the kernel not charged to who dirtied the "
+			 "pages: %s", msg + 2);
+	}
 	return 0;
 }
 
@@ -796,8 +1073,14 @@ static int finish(struct ana *a)
 				goto nomem;
 			k = ana_owner_vals(c, p->blk_t, v, &b->o);
 			v[k++].u = b->bytes;
+			v[k++].u = b->direct;
+			v[k++].u = b->wb;
 			ana_stats_vals(v + k, &b->st);
 		}
+		free(r);
+		r = NULL;
+		if (written_back_rows(c, p) < 0)
+			return -ENOMEM;
 	}
 	free(r);
 	return 0;
@@ -831,6 +1114,8 @@ static void fini(struct ana *a)
 	ana_map_free(&p->rqs);
 	ana_map_free(&p->disks);
 	ana_map_free(&p->blk);
+	ana_map_free(&p->wbdisks);
+	wb_free(&p->wb);
 	free(p->named);
 }
 

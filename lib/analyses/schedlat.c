@@ -16,6 +16,13 @@
  * are dropped and counted.  The worst --top wake-ups are kept with their
  * details (waker, priority, target CPU, CPU it ran on).
  *
+ * The waker: the wake-up event's task, unless the event's common_flags
+ * say it ran in interrupt context (TRACE_FLAG_HARDIRQ 0x08 or
+ * TRACE_FLAG_NMI 0x40: "irq"; TRACE_FLAG_SOFTIRQ 0x10: "softirq", tid -1):
+ * then the task is merely the one the interrupt preempted.  These bits
+ * have kept their values since the flags were introduced (2.6.x); the
+ * 0x80 bit (bottom halves disabled) is not softirq context.
+ *
  * In a PID-filtered recording (strobe record -- CMD, -p, -c) a traced
  * task's wake-ups and switches are all recorded, but an untraced task's
  * only when it shares them with a traced one: its wake-up by a traced
@@ -58,8 +65,14 @@ struct worst {
 	char waker_comm[16];
 };
 
+/* common_flags bits (kernel/trace/trace.h, enum trace_flag_type) */
+#define TRACE_FLAG_HARDIRQ 0x08
+#define TRACE_FLAG_SOFTIRQ 0x10
+#define TRACE_FLAG_NMI 0x40
+
 struct schedlat {
 	struct strobe_field prev_pid, prev_state, next_pid;
+	struct strobe_field wk_flags, wu_flags;		/* common_flags */
 	struct strobe_field wk_pid, wk_prio, wk_target;	/* sched_waking */
 	struct strobe_field wu_pid, wu_prio, wu_target;	/* sched_wakeup(_new) */
 	bool have_waking;
@@ -82,12 +95,14 @@ static void count_unmeasured(struct ana *a, int tid)
 		p->unmeasured++;
 }
 
-static void wake(struct ana *a, const struct strobe_event *ev, int tid, int prio, int target)
+static void wake(struct ana *a, const struct strobe_event *ev, int tid, int prio, int target,
+		 const struct strobe_field *flags)
 {
 	struct schedlat *p = a->priv;
 	const struct strobe_task *w;
 	struct wait *s;
 	bool created;
+	uint64_t fl = strobe_field_uint(ev, flags);
 
 	if (tid <= 0 || !ana_tid_traced(a->core, tid))
 		return;
@@ -101,11 +116,18 @@ static void wake(struct ana *a, const struct strobe_event *ev, int tid, int prio
 	s->waker = ev->pid;
 	s->prio = prio;
 	s->target_cpu = target;
+	if (fl & (TRACE_FLAG_HARDIRQ | TRACE_FLAG_NMI | TRACE_FLAG_SOFTIRQ)) {
+		/* not the interrupted task's doing */
+		s->waker = -1;
+		strcpy(s->waker_comm, fl & (TRACE_FLAG_HARDIRQ | TRACE_FLAG_NMI) ? "irq"
+									  : "softirq");
+		return;
+	}
 	w = ev->pid > 0 ? ana_task(a->core, ev->pid) : NULL;
 	if (w)
 		memcpy(s->waker_comm, w->comm, sizeof(s->waker_comm));
 	else
-		strcpy(s->waker_comm, ev->pid ? "?" : "<idle/irq>");
+		strcpy(s->waker_comm, ev->pid ? "?" : flags->valid ? "<idle>" : "<idle/irq>");
 	s->waker_comm[15] = '\0';
 }
 
@@ -256,7 +278,7 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 	case EV_WAKING:
 		wake(a, ev, (int)strobe_field_int(ev, &p->wk_pid),
 		     (int)strobe_field_int(ev, &p->wk_prio),
-		     (int)strobe_field_int(ev, &p->wk_target));
+		     (int)strobe_field_int(ev, &p->wk_target), &p->wk_flags);
 		break;
 	case EV_WAKEUP:
 	case EV_WAKEUP_NEW:
@@ -264,7 +286,7 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 			break;
 		wake(a, ev, (int)strobe_field_int(ev, &p->wu_pid),
 		     (int)strobe_field_int(ev, &p->wu_prio),
-		     (int)strobe_field_int(ev, &p->wu_target));
+		     (int)strobe_field_int(ev, &p->wu_target), &p->wu_flags);
 		break;
 	}
 }
@@ -363,10 +385,12 @@ static int resolve(struct ana *a, struct tep_handle *tep)
 	if (p->have_waking) {
 		strobe_field_resolve(wk, "prio", &p->wk_prio);
 		strobe_field_resolve(wk, "target_cpu", &p->wk_target);
+		strobe_field_resolve(wk, "common_flags", &p->wk_flags);
 	}
 	if (wu && !strobe_field_resolve(wu, "pid", &p->wu_pid)) {
 		strobe_field_resolve(wu, "prio", &p->wu_prio);
 		strobe_field_resolve(wu, "target_cpu", &p->wu_target);
+		strobe_field_resolve(wu, "common_flags", &p->wu_flags);
 	} else if (!p->have_waking) {
 		return -ENOENT;
 	}

@@ -44,6 +44,9 @@ enum {
 				 * sched_process_fork has not come yet */
 	MT_LATE = 1 << 2,	/* an "appeared during the recording" record
 				 * (lives in the late table) */
+	MT_NS_GUESS = 1 << 3,	/* NSpid assumed from a host parent's at a
+				 * fork, never read: wrong if the parent had
+				 * joined or unshared a PID namespace */
 };
 
 /*

@@ -215,20 +215,32 @@ static struct mtask *do_clone(struct strobe_model *m, int parent_tid, int child_
 		if (p->nr_nspid == 1 && p->nr_nstgid == 1) {
 			int tgid = p->ns[1];
 
+			/* a thread shares its process' namespace */
 			mtask_set_ns(c, &child_tid, 1, &tgid, 1);
+			c->flags |= p->flags & MT_NS_GUESS;
 		} else {
 			c->t.nstgid = p->t.nstgid;
 		}
 	} else if (thread == 0) {
 		c->t.tgid = child_tid;
 		c->t.ppid = p ? p->t.tgid : -1;
-		if (p && p->nr_nspid == 1) {
+		/*
+		 * A process is born in its parent's namespace for children,
+		 * which the parent may have changed (unshare, setns: a
+		 * container runtime's init does so, in the container's
+		 * cgroup already); a host task's child keeps the host
+		 * namespace unless it moves into a container (on_attach).
+		 */
+		if (p && p->nr_nspid == 1 &&
+		    (newpid || p->t.container->index == STROBE_CONTAINER_HOST)) {
 			int ids[2] = { child_tid, 1 };
 
 			if (newpid)
 				mtask_set_ns(c, ids, 2, ids, 2);
 			else
 				mtask_set_ns(c, ids, 1, ids, 1);
+			if (!newpid || (p->flags & MT_NS_GUESS))
+				c->flags |= MT_NS_GUESS;
 		} else if (newpid) {
 			c->t.nstid = c->t.nstgid = 1;
 		}
@@ -239,6 +251,7 @@ static struct mtask *do_clone(struct strobe_model *m, int parent_tid, int child_
 		int cg_root = c->cg_root;
 
 		if (mtask_copy_info(c, l) == 0) {
+			c->flags &= (uint8_t)~MT_NS_GUESS;	/* read while it lived */
 			memcpy(c->t.comm, keep.comm, sizeof(c->t.comm));
 			if (keep.container->index != STROBE_CONTAINER_UNKNOWN) {
 				c->t.container = keep.container;
@@ -270,6 +283,10 @@ static void on_attach(struct strobe_model *m, const struct strobe_event *ev,
 		e->t.container = mp->c;
 		e->cgpath = mp->s;
 		e->cg_root = root;
+		if (e->flags & MT_NS_GUESS) {	/* a host PID is no container's */
+			mtask_set_ns(e, NULL, 0, NULL, 0);
+			e->flags &= (uint8_t)~MT_NS_GUESS;
+		}
 	} else if (e->t.container->index == STROBE_CONTAINER_UNKNOWN ||
 		   e->t.container->index == STROBE_CONTAINER_HOST ||
 		   e->cg_root == root) {

@@ -33,6 +33,8 @@ static const char *const preset_io[] = {
 	"block:block_rq_complete", "block:block_rq_requeue",
 	"block:block_rq_error", "block:block_bio_queue",
 	"writeback:writeback_dirty_folio", "writeback:writeback_single_inode",
+	"writeback:writeback_single_inode_start", "writeback:writeback_dirty_inode",
+	"writeback:writeback_dirty_inode_enqueue",
 	NULL,
 };
 static const char *const preset_irq[] = {

@@ -4,7 +4,8 @@
  * without exit at the end, errno split, lost events inside a call dropped
  * and counted, PID reuse), cputop (time before the first sched_switch on
  * a CPU, CPU migration, idle excluded), schedlat (wake-up latency with
- * waker/prio/target, preempted-runnable time, lost events), mem, irq,
+ * waker/prio/target, wakers in interrupt context, preempted-runnable
+ * time, lost events), mem, irq,
  * the hash map, the writers (text, JSON, LAMI) and unknown names.
  *
  * Formats are copied from a 6.x kernel's tracefs and parsed with
@@ -273,6 +274,45 @@ static void test_schedlat_wakeup_preempt_and_lost(void)
 	stop(&f);
 }
 
+/*
+ * Wakers in interrupt context: common_flags 0x08 (hardirq) or 0x10
+ * (softirq) mean the event's task was only interrupted: the waker is
+ * "irq" or "softirq" (tid -1); a hardirq nested in a softirq is "irq";
+ * bottom halves disabled (0x80) is task context.
+ */
+static void test_schedlat_waker_in_interrupt_context(void)
+{
+	static const struct { uint8_t flags; int tid; const char *comm; } want[] = {
+		{ 0x08, -1, "irq" }, { 0x10, -1, "softirq" }, { 0x18, -1, "irq" },
+		{ 0x81, 21, NULL }, { 0x00, 0, "<idle>" },
+	};
+	struct strobe_analysis_opts o = { .views = STROBE_VIEW_TOP };
+	struct feeder f;
+	size_t i;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct strobe_table *t;
+		const union strobe_value *v;
+		int waker = want[i].tid ? 21 : 0;
+
+		REQUIRE(start(&f, "schedlat", &o, false));
+		f.d[2] = want[i].flags;		/* common_flags */
+		waking(&f, waker, 0, 100, 20, 120, 1, 0);
+		sched_switch(&f, 1, 350, 0, 0, 20);
+		REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
+		t = table(f.a, "schedlat.top");
+		REQUIRE(t && strobe_table_nr_rows(t) == 1);
+		v = strobe_table_row(t, 0);
+		CHECK_EQ(v[col(t, "waker_tid")].i, want[i].tid);
+		if (want[i].comm)
+			CHECK_STR(v[col(t, "waker_comm")].s, want[i].comm);
+		else
+			CHECK(strcmp(v[col(t, "waker_comm")].s, "irq") &&
+			      strcmp(v[col(t, "waker_comm")].s, "softirq"));
+		stop(&f);
+	}
+}
+
 static void test_mem_and_irq(void)
 {
 	struct strobe_analysis_opts o = { 0 };
@@ -474,6 +514,7 @@ TESTS(T(test_syscalls_edges_errno_and_lost_events),
       T(test_cputop_lost_events_charge_nothing_unknown),
       T(test_cputop_missing_switch_in_from_idle),
       T(test_schedlat_wakeup_preempt_and_lost),
+      T(test_schedlat_waker_in_interrupt_context),
       T(test_mem_and_irq),
       T(test_missing_events_and_unknown_names),
       T(test_writers_text_json_lami_and_histogram),

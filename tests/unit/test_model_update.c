@@ -363,6 +363,49 @@ static void test_model_attach_moves_into_container(void)
 	strobe_model_free(m);
 }
 
+/*
+ * NSpid is shown only when read from /proc or certain: runc init forked by
+ * a host task, moved into a container's cgroup, unshares the PID
+ * namespace and forks the container's init (no CLONE_NEWPID in the
+ * clone): none of them may show a host PID as the namespaced one.  A host
+ * task's child that stays on the host, and its threads, keep theirs.
+ */
+static void test_model_nspid_unknown_rather_than_host_pid(void)
+{
+	struct strobe_model *m = base_model();
+	struct strobe_task_info ti;
+
+	REQUIRE(m);
+	newtask(m, 1 * S, 100, 200, "runc:[0:PARENT]", 0x11);
+	CHECK_EQ(strobe_model_task(m, 200)->nstid, 200);	/* on the host so far */
+	attach_ev(m, 1 * S + 1, 200, 0, "/libpod_parent/libpod-" ID64B);
+	CHECK_EQ(strobe_model_task(m, 200)->nstid, -1);
+	CHECK_EQ(strobe_model_task(m, 200)->nstgid, -1);
+	REQUIRE(strobe_model_task_info(m, 200, &ti) == 0);
+	CHECK_EQ(ti.nr_nspid, 0);
+	newtask(m, 1 * S + 2, 200, 201, "runc:[1:CHILD]", 0x11);
+	CHECK_EQ(strobe_model_task(m, 201)->nstid, -1);
+	newtask(m, 1 * S + 3, 201, 202, "runc:[2:INIT]", 0x11);	/* pid 1, really */
+	CHECK_EQ(strobe_model_task(m, 202)->nstid, -1);
+	CHECK_EQ(strobe_model_task(m, 202)->nstgid, -1);
+	newtask(m, 1 * S + 4, 202, 203, "runc:[2:INIT]", 0x3d0f00);	/* a thread */
+	CHECK_EQ(strobe_model_task(m, 203)->nstid, -1);
+	/* a host task's child on the host, and its thread */
+	newtask(m, 2 * S, 100, 300, "make", 0x11);
+	CHECK_EQ(strobe_model_task(m, 300)->nstid, 300);
+	newtask(m, 2 * S + 1, 300, 301, "make", 0x3d0f00);
+	CHECK_EQ(strobe_model_task(m, 301)->nstid, 301);
+	CHECK_EQ(strobe_model_task(m, 301)->nstgid, 300);
+	/* a host child that later enters a container forgets the guess */
+	attach_ev(m, 3 * S, 300, 0, "/libpod_parent/libpod-" ID64B);
+	CHECK_EQ(strobe_model_task(m, 300)->nstid, -1);
+	/* a host task's child in a new PID namespace is 1 there, certainly */
+	newtask(m, 4 * S, 100, 400, "unshare", 0x20000000 | 0x11);
+	attach_ev(m, 4 * S + 1, 400, 0, "/libpod_parent/libpod-" ID64B);
+	CHECK_EQ(strobe_model_task(m, 400)->nstid, 1);
+	strobe_model_free(m);
+}
+
 static void test_model_pid_reuse_gets_fresh_entry(void)
 {
 	struct strobe_model *m = base_model();
@@ -619,6 +662,7 @@ TESTS(T(test_model_setup),
       T(test_model_threads_vs_processes),
       T(test_model_new_pid_namespace_child),
       T(test_model_attach_moves_into_container),
+      T(test_model_nspid_unknown_rather_than_host_pid),
       T(test_model_pid_reuse_gets_fresh_entry),
       T(test_model_comm_changes),
       T(test_model_appeared_record_applies_at_fork),
