@@ -344,9 +344,9 @@ int cmd_record(int argc, char **argv)
 	for (i = 0; i < 3; i++)
 		sigaction(sigs[i], &old[i], NULL);
 
-	if (r < 0 && o.argv && !res.child_started && strstr(err.msg, "cannot run '")) {
+	if (r < 0 && res.exec_errno) {
 		cli_error_e(cmd, &err);
-		status = r == -ENOENT ? 127 : 126;
+		status = res.exec_errno == ENOENT ? 127 : 126;
 		goto out_res;
 	}
 	if (r < 0 && r != -ENOSPC) {

@@ -89,6 +89,8 @@ struct strobe_record_result {
 	uint64_t file_size;		/* bytes of the output file */
 	double duration;		/* seconds tracing was on */
 	bool child_started;		/* argv given and the exec succeeded */
+	int exec_errno;			/* argv given and its exec failed: the
+					 * errno (ENOENT, EACCES, ...), else 0 */
 	bool child_exited;		/* ... and it exited before we stopped */
 	int child_status;		/* waitpid() status when child_exited */
 	bool stopped;			/* stopped by *stop */

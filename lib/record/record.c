@@ -467,6 +467,7 @@ static int release_child(struct rec *r, struct strobe_error *err)
 	r->exec_fd = -1;
 	if (n == (ssize_t)sizeof(e)) {
 		reap_child(r, 0);
+		r->res->exec_errno = e;
 		return strobe_err(err, -e, "cannot run '%s': %s", r->o->argv[0],
 				  strerror(e));
 	}

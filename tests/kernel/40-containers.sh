@@ -57,15 +57,24 @@ if [ $rc = 0 ] && echo "$c" | grep -qx "$A 1500" && echo "$c" | grep -qx "$B 250
    echo "$c" | grep -qx "pid:$HP 700"; then pass containers-system-wide-exact-counts-by-name
 else fail containers-system-wide-exact-counts-by-name "rc=$rc $(echo $c)"; fi
 
-# 2. -c alpha: alpha's tasks only, a child forked after the start included
+# 2. -c alpha: alpha's tasks only, a child forked after the start included.
+# The containers wait for /go (in their shared root file system), made
+# once the recording is on, and the recording ends after they exited: no
+# sleep decides whether the work falls inside it, however slow the host.
 podman rm -f $A $B >/dev/null 2>&1
-run_ct -d $A 'sleep 1.2; getppid_n --fork 1200; sleep 0.3'
-run_ct -d $B 'sleep 1.2; getppid_n 2500; sleep 0.3'
+rm -f $ROOTFS/go
+run_ct -d $A 'while [ ! -e /go ]; do sleep 0.1; done; getppid_n --fork 1200; sleep 0.3'
+run_ct -d $B 'while [ ! -e /go ]; do sleep 0.1; done; getppid_n 2500; sleep 0.3'
 F=$WORK/c.dat
-$STROBE record -q -c $A $REC -o $F -d 2.5 & SP=$!
+$STROBE record -q -c $A $REC -o $F -d 60 & SP=$!
+for i in $(seq 100); do [ -d $TRACEFS/instances/strobe-$SP ] && break; sleep 0.1; done
 sleep 0.5
+touch $ROOTFS/go
 $HELPERS/getppid_n 700
+timeout 60 podman wait $A $B >/dev/null 2>&1
+kill -INT $SP
 wait $SP; rc=$?
+rm -f $ROOTFS/go
 c=$($STROBE report -i $F --json -e sys_enter_getppid | python3 -c '
 import sys, json, collections
 c = collections.Counter()
