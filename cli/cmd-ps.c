@@ -246,7 +246,8 @@ int cmd_ps(int argc, char **argv)
 	/* details after the walk: task_info must not run during iteration */
 	for (i = 0; i < nr; i++)
 		strobe_model_task_info(m, rows[i].t->tid, &rows[i].info);
-	qsort(rows, nr, sizeof(*rows), by_pid);
+	if (nr)		/* qsort(NULL, 0, ...) is undefined */
+		qsort(rows, nr, sizeof(*rows), by_pid);
 	if (!json) {
 		printf("%7s ", "PID");
 		if (threads)
