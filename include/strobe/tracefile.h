@@ -223,6 +223,16 @@ struct strobe_tf_meta {
  * (whole pages), -ENOSPC is returned with *err set, and close still makes
  * a readable file.  A file whose writer was never closed has an all-zero
  * flyrecord table: readers see no data rather than garbage.
+ *
+ * Where the file is written: open creates it under a random name next to
+ * `path` ("DIR/.NAME.XXXXXX": O_CREAT|O_EXCL, mode 0600, never through a
+ * symlink); `path` itself is untouched until the writer is committed,
+ * which renames the file onto `path` (replacing a file, or a symlink as a
+ * name: its target is never written).  close commits when it finished the
+ * file; discard drops the unfinished file and leaves `path` as it was.
+ * A recording that must survive SIGKILL commits early (as soon as it has
+ * something worth replacing an old file with): later steps keep writing
+ * the same, now visible, file.
  */
 struct strobe_tf_writer;
 
@@ -242,13 +252,29 @@ uint64_t strobe_tf_writer_cpu_size(const struct strobe_tf_writer *w, int cpu);
 int strobe_tf_writer_add_model(struct strobe_tf_writer *w, const char *text,
 			       size_t len, struct strobe_error *err);
 /*
+ * Put the file in place now: rename it onto the `path` given at open,
+ * replacing what is there.  Callable at any moment after open, once or
+ * more (later calls do nothing); the writer goes on writing the same file.
+ * Returns 0 or -errno (the rename's) with *err set.
+ */
+int strobe_tf_writer_commit(struct strobe_tf_writer *w, struct strobe_error *err);
+/*
  * Finish the file.  cpustats (nr_cpus strings or NULL) and strobe_info
  * (or NULL) replace what meta gave at open; texts longer than the reserved
- * room are cut at a line boundary.  Returns 0 or -errno; frees w always.
+ * room are cut at a line boundary.  Then commit it (if not done yet).
+ * Returns 0 or -errno; on error an uncommitted file is removed and `path`
+ * keeps what it had.  Frees w always (NULL ok).
  */
 int strobe_tf_writer_close(struct strobe_tf_writer *w,
 			   const char *const *cpustats, const char *strobe_info,
 			   struct strobe_error *err);
+/*
+ * Give up: free w, and remove the file unless it was committed (then it
+ * stays as written so far: a readable file, see above).  For recordings
+ * that failed before they had anything to keep (the command could not be
+ * run): an older file at `path` survives.  NULL ok.
+ */
+void strobe_tf_writer_discard(struct strobe_tf_writer *w);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
  * Fault tests truncate and corrupt files: open fails cleanly or succeeds,
  * and reading pages terminates (ASan/UBSan catch the rest).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -747,6 +748,8 @@ static void test_unclosed_writer_leaves_file_with_no_data(void)
 		if (fd < 0 || strobe_tf_writer_add_cpu(w, 0, fd, UINT64_MAX, false, &err))
 			_exit(2);
 		unlink(src);
+		if (strobe_tf_writer_commit(w, &err))	/* made visible early */
+			_exit(3);
 		_exit(0);	/* "crash" before close */
 	}
 	REQUIRE(pid > 0 && waitpid(pid, &st, 0) == pid);
@@ -797,7 +800,7 @@ static void test_add_cpu_out_of_space_keeps_whole_pages_and_file_readable(void)
 		fd0 = cpu_source(0, 4, 0, &s0);
 		fd1 = cpu_source(1, 2, 0, &s1);
 		if (fd0 < 0 || fd1 < 0 || strobe_tf_writer_open(path, &m, 2, &w, &err) ||
-		    stat(path, &sb))
+		    strobe_tf_writer_commit(w, &err) || stat(path, &sb))
 			_exit(10);
 		rl.rlim_cur = rl.rlim_max = (rlim_t)sb.st_size + PS + PS / 2;
 		if (setrlimit(RLIMIT_FSIZE, &rl))
@@ -985,6 +988,137 @@ static void test_pipe_input_reads_like_a_file(void)
 	drop(path);
 }
 
+/* ---- where the writer writes: symlinks, old files, modes ---- */
+
+/* Entries of dir other than . and .. */
+static int dir_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+static bool file_is(const char *path, const char *text)
+{
+	char buf[256];
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n == (ssize_t)strlen(text) && !memcmp(buf, text, (size_t)n);
+}
+
+static bool put_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	bool ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* Write a one-CPU file to path (committed at close). */
+static int write_small(const char *path)
+{
+	struct strobe_error err = { 0 };
+	struct strobe_tf_writer *w;
+	struct strobe_tf_meta m;
+	char *src;
+	int fd, ret;
+
+	fill_meta(&m, NULL);
+	if ((ret = strobe_tf_writer_open(path, &m, 1, &w, &err)))
+		return ret;
+	fd = cpu_source(0, 2, 0, &src);
+	ret = fd < 0 ? -EIO : strobe_tf_writer_add_cpu(w, 0, fd, UINT64_MAX, false, &err);
+	if (fd >= 0)
+		close(fd);
+	if (src)
+		unlink(src);
+	free(src);
+	if (ret) {
+		strobe_tf_writer_discard(w);
+		return ret;
+	}
+	return strobe_tf_writer_close(w, NULL, NULL, &err);
+}
+
+static void test_writer_replaces_symlink_at_output_never_its_target(void)
+{
+	char dir[] = "/tmp/strobe-out-XXXXXX", victim[64], out[64];
+	struct stat st;
+	mode_t old;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	snprintf(out, sizeof(out), "%s/trace.dat", dir);
+	REQUIRE(put_file(victim, "precious\n"));
+	REQUIRE(symlink(victim, out) == 0);
+	old = umask(0);		/* the mode must not depend on the umask */
+	CHECK_EQ(write_small(out), 0);
+	umask(old);
+	CHECK(file_is(victim, "precious\n"));
+	CHECK(lstat(out, &st) == 0 && S_ISREG(st.st_mode));
+	CHECK_EQ(st.st_mode & 07777, 0600);
+	CHECK_EQ(open_and_drain(out), 1);
+	CHECK_EQ(dir_entries(dir), 2);		/* no temporary file left */
+	unlink(out);
+	unlink(victim);
+	rmdir(dir);
+}
+
+static void test_writer_keeps_old_file_until_commit_and_after_discard(void)
+{
+	char dir[] = "/tmp/strobe-out-XXXXXX", out[64];
+	struct strobe_error err = { 0 };
+	struct strobe_tf_writer *w;
+	struct strobe_tf_meta m;
+	struct stat st;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/keep.dat", dir);
+	REQUIRE(put_file(out, "old recording\n"));
+	fill_meta(&m, NULL);
+
+	/* open, then give up: the old file is as it was, nothing left over */
+	REQUIRE(strobe_tf_writer_open(out, &m, 1, &w, &err) == 0);
+	CHECK(file_is(out, "old recording\n"));
+	CHECK_EQ(dir_entries(dir), 2);		/* old file + the new one's temp */
+	strobe_tf_writer_discard(w);
+	CHECK(file_is(out, "old recording\n"));
+	CHECK_EQ(dir_entries(dir), 1);
+
+	/* commit early: the new (still empty) file is in place at once, and
+	 * discard after commit keeps it */
+	REQUIRE(strobe_tf_writer_open(out, &m, 1, &w, &err) == 0);
+	CHECK_EQ(strobe_tf_writer_commit(w, &err), 0);
+	CHECK_EQ(strobe_tf_writer_commit(w, &err), 0);	/* again: nothing to do */
+	CHECK(!file_is(out, "old recording\n"));
+	CHECK(stat(out, &st) == 0 && (st.st_mode & 07777) == 0600);
+	strobe_tf_writer_discard(w);
+	CHECK_EQ(open_and_drain(out), 1);	/* readable, with no data */
+	CHECK_EQ(dir_entries(dir), 1);
+
+	/* a directory at the output name: an error, nothing left over */
+	unlink(out);
+	REQUIRE(mkdir(out, 0700) == 0);
+	CHECK(write_small(out) < 0);
+	CHECK_EQ(dir_entries(dir), 1);
+	rmdir(out);
+	rmdir(dir);
+}
+
 /* libtraceevent misbehaves on some inputs: the reader must filter them. */
 static void test_malformed_printk_lines_and_formats_are_skipped(void)
 {
@@ -1030,4 +1164,6 @@ TESTS(T(test_v6_round_trip_reads_back_metadata_and_pages),
       T(test_writer_rejects_bad_meta_and_out_of_order_cpus),
       T(test_long_cpustat_and_info_are_cut_at_line_boundaries),
       T(test_pipe_input_reads_like_a_file),
-      T(test_malformed_printk_lines_and_formats_are_skipped));
+      T(test_malformed_printk_lines_and_formats_are_skipped),
+      T(test_writer_replaces_symlink_at_output_never_its_target),
+      T(test_writer_keeps_old_file_until_commit_and_after_discard));
