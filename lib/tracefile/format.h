@@ -73,6 +73,10 @@ struct tf_rd {
 	const char *section;	/* section name for messages */
 	const char *path;
 	struct strobe_error *err;
+	/* p lies in tf's file image: bytes are read in from the file as the
+	 * cursor reaches them (tf_load).  NULL: p is in memory already (a
+	 * decompressed section, an option's payload). */
+	struct strobe_tracefile *tf;
 };
 
 struct tf_option {
@@ -105,11 +109,23 @@ struct tf_cpustat {
 	int64_t overrun;
 };
 
+/*
+ * The file image: tf->data is an anonymous, lazily filled mapping as
+ * large as the file was at open.  Only bytes the parsers reach are read
+ * in (pread, TF_LOAD_BLOCK at a time, tf->loaded says which); CPU data is
+ * never read in there (the cursors of cpu.c pread it into windows of their
+ * own).  Nothing is ever mapped from the file itself, so a file that
+ * shrinks while it is read gives an error (a short read), never SIGBUS.
+ */
+#define TF_LOAD_BLOCK		4096u
+
 struct strobe_tracefile {
 	char *path;
-	const uint8_t *data;	/* whole file (mapping or malloc) */
-	size_t len;
-	bool mapped;
+	const uint8_t *data;	/* the file image (see above), or NULL */
+	size_t len;		/* file size at open */
+	size_t map_len;		/* bytes mapped at data */
+	int fd;
+	uint8_t *loaded;	/* bitmap: TF_LOAD_BLOCK blocks read in */
 	int version;
 	int long_size;
 	unsigned page_size;
@@ -147,6 +163,15 @@ int tf_u64(struct tf_rd *r, uint64_t *v) STROBE_HIDDEN;
 int tf_bytes(struct tf_rd *r, size_t n, const uint8_t **out) STROBE_HIDDEN;
 /* A NUL-terminated string inside the range; *out points into it. */
 int tf_str(struct tf_rd *r, const char **out) STROBE_HIDDEN;
+/*
+ * Read the file's bytes [off, off + n) into the image (clamped to the
+ * size at open).  Returns 0 or -errno with *err set; -EIO "the file
+ * shrank while being read" when the file ended early.
+ */
+int tf_load(struct strobe_tracefile *tf, uint64_t off, uint64_t n,
+	    struct strobe_error *err) STROBE_HIDDEN;
+/* Step over n bytes without reading them in (bounds checked). */
+int tf_skip(struct tf_rd *r, size_t n) STROBE_HIDDEN;
 /* Start reading the file at `off` up to its end (or `end` if smaller). */
 void tf_rd_file(struct tf_rd *r, struct strobe_tracefile *tf, uint64_t off,
 		uint64_t end, const char *section, struct strobe_error *err)

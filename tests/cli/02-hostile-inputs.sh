@@ -23,3 +23,23 @@ if [ -x "$SAN" ]; then
 else
 	echo "SKIP ps_no_match_prints_header_only_without_undefined_behaviour: build/san/strobe missing"
 fi
+
+# -i of something that is no regular file: a one-line error at once
+# (/dev/zero used to be read until memory ran out, a FIFO blocked)
+mkfifo "$D/fifo"
+for input in /dev/zero "$D/fifo"; do
+	for c in report ps irq analyze; do
+		args=(-i "$input"); [ $c = analyze ] && args+=(-a cputop)
+		start=$(date +%s%N)
+		timeout 10 $S $c "${args[@]}" > "$D/out" 2> "$D/err"
+		rc=$?
+		ms=$((($(date +%s%N) - start) / 1000000))
+		name="${c}_of_${input##*/}_fails_at_once_with_one_line"
+		if [ $rc = 1 ] && [ $ms -lt 1000 ] && [ "$(wc -l < "$D/err")" = 1 ] &&
+		   grep -q "^strobe $c: .*not a regular file" "$D/err"; then
+			echo "PASS $name"
+		else
+			echo "FAIL $name: rc=$rc ${ms}ms $(head -2 "$D/err")"
+		fi
+	done
+done
