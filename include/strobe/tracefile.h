@@ -104,6 +104,54 @@ unsigned strobe_tracefile_bad_formats(const struct strobe_tracefile *tf);
  * section and offset.  Owned by tf.
  */
 const char *strobe_tracefile_damage(const struct strobe_tracefile *tf);
+/*
+ * Diagnostics: what is wrong with the file, one sentence each, in the
+ * order found.  Every command that reads a file prints each once on
+ * stderr ("strobe CMD: warning: ...") and puts them in its JSON; a file
+ * with diagnostics is still usable (exit status 0).  Known at open:
+ * damaged formats, truncation, an incomplete recording, a missing
+ * process table.  Known once the events are read: lost events and time
+ * going backwards; whoever reads the events (strobe_analysis_run_file
+ * does it itself) passes each to strobe_tracefile_see_event() and then
+ * calls strobe_tracefile_events_done() once.
+ */
+enum strobe_tf_diag_kind {
+	STROBE_TF_DIAG_BAD_FORMATS = 1,	/* event formats damaged and skipped:
+					 * their events are not decoded */
+	STROBE_TF_DIAG_TRUNCATED,	/* cut short: only part of the data read */
+	STROBE_TF_DIAG_INCOMPLETE,	/* the recording says it stopped early */
+	STROBE_TF_DIAG_NO_MODEL,	/* strobe's process and container table
+					 * is missing or damaged */
+	STROBE_TF_DIAG_LOST_EVENTS,	/* the ring buffer lost events */
+	STROBE_TF_DIAG_TIME_BACKWARDS,	/* events earlier than one before them */
+};
+int strobe_tracefile_nr_diags(const struct strobe_tracefile *tf);
+/* Message idx (0 .. nr-1) and its kind (kind may be NULL); NULL if out of
+ * range.  Owned by tf. */
+const char *strobe_tracefile_diag(const struct strobe_tracefile *tf, int idx,
+				  enum strobe_tf_diag_kind *kind);
+/* A short name for JSON: "bad_formats", "truncated", "incomplete",
+ * "no_process_table", "lost_events", "time_backwards". */
+const char *strobe_tf_diag_name(enum strobe_tf_diag_kind kind);
+
+struct strobe_event;
+struct strobe_stream_stats;
+struct strobe_stream_opts;
+/* Note one event of the file's stream (in stream order): cheap, for every
+ * event.  Counts events whose time is before that of an event before. */
+void strobe_tracefile_see_event(struct strobe_tracefile *tf,
+				const struct strobe_event *ev);
+/*
+ * After the last event: add the diagnostics of what the events showed.
+ * st: the stream's totals (lost-event marks in the pages; NULL none);
+ * opts: the stream's options (only the selected CPUs' overrun statistics
+ * count; NULL all).  Only the first call does anything.  Returns 0 or
+ * -ENOMEM.
+ */
+int strobe_tracefile_events_done(struct strobe_tracefile *tf,
+				 const struct strobe_stream_stats *st,
+				 const struct strobe_stream_opts *opts);
+
 /* The file's tep_handle; owned by tf, valid until close. */
 struct tep_handle *strobe_tracefile_tep(struct strobe_tracefile *tf);
 

@@ -147,6 +147,18 @@ struct strobe_tracefile {
 	size_t nr_stats;
 
 	unsigned nr_bad_formats; /* formats refused by tf_format_check() */
+	char bad_names[256];	/* "system:name, ..." of the first of them */
+	/* diag.c: what is wrong with the file, in the order found */
+	struct tf_diag {
+		enum strobe_tf_diag_kind kind;
+		char *msg;
+	} *diags;
+	int nr_diags;
+	bool events_done;	/* strobe_tracefile_events_done() was called */
+	uint64_t max_ts;	/* latest event time seen */
+	uint64_t backwards;	/* events seen earlier than an event before them */
+	uint64_t back_ts, back_by;	/* the first of those, and by how much */
+	int back_cpu;
 	char damage[512];	/* "" or why only part of the data is read */
 	char *info;		/* STROBE_INFO text, lines split by NULs */
 	size_t info_len;
@@ -192,6 +204,15 @@ struct tf_buffer *tf_add_buffer(struct strobe_tracefile *tf, const char *name,
 				size_t name_len, const char *clock,
 				size_t clock_len, struct strobe_error *err)
 	STROBE_HIDDEN;
+
+/* ---- diag.c ---- */
+/* A damaged format skipped (text as in the file): count it, keep its name. */
+void tf_diag_bad_format(struct strobe_tracefile *tf, const char *system,
+			const char *text, size_t len) STROBE_HIDDEN;
+/* Add the diagnostics known once the metadata is read (end of open). */
+int tf_diag_open(struct strobe_tracefile *tf, const char *model_problem,
+		 struct strobe_error *err) STROBE_HIDDEN;
+void tf_diag_free(struct strobe_tracefile *tf) STROBE_HIDDEN;
 
 /* ---- read-v7.c ---- */
 int tf_read_v7(struct strobe_tracefile *tf, struct tf_rd *r) STROBE_HIDDEN;

@@ -322,10 +322,16 @@ static int parse_formats(struct strobe_tracefile *tf, struct tf_rd *r,
 			return ret;
 		/* As trace-cmd: a format libtraceevent rejects is skipped; so
 		 * is one it might crash on (fmtcheck.c). */
-		if (tf_format_check((const char *)p, n, NULL))
+		if (tf_format_check((const char *)p, n, NULL)) {
+			int before = tep_get_events_count(tf->tep);
+
 			tep_parse_event(tf->tep, (const char *)p, n, system);
-		else
-			tf->nr_bad_formats++;
+			/* refused outright (not even registered as failed) */
+			if (tep_get_events_count(tf->tep) == before)
+				tf_diag_bad_format(tf, system, (const char *)p, n);
+		} else {
+			tf_diag_bad_format(tf, system, (const char *)p, n);
+		}
 	}
 	return 0;
 }
@@ -893,6 +899,7 @@ void strobe_tracefile_close(struct strobe_tracefile *tf)
 	free(tf->stats);
 	free(tf->info);
 	free(tf->compression);
+	tf_diag_free(tf);
 	if (tf->data)
 		munmap((void *)tf->data, tf->map_len);
 	free(tf->loaded);
@@ -950,42 +957,56 @@ static int read_initial(struct strobe_tracefile *tf, struct tf_rd *r)
 }
 
 /*
- * A v6 file (as strobe writes them) whose process and container table
- * lies past its end was cut short: say so, since names will be missing.
- * (Files converted by trace-cmd carry the option with stale offsets; their
- * version is 7 and they simply have no table.)
+ * strobe's process and container table (STROBE_MODEL option): read it in
+ * (strobe_tracefile_model_table hands it out).  A v6 file (as strobe
+ * writes them) whose table lies past its end was cut short, or whose
+ * table is not one: return why into why[size] ("" when all is well; files
+ * converted by trace-cmd carry the option with stale offsets, their
+ * version is 7, and they simply have no table).
  */
-static void check_model_table(struct strobe_tracefile *tf)
+static void check_model_table(struct strobe_tracefile *tf, char *why, size_t size)
 {
+	static const char magic[] = "strobe-model ";
 	struct strobe_error e = { 0, "" };
 	size_t osize = 0;
 	const uint8_t *o = strobe_tracefile_option(tf, STROBE_TFO_STROBE_MODEL, &osize);
 	uint64_t off, len;
 
+	why[0] = '\0';
 	if (!o || osize < 16)
 		return;
 	off = le(o, 8);
 	len = le(o + 8, 8);
-	if (len && off <= tf->len && len <= tf->len - off) {
-		/* read in now: strobe_tracefile_model_table hands it out */
-		if (tf_load(tf, off, len, &e) && !tf->damage[0])
-			snprintf(tf->damage, sizeof(tf->damage), "%s", e.msg);
+	if (!len)
+		return;		/* recorded without one */
+	if (off <= tf->len && len <= tf->len - off) {
+		if (tf_load(tf, off, len, &e)) {
+			snprintf(why, size, "%s", e.msg);
+			if (!tf->damage[0])
+				snprintf(tf->damage, sizeof(tf->damage), "%s", e.msg);
+		} else if (tf->version == 6 && !strobe_tracefile_model_table(tf, NULL)) {
+			snprintf(why, size, "%s: the process and container table is missing: "
+				 "what lies at its place (offset %" PRIu64 ", %" PRIu64 " bytes) "
+				 "has no '%.12s' header; tasks and containers the events do not "
+				 "name show as unknown", tf->path, off, len, magic);
+		}
 		return;
 	}
-	if (tf->version != 6 || tf->damage[0])
+	if (tf->version != 6)
 		return;
-	if (len)
-		snprintf(tf->damage, sizeof(tf->damage),
-			 "%s: truncated: the process and container table (offset %" PRIu64
-			 ", %" PRIu64 " bytes) runs past the end of the file (%zu bytes); "
-			 "tasks and containers the events do not name show as unknown",
-			 tf->path, off, len, tf->len);
+	snprintf(why, size, "%s: truncated: the process and container table is missing "
+		 "(offset %" PRIu64 ", %" PRIu64 " bytes, past the end of the file at %zu "
+		 "bytes); tasks and containers the events do not name show as unknown",
+		 tf->path, off, len, tf->len);
+	if (!tf->damage[0])
+		snprintf(tf->damage, sizeof(tf->damage), "%.500s", why);
 }
 
 int strobe_tracefile_open(const char *path, struct strobe_tracefile **out,
 			  struct strobe_error *err)
 {
 	struct strobe_tracefile *tf;
+	char model_problem[600];
 	struct tf_rd r;
 	int ret;
 
@@ -1029,7 +1050,9 @@ int strobe_tracefile_open(const char *path, struct strobe_tracefile **out,
 	if ((ret = load_cpustats(tf, err)) || (ret = load_info(tf, err)))
 		goto fail;
 	load_offset(tf);
-	check_model_table(tf);
+	check_model_table(tf, model_problem, sizeof(model_problem));
+	if ((ret = tf_diag_open(tf, model_problem[0] ? model_problem : NULL, err)))
+		goto fail;
 	*out = tf;
 	return 0;
 fail:

@@ -1017,6 +1017,83 @@ static void test_file_shrinking_while_read_gives_error_not_sigbus(void)
 	drop(path);
 }
 
+/* Stream every event of tf through see_event, then events_done. */
+static int see_all(struct strobe_tracefile *tf)
+{
+	struct strobe_error err = { 0 };
+	struct strobe_stream_stats st;
+	struct strobe_stream *s;
+	struct strobe_event ev;
+	int n = 0;
+
+	if (strobe_stream_open_file(tf, NULL, &s, &err) < 0)
+		return -1;
+	while (strobe_stream_next(s, &ev, &err) > 0) {
+		strobe_tracefile_see_event(tf, &ev);
+		n++;
+	}
+	strobe_stream_stats(s, &st);
+	strobe_stream_close(s);
+	return strobe_tracefile_events_done(tf, &st, NULL) < 0 ? -1 : n;
+}
+
+/*
+ * Diagnostics: the fixture's are what its info and statistics say; a file
+ * whose CPU 0 pages go back in time has one "time_backwards" entry, given
+ * once however often events_done is called.
+ */
+static void test_diagnostics_time_backwards_and_intact_file(void)
+{
+	struct strobe_error err = { 0 };
+	struct strobe_tf_writer *w;
+	struct strobe_tracefile *tf;
+	enum strobe_tf_diag_kind kind = 0;
+	struct strobe_tf_meta m;
+	char *path = write_fixture(), *src;
+	uint8_t page[PS];
+	const char *msg;
+	int fd;
+
+	REQUIRE(path);
+	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
+	CHECK_EQ(see_all(tf), 25);
+	/* the fixture's info and CPU 1's statistics say what went wrong */
+	CHECK_EQ(strobe_tracefile_nr_diags(tf), 2);
+	msg = strobe_tracefile_diag(tf, 0, &kind);
+	CHECK_EQ(kind, STROBE_TF_DIAG_INCOMPLETE);
+	CHECK_STR(msg, "the recording was incomplete: disk full");
+	msg = strobe_tracefile_diag(tf, 1, &kind);
+	CHECK_EQ(kind, STROBE_TF_DIAG_LOST_EVENTS);
+	CHECK(msg && strstr(msg, "overwrote 7 events") && strstr(msg, "CPU 1: 7"));
+	strobe_tracefile_close(tf);
+
+	/* CPU 0: page 2's events, then page 0's (200 us earlier) */
+	fill_meta(&m, NULL);
+	src = tmpfile_path();
+	REQUIRE(src && (fd = open(src, O_RDWR)) >= 0);
+	make_page(page, 0, 2);
+	REQUIRE(write(fd, page, PS) == PS);
+	make_page(page, 0, 0);
+	REQUIRE(write(fd, page, PS) == PS);
+	REQUIRE(strobe_tf_writer_open(path, &m, 1, &w, &err) == 0);
+	CHECK_EQ(strobe_tf_writer_add_cpu(w, 0, fd, UINT64_MAX, false, &err), 0);
+	CHECK_EQ(strobe_tf_writer_close(w, NULL, NULL, &err), 0);
+	close(fd);
+	drop(src);
+	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
+	CHECK_EQ(see_all(tf), 10);
+	CHECK_EQ(strobe_tracefile_events_done(tf, NULL, NULL), 0);	/* no-op */
+	CHECK_EQ(strobe_tracefile_nr_diags(tf), 1);
+	msg = strobe_tracefile_diag(tf, 0, &kind);
+	CHECK_EQ(kind, STROBE_TF_DIAG_TIME_BACKWARDS);
+	CHECK_STR(strobe_tf_diag_name(kind), "time_backwards");
+	CHECK(msg && strstr(msg, "5 events are earlier") && strstr(msg, "CPU 0 at 1.000001") &&
+	      strstr(msg, "204000 ns back"));
+	CHECK(strobe_tracefile_diag(tf, 1, NULL) == NULL);
+	strobe_tracefile_close(tf);
+	drop(path);
+}
+
 /* ---- where the writer writes: symlinks, old files, modes ---- */
 
 /* Entries of dir other than . and .. */
@@ -1195,5 +1272,6 @@ TESTS(T(test_v6_round_trip_reads_back_metadata_and_pages),
       T(test_pipe_and_device_inputs_are_refused_at_once),
       T(test_file_shrinking_while_read_gives_error_not_sigbus),
       T(test_malformed_printk_lines_and_formats_are_skipped),
+      T(test_diagnostics_time_backwards_and_intact_file),
       T(test_writer_replaces_symlink_at_output_never_its_target),
       T(test_writer_keeps_old_file_until_commit_and_after_discard));
