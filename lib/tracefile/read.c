@@ -42,7 +42,7 @@ void tf_rd_file(struct tf_rd *r, struct strobe_tracefile *tf, uint64_t off,
 		end = tf->len;
 	if (off > end)
 		off = end;
-	r->p = tf->data + off;
+	r->p = tf->data ? tf->data + off : NULL;	/* NULL: an empty file */
 	r->len = end - off;
 	r->pos = 0;
 	r->file_off = off;
@@ -131,7 +131,7 @@ int tf_bytes(struct tf_rd *r, size_t n, const uint8_t **out)
 {
 	int ret;
 
-	*out = r->p + r->pos;	/* also on failure: callers never use it then */
+	*out = r->p ? r->p + r->pos : NULL;	/* also on failure: never used then */
 	if (n > rd_left(r))
 		return tf_rd_fail(r, n);
 	if (r->tf && (ret = tf_load(r->tf, r->file_off + r->pos, n, r->err)))
@@ -190,7 +190,7 @@ int tf_u64(struct tf_rd *r, uint64_t *v)
 
 int tf_str(struct tf_rd *r, const char **out)
 {
-	const uint8_t *s = r->p + r->pos;
+	const uint8_t *s = r->p ? r->p + r->pos : NULL;
 	const uint8_t *nul = NULL;
 	size_t at = 0;
 	int ret;
