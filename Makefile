@@ -119,17 +119,20 @@ FUZZ_CC ?= clang
 $(O)/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib $(PKG_CFLAGS) -g -O1 \
-		-fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRC) $(LIBS)
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-o $@ $< $(LIB_SRC) $(LIBS)
 
 FUZZ_SECONDS ?= 60
 # New inputs go to build/fuzz-corpus/NAME (the committed corpus holds seeds
-# and regressions only); tests/fuzz/NAME.dict is used when it exists.
+# and regressions only); tests/fuzz/NAME.dict is used when it exists.  An
+# input that crashes or hangs (over 25 s) is written into the committed
+# corpus as crash-*/timeout-*, so make check replays it from then on.
 fuzz: $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do n=$$(basename $$f); mkdir -p tests/fuzz/corpus/$$n $(O)/fuzz-corpus/$$n; \
 		echo "== $$n ($(FUZZ_SECONDS)s)"; \
 		d=; [ -f tests/fuzz/$$n.dict ] && d=-dict=tests/fuzz/$$n.dict; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 $$d \
-			-artifact_prefix=tests/fuzz/crashes-$$n- \
+		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=25 -rss_limit_mb=4096 $$d \
+			-artifact_prefix=tests/fuzz/corpus/$$n/ \
 			$(O)/fuzz-corpus/$$n tests/fuzz/corpus/$$n || exit 1; done
 
 deps:

@@ -33,6 +33,13 @@ void cli_error_e(const char *cmd, const struct strobe_error *err);
 void cli_warn(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* What the library found wrong with a trace file (cli/diag.c): each
+ * diagnostic once on stderr as a warning; or as a JSON array of
+ * {"kind":..,"message":..} objects appended to s. */
+struct trace_seq;
+void cli_warn_diags(const char *cmd, const struct strobe_tracefile *tf);
+void cli_json_diags(struct trace_seq *s, const struct strobe_tracefile *tf);
+
 /* Strict parsers: whole string must be a number in range.  Return 0 or
  * -EINVAL/-ERANGE. */
 int cli_parse_u64(const char *s, uint64_t *out);

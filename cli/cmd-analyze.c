@@ -10,7 +10,9 @@
  * they never pile up in memory; LAMI needs them inside its one results
  * object, after the time range is known, so with --lami they go to a
  * temporary file per log table and are copied into the results at the
- * end.  Notes (missing events, dropped measurements) go to stderr.
+ * end.  What is wrong with the file (cli/diag.c) and the analyses' notes
+ * (missing events, dropped measurements) go to stderr, and with --json
+ * into the summary object too.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -385,6 +387,7 @@ static int run(struct analyze_args *a)
 	ret = strobe_analysis_run_file(an, tf, &err);
 	cli_flush(&s);
 	if (ret < 0) {
+		cli_warn_diags(a->cmd, tf);	/* may be why, e.g. a damaged format */
 		cli_error_e(a->cmd, &err);
 		goto out;
 	}
@@ -430,7 +433,9 @@ static int run(struct analyze_args *a)
 					trace_seq_putc(&s, ',');
 				strobe_json_escape(&s, note, strlen(note));
 			}
-			trace_seq_puts(&s, "]}}\n");
+			trace_seq_puts(&s, "],\"diagnostics\":");
+			cli_json_diags(&s, tf);
+			trace_seq_puts(&s, "}}\n");
 		}
 	}
 	if (s.state != TRACE_SEQ__GOOD) {
@@ -438,17 +443,9 @@ static int run(struct analyze_args *a)
 		goto out;
 	}
 	cli_flush(&s);
+	cli_warn_diags(a->cmd, tf);
 	for (i = 0; i < strobe_analysis_nr_notes(an); i++)
 		cli_warn(a->cmd, "%s", strobe_analysis_note(an, i));
-	{
-		const char *why = strobe_tracefile_info(tf, "incomplete");
-
-		if (why)
-			cli_warn(a->cmd, "the recording was incomplete: %s", why);
-		why = strobe_tracefile_damage(tf);
-		if (why)
-			cli_warn(a->cmd, "%s", why);
-	}
 	status = CLI_OK;
 out:
 	trace_seq_destroy(&s);

@@ -6,7 +6,9 @@
  *
  * One line per process by default, every thread with -T; host and
  * innermost-namespace PIDs side by side, the container by name.  --json
- * prints one object per task for programs.
+ * prints one object per task for programs.  What is wrong with a file
+ * (such as its process table missing) is said as for every command that
+ * reads one (cli/diag.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -88,8 +90,19 @@ static int replay(struct strobe_model *m, struct strobe_tracefile *tf,
 	r = strobe_stream_open_file(tf, NULL, &s, err);
 	if (r < 0)
 		return r;
-	while ((r = strobe_stream_next(s, &ev, err)) > 0)
+	while ((r = strobe_stream_next(s, &ev, err)) > 0) {
+		strobe_tracefile_see_event(tf, &ev);
 		strobe_model_update(m, &ev);
+	}
+	if (r == 0) {
+		struct strobe_stream_stats st;
+
+		strobe_stream_stats(s, &st);
+		if (strobe_tracefile_events_done(tf, &st, NULL) < 0) {
+			snprintf(err->msg, sizeof(err->msg), "out of memory");
+			r = err->code = -ENOMEM;
+		}
+	}
 	strobe_stream_close(s);
 	return r;
 }
@@ -246,7 +259,8 @@ int cmd_ps(int argc, char **argv)
 	/* details after the walk: task_info must not run during iteration */
 	for (i = 0; i < nr; i++)
 		strobe_model_task_info(m, rows[i].t->tid, &rows[i].info);
-	qsort(rows, nr, sizeof(*rows), by_pid);
+	if (nr)		/* qsort(NULL, 0, ...) is undefined */
+		qsort(rows, nr, sizeof(*rows), by_pid);
 	if (!json) {
 		printf("%7s ", "PID");
 		if (threads)
@@ -260,6 +274,18 @@ int cmd_ps(int argc, char **argv)
 		else
 			print_text(&rows[i], threads);
 	}
+	if (tf && json && strobe_tracefile_nr_diags(tf)) {
+		struct trace_seq s;
+
+		trace_seq_init(&s);
+		trace_seq_puts(&s, "{\"diagnostics\":");
+		cli_json_diags(&s, tf);
+		trace_seq_puts(&s, "}\n");
+		fwrite(s.buffer, 1, s.len, stdout);
+		trace_seq_destroy(&s);
+	}
+	if (tf)
+		cli_warn_diags(cmd, tf);
 	status = CLI_OK;
 out:
 	free(rows);

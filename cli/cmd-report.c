@@ -151,67 +151,28 @@ static int file_cpus(struct strobe_tracefile *tf, struct tep_handle *tep)
 }
 
 /*
- * After the events: lost events, overruns, incomplete recordings.  Gaps
- * in the pages and the per-CPU "overrun" statistics usually count the
- * same loss; when they agree, say it once.
+ * After the events: what is wrong with the file (lost events, overruns,
+ * incomplete recordings, damage), once each on stderr; with --json also
+ * as a last line {"diagnostics":[...]} when there is any.
  */
-static void warn_losses(struct strobe_tracefile *tf, const struct strobe_stream_stats *st,
-			int ncpus, const struct strobe_stream_opts *sopts, bool json)
+static int warn_diags(struct strobe_tracefile *tf, struct strobe_stream *stream,
+		      const struct strobe_stream_opts *sopts, bool json, struct trace_seq *s)
 {
-	const char *mark = json ? "the event after each gap has a \"missed\" key"
-				: "'CPU:N [EVENTS DROPPED]' lines mark the gaps";
-	struct strobe_tf_buffer_info info;
-	char list[1024];
-	size_t len = 0;
-	int64_t total = 0;
-	const char *why;
-	int b, cpu;
+	struct strobe_stream_stats st;
 
-	list[0] = '\0';
-	for (b = 0; b < strobe_tracefile_nr_buffers(tf); b++) {
-		if (strobe_tracefile_buffer(tf, b, &info))
-			continue;
-		for (cpu = 0; cpu < ncpus; cpu++) {
-			int64_t ov = strobe_tracefile_cpu_overrun(tf, b, cpu);
-
-			if (sopts->cpu_mask && (cpu >= sopts->nr_cpu_mask || !sopts->cpu_mask[cpu]))
-				continue;	/* not selected with --cpu */
-			if (ov <= 0)
-				continue;
-			total += ov;
-			if (len < sizeof(list) - 300)
-				len += snprintf(list + len, sizeof(list) - len, "%s%s%s%sCPU %d: %lld",
-						len ? ", " : "", *info.name ? "buffer " : "",
-						info.name, *info.name ? " " : "",
-						cpu, (long long)ov);
-		}
+	strobe_stream_stats(stream, &st);
+	if (strobe_tracefile_events_done(tf, &st, sopts) < 0)
+		return -ENOMEM;
+	if (json && strobe_tracefile_nr_diags(tf)) {
+		trace_seq_puts(s, "{\"diagnostics\":");
+		cli_json_diags(s, tf);
+		trace_seq_puts(s, "}\n");
+		if (s->state != TRACE_SEQ__GOOD)
+			return -ENOMEM;
+		cli_flush(s);
 	}
-	if (total && (uint64_t)total == st->missed && !st->missed_unknown) {
-		cli_warn(CMD, "%lld events were lost: the ring buffer overran (%s); %s",
-			 (long long)total, list, mark);
-	} else {
-		if (st->missed || st->missed_unknown) {
-			char unknown[64] = "";
-
-			if (st->missed_unknown)
-				snprintf(unknown, sizeof(unknown), ", plus %llu gaps of unknown size",
-					 (unsigned long long)st->missed_unknown);
-			cli_warn(CMD, "%llu events were lost by the ring buffer%s; %s",
-				 (unsigned long long)st->missed, unknown, mark);
-		}
-		if (total)
-			cli_warn(CMD, "the kernel overwrote %lld events before they were "
-				 "recorded (ring-buffer overrun: %s)", (long long)total, list);
-	}
-	why = strobe_tracefile_info(tf, "incomplete");
-	if (why)
-		cli_warn(CMD, "the recording was incomplete: %s", why);
-	why = strobe_tracefile_damage(tf);
-	if (why)
-		cli_warn(CMD, "%s", why);
-	if (strobe_tracefile_bad_formats(tf))
-		cli_warn(CMD, "%u event formats in the file are damaged and were skipped; "
-			 "their events print as UNKNOWN TYPE", strobe_tracefile_bad_formats(tf));
+	cli_warn_diags(CMD, tf);
+	return 0;
 }
 
 static int report(const struct report_args *a)
@@ -221,7 +182,6 @@ static int report(const struct report_args *a)
 	struct strobe_stream *stream = NULL;
 	struct strobe_filter *filter = NULL;
 	struct strobe_stream_opts sopts = { .buffer = -1 };
-	struct strobe_stream_stats st;
 	struct strobe_event ev;
 	struct tep_handle *tep;
 	struct trace_seq s;
@@ -291,6 +251,7 @@ static int report(const struct report_args *a)
 		ret = strobe_stream_next(stream, &ev, &err);
 		if (ret <= 0)
 			break;
+		strobe_tracefile_see_event(tf, &ev);
 		if (model) {
 			strobe_model_update(model, &ev);
 			task = strobe_model_task(model, ev.pid);
@@ -335,8 +296,10 @@ static int report(const struct report_args *a)
 			cli_error_e(CMD, &err);
 		goto out;
 	}
-	strobe_stream_stats(stream, &st);
-	warn_losses(tf, &st, ncpus, &sopts, a->json);
+	if (warn_diags(tf, stream, &sopts, a->json, &s) < 0) {
+		cli_error(CMD, "out of memory");
+		goto out;
+	}
 	status = CLI_OK;
 out:
 	trace_seq_destroy(&s);

@@ -206,8 +206,10 @@ int strobe_analysis_finish(struct strobe_analysis *a, struct strobe_error *err);
  * The whole job on a trace file: load a model from tf, take the target
  * from its strobe info (strobe_analysis_set_target; an unknown target
  * becomes a note), attach, stream every event (CPUs outside
- * opts->cpu_mask skipped), finish.  Returns 0 or -errno (attach failure,
- * corrupt page) with *err set.
+ * opts->cpu_mask skipped), finish; the events also go to
+ * strobe_tracefile_see_event() and end with strobe_tracefile_events_done(),
+ * so tf's diagnostics then include lost events and time going backwards.
+ * Returns 0 or -errno (attach failure, corrupt page) with *err set.
  */
 int strobe_analysis_run_file(struct strobe_analysis *a, struct strobe_tracefile *tf,
 			     struct strobe_error *err);

@@ -176,6 +176,9 @@ struct strobe_container_meta {
 	char pod[256];		/* Kubernetes pod name, "" */
 	char pod_ns[256];	/* Kubernetes namespace, "" */
 	char source[512];	/* metadata file that answered, "" */
+	char warning[512];	/* "" or why a metadata file that exists was
+				 * skipped ("PATH: not a regular file (a
+				 * FIFO): skipped"); the lookup never prints */
 };
 
 /*
@@ -199,7 +202,11 @@ struct strobe_container_meta {
  *   kubepods, unknown: each of the above in turn
  *   lxc         the name is the ID
  * A runtime that is absent or unreadable is not an error.  Reads at most a
- * few small files (each capped at 32 MiB).  *out is reset first.  Returns
+ * few small files (each capped at 32 MiB), never blocking and never
+ * through a symlink at the file's own name: a FIFO, device, symlink or
+ * oversized file found at one of these paths (anyone can plant one in
+ * their home) is skipped, and the first such is described in
+ * out->warning for the caller to show.  *out is reset first.  Returns
  * 1 if metadata named the container, 0 if out->name fell back to the short
  * ID, -EINVAL if id has no container ID (host or pod-level cgroup).
  */

@@ -104,6 +104,54 @@ unsigned strobe_tracefile_bad_formats(const struct strobe_tracefile *tf);
  * section and offset.  Owned by tf.
  */
 const char *strobe_tracefile_damage(const struct strobe_tracefile *tf);
+/*
+ * Diagnostics: what is wrong with the file, one sentence each, in the
+ * order found.  Every command that reads a file prints each once on
+ * stderr ("strobe CMD: warning: ...") and puts them in its JSON; a file
+ * with diagnostics is still usable (exit status 0).  Known at open:
+ * damaged formats, truncation, an incomplete recording, a missing
+ * process table.  Known once the events are read: lost events and time
+ * going backwards; whoever reads the events (strobe_analysis_run_file
+ * does it itself) passes each to strobe_tracefile_see_event() and then
+ * calls strobe_tracefile_events_done() once.
+ */
+enum strobe_tf_diag_kind {
+	STROBE_TF_DIAG_BAD_FORMATS = 1,	/* event formats damaged and skipped:
+					 * their events are not decoded */
+	STROBE_TF_DIAG_TRUNCATED,	/* cut short: only part of the data read */
+	STROBE_TF_DIAG_INCOMPLETE,	/* the recording says it stopped early */
+	STROBE_TF_DIAG_NO_MODEL,	/* strobe's process and container table
+					 * is missing or damaged */
+	STROBE_TF_DIAG_LOST_EVENTS,	/* the ring buffer lost events */
+	STROBE_TF_DIAG_TIME_BACKWARDS,	/* events earlier than one before them */
+};
+int strobe_tracefile_nr_diags(const struct strobe_tracefile *tf);
+/* Message idx (0 .. nr-1) and its kind (kind may be NULL); NULL if out of
+ * range.  Owned by tf. */
+const char *strobe_tracefile_diag(const struct strobe_tracefile *tf, int idx,
+				  enum strobe_tf_diag_kind *kind);
+/* A short name for JSON: "bad_formats", "truncated", "incomplete",
+ * "no_process_table", "lost_events", "time_backwards". */
+const char *strobe_tf_diag_name(enum strobe_tf_diag_kind kind);
+
+struct strobe_event;
+struct strobe_stream_stats;
+struct strobe_stream_opts;
+/* Note one event of the file's stream (in stream order): cheap, for every
+ * event.  Counts events whose time is before that of an event before. */
+void strobe_tracefile_see_event(struct strobe_tracefile *tf,
+				const struct strobe_event *ev);
+/*
+ * After the last event: add the diagnostics of what the events showed.
+ * st: the stream's totals (lost-event marks in the pages; NULL none);
+ * opts: the stream's options (only the selected CPUs' overrun statistics
+ * count; NULL all).  Only the first call does anything.  Returns 0 or
+ * -ENOMEM.
+ */
+int strobe_tracefile_events_done(struct strobe_tracefile *tf,
+				 const struct strobe_stream_stats *st,
+				 const struct strobe_stream_opts *opts);
+
 /* The file's tep_handle; owned by tf, valid until close. */
 struct tep_handle *strobe_tracefile_tep(struct strobe_tracefile *tf);
 
@@ -223,6 +271,16 @@ struct strobe_tf_meta {
  * (whole pages), -ENOSPC is returned with *err set, and close still makes
  * a readable file.  A file whose writer was never closed has an all-zero
  * flyrecord table: readers see no data rather than garbage.
+ *
+ * Where the file is written: open creates it under a random name next to
+ * `path` ("DIR/.NAME.XXXXXX": O_CREAT|O_EXCL, mode 0600, never through a
+ * symlink); `path` itself is untouched until the writer is committed,
+ * which renames the file onto `path` (replacing a file, or a symlink as a
+ * name: its target is never written).  close commits when it finished the
+ * file; discard drops the unfinished file and leaves `path` as it was.
+ * A recording that must survive SIGKILL commits early (as soon as it has
+ * something worth replacing an old file with): later steps keep writing
+ * the same, now visible, file.
  */
 struct strobe_tf_writer;
 
@@ -242,13 +300,29 @@ uint64_t strobe_tf_writer_cpu_size(const struct strobe_tf_writer *w, int cpu);
 int strobe_tf_writer_add_model(struct strobe_tf_writer *w, const char *text,
 			       size_t len, struct strobe_error *err);
 /*
+ * Put the file in place now: rename it onto the `path` given at open,
+ * replacing what is there.  Callable at any moment after open, once or
+ * more (later calls do nothing); the writer goes on writing the same file.
+ * Returns 0 or -errno (the rename's) with *err set.
+ */
+int strobe_tf_writer_commit(struct strobe_tf_writer *w, struct strobe_error *err);
+/*
  * Finish the file.  cpustats (nr_cpus strings or NULL) and strobe_info
  * (or NULL) replace what meta gave at open; texts longer than the reserved
- * room are cut at a line boundary.  Returns 0 or -errno; frees w always.
+ * room are cut at a line boundary.  Then commit it (if not done yet).
+ * Returns 0 or -errno; on error an uncommitted file is removed and `path`
+ * keeps what it had.  Frees w always (NULL ok).
  */
 int strobe_tf_writer_close(struct strobe_tf_writer *w,
 			   const char *const *cpustats, const char *strobe_info,
 			   struct strobe_error *err);
+/*
+ * Give up: free w, and remove the file unless it was committed (then it
+ * stays as written so far: a readable file, see above).  For recordings
+ * that failed before they had anything to keep (the command could not be
+ * run): an older file at `path` survives.  NULL ok.
+ */
+void strobe_tf_writer_discard(struct strobe_tf_writer *w);
 
 #ifdef __cplusplus
 }

@@ -586,10 +586,20 @@ int strobe_analysis_run_file(struct strobe_analysis *a, struct strobe_tracefile 
 			a->core.last_ts = a->core.opts.end;	/* the window ends there */
 			break;	/* events are in time order: nothing more to count */
 		}
+		strobe_tracefile_see_event(tf, &ev);
 		strobe_analysis_feed(a, &ev);	/* updates the model first */
 	}
 	if (ret < 0)
 		goto out;
+	{
+		struct strobe_stream_stats st;
+
+		strobe_stream_stats(s, &st);
+		if (strobe_tracefile_events_done(tf, &st, &sopts) < 0) {
+			ret = strobe_err(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+	}
 	ret = strobe_analysis_finish(a, err);
 out:
 	strobe_stream_close(s);

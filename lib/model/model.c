@@ -509,7 +509,7 @@ static uint64_t read_starttime(const char *root, int tid)
 	int fd, field;
 
 	snprintf(path, sizeof(path), "%s/%d/stat", root, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 	if (fd < 0)
 		return 0;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -545,7 +545,7 @@ static int read_cgroup(struct strobe_model *m, struct mtask *e, int tid)
 	if (!text)
 		return -ENOMEM;
 	snprintf(fn, sizeof(fn), "%s/%d/cgroup", proc_root(m), tid);
-	fd = open(fn, O_RDONLY | O_CLOEXEC);
+	fd = open(fn, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 	if (fd >= 0) {
 		n = read(fd, text, 65535);
 		close(fd);

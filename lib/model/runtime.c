@@ -20,7 +20,12 @@
  * few keys needed (so a hostile or truncated file costs one bounded pass
  * and cannot exhaust the stack); it checks that strings close and brackets
  * balance, not the whole grammar, so it is lenient with odd but balanced
- * files and gives up (no name) on anything it cannot skip.  A root
+ * files and gives up (no name) on anything it cannot skip.  Some of these
+ * files lie in users' homes (rootless podman) where anyone may plant a
+ * FIFO, a device or a symlink: files are opened without following a
+ * symlink and without blocking, must be regular and at most
+ * META_FILE_MAX bytes (lib/util/file.h); anything else is skipped with a
+ * warning in the answer (out->warning), never printed.  A root
  * directory prefix lets tests use a fixture tree instead of the real
  * /var/lib and /run.
  */
@@ -35,6 +40,7 @@
 #include <unistd.h>
 
 #include "model-int.h"
+#include "../util/file.h"
 
 #define META_FILE_MAX	(32u << 20)
 
@@ -347,19 +353,26 @@ int strobe_meta_parse(enum strobe_meta_kind kind, const char *text, size_t len,
 
 /* ---- reading --------------------------------------------------------------- */
 
-/* Read a whole file (capped) into a malloc'ed buffer; NULL if unreadable. */
-static char *read_file(const char *path, size_t *len)
+/*
+ * Read a whole file (capped) into a malloc'ed buffer; NULL if absent or
+ * unusable.  A file that is there but is no regular file, a symlink (with
+ * `nofollow`), or too large leaves its reason in out->warning (the first
+ * one met): a runtime that is not installed is normal, a FIFO where
+ * metadata belongs is worth saying.
+ */
+static char *read_file(const char *path, size_t *len, bool nofollow,
+		       struct strobe_container_meta *out)
 {
+	struct strobe_error err = { 0, "" };
 	struct stat st;
 	size_t cap, n = 0;
 	char *buf;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = strobe_file_open_regular(path, nofollow ? STROBE_FILE_NOFOLLOW : 0,
+					  META_FILE_MAX, &st, &err);
 
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size > META_FILE_MAX) {
-		close(fd);
+	if (fd < 0) {
+		if ((fd == -ELOOP || fd == -EINVAL || fd == -EFBIG) && !out->warning[0])
+			snprintf(out->warning, sizeof(out->warning), "%.480s: skipped", err.msg);
 		return NULL;
 	}
 	cap = (size_t)st.st_size + 1;
@@ -402,7 +415,7 @@ static int try_file(const char *root, const char *path, enum strobe_meta_kind ki
 
 	if (!fmt(full, sizeof(full), "%s%s", root, path))
 		return 0;
-	text = read_file(full, &len);
+	text = read_file(full, &len, true, out);
 	if (!text)
 		return 0;
 	found = strobe_meta_parse(kind, text, len, id, out);
@@ -420,8 +433,9 @@ static int try_docker(const char *root, const char *id,
 	char *text;
 	size_t len;
 
+	/* root's own configuration: it may be a symlink (config management) */
 	text = fmt(daemon, sizeof(daemon), "%s/etc/docker/daemon.json", root) ?
-		read_file(daemon, &len) : NULL;
+		read_file(daemon, &len, false, out) : NULL;
 	if (text) {
 		v = obj_get(text, text + len, "data-root");
 		if (v && *v == '"' && !get_string(v, text + len, data_root,
@@ -494,6 +508,7 @@ static int try_storage(const char *root, const char *id, int uid,
 int strobe_container_lookup(const char *root, const struct strobe_cgroup_id *id,
 			    struct strobe_container_meta *out)
 {
+	char warning[sizeof(out->warning)];
 	enum strobe_runtime rt;
 	const char *cid;
 	size_t i;
@@ -534,7 +549,9 @@ int strobe_container_lookup(const char *root, const struct strobe_cgroup_id *id,
 		return 1;
 	}
 fallback:
+	memcpy(warning, out->warning, sizeof(warning));
 	memset(out, 0, sizeof(*out));
+	memcpy(out->warning, warning, sizeof(warning));
 	out->runtime = rt;
 	snprintf(out->name, sizeof(out->name), "%s", id->short_id);
 	return 0;

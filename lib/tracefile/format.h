@@ -74,6 +74,10 @@ struct tf_rd {
 	const char *section;	/* section name for messages */
 	const char *path;
 	struct strobe_error *err;
+	/* p lies in tf's file image: bytes are read in from the file as the
+	 * cursor reaches them (tf_load).  NULL: p is in memory already (a
+	 * decompressed section, an option's payload). */
+	struct strobe_tracefile *tf;
 };
 
 struct tf_option {
@@ -106,11 +110,23 @@ struct tf_cpustat {
 	int64_t overrun;
 };
 
+/*
+ * The file image: tf->data is an anonymous, lazily filled mapping as
+ * large as the file was at open.  Only bytes the parsers reach are read
+ * in (pread, TF_LOAD_BLOCK at a time, tf->loaded says which); CPU data is
+ * never read in there (the cursors of cpu.c pread it into windows of their
+ * own).  Nothing is ever mapped from the file itself, so a file that
+ * shrinks while it is read gives an error (a short read), never SIGBUS.
+ */
+#define TF_LOAD_BLOCK		4096u
+
 struct strobe_tracefile {
 	char *path;
-	const uint8_t *data;	/* whole file (mapping or malloc) */
-	size_t len;
-	bool mapped;
+	const uint8_t *data;	/* the file image (see above), or NULL */
+	size_t len;		/* file size at open */
+	size_t map_len;		/* bytes mapped at data */
+	int fd;
+	uint8_t *loaded;	/* bitmap: TF_LOAD_BLOCK blocks read in */
 	int version;
 	int long_size;
 	unsigned page_size;
@@ -130,6 +146,19 @@ struct strobe_tracefile {
 	struct tf_cpustat *stats;
 	size_t nr_stats;
 
+	unsigned nr_bad_formats; /* formats skipped (fmtcheck or libtraceevent) */
+	char bad_names[256];	/* "system:name, ..." of the first of them */
+	/* diag.c: what is wrong with the file, in the order found */
+	struct tf_diag {
+		enum strobe_tf_diag_kind kind;
+		char *msg;
+	} *diags;
+	int nr_diags;
+	bool events_done;	/* strobe_tracefile_events_done() was called */
+	uint64_t max_ts;	/* latest event time seen */
+	uint64_t backwards;	/* events seen earlier than an event before them */
+	uint64_t back_ts, back_by;	/* the first of those, and by how much */
+	int back_cpu;
 	char damage[512];	/* "" or why only part of the data is read */
 	char *info;		/* STROBE_INFO text, lines split by NULs */
 	size_t info_len;
@@ -146,6 +175,15 @@ int tf_u64(struct tf_rd *r, uint64_t *v) STROBE_HIDDEN;
 int tf_bytes(struct tf_rd *r, size_t n, const uint8_t **out) STROBE_HIDDEN;
 /* A NUL-terminated string inside the range; *out points into it. */
 int tf_str(struct tf_rd *r, const char **out) STROBE_HIDDEN;
+/*
+ * Read the file's bytes [off, off + n) into the image (clamped to the
+ * size at open).  Returns 0 or -errno with *err set; -EIO "the file
+ * shrank while being read" when the file ended early.
+ */
+int tf_load(struct strobe_tracefile *tf, uint64_t off, uint64_t n,
+	    struct strobe_error *err) STROBE_HIDDEN;
+/* Step over n bytes without reading them in (bounds checked). */
+int tf_skip(struct tf_rd *r, size_t n) STROBE_HIDDEN;
 /* Start reading the file at `off` up to its end (or `end` if smaller). */
 void tf_rd_file(struct tf_rd *r, struct strobe_tracefile *tf, uint64_t off,
 		uint64_t end, const char *section, struct strobe_error *err)
@@ -166,6 +204,15 @@ struct tf_buffer *tf_add_buffer(struct strobe_tracefile *tf, const char *name,
 				size_t name_len, const char *clock,
 				size_t clock_len, struct strobe_error *err)
 	STROBE_HIDDEN;
+
+/* ---- diag.c ---- */
+/* A damaged format skipped (text as in the file): count it, keep its name. */
+void tf_diag_bad_format(struct strobe_tracefile *tf, const char *system,
+			const char *text, size_t len) STROBE_HIDDEN;
+/* Add the diagnostics known once the metadata is read (end of open). */
+int tf_diag_open(struct strobe_tracefile *tf, const char *model_problem,
+		 struct strobe_error *err) STROBE_HIDDEN;
+void tf_diag_free(struct strobe_tracefile *tf) STROBE_HIDDEN;
 
 /* ---- read-v7.c ---- */
 int tf_read_v7(struct strobe_tracefile *tf, struct tf_rd *r) STROBE_HIDDEN;

@@ -151,7 +151,7 @@ static int read_options(struct strobe_tracefile *tf, uint64_t off, uint64_t *nex
 			return ret;
 		if (id == STROBE_TFO_DONE) {
 			if (size >= 8) {
-				struct tf_rd d = { p, 8, 0, 0, false, "options", tf->path, err };
+				struct tf_rd d = { p, 8, 0, 0, false, "options", tf->path, err, NULL };
 
 				tf_u64(&d, next);
 			}
@@ -184,7 +184,8 @@ static int read_meta(struct strobe_tracefile *tf, struct strobe_error *err)
 	for (i = 0; i < sizeof(meta_sections) / sizeof(meta_sections[0]); i++) {
 		size_t size;
 		const uint8_t *p = strobe_tracefile_option(tf, meta_sections[i].id, &size);
-		struct tf_rd o = { p, p ? size : 0, 0, 0, false, "options", tf->path, err };
+		struct tf_rd o = { p, p ? size : 0, 0, 0, false, "options", tf->path, err,
+				   NULL };
 		struct tf_rd r;
 		uint64_t off;
 
@@ -223,7 +224,6 @@ static int walk_chunks(struct strobe_tracefile *tf, const char *bname,
 				  " at offset %" PRIu64, tf->path, n, c->cpu, bname, c->offset);
 	for (i = 0; i < n; i++) {
 		uint32_t csize, usize;
-		const uint8_t *p;
 
 		if ((ret = tf_u32(&r, &csize)) || (ret = tf_u32(&r, &usize)))
 			return ret;
@@ -234,7 +234,7 @@ static int walk_chunks(struct strobe_tracefile *tf, const char *bname,
 					  " at offset %" PRIu64, tf->path, usize, c->cpu, bname,
 					  r.file_off + r.pos);
 		}
-		if ((ret = tf_bytes(&r, csize, &p)))
+		if ((ret = tf_skip(&r, csize)))	/* not read in: cpu.c reads it */
 			return ret;
 		c->data_size += usize;
 	}
@@ -246,7 +246,7 @@ static int read_buffer_option(struct strobe_tracefile *tf, const struct tf_optio
 			      struct strobe_error *err)
 {
 	struct tf_rd r = { o->data, o->size, 0, (uint64_t)(o->data - tf->data), false,
-			   "options", tf->path, err };
+			   "options", tf->path, err, NULL };
 	const char *name, *clock;
 	struct tf_buffer *b;
 	uint64_t off;

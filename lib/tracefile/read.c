@@ -3,9 +3,12 @@
  * the metadata parsers shared with version 7 (read-v7.c), options, and
  * the getters of include/strobe/tracefile.h.
  *
- * The whole file is mapped read-only (or read into memory when it cannot
- * be mapped, e.g. a pipe) and parsed with struct tf_rd, a cursor that
- * checks every read against the end of its range.  Every count found in
+ * Only regular files are read (a FIFO or a device is refused at once: a
+ * pipe cannot be re-read and /dev/zero never ends).  The file is parsed
+ * through an image of it that is filled in as the parsers reach its bytes
+ * (format.h), with struct tf_rd, a cursor that checks every read against
+ * the end of its range; the magic and the initial header are checked
+ * before anything else is read.  Every count found in
  * the file is bounded by the bytes left, so a hostile file can neither
  * make us loop nor allocate more than it is large (decompressed sections
  * are capped separately in read-v7.c).  The parsed metadata is loaded
@@ -28,6 +31,7 @@
 
 #include "fmtcheck.h"
 #include "format.h"
+#include "../util/file.h"
 
 /* ---- bounds-checked reading ------------------------------------------ */
 
@@ -38,7 +42,7 @@ void tf_rd_file(struct tf_rd *r, struct strobe_tracefile *tf, uint64_t off,
 		end = tf->len;
 	if (off > end)
 		off = end;
-	r->p = tf->data + off;
+	r->p = tf->data ? tf->data + off : NULL;	/* NULL: an empty file */
 	r->len = end - off;
 	r->pos = 0;
 	r->file_off = off;
@@ -46,6 +50,50 @@ void tf_rd_file(struct tf_rd *r, struct strobe_tracefile *tf, uint64_t off,
 	r->section = section;
 	r->path = tf->path;
 	r->err = err;
+	r->tf = tf;
+}
+
+static bool block_loaded(const struct strobe_tracefile *tf, uint64_t b)
+{
+	return tf->loaded[b / 8] & (1u << (b % 8));
+}
+
+int tf_load(struct strobe_tracefile *tf, uint64_t off, uint64_t n,
+	    struct strobe_error *err)
+{
+	uint64_t b, e, last;
+	int ret;
+
+	if (off >= tf->len || !n || !tf->loaded)
+		return 0;
+	if (n > tf->len - off)
+		n = tf->len - off;
+	b = off / TF_LOAD_BLOCK;
+	last = (off + n - 1) / TF_LOAD_BLOCK;
+	for (; b <= last; b = e) {
+		uint64_t start, end;
+
+		if (block_loaded(tf, b)) {
+			e = b + 1;
+			continue;
+		}
+		for (e = b + 1; e <= last && !block_loaded(tf, e); e++)
+			;
+		start = b * TF_LOAD_BLOCK;
+		end = e * TF_LOAD_BLOCK < tf->len ? e * TF_LOAD_BLOCK : tf->len;
+		ret = strobe_file_pread_all(tf->fd, (uint8_t *)tf->data + start,
+					    (size_t)(end - start), start);
+		if (ret == -ENODATA)
+			return strobe_err(err, -EIO, "%s: the file shrank while being read "
+					  "(it had %zu bytes when opened; offset %" PRIu64
+					  " is gone)", tf->path, tf->len, start);
+		if (ret)
+			return strobe_err(err, ret, "%s: cannot read at offset %" PRIu64 ": %s",
+					  tf->path, start, strerror(-ret));
+		for (; b < e; b++)
+			tf->loaded[b / 8] |= (uint8_t)(1u << (b % 8));
+	}
+	return 0;
 }
 
 int tf_rd_fail(struct tf_rd *r, size_t need)
@@ -81,10 +129,22 @@ static size_t rd_left(const struct tf_rd *r)
 
 int tf_bytes(struct tf_rd *r, size_t n, const uint8_t **out)
 {
-	*out = r->p + r->pos;	/* also on failure: callers never use it then */
+	int ret;
+
+	*out = r->p ? r->p + r->pos : NULL;	/* also on failure: never used then */
 	if (n > rd_left(r))
 		return tf_rd_fail(r, n);
+	if (r->tf && (ret = tf_load(r->tf, r->file_off + r->pos, n, r->err)))
+		return ret;
 	*out = r->p + r->pos;
+	r->pos += n;
+	return 0;
+}
+
+int tf_skip(struct tf_rd *r, size_t n)
+{
+	if (n > rd_left(r))
+		return tf_rd_fail(r, n);
 	r->pos += n;
 	return 0;
 }
@@ -130,9 +190,23 @@ int tf_u64(struct tf_rd *r, uint64_t *v)
 
 int tf_str(struct tf_rd *r, const char **out)
 {
-	const uint8_t *s = r->p + r->pos;
-	const uint8_t *nul = memchr(s, 0, rd_left(r));
+	const uint8_t *s = r->p ? r->p + r->pos : NULL;
+	const uint8_t *nul = NULL;
+	size_t at = 0;
+	int ret;
 
+	/* read the file in a block at a time until the NUL */
+	while (!nul && at < rd_left(r)) {
+		uint64_t off = r->file_off + r->pos + at;
+		size_t n = TF_LOAD_BLOCK - (size_t)(off % TF_LOAD_BLOCK);
+
+		if (n > rd_left(r) - at)
+			n = rd_left(r) - at;
+		if (r->tf && (ret = tf_load(r->tf, off, n, r->err)))
+			return ret;
+		nul = memchr(s + at, 0, n);
+		at += n;
+	}
 	if (!nul)
 		return tf_rd_fail(r, rd_left(r) + 1);
 	*out = (const char *)s;
@@ -218,7 +292,10 @@ static int parse_formats(struct strobe_tracefile *tf, struct tf_rd *r,
 	for (i = 0; i < count; i++) {
 		if ((ret = rd_blob64(r, &p, &n)))
 			return ret;
-		strobe_tep_format(&tf->t, (const char *)p, n, system);
+		/* as trace-cmd: a format libtraceevent refuses, or that could
+		 * crash it (fmtcheck.c), is skipped; the file says which */
+		if (!strobe_tep_format(&tf->t, (const char *)p, n, system))
+			tf_diag_bad_format(tf, system, (const char *)p, n);
 	}
 	return 0;
 }
@@ -511,7 +588,7 @@ static int read_v6(struct strobe_tracefile *tf, struct tf_rd *r)
 	for (i = 0; i < nr_opts; i++) {
 		const struct tf_option *o = &tf->opts[i];
 		struct tf_rd b = { o->data, o->size, 0, 0, false, "options",
-				   tf->path, r->err };
+				   tf->path, r->err, NULL };
 		struct tf_rd t;
 		struct tf_buffer *buf;
 		const char *name;
@@ -673,65 +750,48 @@ static void load_offset(struct strobe_tracefile *tf)
 
 /* ---- open and close --------------------------------------------------- */
 
+/*
+ * Open the file and set up its image (format.h): nothing is read yet.
+ * Regular files only, checked without blocking on a FIFO.
+ */
 static int load_file(struct strobe_tracefile *tf, struct strobe_error *err)
 {
 	struct stat st;
-	uint8_t *buf = NULL;
-	size_t cap = 0, len = 0;
-	int fd, ret = 0;
+	size_t blocks;
+	void *m;
 
-	fd = open(tf->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	tf->fd = open(tf->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (tf->fd < 0)
 		return strobe_err(err, -errno, "%s: cannot open: %s", tf->path,
 				  strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		ret = strobe_err(err, -errno, "%s: cannot stat: %s", tf->path,
-				 strerror(errno));
-		goto out;
+	if (fstat(tf->fd, &st) < 0)
+		return strobe_err(err, -errno, "%s: cannot stat: %s", tf->path,
+				  strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return strobe_err(err, -EINVAL, "%s: not a regular file (%s): trace files "
+				  "are read from regular files only", tf->path,
+				  strobe_file_kind(&st));
+	(void)fcntl(tf->fd, F_SETFL, fcntl(tf->fd, F_GETFL) & ~O_NONBLOCK);
+	if ((uint64_t)st.st_size > SIZE_MAX / 2)
+		return strobe_err(err, -EFBIG, "%s: too large", tf->path);
+	tf->len = (size_t)st.st_size;
+	if (!tf->len)
+		return 0;
+	blocks = (tf->len + TF_LOAD_BLOCK - 1) / TF_LOAD_BLOCK;
+	tf->map_len = blocks * TF_LOAD_BLOCK;
+	/* address space only: pages exist once bytes are read into them */
+	m = mmap(NULL, tf->map_len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	tf->loaded = calloc(blocks / 8 + 1, 1);
+	if (m == MAP_FAILED || !tf->loaded) {
+		if (m != MAP_FAILED)
+			munmap(m, tf->map_len);
+		tf->map_len = 0;
+		return strobe_err(err, -ENOMEM, "%s: out of memory (%zu bytes)", tf->path,
+				  tf->len);
 	}
-	if (S_ISREG(st.st_mode) && st.st_size > 0) {
-		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-
-		if (m != MAP_FAILED) {
-			tf->data = m;
-			tf->len = (size_t)st.st_size;
-			tf->mapped = true;
-			goto out;
-		}
-	}
-	/* Not mappable (pipe, empty, special file): read it all. */
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			uint8_t *b;
-
-			cap = cap ? cap * 2 : 1 << 16;
-			if (!(b = realloc(buf, cap))) {
-				ret = strobe_err(err, -ENOMEM, "%s: out of memory", tf->path);
-				goto out;
-			}
-			buf = b;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = strobe_err(err, -errno, "%s: cannot read: %s", tf->path,
-					 strerror(errno));
-			goto out;
-		}
-		if (!n)
-			break;
-		len += (size_t)n;
-	}
-	tf->data = buf;
-	tf->len = len;
-	buf = NULL;
-out:
-	free(buf);
-	close(fd);
-	return ret;
+	tf->data = m;
+	return 0;
 }
 
 void strobe_tracefile_close(struct strobe_tracefile *tf)
@@ -755,10 +815,12 @@ void strobe_tracefile_close(struct strobe_tracefile *tf)
 	free(tf->stats);
 	free(tf->info);
 	free(tf->compression);
-	if (tf->mapped)
-		munmap((void *)tf->data, tf->len);
-	else
-		free((void *)tf->data);
+	tf_diag_free(tf);
+	if (tf->data)
+		munmap((void *)tf->data, tf->map_len);
+	free(tf->loaded);
+	if (tf->fd >= 0)
+		close(tf->fd);
 	free(tf->path);
 	free(tf);
 }
@@ -772,10 +834,13 @@ static int read_initial(struct strobe_tracefile *tf, struct tf_rd *r)
 	uint32_t ps;
 	int ret;
 
-	if (tf->len < TF_MAGIC_LEN || memcmp(tf->data, TF_MAGIC, TF_MAGIC_LEN))
+	if (tf->len < TF_MAGIC_LEN || (ret = tf_bytes(r, TF_MAGIC_LEN, &p)) ||
+	    memcmp(p, TF_MAGIC, TF_MAGIC_LEN)) {
+		if (r->err && r->err->code == -EIO)
+			return r->err->code;	/* could not read it */
 		return strobe_err(r->err, -EINVAL, "%s: not a trace-cmd file (bad magic)",
 				  tf->path);
-	r->pos = TF_MAGIC_LEN;
+	}
 	if ((ret = tf_str(r, &ver)))
 		return ret;
 	v = strtol(ver, &end, 10);
@@ -808,33 +873,56 @@ static int read_initial(struct strobe_tracefile *tf, struct tf_rd *r)
 }
 
 /*
- * A v6 file (as strobe writes them) whose process and container table
- * lies past its end was cut short: say so, since names will be missing.
- * (Files converted by trace-cmd carry the option with stale offsets; their
- * version is 7 and they simply have no table.)
+ * strobe's process and container table (STROBE_MODEL option): read it in
+ * (strobe_tracefile_model_table hands it out).  A v6 file (as strobe
+ * writes them) whose table lies past its end was cut short, or whose
+ * table is not one: return why into why[size] ("" when all is well; files
+ * converted by trace-cmd carry the option with stale offsets, their
+ * version is 7, and they simply have no table).
  */
-static void check_model_table(struct strobe_tracefile *tf)
+static void check_model_table(struct strobe_tracefile *tf, char *why, size_t size)
 {
+	static const char magic[] = "strobe-model ";
+	struct strobe_error e = { 0, "" };
 	size_t osize = 0;
 	const uint8_t *o = strobe_tracefile_option(tf, STROBE_TFO_STROBE_MODEL, &osize);
 	uint64_t off, len;
 
-	if (tf->version != 6 || !o || osize < 16 || tf->damage[0])
+	why[0] = '\0';
+	if (!o || osize < 16)
 		return;
 	off = le(o, 8);
 	len = le(o + 8, 8);
-	if (len && (off > tf->len || len > tf->len - off))
-		snprintf(tf->damage, sizeof(tf->damage),
-			 "%s: truncated: the process and container table (offset %" PRIu64
-			 ", %" PRIu64 " bytes) runs past the end of the file (%zu bytes); "
-			 "tasks and containers the events do not name show as unknown",
-			 tf->path, off, len, tf->len);
+	if (!len)
+		return;		/* recorded without one */
+	if (off <= tf->len && len <= tf->len - off) {
+		if (tf_load(tf, off, len, &e)) {
+			snprintf(why, size, "%s", e.msg);
+			if (!tf->damage[0])
+				snprintf(tf->damage, sizeof(tf->damage), "%s", e.msg);
+		} else if (tf->version == 6 && !strobe_tracefile_model_table(tf, NULL)) {
+			snprintf(why, size, "%s: the process and container table is missing: "
+				 "what lies at its place (offset %" PRIu64 ", %" PRIu64 " bytes) "
+				 "has no '%.12s' header; tasks and containers the events do not "
+				 "name show as unknown", tf->path, off, len, magic);
+		}
+		return;
+	}
+	if (tf->version != 6)
+		return;
+	snprintf(why, size, "%s: truncated: the process and container table is missing "
+		 "(offset %" PRIu64 ", %" PRIu64 " bytes, past the end of the file at %zu "
+		 "bytes); tasks and containers the events do not name show as unknown",
+		 tf->path, off, len, tf->len);
+	if (!tf->damage[0])
+		snprintf(tf->damage, sizeof(tf->damage), "%.500s", why);
 }
 
 int strobe_tracefile_open(const char *path, struct strobe_tracefile **out,
 			  struct strobe_error *err)
 {
 	struct strobe_tracefile *tf;
+	char model_problem[600];
 	struct tf_rd r;
 	int ret;
 
@@ -845,6 +933,7 @@ int strobe_tracefile_open(const char *path, struct strobe_tracefile **out,
 		free(tf);
 		return strobe_err(err, -ENOMEM, "%s: out of memory", path);
 	}
+	tf->fd = -1;
 	if ((ret = load_file(tf, err)))
 		goto fail;
 	tf_rd_file(&r, tf, 0, tf->len, "initial header", err);
@@ -870,7 +959,9 @@ int strobe_tracefile_open(const char *path, struct strobe_tracefile **out,
 	if ((ret = load_cpustats(tf, err)) || (ret = load_info(tf, err)))
 		goto fail;
 	load_offset(tf);
-	check_model_table(tf);
+	check_model_table(tf, model_problem, sizeof(model_problem));
+	if ((ret = tf_diag_open(tf, model_problem[0] ? model_problem : NULL, err)))
+		goto fail;
 	*out = tf;
 	return 0;
 fail:
@@ -904,7 +995,7 @@ const char *strobe_tracefile_compression(const struct strobe_tracefile *tf)
 
 unsigned strobe_tracefile_bad_formats(const struct strobe_tracefile *tf)
 {
-	return tf->t.nr_bad_formats;
+	return tf->nr_bad_formats;
 }
 
 const char *strobe_tracefile_damage(const struct strobe_tracefile *tf)

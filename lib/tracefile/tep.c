@@ -67,15 +67,24 @@ int strobe_tep_header_page(struct strobe_tep *t, const char *text, size_t n,
 	return 0;
 }
 
-void strobe_tep_format(struct strobe_tep *t, const char *text, size_t n,
+bool strobe_tep_format(struct strobe_tep *t, const char *text, size_t n,
 		       const char *system)
 {
+	int before;
+
 	/* As trace-cmd: a format libtraceevent rejects is skipped; so is one
 	 * it might crash on (fmtcheck.c). */
-	if (tf_format_check(text, n, NULL))
-		tep_parse_event(t->tep, text, n, system);
-	else
+	if (!tf_format_check(text, n, NULL)) {
 		t->nr_bad_formats++;
+		return false;
+	}
+	before = tep_get_events_count(t->tep);
+	tep_parse_event(t->tep, text, n, system);
+	if (tep_get_events_count(t->tep) == before) {	/* not even kept as failed */
+		t->nr_bad_formats++;
+		return false;
+	}
+	return true;
 }
 
 /*

@@ -33,9 +33,10 @@ int strobe_tep_init(struct strobe_tep *t, unsigned long_size, unsigned page_size
 int strobe_tep_header_page(struct strobe_tep *t, const char *text, size_t n,
 			   unsigned long_size) STROBE_HIDDEN;
 
-/* One event format of `system`; a format libtraceevent rejects or that
- * fails fmtcheck is skipped (nr_bad_formats counts the latter). */
-void strobe_tep_format(struct strobe_tep *t, const char *text, size_t n,
+/* One event format of `system`.  A format that fails fmtcheck, or that
+ * libtraceevent refuses outright, is skipped and counted in
+ * nr_bad_formats: false.  True when it was registered. */
+bool strobe_tep_format(struct strobe_tep *t, const char *text, size_t n,
 		       const char *system) STROBE_HIDDEN;
 
 /* Text blobs, copied and NUL-terminated here; empty ones are ignored. */

@@ -19,6 +19,14 @@
  * CPU data is copied with copy_file_range (read/write where that is not
  * possible), whole pages only, optionally punching the copied ranges out
  * of the source so assembling costs almost no extra disk space.
+ *
+ * The file is created under a random name next to the output
+ * (lib/util/file.h: O_EXCL, mode 0600, never through a symlink) and
+ * renamed over the output at commit: an existing file, or a symlink
+ * someone planted at the output's name, stays as it was until then, and
+ * is then replaced as a name (a symlink's target is never written).
+ * A little room past the header is preallocated at open (and given back
+ * at close), so that on a nearly full disk the first CPU data still fits.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,14 +38,18 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "../util/file.h"
 
 #define COPY_CHUNK	(8u << 20)
 #define CPUSTAT_SLOT	(6 + TF_CPUSTAT_ROOM)
 #define INFO_SLOT	(6 + TF_INFO_ROOM)
+#define RESERVE_BYTES	(2u << 20)	/* preallocated past the header */
 
 struct strobe_tf_writer {
 	int fd;
-	char *path;
+	char *path;		/* the output's final name */
+	char *tmp;		/* the name it is written under; NULL once
+				 * committed (renamed to path) */
 	unsigned page_size;
 	int nr_cpus;
 	int next_cpu;		/* add_cpu must be called in CPU order */
@@ -341,9 +353,9 @@ int strobe_tf_writer_open(const char *path, const struct strobe_tf_meta *meta,
 	fill_info(b.p + w->info_off, meta->strobe_info);
 	w->end = b.len;
 
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	w->fd = strobe_file_create_tmp(path, &w->tmp, err);
 	if (w->fd < 0) {
-		ret = strobe_err(err, -errno, "%s: cannot create: %s", path, strerror(errno));
+		ret = w->fd;
 		goto fail;
 	}
 	if ((ret = pwrite_all(w->fd, b.p, b.len, 0))) {
@@ -354,6 +366,8 @@ int strobe_tf_writer_open(const char *path, const struct strobe_tf_meta *meta,
 		goto fail;
 	}
 	free(b.p);
+	/* disk-full insurance; best effort (tmpfs, old kernels: no room kept) */
+	(void)!fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)w->end, RESERVE_BYTES);
 	*out = w;
 	return 0;
 fail:
@@ -361,6 +375,9 @@ fail:
 	if (w) {
 		if (w->fd >= 0)
 			close(w->fd);
+		if (w->tmp)
+			unlink(w->tmp);
+		free(w->tmp);
 		free(w->cpu_off);
 		free(w->cpu_size);
 		free(w->path);
@@ -517,10 +534,43 @@ int strobe_tf_writer_add_model(struct strobe_tf_writer *w, const char *text,
 	return 0;
 }
 
+int strobe_tf_writer_commit(struct strobe_tf_writer *w, struct strobe_error *err)
+{
+	if (!w->tmp)
+		return 0;
+	if (rename(w->tmp, w->path) < 0)
+		return strobe_err(err, -errno, "%s: cannot put the new file in place "
+				  "(rename from %s): %s", w->path, w->tmp, strerror(errno));
+	free(w->tmp);
+	w->tmp = NULL;
+	return 0;
+}
+
+static void writer_free(struct strobe_tf_writer *w)
+{
+	free(w->cpu_off);
+	free(w->cpu_size);
+	free(w->path);
+	free(w->tmp);
+	free(w);
+}
+
+void strobe_tf_writer_discard(struct strobe_tf_writer *w)
+{
+	if (!w)
+		return;
+	close(w->fd);
+	if (w->tmp)
+		unlink(w->tmp);
+	writer_free(w);
+}
+
 int strobe_tf_writer_close(struct strobe_tf_writer *w,
 			   const char *const *cpustats, const char *strobe_info,
 			   struct strobe_error *err)
 {
+	struct stat st;
+
 	uint8_t slot[INFO_SLOT > CPUSTAT_SLOT ? INFO_SLOT : CPUSTAT_SLOT];
 	uint8_t *table = NULL;
 	int cpu, ret = 0;
@@ -557,11 +607,16 @@ int strobe_tf_writer_close(struct strobe_tf_writer *w,
 	free(table);
 	if (ret)
 		strobe_err(err, ret, "%s: cannot finish the file: %s", w->path, strerror(-ret));
+	/* give back what is left of the room preallocated at open */
+	if (fstat(w->fd, &st) == 0)
+		(void)!ftruncate(w->fd, st.st_size);
 	if (close(w->fd) < 0 && !ret)
 		ret = strobe_err(err, -errno, "%s: cannot close: %s", w->path, strerror(errno));
-	free(w->cpu_off);
-	free(w->cpu_size);
-	free(w->path);
-	free(w);
+	w->fd = -1;
+	if (!ret)
+		ret = strobe_tf_writer_commit(w, err);
+	if (ret && w->tmp)
+		unlink(w->tmp);		/* unfinished: the old file stays */
+	writer_free(w);
 	return ret;
 }

@@ -4,7 +4,7 @@
  * into one stream, and format each event as trace-cmd text (with and
  * without the format cache) and as JSON.
  *
- * The input is a whole trace file, put in a memfd so the reader maps it
+ * The input is a whole trace file, put in a memfd so the reader opens it
  * like a real file.  Opening must fail cleanly or succeed; the stream
  * must end (each call consumes a record or a page, so the number of calls
  * is bounded by the file size); formatting must never read outside the

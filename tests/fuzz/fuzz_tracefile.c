@@ -1,7 +1,7 @@
 /*
  * fuzz_tracefile.c - libFuzzer harness for the trace.dat reader.
  *
- * Each input is put in a memfd (so the reader maps it like a real file),
+ * Each input is put in a memfd (so the reader opens it like a real file),
  * opened, and every page of every CPU of every buffer is read.  Opening
  * must fail cleanly or succeed; reading must terminate.  The seed corpus
  * (corpus/fuzz_tracefile/) holds a v6 file from strobe's writer and its

@@ -13,6 +13,7 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <strobe/strobe.h>
@@ -321,6 +322,85 @@ static void test_json_escapes_and_deep_nesting(void)
 	free(deep);
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Anyone may plant a FIFO (open would block forever) or a symlink to
+ * /dev/zero (read would never end) where rootless podman keeps its
+ * metadata.  The lookup skips them at once, says so in m.warning, prints
+ * nothing, and still finds the name in the next store.
+ */
+static void test_fifo_and_symlink_at_podman_metadata_are_skipped_with_warning(void)
+{
+	struct passwd *pw = getpwuid(getuid());
+	struct strobe_container_meta m;
+	struct strobe_cgroup_id id;
+	char path[600], rel[400];
+	double t0;
+	int r;
+
+	if (!pw) {
+		printf("SKIP test_fifo_and_symlink_at_podman_metadata: no passwd entry\n");
+		return;
+	}
+	snprintf(path, sizeof(path), "/user.slice/user-%u.slice/user@%u.service/"
+		 "user.slice/libpod-" C ".scope", getuid(), getuid());
+	id = cg(path);
+	make_root();
+	/* home store: a FIFO as containers.json, a FIFO as the container's
+	 * userdata/config.json */
+	snprintf(rel, sizeof(rel), "%s/.local/share/containers/storage/"
+		 "overlay-containers/containers.json", pw->pw_dir + 1);
+	put(rel, "");
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	unlink(path);
+	REQUIRE(mkfifo(path, 0666) == 0);
+	snprintf(rel, sizeof(rel), "%s/.local/share/containers/storage/"
+		 "overlay-containers/" C "/userdata/config.json", pw->pw_dir + 1);
+	put(rel, "");
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	unlink(path);
+	REQUIRE(mkfifo(path, 0666) == 0);
+	/* runtime store: symlinks to /dev/zero */
+	snprintf(rel, sizeof(rel), "run/user/%u/containers/overlay-containers/"
+		 "containers.json", getuid());
+	put(rel, "");
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	unlink(path);
+	REQUIRE(symlink("/dev/zero", path) == 0);
+
+	t0 = now_s();
+	r = strobe_container_lookup(root, &id, &m);
+	CHECK(now_s() - t0 < 1.0);
+	CHECK_EQ(r, 0);				/* fell back to the short ID */
+	CHECK_STR(m.name, "7e1b3a7f0b3d");
+	CHECK(strstr(m.warning, "userdata/config.json") != NULL);
+	CHECK(strstr(m.warning, "not a regular file (a FIFO)") != NULL);
+
+	/* only the symlink left in the way: said so; then the system store
+	 * (further down the list) still answers */
+	snprintf(rel, sizeof(rel), "%s/.local", pw->pw_dir + 1);
+	snprintf(path, sizeof(path), "rm -rf '%s/%s'", root, rel);
+	REQUIRE(system(path) == 0);
+	t0 = now_s();
+	r = strobe_container_lookup(root, &id, &m);
+	CHECK(now_s() - t0 < 1.0);
+	CHECK_EQ(r, 0);
+	CHECK(strstr(m.warning, "containers.json: is a symlink") != NULL);
+	put("var/lib/containers/storage/overlay-containers/containers.json",
+	    "[{\"id\":\"" C "\",\"names\":[\"behind\"]}]");
+	CHECK_EQ(strobe_container_lookup(root, &id, &m), 1);
+	CHECK_STR(m.name, "behind");
+	CHECK(strstr(m.warning, "is a symlink") != NULL);
+	remove_root();
+}
+
 TESTS(T(test_docker_config_v2_name),
       T(test_docker_data_root_and_kube_labels),
       T(test_podman_containers_json),
@@ -330,4 +410,5 @@ TESTS(T(test_docker_config_v2_name),
       T(test_missing_runtime_falls_back_to_short_id),
       T(test_no_container_id),
       T(test_malformed_metadata_is_not_an_error),
-      T(test_json_escapes_and_deep_nesting));
+      T(test_json_escapes_and_deep_nesting),
+      T(test_fifo_and_symlink_at_podman_metadata_are_skipped_with_warning));

@@ -9,6 +9,7 @@
  * Fault tests truncate and corrupt files: open fails cleanly or succeeds,
  * and reading pages terminates (ASan/UBSan catch the rest).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -27,6 +28,7 @@
 #include "test.h"
 
 #define PS		4096u
+#define TF_MAGIC_TEXT	"\x17\x08\x44tracing"
 
 /*
  * libtraceevent leaks on some format texts (real kernel ones included);
@@ -747,6 +749,8 @@ static void test_unclosed_writer_leaves_file_with_no_data(void)
 		if (fd < 0 || strobe_tf_writer_add_cpu(w, 0, fd, UINT64_MAX, false, &err))
 			_exit(2);
 		unlink(src);
+		if (strobe_tf_writer_commit(w, &err))	/* made visible early */
+			_exit(3);
 		_exit(0);	/* "crash" before close */
 	}
 	REQUIRE(pid > 0 && waitpid(pid, &st, 0) == pid);
@@ -797,7 +801,7 @@ static void test_add_cpu_out_of_space_keeps_whole_pages_and_file_readable(void)
 		fd0 = cpu_source(0, 4, 0, &s0);
 		fd1 = cpu_source(1, 2, 0, &s1);
 		if (fd0 < 0 || fd1 < 0 || strobe_tf_writer_open(path, &m, 2, &w, &err) ||
-		    stat(path, &sb))
+		    strobe_tf_writer_commit(w, &err) || stat(path, &sb))
 			_exit(10);
 		rl.rlim_cur = rl.rlim_max = (rlim_t)sb.st_size + PS + PS / 2;
 		if (setrlimit(RLIMIT_FSIZE, &rl))
@@ -946,43 +950,279 @@ static void test_long_cpustat_and_info_are_cut_at_line_boundaries(void)
 	drop(path);
 }
 
-static void test_pipe_input_reads_like_a_file(void)
+/*
+ * Inputs that are no regular file are refused at once, before anything
+ * is read: a pipe (it cannot be read again, and a FIFO nobody writes would
+ * block), a device (/dev/zero never ends).
+ */
+static void test_pipe_and_device_inputs_are_refused_at_once(void)
 {
 	struct strobe_error err = { 0 };
 	struct strobe_tracefile *tf;
-	char *path = write_fixture(), fdpath[64];
-	size_t len;
-	uint8_t *d;
+	char fdpath[64], fifo[64] = "/tmp/strobe-fifo-XXXXXX";
 	int pfd[2];
-	pid_t pid;
 
-	REQUIRE(path && (d = slurp(path, &len)));
 	REQUIRE(pipe(pfd) == 0);
-	pid = fork();
-	if (pid == 0) {
-		size_t off = 0;
-
-		close(pfd[0]);
-		while (off < len) {
-			ssize_t n = write(pfd[1], d + off, len - off);
-
-			if (n <= 0)
-				_exit(1);
-			off += (size_t)n;
-		}
-		_exit(0);
-	}
-	close(pfd[1]);
+	REQUIRE(write(pfd[1], TF_MAGIC_TEXT, 10) == 10);
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", pfd[0]);
-	CHECK_EQ(strobe_tracefile_open(fdpath, &tf, &err), 0);
-	if (tf) {
-		CHECK_EQ(check_pages(tf, 0), 0);
-		strobe_tracefile_close(tf);
-	}
+	CHECK_EQ(strobe_tracefile_open(fdpath, &tf, &err), -EINVAL);
+	CHECK(strstr(err.msg, "not a regular file (a FIFO)") != NULL);
 	close(pfd[0]);
-	waitpid(pid, NULL, 0);
-	free(d);
+	close(pfd[1]);
+
+	CHECK_EQ(strobe_tracefile_open("/dev/zero", &tf, &err), -EINVAL);
+	CHECK(strstr(err.msg, "/dev/zero: not a regular file (a character device)") != NULL);
+
+	/* a FIFO with no writer: open must not block */
+	REQUIRE(mkdtemp(fifo));
+	strcat(fifo, "/f");
+	REQUIRE(mkfifo(fifo, 0600) == 0);
+	alarm(10);	/* a hang fails the test instead of stalling make check */
+	CHECK_EQ(strobe_tracefile_open(fifo, &tf, &err), -EINVAL);
+	alarm(0);
+	CHECK(strstr(err.msg, "FIFO") != NULL);
+	unlink(fifo);
+	*strrchr(fifo, '/') = '\0';
+	rmdir(fifo);
+}
+
+/*
+ * A file that shrinks while it is read: the cursor that meets the missing
+ * data fails with an error naming the file (never SIGBUS), and so does
+ * opening a file whose metadata is gone.
+ */
+static void test_file_shrinking_while_read_gives_error_not_sigbus(void)
+{
+	struct strobe_error err = { 0 };
+	struct strobe_tracefile *tf;
+	struct strobe_tf_cpu *c;
+	const uint8_t *page;
+	char *path = write_fixture();
+	struct stat st;
+	int r, n = 0;
+
+	REQUIRE(path && stat(path, &st) == 0);
+	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
+	/* cut the file inside CPU 0's data (3 pages, then CPU 1's 2) */
+	REQUIRE(truncate(path, st.st_size - 4 * PS) == 0);
+	REQUIRE(strobe_tf_cpu_open(tf, 0, 0, &c, &err) == 0);
+	while ((r = strobe_tf_cpu_next_page(c, &page, &err)) == 1)
+		n++;
+	CHECK_EQ(r, -EIO);
+	CHECK(strstr(err.msg, "shrank while being read") != NULL);
+	CHECK(strstr(err.msg, path) != NULL);
+	CHECK(n < 3);
+	strobe_tf_cpu_close(c);
+	strobe_tracefile_close(tf);
 	drop(path);
+}
+
+/* Stream every event of tf through see_event, then events_done. */
+static int see_all(struct strobe_tracefile *tf)
+{
+	struct strobe_error err = { 0 };
+	struct strobe_stream_stats st;
+	struct strobe_stream *s;
+	struct strobe_event ev;
+	int n = 0;
+
+	if (strobe_stream_open_file(tf, NULL, &s, &err) < 0)
+		return -1;
+	while (strobe_stream_next(s, &ev, &err) > 0) {
+		strobe_tracefile_see_event(tf, &ev);
+		n++;
+	}
+	strobe_stream_stats(s, &st);
+	strobe_stream_close(s);
+	return strobe_tracefile_events_done(tf, &st, NULL) < 0 ? -1 : n;
+}
+
+/*
+ * Diagnostics: the fixture's are what its info and statistics say; a file
+ * whose CPU 0 pages go back in time has one "time_backwards" entry, given
+ * once however often events_done is called.
+ */
+static void test_diagnostics_time_backwards_and_intact_file(void)
+{
+	struct strobe_error err = { 0 };
+	struct strobe_tf_writer *w;
+	struct strobe_tracefile *tf;
+	enum strobe_tf_diag_kind kind = 0;
+	struct strobe_tf_meta m;
+	char *path = write_fixture(), *src;
+	uint8_t page[PS];
+	const char *msg;
+	int fd;
+
+	REQUIRE(path);
+	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
+	CHECK_EQ(see_all(tf), 25);
+	/* the fixture's info and CPU 1's statistics say what went wrong */
+	CHECK_EQ(strobe_tracefile_nr_diags(tf), 2);
+	msg = strobe_tracefile_diag(tf, 0, &kind);
+	CHECK_EQ(kind, STROBE_TF_DIAG_INCOMPLETE);
+	CHECK_STR(msg, "the recording was incomplete: disk full");
+	msg = strobe_tracefile_diag(tf, 1, &kind);
+	CHECK_EQ(kind, STROBE_TF_DIAG_LOST_EVENTS);
+	CHECK(msg && strstr(msg, "overwrote 7 events") && strstr(msg, "CPU 1: 7"));
+	strobe_tracefile_close(tf);
+
+	/* CPU 0: page 2's events, then page 0's (200 us earlier) */
+	fill_meta(&m, NULL);
+	src = tmpfile_path();
+	REQUIRE(src && (fd = open(src, O_RDWR)) >= 0);
+	make_page(page, 0, 2);
+	REQUIRE(write(fd, page, PS) == PS);
+	make_page(page, 0, 0);
+	REQUIRE(write(fd, page, PS) == PS);
+	REQUIRE(strobe_tf_writer_open(path, &m, 1, &w, &err) == 0);
+	CHECK_EQ(strobe_tf_writer_add_cpu(w, 0, fd, UINT64_MAX, false, &err), 0);
+	CHECK_EQ(strobe_tf_writer_close(w, NULL, NULL, &err), 0);
+	close(fd);
+	drop(src);
+	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
+	CHECK_EQ(see_all(tf), 10);
+	CHECK_EQ(strobe_tracefile_events_done(tf, NULL, NULL), 0);	/* no-op */
+	CHECK_EQ(strobe_tracefile_nr_diags(tf), 1);
+	msg = strobe_tracefile_diag(tf, 0, &kind);
+	CHECK_EQ(kind, STROBE_TF_DIAG_TIME_BACKWARDS);
+	CHECK_STR(strobe_tf_diag_name(kind), "time_backwards");
+	CHECK(msg && strstr(msg, "5 events are earlier") && strstr(msg, "CPU 0 at 1.000001") &&
+	      strstr(msg, "204000 ns back"));
+	CHECK(strobe_tracefile_diag(tf, 1, NULL) == NULL);
+	strobe_tracefile_close(tf);
+	drop(path);
+}
+
+/* ---- where the writer writes: symlinks, old files, modes ---- */
+
+/* Entries of dir other than . and .. */
+static int dir_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+static bool file_is(const char *path, const char *text)
+{
+	char buf[256];
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n == (ssize_t)strlen(text) && !memcmp(buf, text, (size_t)n);
+}
+
+static bool put_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	bool ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* Write a one-CPU file to path (committed at close). */
+static int write_small(const char *path)
+{
+	struct strobe_error err = { 0 };
+	struct strobe_tf_writer *w;
+	struct strobe_tf_meta m;
+	char *src;
+	int fd, ret;
+
+	fill_meta(&m, NULL);
+	if ((ret = strobe_tf_writer_open(path, &m, 1, &w, &err)))
+		return ret;
+	fd = cpu_source(0, 2, 0, &src);
+	ret = fd < 0 ? -EIO : strobe_tf_writer_add_cpu(w, 0, fd, UINT64_MAX, false, &err);
+	if (fd >= 0)
+		close(fd);
+	if (src)
+		unlink(src);
+	free(src);
+	if (ret) {
+		strobe_tf_writer_discard(w);
+		return ret;
+	}
+	return strobe_tf_writer_close(w, NULL, NULL, &err);
+}
+
+static void test_writer_replaces_symlink_at_output_never_its_target(void)
+{
+	char dir[] = "/tmp/strobe-out-XXXXXX", victim[64], out[64];
+	struct stat st;
+	mode_t old;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	snprintf(out, sizeof(out), "%s/trace.dat", dir);
+	REQUIRE(put_file(victim, "precious\n"));
+	REQUIRE(symlink(victim, out) == 0);
+	old = umask(0);		/* the mode must not depend on the umask */
+	CHECK_EQ(write_small(out), 0);
+	umask(old);
+	CHECK(file_is(victim, "precious\n"));
+	CHECK(lstat(out, &st) == 0 && S_ISREG(st.st_mode));
+	CHECK_EQ(st.st_mode & 07777, 0600);
+	CHECK_EQ(open_and_drain(out), 1);
+	CHECK_EQ(dir_entries(dir), 2);		/* no temporary file left */
+	unlink(out);
+	unlink(victim);
+	rmdir(dir);
+}
+
+static void test_writer_keeps_old_file_until_commit_and_after_discard(void)
+{
+	char dir[] = "/tmp/strobe-out-XXXXXX", out[64];
+	struct strobe_error err = { 0 };
+	struct strobe_tf_writer *w;
+	struct strobe_tf_meta m;
+	struct stat st;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/keep.dat", dir);
+	REQUIRE(put_file(out, "old recording\n"));
+	fill_meta(&m, NULL);
+
+	/* open, then give up: the old file is as it was, nothing left over */
+	REQUIRE(strobe_tf_writer_open(out, &m, 1, &w, &err) == 0);
+	CHECK(file_is(out, "old recording\n"));
+	CHECK_EQ(dir_entries(dir), 2);		/* old file + the new one's temp */
+	strobe_tf_writer_discard(w);
+	CHECK(file_is(out, "old recording\n"));
+	CHECK_EQ(dir_entries(dir), 1);
+
+	/* commit early: the new (still empty) file is in place at once, and
+	 * discard after commit keeps it */
+	REQUIRE(strobe_tf_writer_open(out, &m, 1, &w, &err) == 0);
+	CHECK_EQ(strobe_tf_writer_commit(w, &err), 0);
+	CHECK_EQ(strobe_tf_writer_commit(w, &err), 0);	/* again: nothing to do */
+	CHECK(!file_is(out, "old recording\n"));
+	CHECK(stat(out, &st) == 0 && (st.st_mode & 07777) == 0600);
+	strobe_tf_writer_discard(w);
+	CHECK_EQ(open_and_drain(out), 1);	/* readable, with no data */
+	CHECK_EQ(dir_entries(dir), 1);
+
+	/* a directory at the output name: an error, nothing left over */
+	unlink(out);
+	REQUIRE(mkdir(out, 0700) == 0);
+	CHECK(write_small(out) < 0);
+	CHECK_EQ(dir_entries(dir), 1);
+	rmdir(out);
+	rmdir(dir);
 }
 
 /* libtraceevent misbehaves on some inputs: the reader must filter them. */
@@ -1029,5 +1269,9 @@ TESTS(T(test_v6_round_trip_reads_back_metadata_and_pages),
       T(test_add_cpu_with_punch_releases_source_blocks),
       T(test_writer_rejects_bad_meta_and_out_of_order_cpus),
       T(test_long_cpustat_and_info_are_cut_at_line_boundaries),
-      T(test_pipe_input_reads_like_a_file),
-      T(test_malformed_printk_lines_and_formats_are_skipped));
+      T(test_pipe_and_device_inputs_are_refused_at_once),
+      T(test_file_shrinking_while_read_gives_error_not_sigbus),
+      T(test_malformed_printk_lines_and_formats_are_skipped),
+      T(test_diagnostics_time_backwards_and_intact_file),
+      T(test_writer_replaces_symlink_at_output_never_its_target),
+      T(test_writer_keeps_old_file_until_commit_and_after_discard));
