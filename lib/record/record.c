@@ -19,6 +19,20 @@
  *     drain terminates, and the readers are closed before the instance is
  *     removed (tracefs refuses to remove an instance with open files).
  *
+ * Files: the output is written under a random name next to it and renamed
+ * into place only when finished (tracefile writer), so a failed recording
+ * leaves an older file as it was; the per-CPU files are created the same
+ * way (never through a planted symlink, mode 0600) and unlinked at once:
+ * only their descriptors name them.
+ *
+ * SIGKILL: a guardian child, forked before the reader threads start
+ * (while the process is single-threaded), holds copies of the per-CPU
+ * descriptors and of the writer, and waits on a pipe only strobe can
+ * write.  A byte means strobe finished; end-of-file means it died.  The
+ * guardian then turns tracing off, removes the instance (strobe's reader
+ * descriptors died with it) and assembles what the readers had captured
+ * into the output, marked incomplete, within a second or so.
+ *
  * The process and container table (lib/model) is a /proc snapshot taken
  * before tracing starts, completed while recording by a /proc scan every
  * MODEL_SCAN_S seconds (CONTAINER_SCAN_S with -c, whose scan also adds
@@ -34,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -44,6 +59,7 @@
 #include "../model/model-int.h"
 #include "../session/internal.h"
 #include "../stream/page.h"
+#include "../util/file.h"
 
 struct rec {
 	const struct strobe_record_opts *o;
@@ -54,9 +70,10 @@ struct rec {
 	struct strobe_tf_writer *w;
 	struct strobe_capture *cap;
 	int nr_cpus;
-	int *fds;
-	char **tmp;
+	int *fds;		/* per-CPU page files (unlinked: no names) */
 	char **stats;
+	pid_t guard;		/* the guardian, or 0 */
+	int guard_fd;		/* write end of its pipe, or -1 */
 	pid_t child;
 	int go_fd;		/* write end: releases the child */
 	int exec_fd;		/* read end: errno from a failed exec */
@@ -217,24 +234,21 @@ static int known_comms(struct rec *r, const pid_t *tids, size_t n)
 
 static int open_tmp_files(struct rec *r, struct strobe_error *err)
 {
+	char *name;
 	int i;
 
 	r->fds = malloc(r->nr_cpus * sizeof(*r->fds));
-	r->tmp = calloc(r->nr_cpus, sizeof(*r->tmp));
 	r->stats = calloc(r->nr_cpus, sizeof(*r->stats));
-	if (!r->fds || !r->tmp || !r->stats)
+	if (!r->fds || !r->stats)
 		return strobe_err(err, -ENOMEM, "out of memory");
 	for (i = 0; i < r->nr_cpus; i++)
 		r->fds[i] = -1;
 	for (i = 0; i < r->nr_cpus; i++) {
-		if (asprintf(&r->tmp[i], "%s.cpu%d.tmp", r->out, i) < 0) {
-			r->tmp[i] = NULL;
-			return strobe_err(err, -ENOMEM, "out of memory");
-		}
-		r->fds[i] = open(r->tmp[i], O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		r->fds[i] = strobe_file_create_tmp(r->out, &name, err);
 		if (r->fds[i] < 0)
-			return strobe_err(err, -errno, "cannot create %s: %s", r->tmp[i],
-					  strerror(errno));
+			return r->fds[i];
+		unlink(name);
+		free(name);
 	}
 	return 0;
 }
@@ -510,6 +524,107 @@ static int wait_for_end(struct rec *r, double t0)
 	}
 }
 
+/*
+ * In the guardian, once strobe died: what strobe_record would have done
+ * with what the readers had written (see the head comment).  Only the
+ * guardian's own copies are used; nothing here can reach strobe.
+ */
+/* In the guardian: what the kernel still holds, into the CPU files. */
+static void guardian_drain(struct rec *r)
+{
+	unsigned ps = strobe_session_meta_tf(r->meta)->page_size;
+	uint8_t *buf = malloc(ps);
+	char path[512];
+	ssize_t n;
+	int i, fd;
+
+	for (i = 0; buf && i < r->nr_cpus; i++) {
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw",
+			 strobe_session_dir(r->s), i);
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		lseek(r->fds[i], 0, SEEK_END);	/* after what the readers wrote */
+		while ((n = read(fd, buf, ps)) > 0)
+			if (write(r->fds[i], buf, (size_t)n) != n)
+				break;
+		close(fd);
+	}
+	free(buf);
+}
+
+static void guardian_recover(struct rec *r)
+{
+	char *table = NULL;
+	size_t len = 0;
+	int i;
+
+	strobe_session_stop(r->s, NULL);	/* tracing off first */
+	guardian_drain(r);
+	strobe_session_close(r->s);	/* instance removed */
+	for (i = 0; i < r->nr_cpus; i++)
+		strobe_tf_writer_add_cpu(r->w, i, r->fds[i], UINT64_MAX, false, NULL);
+	/* the table as strobe knew it when the guardian was made */
+	if (r->model && !r->o->no_model &&
+	    strobe_model_table_write(r->model, &table, &len, NULL) == 0)
+		strobe_tf_writer_add_model(r->w, table, len, NULL);
+	strobe_tf_writer_close(r->w, NULL, "strobe_version=" STROBE_VERSION "\n"
+			       "incomplete=strobe record was killed; its guardian saved what "
+			       "had been captured\n", NULL);
+}
+
+static int start_guardian(struct rec *r, struct strobe_error *err)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return strobe_err(err, -errno, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return strobe_err(err, -errno, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		ssize_t n;
+		char c;
+
+		close(p[1]);
+		/* ended only by strobe's pipe: a Ctrl-C is strobe's to handle */
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		prctl(PR_SET_NAME, "strobe-guard");
+		if (r->go_fd >= 0)
+			close(r->go_fd);	/* the command waits on strobe only */
+		do
+			n = read(p[0], &c, 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			guardian_recover(r);
+		_exit(0);
+	}
+	close(p[0]);
+	r->guard = pid;
+	r->guard_fd = p[1];
+	return 0;
+}
+
+/* strobe is done (with or without a file): the guardian may go. */
+static void stop_guardian(struct rec *r)
+{
+	if (r->guard_fd >= 0) {
+		(void)!write(r->guard_fd, "d", 1);
+		close(r->guard_fd);
+		r->guard_fd = -1;
+	}
+	if (r->guard > 0) {
+		waitpid(r->guard, NULL, 0);
+		r->guard = 0;
+	}
+}
+
 static void cleanup(struct rec *r, bool keep_output)
 {
 	int i;
@@ -521,25 +636,21 @@ static void cleanup(struct rec *r, bool keep_output)
 		close(r->exec_fd);
 	if (r->child > 0 && !r->child_reaped)
 		reap_child(r, r->res->child_started ? SIGTERM : 0);
-	for (i = 0; r->fds && i < r->nr_cpus; i++) {
+	for (i = 0; r->fds && i < r->nr_cpus; i++)
 		if (r->fds[i] >= 0)
 			close(r->fds[i]);
-		if (r->tmp && r->tmp[i])
-			unlink(r->tmp[i]);
-	}
-	for (i = 0; r->tmp && i < r->nr_cpus; i++)
-		free(r->tmp[i]);
 	for (i = 0; r->stats && i < r->nr_cpus; i++)
 		free(r->stats[i]);
 	free(r->fds);
-	free(r->tmp);
 	free(r->stats);
-	if (r->w)
+	/* a failed recording: an older file at the output stays as it was */
+	if (r->w && keep_output)
 		strobe_tf_writer_close(r->w, NULL, NULL, NULL);
-	if (!keep_output)
-		unlink(r->out);
+	else
+		strobe_tf_writer_discard(r->w);
 	strobe_session_meta_free(r->meta);
 	strobe_session_close(r->s);
+	stop_guardian(r);
 	free(r->extra_cmdlines);
 	strobe_model_free(r->model);
 }
@@ -547,31 +658,6 @@ static void cleanup(struct rec *r, bool keep_output)
 static bool is_disk_full(int e)
 {
 	return e == -ENOSPC || e == -EFBIG || e == -EDQUOT;
-}
-
-/*
- * Disk-full insurance.  Blocks preallocated past the end of the output
- * (FALLOC_FL_KEEP_SIZE) are where the first CPU data will be copied; once
- * that copy has started, the writer punches the copied pages out of the
- * temporary files and the space keeps circulating.  Without it a full
- * disk has no room for the first chunk and the file ends up empty.
- * With `on` false, drop what is left of the reservation.
- */
-#define RESERVE_BYTES (2u << 20)
-static void reserve_space(struct rec *r, bool on)
-{
-	struct stat st;
-	int fd = open(r->out, O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	if (fstat(fd, &st) == 0) {
-		if (on)
-			(void)!fallocate(fd, FALLOC_FL_KEEP_SIZE, st.st_size, RESERVE_BYTES);
-		else
-			(void)!ftruncate(fd, st.st_size);
-	}
-	close(fd);
 }
 
 /*
@@ -646,7 +732,7 @@ static int finish_file(struct rec *r, int cap_err, struct strobe_error *err)
 	 */
 	if (!res->incomplete[0] &&
 	    strobe_session_meta_refresh_cmdlines(r->s, r->extra_cmdlines, r->meta) == 0) {
-		strobe_tf_writer_close(r->w, NULL, NULL, NULL);
+		strobe_tf_writer_discard(r->w);	/* never committed: nothing replaced */
 		r->w = NULL;
 		e = open_writer(r, r->meta, err);
 		if (e < 0)
@@ -692,7 +778,6 @@ static int finish_file(struct rec *r, int cap_err, struct strobe_error *err)
 	free(info);
 	if (e < 0 && !ret)
 		ret = strobe_err(err, e, "%s", e2.msg);
-	reserve_space(r, false);
 	if (stat(r->out, &st) == 0)
 		res->file_size = st.st_size;
 	if (!ret && res->incomplete[0])
@@ -716,7 +801,7 @@ int strobe_record(const struct strobe_record_opts *opts,
 	r.o = opts;
 	r.res = resp ? resp : &dummy;
 	memset(r.res, 0, sizeof(*r.res));
-	r.go_fd = r.exec_fd = -1;
+	r.go_fd = r.exec_fd = r.guard_fd = -1;
 	r.out = opts->output ? opts->output : "trace.dat";
 	snprintf(r.res->output, sizeof(r.res->output), "%s", r.out);
 	strobe_err_clear(err);
@@ -769,7 +854,9 @@ int strobe_record(const struct strobe_record_opts *opts,
 	e = open_writer(&r, r.meta, err);
 	if (e < 0)
 		goto fail_nofile;
-	reserve_space(&r, true);
+	e = start_guardian(&r, err);	/* before any thread exists */
+	if (e < 0)
+		goto fail;
 	{
 		struct strobe_capture_opts co = { sizeof(co), 0, 0, r.meta };
 

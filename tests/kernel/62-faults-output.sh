@@ -42,12 +42,32 @@ mode=$(stat -c %a "$U/trace.dat" 2>/dev/null)
 [ "$mode" = 600 ] && pass faults-output-mode-0600-whatever-the-umask ||
 	fail faults-output-mode-0600-whatever-the-umask "mode $mode"
 
-# For the recorder's part of issue 12 (lib/record): a run whose command
-# cannot be started keeps an older file.  It needs record.c to call
-# strobe_tf_writer_discard() instead of close + unlink(out) on failure:
-#   printf 'keep me\n' > "$WORK/keep.dat"
-#   "$STROBE" record -q -o "$WORK/keep.dat" -- /nonexistent/cmd   # exit 127
-#   [ "$(cat "$WORK/keep.dat")" = "keep me" ]
+# A run whose command cannot be started keeps an older file, and leaves
+# no temporary file (the per-CPU files have no names at all).
+printf 'keep me\n' > "$U/keep.dat"
+timeout 60 "$STROBE" record -q -o "$U/keep.dat" -- /nonexistent/cmd 2>/dev/null
+rc=$?
+[ $rc = 127 ] && [ "$(cat "$U/keep.dat")" = "keep me" ] && [ -z "$(ls -A "$U" | grep -v '^trace\.dat$\|^keep\.dat$')" ] &&
+	pass faults-output-failed-command-keeps-the-old-file ||
+	fail faults-output-failed-command-keeps-the-old-file "rc=$rc $(head -c 40 "$U/keep.dat") $(ls -A "$U" | tr '\n' ' ')"
+
+# SIGKILL 3 s into a busy recording: within a second nothing traces and
+# no instance is left (strobe's guardian), and the output holds the
+# events captured up to the kill, saying the recording was cut.
+B=$WORK/busy.dat
+"$STROBE" record -q -o "$B" -e sched -e syscalls -- "$HELPERS/getppid_n" 100000000 &
+P=$!
+sleep 3
+kill -KILL $P
+wait $P 2>/dev/null
+sleep 1
+inst=$(ls $TRACEFS/instances | grep "^strobe-$P\$")
+pkill -f "getppid_n 100000000"
+n=$(timeout 60 "$STROBE" report -i "$B" 2>"$WORK/killed.err" | grep -c sys_enter)
+if [ -z "$inst" ] && [ "$n" -gt 1000 ] && grep -q 'killed; its guardian saved' "$WORK/killed.err" &&
+	[ "$(stat -c %a "$B")" = 600 ]
+then pass "faults-output-sigkill-instance-gone-within-1s-and-events-saved ($n syscall entries)"
+else fail faults-output-sigkill-instance-gone-within-1s-and-events-saved "instance='$inst' events=$n $(head -2 "$WORK/killed.err" | tr '\n' ' ')"; fi
 
 [ "$(tracefs_state)" = "$BEFORE" ] && pass faults-output-tracefs-untouched ||
 	fail faults-output-tracefs-untouched "$(diff <(echo "$BEFORE") <(tracefs_state) | tr '\n' ' ')"
