@@ -15,7 +15,7 @@ DESTDIR ?=
 CC      ?= cc
 O       := build
 
-PKGS    := libtracefs libtraceevent libzstd
+PKGS    := libtracefs libtraceevent libzstd sqlite3
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

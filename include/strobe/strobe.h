@@ -46,5 +46,6 @@ const char *strobe_version(void);
 #include <strobe/output.h>
 #include <strobe/model.h>
 #include <strobe/analysis.h>
+#include <strobe/sql.h>
 
 #endif
