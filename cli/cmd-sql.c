@@ -49,6 +49,8 @@ static void usage(FILE *f)
 		"      --analyses LIST   analyses loaded as tables (default "
 		STROBE_SQL_ANALYSES ";\n"
 		"                        \"\" for none)\n"
+		"      --logs            also every occurrence: syscalls_log (each call and\n"
+		"                        its duration), schedlat_log, cputop_log\n"
 		"  -v, --verbose         say how the database was made (events/s) on stderr\n"
 		"  -h, --help            show this help\n"
 		"\n"
@@ -60,6 +62,7 @@ static void usage(FILE *f)
 		"  strobe sql -i run.dat --db run.sqlite \\\n"
 		"      \"SELECT comm, count(*) FROM sys_enter GROUP BY comm ORDER BY 2 DESC\"\n"
 		"  strobe sql --json \"SELECT * FROM syscalls WHERE errors > 0\"\n"
+		"  strobe sql --logs \"SELECT syscall, max(duration) FROM syscalls_log GROUP BY 1\"\n"
 		"  sqlite3 run.sqlite '.tables'           the kept database, any SQLite tool\n");
 }
 
@@ -392,7 +395,7 @@ static int run_query(sqlite3 *db, const char *sql, enum fmt fmt, struct trace_se
 
 int cmd_sql(int argc, char **argv)
 {
-	enum { OPT_DB = 256, OPT_REBUILD, OPT_JSON, OPT_CSV, OPT_HOST, OPT_ANALYSES };
+	enum { OPT_DB = 256, OPT_REBUILD, OPT_JSON, OPT_CSV, OPT_HOST, OPT_ANALYSES, OPT_LOGS };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "db", required_argument, NULL, OPT_DB },
@@ -401,6 +404,7 @@ int cmd_sql(int argc, char **argv)
 		{ "csv", no_argument, NULL, OPT_CSV },
 		{ "host-name", required_argument, NULL, OPT_HOST },
 		{ "analyses", required_argument, NULL, OPT_ANALYSES },
+		{ "logs", no_argument, NULL, OPT_LOGS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -440,6 +444,9 @@ int cmd_sql(int argc, char **argv)
 			break;
 		case OPT_ANALYSES:
 			o.analyses = optarg;
+			break;
+		case OPT_LOGS:
+			o.logs = true;
 			break;
 		case 'v':
 			verbose = true;

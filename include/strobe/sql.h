@@ -21,7 +21,8 @@
  *   tasks, containers   the process and container table (model.h)
  *   <analysis>_<table>  each analysis result table ("syscalls.stats" ->
  *                syscalls_stats), columns as in the analysis' --json;
- *                a view <analysis> names its statistics table
+ *                a view <analysis> names its statistics table; with
+ *                strobe_sql_opts.logs, <analysis>_log has every occurrence
  *   meta         key/value facts: schema version, trace path and size,
  *                host, clock, event and loss counts, notes
  *
@@ -60,6 +61,10 @@ struct strobe_sql_opts {
 	/* Comma-separated analyses whose results become tables; NULL means
 	 * STROBE_SQL_ANALYSES, "" none. */
 	const char *analyses;
+	/* Also one row per occurrence in <analysis>_log tables (each system
+	 * call with its duration, each wake-up with its latency, each
+	 * on-CPU interval): what the analyses' --log prints. */
+	bool logs;
 	/* strobe_sql_open: rebuild a kept database even when it is current. */
 	bool rebuild;
 };

@@ -327,10 +327,10 @@ static int resolve_type(struct strobe_sql_sink *k, struct etype *t, struct strob
 		if (!name)
 			goto nomem;
 		c->name = name;
+		t->nr_fields = i + 1;	/* what strobe_sql_sink_free() frees */
 		names[NCOMMON + i] = name;
 		classify(c, f, k->long_size);
 	}
-	t->nr_fields = n;
 	t->ncols = NCOMMON + n;
 
 	/* CREATE TABLE */
@@ -1052,6 +1052,32 @@ static const char *col_decl(enum strobe_col_type type)
 	}
 }
 
+/* Bind one row of result table t to st's parameters 1.. */
+static void bind_table_row(sqlite3_stmt *st, const struct strobe_table *t,
+			   const union strobe_value *row)
+{
+	int i;
+
+	for (i = 0; i < strobe_table_nr_columns(t); i++) {
+		switch (strobe_table_column(t, i)->type) {
+		case STROBE_COL_STR:
+			if (row[i].s)
+				sqlite3_bind_text(st, i + 1, row[i].s, -1, SQLITE_STATIC);
+			else
+				sqlite3_bind_null(st, i + 1);
+			break;
+		case STROBE_COL_INT:
+			sqlite3_bind_int64(st, i + 1, row[i].i);
+			break;
+		case STROBE_COL_PERCENT:
+			sqlite3_bind_double(st, i + 1, row[i].d);
+			break;
+		default:	/* durations, timestamps, bytes: below 2^63 */
+			sqlite3_bind_int64(st, i + 1, (int64_t)row[i].u);
+		}
+	}
+}
+
 /* "syscalls.stats" -> "syscalls_stats" (sqlite3_free() it). */
 static char *sql_table_name(const char *name)
 {
@@ -1107,26 +1133,7 @@ static int write_result_table(sqlite3 *db, const struct strobe_table *t, bool ro
 		goto out;
 	}
 	for (r = 0; r < nr && !ret; r++) {
-		const union strobe_value *row = strobe_table_row(t, r);
-
-		for (i = 0; i < nc; i++) {
-			switch (strobe_table_column(t, i)->type) {
-			case STROBE_COL_STR:
-				if (row[i].s)
-					sqlite3_bind_text(st, i + 1, row[i].s, -1, SQLITE_STATIC);
-				else
-					sqlite3_bind_null(st, i + 1);
-				break;
-			case STROBE_COL_INT:
-				sqlite3_bind_int64(st, i + 1, row[i].i);
-				break;
-			case STROBE_COL_PERCENT:
-				sqlite3_bind_double(st, i + 1, row[i].d);
-				break;
-			default:
-				sqlite3_bind_int64(st, i + 1, (int64_t)row[i].u);
-			}
-		}
+		bind_table_row(st, t, strobe_table_row(t, r));
 		ret = step_reset(db, st, name, err);
 	}
 out:
@@ -1142,7 +1149,8 @@ out:
  * which lists every requested analysis' tables; after it, only those of
  * the analyses that found their events), with their rows when `rows`,
  * and a view per analysis naming its first statistics table, else its
- * first table.
+ * first table.  Log tables are made (empty) only without `rows`: their
+ * rows come one by one, through on_log().
  */
 static int write_results(sqlite3 *db, const struct strobe_analysis *a, bool rows,
 			 struct strobe_error *err)
@@ -1154,9 +1162,10 @@ static int write_results(sqlite3 *db, const struct strobe_analysis *a, bool rows
 		const struct strobe_table *t = strobe_analysis_table(a, i);
 		enum strobe_view v = strobe_table_view(t);
 
-		if (v == STROBE_VIEW_LOG || v == STROBE_VIEW_FREQ)
+		/* log tables: made here empty, filled by on_log() */
+		if ((v == STROBE_VIEW_LOG && rows) || v == STROBE_VIEW_FREQ)
 			continue;
-		ret = write_result_table(db, t, rows, err);
+		ret = write_result_table(db, t, rows && v != STROBE_VIEW_LOG, err);
 		if (ret < 0)
 			return ret;
 	}
@@ -1197,6 +1206,83 @@ int strobe_sql_add_analysis(struct sqlite3 *db, const struct strobe_analysis *a,
 	return write_results(db, a, true, err);
 }
 
+/* The analyses' log rows, inserted as they come (strobe_sql_opts.logs). */
+#define MAX_LOG_TABLES 16
+struct log_sink {
+	sqlite3 *db;
+	struct {
+		const struct strobe_table *t;
+		sqlite3_stmt *st;
+	} tables[MAX_LOG_TABLES];
+	int nr;
+	int failed;		/* first error, sticky */
+	struct strobe_error err;
+};
+
+static sqlite3_stmt *log_stmt(struct log_sink *l, const struct strobe_table *t)
+{
+	int i, nc = strobe_table_nr_columns(t);
+	char *name, *sql;
+
+	for (i = 0; i < l->nr; i++)
+		if (l->tables[i].t == t)
+			return l->tables[i].st;
+	if (l->nr == MAX_LOG_TABLES) {
+		l->failed = strobe_err(&l->err, -ENOSPC, "more than %d log tables",
+				       MAX_LOG_TABLES);
+		return NULL;
+	}
+	name = sql_table_name(strobe_table_name(t));
+	sql = name ? sqlite3_mprintf("INSERT INTO \"%w\" VALUES (?", name) : NULL;
+	for (i = 1; sql && i < nc; i++) {
+		char *n = sqlite3_mprintf("%s,?", sql);
+
+		sqlite3_free(sql);
+		sql = n;
+	}
+	if (sql) {
+		char *n = sqlite3_mprintf("%s)", sql);
+
+		sqlite3_free(sql);
+		sql = n;
+	}
+	if (!sql) {
+		l->failed = strobe_err(&l->err, -ENOMEM, "out of memory");
+	} else if (sqlite3_prepare_v3(l->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+				      &l->tables[l->nr].st, NULL) != SQLITE_OK) {
+		l->failed = sql_fail(l->db, &l->err, name);
+	} else {
+		l->tables[l->nr].t = t;
+		l->nr++;
+	}
+	sqlite3_free(sql);
+	sqlite3_free(name);
+	return l->failed ? NULL : l->tables[l->nr - 1].st;
+}
+
+static void on_log(void *arg, const struct strobe_table *t, const union strobe_value *row)
+{
+	struct log_sink *l = arg;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (l->failed || !(st = log_stmt(l, t)))
+		return;
+	bind_table_row(st, t, row);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		l->failed = sql_fail(l->db, &l->err, strobe_table_name(t));
+}
+
+static void log_sink_free(struct log_sink *l)
+{
+	int i;
+
+	for (i = 0; i < l->nr; i++)
+		sqlite3_finalize(l->tables[i].st);
+}
+
 /* ---- whole files ---------------------------------------------------- */
 
 static int meta_put(sqlite3 *db, sqlite3_stmt *st, const char *key, const char *text,
@@ -1230,6 +1316,7 @@ struct load_facts {
 	const char *host;
 	bool host_from_option;
 	const char *analyses;
+	bool logs;
 	uint64_t events, missed, missed_unknown;
 	const struct strobe_analysis *an;
 	const char *target_note;
@@ -1268,6 +1355,8 @@ static int write_meta(sqlite3 *db, struct strobe_tracefile *tf, const struct loa
 	if (!ret)
 		ret = meta_put(db, st, "analyses", f->analyses, 0, false, err);
 	if (!ret)
+		ret = meta_put(db, st, "logs", NULL, f->logs, true, err);
+	if (!ret)
 		ret = meta_put(db, st, "events", NULL, (int64_t)f->events, true, err);
 	if (!ret)
 		ret = meta_put(db, st, "lost", NULL, (int64_t)f->missed, true, err);
@@ -1300,6 +1389,7 @@ int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 	struct strobe_stream *s = NULL;
 	struct strobe_stream_stats ss;
 	struct strobe_event ev;
+	struct log_sink logs = { .db = db };
 	char *note = NULL;
 	bool began = false, feed_an = false;
 	double t0 = now_s();
@@ -1307,6 +1397,7 @@ int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 
 	f.analyses = opts && opts->analyses ? opts->analyses : STROBE_SQL_ANALYSES;
 	f.host_from_option = opts && opts->host;
+	f.logs = opts && opts->logs;
 	f.host = f.host_from_option ? opts->host : strobe_tracefile_info(tf, "host");
 	if (!f.host)
 		f.host = "";
@@ -1329,6 +1420,12 @@ int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 		struct strobe_analysis_opts ao = {
 			.views = STROBE_VIEW_TOP | STROBE_VIEW_STATS,
 		};
+
+		if (f.logs) {
+			ao.views |= STROBE_VIEW_LOG;
+			ao.log = on_log;
+			ao.log_arg = &logs;
+		}
 
 		ret = strobe_analysis_new(f.analyses, &ao, &an, err);
 		if (ret < 0)
@@ -1381,6 +1478,12 @@ int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 			ret = strobe_analysis_finish(an, err);
 			if (ret < 0)
 				goto out;
+			if (logs.failed) {
+				ret = logs.failed;
+				if (err)
+					*err = logs.err;
+				goto out;
+			}
 			ret = write_results(db, an, true, err);
 			if (ret < 0)
 				goto out;
@@ -1412,6 +1515,7 @@ out:
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	strobe_stream_close(s);
 	strobe_sql_sink_free(k);
+	log_sink_free(&logs);
 	strobe_analysis_free(an);
 	strobe_model_free(m);
 	free(note);
@@ -1463,7 +1567,8 @@ static sqlite3 *open_current(const char *path, const struct stat *trace,
 	if (!meta_is(db, "trace_size", num))
 		goto out;
 	snprintf(num, sizeof(num), "%lld", (long long)mtime_ns(trace));
-	if (!meta_is(db, "trace_mtime_ns", num) || !meta_is(db, "analyses", analyses))
+	if (!meta_is(db, "trace_mtime_ns", num) || !meta_is(db, "analyses", analyses) ||
+	    !meta_is(db, "logs", opts && opts->logs ? "1" : "0"))
 		goto out;
 	if (opts && opts->host ? !meta_is(db, "host_from", "option") ||
 				 !meta_is(db, "host", opts->host)

@@ -30,6 +30,12 @@ r=$(timeout 120 $STROBE sql -i $F --csv \
 [ "$r" = "$N $N " ] && pass sql_exits_and_syscalls_table_count_N_too ||
 	fail sql_exits_and_syscalls_table_count_N_too "want '$N $N ' got '$r'"
 
+r=$(timeout 120 $STROBE sql -i $F --logs --csv \
+	"SELECT count(*) FROM syscalls_log WHERE syscall = 'getppid' AND comm = 'getppid_n' AND duration > 0" \
+	2>>$WORK/err | tail -1 | tr -d '\r')
+[ "$r" = "$N" ] && pass sql_logs_have_every_getppid_call_with_its_duration ||
+	fail sql_logs_have_every_getppid_call_with_its_duration "want $N got '$r'"
+
 # --- kept: the sqlite3 shell gives the same answer, then reuse ----------------
 timeout 120 $STROBE sql -i $F --db $DB -v "$Q" > $WORK/kept.out 2> $WORK/kept.err
 if [ -s $DB ] && grep -q "loaded [0-9]* events" $WORK/kept.err; then

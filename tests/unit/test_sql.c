@@ -540,7 +540,7 @@ static void test_sql_host_from_recording_or_option(void)
 static void test_sql_analysis_results_are_tables(void)
 {
 	char *path = write_fixture("strobe_version=0.1.0\n");
-	struct strobe_sql_opts none = { .analyses = "" };
+	struct strobe_sql_opts none = { .analyses = "" }, logs = { .logs = true };
 	sqlite3 *db;
 
 	REQUIRE(path);
@@ -556,6 +556,21 @@ static void test_sql_analysis_results_are_tables(void)
 		CHECK_EQ(qi(db, "SELECT count(*) FROM cputop"), 0);
 		CHECK_EQ(qi(db, "SELECT count(*) FROM meta WHERE key = 'note' AND "
 			    "value LIKE 'cputop:%'"), 1);
+		sqlite3_close(db);
+	}
+	db = open_fixture(path, &logs, NULL);
+	if (db) {
+		/* every call, with its duration, as syscalls --log prints it */
+		CHECK_EQ(qi(db, "SELECT count(*) FROM syscalls_log WHERE syscall = 'getppid' "
+			    "AND duration = 1000 AND tid = 1234 AND ret = 1"), NPAIRS);
+		CHECK_EQ(qi(db, "SELECT count(*) FROM sqlite_master WHERE name IN "
+			    "('cputop_log', 'schedlat_log')"), 2);
+		QSTR(db, "SELECT value FROM meta WHERE key = 'logs'", "1");
+		sqlite3_close(db);
+	}
+	db = open_fixture(path, NULL, NULL);
+	if (db) {
+		CHECK_EQ(qi(db, "SELECT count(*) FROM sqlite_master WHERE name LIKE '%_log'"), 0);
 		sqlite3_close(db);
 	}
 	db = open_fixture(path, &none, NULL);
@@ -659,6 +674,11 @@ static void test_sql_kept_db_reused_only_while_current(void)
 	db = NULL;
 	CHECK_EQ(strobe_sql_open(path, dbp, &host, &db, &st, &err), 0);
 	CHECK(st.reused);
+	sqlite3_close(db);
+	host.logs = true;
+	db = NULL;
+	CHECK_EQ(strobe_sql_open(path, dbp, &host, &db, &st, &err), 0);
+	CHECK(!st.reused);
 	sqlite3_close(db);
 
 	drop(dbp);
