@@ -305,6 +305,41 @@ static unsigned long long db_size(sqlite3 *db)
 	return n[0] * n[1];
 }
 
+/* meta's value for key, as text in buf ("" when absent). */
+static const char *meta(sqlite3 *db, const char *key, char *buf, size_t size)
+{
+	sqlite3_stmt *st;
+
+	buf[0] = '\0';
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL)
+	    != SQLITE_OK)
+		return buf;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return buf;
+}
+
+/* What the data lacks, as strobe report says it: lost events, damage. */
+static void warn_gaps(sqlite3 *db)
+{
+	char a[600], b[600];
+
+	if (strcmp(meta(db, "lost", a, sizeof(a)), "0") && *a)
+		cli_warn(CMD, "%s events were lost by the ring buffer before they were "
+			 "recorded", a);
+	if (strcmp(meta(db, "lost_unknown", a, sizeof(a)), "0") && *a)
+		cli_warn(CMD, "%s gaps of unknown size: the ring buffer lost events there", a);
+	if (*meta(db, "incomplete", a, sizeof(a)))
+		cli_warn(CMD, "the recording was incomplete: %s", a);
+	if (*meta(db, "damage", a, sizeof(a)))
+		cli_warn(CMD, "%s", a);
+	if (*meta(db, "skipped_pages", a, sizeof(a)))
+		cli_warn(CMD, "%s damaged pages were skipped (the first: %s)", a,
+			 meta(db, "skipped_why", b, sizeof(b)));
+}
+
 /* Run one prepared statement and print its rows; returns an exit status. */
 static int run_stmt(sqlite3 *db, sqlite3_stmt *st, enum fmt fmt, struct trace_seq *s,
 		    int *results)
@@ -490,6 +525,7 @@ int cmd_sql(int argc, char **argv)
 				(unsigned long long)st.trace_bytes, db_path ? "" : "in memory, ",
 				(unsigned long long)(db_path ? st.db_bytes : db_size(db)));
 	}
+	warn_gaps(db);
 	trace_seq_init(&s);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	for (i = optind; i < argc && status == CLI_OK; i++)

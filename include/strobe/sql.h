@@ -74,6 +74,7 @@ struct strobe_sql_stats {
 	bool reused;		/* open: a kept database was current, not rebuilt */
 	uint64_t events;	/* events loaded (rows of the event tables) */
 	uint64_t lost;		/* events the ring buffer lost (known counts) */
+	uint64_t skipped_pages;	/* damaged pages skipped (meta "skipped_why") */
 	int nr_event_tables;	/* event types present */
 	double seconds;		/* time the load took (wall clock) */
 	uint64_t trace_bytes;	/* size of the trace file */
@@ -132,7 +133,9 @@ int strobe_sql_add_analysis(struct sqlite3 *db, const struct strobe_analysis *a,
  * a model from the file, the sink over every event, the analyses of
  * opts (NULL: defaults) with their results, the meta table and
  * PRAGMA user_version, in one transaction (begun here unless one is
- * open).  st may be NULL.  Returns 0 or -errno with *err set; on
+ * open).  Damaged pages are skipped, counted and described in meta
+ * (skipped_pages, skipped_why), as are a truncated file's damage and
+ * lost events.  st may be NULL.  Returns 0 or -errno with *err set; on
  * failure the transaction begun here is rolled back.
  */
 int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,

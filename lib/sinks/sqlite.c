@@ -51,6 +51,7 @@
 #define MAX_BATCH	64	/* rows per multi-row INSERT */
 #define JSON_ARGS	60	/* key/value pairs per json_object() call */
 #define UNION_TERMS	400	/* terms per compound SELECT (SQLite: 500) */
+#define MAX_SKIPPED_PAGES 100000	/* damaged pages before a load gives up */
 
 static const char *const common_cols[NCOMMON] = {
 	"seq", "ts", "cpu", "tid", "pid", "comm", "container"
@@ -1318,6 +1319,8 @@ struct load_facts {
 	const char *analyses;
 	bool logs;
 	uint64_t events, missed, missed_unknown;
+	uint64_t skipped_pages;		/* damaged pages the stream skipped */
+	char skipped_why[sizeof(((struct strobe_error *)0)->msg)];	/* the first one's message */
 	const struct strobe_analysis *an;
 	const char *target_note;
 };
@@ -1368,6 +1371,11 @@ static int write_meta(sqlite3 *db, struct strobe_tracefile *tf, const struct loa
 		ret = meta_put(db, st, "incomplete", v, 0, false, err);
 	if (!ret && (v = strobe_tracefile_damage(tf)))
 		ret = meta_put(db, st, "damage", v, 0, false, err);
+	if (!ret && f->skipped_pages) {
+		ret = meta_put(db, st, "skipped_pages", NULL, (int64_t)f->skipped_pages, true, err);
+		if (!ret)
+			ret = meta_put(db, st, "skipped_why", f->skipped_why, 0, false, err);
+	}
 	if (!ret && f->target_note)
 		ret = meta_put(db, st, "note", f->target_note, 0, false, err);
 	for (i = 0; !ret && f->an && i < strobe_analysis_nr_notes(f->an); i++)
@@ -1456,7 +1464,21 @@ int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 	ret = strobe_stream_open_file(tf, NULL, &s, err);
 	if (ret < 0)
 		goto out;
-	while ((ret = strobe_stream_next(s, &ev, err)) > 0) {
+	for (;;) {
+		ret = strobe_stream_next(s, &ev, &e2);
+		if (ret == 0)
+			break;
+		if (ret < 0) {
+			/* a damaged page: the stream skips it; keep the rest,
+			 * say so in meta, give up only on a file of damage */
+			if (ret == -ENOMEM || ++f.skipped_pages > MAX_SKIPPED_PAGES) {
+				strobe_err(err, ret, "%s", e2.msg);
+				goto out;
+			}
+			if (!f.skipped_why[0])
+				snprintf(f.skipped_why, sizeof(f.skipped_why), "%s", e2.msg);
+			continue;
+		}
 		strobe_model_update(m, &ev);
 		ret = strobe_sql_sink_feed(k, &ev, err);
 		if (ret < 0)
@@ -1464,8 +1486,6 @@ int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 		if (feed_an)
 			strobe_analysis_feed(an, &ev);
 	}
-	if (ret < 0)
-		goto out;
 	strobe_stream_stats(s, &ss);
 	f.events = strobe_sql_sink_events(k);
 	f.missed = ss.missed;
@@ -1507,6 +1527,7 @@ int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 	if (st) {
 		st->events = f.events;
 		st->lost = f.missed;
+		st->skipped_pages = f.skipped_pages;
 		st->nr_event_tables = strobe_sql_sink_nr_tables(k);
 		st->seconds = now_s() - t0;
 	}

@@ -237,8 +237,23 @@ static int cpu_file(const struct pages *pg)
 	return fd;
 }
 
+/* A page no reader can take (its commit is larger than the page) put
+ * between cpu0's first two pages. */
+static void insert_bad_page(struct pages *pg)
+{
+	uint8_t *page;
+
+	pg->p = realloc(pg->p, (size_t)(pg->np + 1) * PS);
+	memmove(pg->p + 2 * (size_t)PS, pg->p + PS, (size_t)(pg->np - 1) * PS);
+	page = pg->p + PS;
+	memset(page, 0x5a, PS);
+	put64(page, 1000000000ull);
+	put64(page + 8, 0xfff0);
+	pg->np++;
+}
+
 /* Write the fixture file; info: the STROBE_INFO text.  Returns its path. */
-static char *write_fixture(const char *info)
+static char *write_fixture_bad(const char *info, bool bad_page)
 {
 	struct strobe_tf_format formats[] = {
 		{ "raw_syscalls", fmt_enter, sizeof(fmt_enter) - 1 },
@@ -269,6 +284,8 @@ static char *write_fixture(const char *info)
 	if (!path)
 		return NULL;
 	make_events(&pg[0], &pg[1]);
+	if (bad_page)
+		insert_bad_page(&pg[0]);
 	m.page_size = PS;
 	m.long_size = 8;
 	m.header_page = (struct strobe_tf_blob){ header_page, sizeof(header_page) - 1 };
@@ -309,6 +326,11 @@ fail:
 	unlink(path);
 	free(path);
 	return NULL;
+}
+
+static char *write_fixture(const char *info)
+{
+	return write_fixture_bad(info, false);
 }
 
 static void drop(char *path)
@@ -736,6 +758,28 @@ static void test_sql_errors_name_the_file_and_leave_nothing(void)
 	drop(path);
 }
 
+/* A damaged page is skipped: every other event loads, meta says so. */
+static void test_sql_damaged_page_skipped_and_told(void)
+{
+	char *path = write_fixture_bad("strobe_version=0.1.0\n", true);
+	struct strobe_sql_stats st;
+	sqlite3 *db;
+
+	REQUIRE(path);
+	db = open_fixture(path, NULL, &st);
+	if (db) {
+		CHECK_EQ(st.skipped_pages, 1);
+		CHECK_EQ(st.events, 2 * NPAIRS + NR_OTHER);
+		CHECK_EQ(qi(db, "SELECT count(*) FROM sys_exit"), NPAIRS);
+		CHECK_EQ(qi(db, "SELECT value FROM meta WHERE key = 'skipped_pages'"), 1);
+		CHECK_EQ(qi(db, "SELECT count(*) FROM meta WHERE key = 'skipped_why' AND "
+			    "value LIKE '%commit%'"), 1);
+		sqlite3_close(db);
+	}
+	CHECK(db != NULL);
+	drop(path);
+}
+
 /* The sink alone, over a stream the caller drives (the API for live
  * sources and bindings), into the caller's own database. */
 static void test_sql_sink_over_a_callers_stream(void)
@@ -785,4 +829,5 @@ TESTS(T(test_sql_loads_every_event_into_a_table_per_type),
       T(test_sql_analysis_results_are_tables),
       T(test_sql_kept_db_reused_only_while_current),
       T(test_sql_errors_name_the_file_and_leave_nothing),
+      T(test_sql_damaged_page_skipped_and_told),
       T(test_sql_sink_over_a_callers_stream));
