@@ -27,7 +27,11 @@
  *                host, clock, event and loss counts, notes
  *
  * Everything here uses the caller's sqlite3 handle or returns one; the
- * library never prints.  Errors: -errno and a struct strobe_error
+ * library never prints.  A large database grown in heap memory spends
+ * about a third of its loading time in page faults; strobe sql gives
+ * SQLite a page cache in a mapping the kernel may back with huge pages
+ * (SQLITE_CONFIG_PAGECACHE, process-wide, before SQLite starts: see
+ * cli/cmd-sql.c), which nearly doubles the rate.  Errors: -errno and a struct strobe_error
  * message (SQLite's own message when SQLite failed).
  */
 #ifndef STROBE_SQL_H
@@ -50,6 +54,9 @@ struct tep_handle;
 /* Bumped whenever a table or column changes meaning; a kept database of
  * another version is rebuilt. */
 #define STROBE_SQL_SCHEMA_VERSION 1
+
+/* The page size of databases strobe_sql_open builds (bytes). */
+#define STROBE_SQL_PAGE_SIZE 65536
 
 /* The analyses loaded when strobe_sql_opts.analyses is NULL. */
 #define STROBE_SQL_ANALYSES "syscalls,cputop,schedlat"
@@ -77,6 +84,7 @@ struct strobe_sql_stats {
 	uint64_t skipped_pages;	/* damaged pages skipped (meta "skipped_why") */
 	int nr_event_tables;	/* event types present */
 	double seconds;		/* time the load took (wall clock) */
+	double cpu_seconds;	/* CPU time the process spent on it */
 	uint64_t trace_bytes;	/* size of the trace file */
 	uint64_t db_bytes;	/* size of the kept database, 0 in memory */
 };

@@ -52,6 +52,8 @@
 #define JSON_ARGS	60	/* key/value pairs per json_object() call */
 #define UNION_TERMS	400	/* terms per compound SELECT (SQLite: 500) */
 #define MAX_SKIPPED_PAGES 100000	/* damaged pages before a load gives up */
+#define STROBE_SQL_STR2(x) #x
+#define STROBE_SQL_STR(x) STROBE_SQL_STR2(x)
 
 static const char *const common_cols[NCOMMON] = {
 	"seq", "ts", "cpu", "tid", "pid", "comm", "container"
@@ -1304,11 +1306,11 @@ static int64_t mtime_ns(const struct stat *s)
 	return (int64_t)s->st_mtim.tv_sec * 1000000000 + s->st_mtim.tv_nsec;
 }
 
-static double now_s(void)
+static double clock_s(clockid_t id)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(id, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
@@ -1400,7 +1402,7 @@ int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 	struct log_sink logs = { .db = db };
 	char *note = NULL;
 	bool began = false, feed_an = false;
-	double t0 = now_s();
+	double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	int ret;
 
 	f.analyses = opts && opts->analyses ? opts->analyses : STROBE_SQL_ANALYSES;
@@ -1529,7 +1531,8 @@ int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 		st->lost = f.missed;
 		st->skipped_pages = f.skipped_pages;
 		st->nr_event_tables = strobe_sql_sink_nr_tables(k);
-		st->seconds = now_s() - t0;
+		st->seconds = clock_s(CLOCK_MONOTONIC) - t0;
+		st->cpu_seconds = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	}
 out:
 	if (began)
@@ -1663,7 +1666,7 @@ int strobe_sql_open(const char *trace_path, const char *db_path,
 	}
 	/* A build is all or nothing (a temporary file renamed at the end),
 	 * so it needs no journal and no syncs on the way. */
-	if (sqlite3_exec(db, "PRAGMA page_size = 65536; "
+	if (sqlite3_exec(db, "PRAGMA page_size = " STROBE_SQL_STR(STROBE_SQL_PAGE_SIZE) "; "
 			 "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
 			 "PRAGMA locking_mode = EXCLUSIVE; PRAGMA temp_store = MEMORY; "
 			 "PRAGMA cache_size = -262144", NULL, NULL, NULL) != SQLITE_OK) {
