@@ -24,7 +24,15 @@
  * Names: a table per event type is named after the event, or
  * "<system>_<event>" when another system of the file has an event of that
  * name or the name is one of strobe's own tables (events, tasks, ...,
- * <analysis>, <analysis>_*, sqlite_*); any remaining clash gets "_<id>".
+ * <analysis>, the result tables any analysis makes, sqlite_*); any
+ * remaining clash gets "_<id>".
+ *
+ * On top of the sink, strobe_sql_load_file() runs a whole file: the
+ * model, the analyses fed from the same pass (their log rows inserted as
+ * they come), tasks, containers and meta, in one transaction; and
+ * strobe_sql_open() keeps a database beside the trace, built into a
+ * temporary file renamed into place, reused while meta says it was made
+ * from this very file with the same options.
  * Fields keep their names except where an earlier column took it (seq,
  * ts, cpu, tid, pid, comm, container: sched_waking's pid and comm), which
  * become field_<name>.  SQLite compares names without case, so does this.
@@ -152,25 +160,74 @@ static int exec_free(sqlite3 *db, char *sql, struct strobe_error *err)
 
 /* ---- names ---------------------------------------------------------- */
 
-static bool reserved_name(const char *name)
+/*
+ * The names strobe's own tables and views take: the fixed ones, every
+ * analysis name (its view) and every result table any analysis can make
+ * (asked of the analyses themselves, every view on), as SQL names.
+ * Returns a NULL-terminated array (free_names()), NULL when out of memory.
+ */
+static char **reserved_names(void)
 {
 	static const char *const fixed[] = {
 		"events", "tasks", "containers", "meta", "unknown_events", NULL
 	};
 	const char *const *an = strobe_analysis_names();
-	int i;
+	struct strobe_analysis_opts o = {
+		.views = STROBE_VIEW_TOP | STROBE_VIEW_STATS | STROBE_VIEW_FREQ |
+			 STROBE_VIEW_LOG,
+	};
+	size_t n = 0, cap = 64;
+	char **v = calloc(cap, sizeof(*v));
+	int i, j;
 
-	for (i = 0; fixed[i]; i++)
-		if (!strcasecmp(name, fixed[i]))
-			return true;
+	for (i = 0; v && fixed[i]; i++)
+		v[n++] = strdup(fixed[i]);
+	for (i = 0; v && an && an[i]; i++) {
+		struct strobe_analysis *a = NULL;
+
+		if (n + 1 >= cap)
+			break;
+		v[n++] = strdup(an[i]);
+		if (strobe_analysis_new(an[i], &o, &a, NULL) < 0)
+			continue;
+		for (j = 0; j < strobe_analysis_nr_tables(a) && n + 1 < cap; j++) {
+			char *t = strdup(strobe_table_name(strobe_analysis_table(a, j))), *p;
+
+			for (p = t; p && *p; p++)
+				if (*p == '.')
+					*p = '_';
+			v[n++] = t;
+		}
+		strobe_analysis_free(a);
+	}
+	for (i = 0; v && (size_t)i < n; i++)
+		if (!v[i]) {
+			while (n)
+				free(v[--n]);
+			free(v);
+			return NULL;
+		}
+	return v;
+}
+
+static void free_names(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static bool reserved_name(char *const *reserved, const char *name)
+{
+	size_t i;
+
 	if (!strncasecmp(name, "sqlite_", 7))
 		return true;
-	for (i = 0; an && an[i]; i++) {
-		size_t n = strlen(an[i]);
-
-		if (!strncasecmp(name, an[i], n) && (!name[n] || name[n] == '_'))
+	for (i = 0; reserved[i]; i++)
+		if (!strcasecmp(name, reserved[i]))
 			return true;
-	}
 	return false;
 }
 
@@ -191,10 +248,14 @@ static bool name_taken(char *const *names, int n, const char *name)
 static int name_tables(struct strobe_sql_sink *k, struct tep_event **evs)
 {
 	char **names = calloc((size_t)k->nr_types, sizeof(*names));
+	char **reserved = reserved_names();
 	int i, j;
 
-	if (!names)
+	if (!names || !reserved) {
+		free(names);
+		free_names(reserved);
 		return -ENOMEM;
+	}
 	for (i = 0; evs[i]; i++) {
 		struct tep_event *e = evs[i];
 		bool shared = false;
@@ -204,11 +265,12 @@ static int name_tables(struct strobe_sql_sink *k, struct tep_event **evs)
 			shared = j != i && !strcasecmp(evs[j]->name, e->name) &&
 				 strcmp(evs[j]->system ? evs[j]->system : "",
 					e->system ? e->system : "");
-		if (shared || reserved_name(e->name))
+		if (shared || reserved_name(reserved, e->name))
 			name = sqlite3_mprintf("%s_%s", e->system ? e->system : "", e->name);
 		else
 			name = sqlite3_mprintf("%s", e->name);
-		if (name && (name_taken(names, k->nr_types, name) || reserved_name(name))) {
+		if (name && (name_taken(names, k->nr_types, name) ||
+			     reserved_name(reserved, name))) {
 			char *n2 = sqlite3_mprintf("%s_%d", name, e->id);
 
 			sqlite3_free(name);
@@ -224,11 +286,13 @@ static int name_tables(struct strobe_sql_sink *k, struct tep_event **evs)
 	for (i = 0; i < k->nr_types; i++)
 		k->types[i].table = names[i];
 	free(names);
+	free_names(reserved);
 	return 0;
 nomem:
 	for (i = 0; i < k->nr_types; i++)
 		free(names[i]);
 	free(names);
+	free_names(reserved);
 	return -ENOMEM;
 }
 

@@ -37,7 +37,7 @@ const char *__lsan_default_suppressions(void)
 }
 
 enum { ID_ENTER = 443, ID_EXIT = 444, ID_WAKING = 702, ID_ADUP = 801, ID_BDUP = 802,
-       ID_WEIRD = 803, ID_WIDE = 804, ID_NOFORMAT = 999 };
+       ID_WEIRD = 803, ID_WIDE = 804, ID_IRQ = 805, ID_TOP = 806, ID_NOFORMAT = 999 };
 
 #define TID	1234
 #define NPAIRS	150	/* more than one 64-row batch, plus a remainder */
@@ -82,6 +82,14 @@ static const char fmt_weird[] = "name: events\nID: 803\nformat:\n" FMT_COMMON
 	"\tfield:u16 mid;\toffset:18;\tsize:2;\tsigned:0;\n"
 	"\tfield:u16 pair[2];\toffset:20;\tsize:4;\tsigned:0;\n\n"
 	"print fmt: \"seq=%lu\", REC->seq\n";
+
+/* irq_* is no strobe table (irq_top would be); syscalls_top is one */
+static const char fmt_irq[] = "name: irq_handler_entry\nID: 805\nformat:\n" FMT_COMMON
+	"\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"irq=%d\", REC->irq\n";
+static const char fmt_top[] = "name: syscalls_top\nID: 806\nformat:\n" FMT_COMMON
+	"\tfield:int x;\toffset:8;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"x=%d\", REC->x\n";
 
 static char fmt_wide[8192];
 
@@ -218,9 +226,17 @@ static void make_events(struct pages *cpu0, struct pages *cpu1)
 	memset(d, 0, sizeof(d));
 	put32(d + 8, 0xdeadbeef);
 	add_event(cpu1, ts, d, 12, ID_NOFORMAT, 77);
+	ts += 10000;
+	memset(d, 0, sizeof(d));
+	put32(d + 8, 24);
+	add_event(cpu1, ts, d, 12, ID_IRQ, 77);
+	ts += 10000;
+	memset(d, 0, sizeof(d));
+	put32(d + 8, 5);
+	add_event(cpu1, ts, d, 12, ID_TOP, 77);
 }
 
-#define NR_OTHER	6	/* events on cpu1 */
+#define NR_OTHER	8	/* events on cpu1 */
 
 static int cpu_file(const struct pages *pg)
 {
@@ -262,6 +278,8 @@ static char *write_fixture_bad(const char *info, bool bad_page)
 		{ "alpha", fmt_adup, sizeof(fmt_adup) - 1 },
 		{ "beta", fmt_bdup, sizeof(fmt_bdup) - 1 },
 		{ "weird", fmt_weird, sizeof(fmt_weird) - 1 },
+		{ "irq", fmt_irq, sizeof(fmt_irq) - 1 },
+		{ "weird", fmt_top, sizeof(fmt_top) - 1 },
 		{ "many", fmt_wide, 0 },
 	};
 	struct strobe_tf_meta m = { 0 };
@@ -280,7 +298,7 @@ static char *write_fixture_bad(const char *info, bool bad_page)
 				      i, 8 + 4 * i);
 	n += (size_t)snprintf(fmt_wide + n, sizeof(fmt_wide) - n,
 			      "\nprint fmt: \"f0=%%d\", REC->f0\n");
-	formats[6].len = n;
+	formats[8].len = n;
 	if (!path)
 		return NULL;
 	make_events(&pg[0], &pg[1]);
@@ -397,7 +415,7 @@ static void test_sql_loads_every_event_into_a_table_per_type(void)
 	}
 	CHECK(!st.reused);
 	CHECK_EQ(st.events, 2 * NPAIRS + NR_OTHER);
-	CHECK_EQ(st.nr_event_tables, 8);
+	CHECK_EQ(st.nr_event_tables, 10);
 	CHECK_EQ(qi(db, "SELECT count(*) FROM events"), 2 * NPAIRS + NR_OTHER);
 	CHECK_EQ(qi(db, "SELECT count(*) FROM sys_enter"), NPAIRS);
 	CHECK_EQ(qi(db, "SELECT count(*) FROM sys_exit"), NPAIRS);
@@ -407,6 +425,8 @@ static void test_sql_loads_every_event_into_a_table_per_type(void)
 	CHECK_EQ(qi(db, "SELECT count(*) FROM weird_events"), 1);
 	CHECK_EQ(qi(db, "SELECT count(*) FROM wide"), 1);
 	CHECK_EQ(qi(db, "SELECT count(*) FROM unknown_events"), 1);
+	CHECK_EQ(qi(db, "SELECT irq FROM irq_handler_entry"), 24);
+	CHECK_EQ(qi(db, "SELECT x FROM weird_syscalls_top"), 5);
 	/* every documented table and view */
 	CHECK_EQ(qi(db, "SELECT count(*) FROM sqlite_master WHERE name IN ('events', 'tasks', "
 		    "'containers', 'meta', 'syscalls', 'syscalls_top', 'syscalls_stats', "
