@@ -86,10 +86,11 @@ struct fcol {
 
 /* A value waiting in a batch: an integer, bytes in the type's arena, a
  * string that outlives the batch (container names), or NULL. */
-enum vkind { V_NULL, V_INT, V_ARENA, V_PTR };
+enum vkind { V_NULL, V_INT, V_ARENA, V_PTR, V_REAL };
 struct sval {
 	union {
 		int64_t i;
+		double d;
 		size_t off;
 		const char *p;
 	} u;
@@ -358,6 +359,63 @@ static const char *decl_type(enum fkind kind)
 	return kind == F_INT ? "INTEGER" : "TEXT";	/* arrays: JSON text */
 }
 
+/*
+ * The INSERT statements of table t->table (t->ncols columns): one row,
+ * and t->batch_rows rows (as many as SQLite's parameter limit allows, up
+ * to MAX_BATCH), and the buffers of a batch.  Returns 0 or -errno.
+ */
+static int prepare_batches(sqlite3 *db, struct etype *t, struct strobe_error *err)
+{
+	char *sql, *p;
+	size_t cap;
+	int maxvars, r, i;
+
+	maxvars = sqlite3_limit(db, SQLITE_LIMIT_VARIABLE_NUMBER, -1);
+	t->batch_rows = maxvars / t->ncols;
+	if (t->batch_rows > MAX_BATCH)
+		t->batch_rows = MAX_BATCH;
+	if (t->batch_rows < 1)
+		t->batch_rows = 1;
+	cap = 64 + 2 * strlen(t->table) + (size_t)t->batch_rows * (2 * (size_t)t->ncols + 4);
+	sql = malloc(cap);
+	if (!sql)
+		return strobe_err(err, -ENOMEM, "out of memory");
+	for (r = 1; r <= t->batch_rows; r = r == 1 && t->batch_rows > 1 ? t->batch_rows : r + 1) {
+		sqlite3_stmt **st = r == 1 ? &t->one : &t->batch;
+		int row;
+
+		p = sql;
+		p += sprintf(p, "INSERT INTO \"");
+		sqlite3_snprintf((int)(cap - (p - sql)), p, "%w", t->table);
+		p += strlen(p);
+		p += sprintf(p, "\" VALUES ");
+		for (row = 0; row < r; row++) {
+			*p++ = row ? ',' : '(';
+			if (row)
+				*p++ = '(';
+			for (i = 0; i < t->ncols; i++) {
+				if (i)
+					*p++ = ',';
+				*p++ = '?';
+			}
+			*p++ = ')';
+		}
+		*p = '\0';
+		if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL)
+		    != SQLITE_OK) {
+			free(sql);
+			return sql_fail(db, err, t->table);
+		}
+	}
+	free(sql);
+	t->vals = calloc((size_t)t->batch_rows * (size_t)t->ncols, sizeof(*t->vals));
+	t->acap = 4096;
+	t->arena = malloc(t->acap);
+	if (!t->vals || !t->arena)
+		return strobe_err(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
 /* Column names, the table and its statements for type t (first event). */
 static int resolve_type(struct strobe_sql_sink *k, struct etype *t, struct strobe_error *err)
 {
@@ -365,7 +423,7 @@ static int resolve_type(struct strobe_sql_sink *k, struct etype *t, struct strob
 	char **names = NULL;
 	char *sql = NULL, *p;
 	size_t cap;
-	int i, r, n = 0, maxvars, ret;
+	int i, n = 0, ret;
 
 	for (f = t->ev->format.fields; f; f = f->next)
 		n++;
@@ -428,53 +486,9 @@ static int resolve_type(struct strobe_sql_sink *k, struct etype *t, struct strob
 	free(sql);
 	sql = NULL;
 
-	/* INSERT statements: one row, and batch_rows rows */
-	maxvars = sqlite3_limit(k->db, SQLITE_LIMIT_VARIABLE_NUMBER, -1);
-	t->batch_rows = maxvars / t->ncols;
-	if (t->batch_rows > MAX_BATCH)
-		t->batch_rows = MAX_BATCH;
-	if (t->batch_rows < 1)
-		t->batch_rows = 1;
-	cap = 64 + 2 * strlen(t->table) + (size_t)t->batch_rows * (2 * (size_t)t->ncols + 4);
-	sql = malloc(cap);
-	if (!sql)
-		goto nomem;
-	for (r = 1; r <= t->batch_rows; r = r == 1 && t->batch_rows > 1 ? t->batch_rows : r + 1) {
-		sqlite3_stmt **st = r == 1 ? &t->one : &t->batch;
-		int row;
-
-		p = sql;
-		p += sprintf(p, "INSERT INTO \"");
-		sqlite3_snprintf((int)(cap - (p - sql)), p, "%w", t->table);
-		p += strlen(p);
-		p += sprintf(p, "\" VALUES ");
-		for (row = 0; row < r; row++) {
-			*p++ = row ? ',' : '(';
-			if (row)
-				*p++ = '(';
-			for (i = 0; i < t->ncols; i++) {
-				if (i)
-					*p++ = ',';
-				*p++ = '?';
-			}
-			*p++ = ')';
-		}
-		*p = '\0';
-		if (sqlite3_prepare_v3(k->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL)
-		    != SQLITE_OK) {
-			ret = sql_fail(k->db, err, t->table);
-			goto fail;
-		}
-	}
-	free(sql);
-	sql = NULL;
-	if (t->batch_rows == 1)
-		t->batch = NULL;
-	t->vals = calloc((size_t)t->batch_rows * (size_t)t->ncols, sizeof(*t->vals));
-	t->acap = 4096;
-	t->arena = malloc(t->acap);
-	if (!t->vals || !t->arena)
-		goto nomem;
+	ret = prepare_batches(k->db, t, err);
+	if (ret < 0)
+		goto fail;
 	t->resolved = true;
 	k->nr_tables++;
 	free(names);
@@ -641,6 +655,9 @@ static int bind_row(sqlite3_stmt *st, const struct etype *t, const struct sval *
 		case V_PTR:
 			rc = sqlite3_bind_text(st, base + i, v->u.p, (int)v->len, SQLITE_STATIC);
 			break;
+		case V_REAL:
+			rc = sqlite3_bind_double(st, base + i, v->u.d);
+			break;
 		default:
 			rc = sqlite3_bind_null(st, base + i);
 		}
@@ -650,7 +667,7 @@ static int bind_row(sqlite3_stmt *st, const struct etype *t, const struct sval *
 
 /* Insert the buffered rows of t: one batch statement when full, else
  * row by row. */
-static int flush_type(struct strobe_sql_sink *k, struct etype *t, struct strobe_error *err)
+static int flush_type(sqlite3 *db, struct etype *t, struct strobe_error *err)
 {
 	int r, rc = SQLITE_OK;
 
@@ -673,7 +690,7 @@ static int flush_type(struct strobe_sql_sink *k, struct etype *t, struct strobe_
 	t->nrows = 0;
 	t->alen = 0;
 	if (rc != SQLITE_DONE)
-		return sql_fail(k->db, err, t->table);
+		return sql_fail(db, err, t->table);
 	return 0;
 }
 
@@ -781,7 +798,7 @@ int strobe_sql_sink_feed(struct strobe_sql_sink *k, const struct strobe_event *e
 	t->count++;
 	ret = 0;
 	if (++t->nrows == t->batch_rows)
-		ret = flush_type(k, t, &k->ferr);
+		ret = flush_type(k->db, t, &k->ferr);
 out:
 	if (ret < 0) {
 		k->failed = ret;
@@ -831,24 +848,28 @@ nomem:
 	return strobe_err(err, -ENOMEM, "out of memory");
 }
 
+static void etype_free(struct etype *t)
+{
+	int j;
+
+	for (j = 0; t->fields && j < t->nr_fields; j++)
+		free(t->fields[j].name);
+	free(t->fields);
+	free(t->table);
+	free(t->vals);
+	free(t->arena);
+	sqlite3_finalize(t->one);
+	sqlite3_finalize(t->batch);
+}
+
 void strobe_sql_sink_free(struct strobe_sql_sink *k)
 {
-	int i, j;
+	int i;
 
 	if (!k)
 		return;
-	for (i = 0; i < k->nr_types; i++) {
-		struct etype *t = &k->types[i];
-
-		for (j = 0; t->fields && j < t->nr_fields; j++)
-			free(t->fields[j].name);
-		free(t->fields);
-		free(t->table);
-		free(t->vals);
-		free(t->arena);
-		sqlite3_finalize(t->one);
-		sqlite3_finalize(t->batch);
-	}
+	for (i = 0; i < k->nr_types; i++)
+		etype_free(&k->types[i]);
 	sqlite3_finalize(k->unknown);
 	free(k->types);
 	free(k->host);
@@ -1093,7 +1114,7 @@ int strobe_sql_sink_finish(struct strobe_sql_sink *k, struct strobe_error *err)
 		return strobe_err(err, -EINVAL, "sql sink already finished");
 	k->finished = true;
 	for (i = 0; i < k->nr_types; i++) {
-		ret = flush_type(k, &k->types[i], err);
+		ret = flush_type(k->db, &k->types[i], err);
 		if (ret < 0)
 			return ret;
 	}
@@ -1273,73 +1294,93 @@ int strobe_sql_add_analysis(struct sqlite3 *db, const struct strobe_analysis *a,
 	return write_results(db, a, true, err);
 }
 
-/* The analyses' log rows, inserted as they come (strobe_sql_opts.logs). */
+/*
+ * The analyses' log rows (strobe_sql_opts.logs), inserted as they come:
+ * copied into a batch per log table (their strings live only during the
+ * callback), inserted MAX_BATCH rows at a time as events are.
+ */
 #define MAX_LOG_TABLES 16
 struct log_sink {
 	sqlite3 *db;
 	struct {
 		const struct strobe_table *t;
-		sqlite3_stmt *st;
+		struct etype e;		/* table, ncols, statements, batch */
 	} tables[MAX_LOG_TABLES];
 	int nr;
 	int failed;		/* first error, sticky */
 	struct strobe_error err;
 };
 
-static sqlite3_stmt *log_stmt(struct log_sink *l, const struct strobe_table *t)
+static struct etype *log_table(struct log_sink *l, const struct strobe_table *t)
 {
-	int i, nc = strobe_table_nr_columns(t);
-	char *name, *sql;
+	struct etype *e;
+	char *name;
+	int i;
 
 	for (i = 0; i < l->nr; i++)
 		if (l->tables[i].t == t)
-			return l->tables[i].st;
+			return &l->tables[i].e;
 	if (l->nr == MAX_LOG_TABLES) {
 		l->failed = strobe_err(&l->err, -ENOSPC, "more than %d log tables",
 				       MAX_LOG_TABLES);
 		return NULL;
 	}
+	e = &l->tables[l->nr].e;
+	l->tables[l->nr++].t = t;
 	name = sql_table_name(strobe_table_name(t));
-	sql = name ? sqlite3_mprintf("INSERT INTO \"%w\" VALUES (?", name) : NULL;
-	for (i = 1; sql && i < nc; i++) {
-		char *n = sqlite3_mprintf("%s,?", sql);
-
-		sqlite3_free(sql);
-		sql = n;
-	}
-	if (sql) {
-		char *n = sqlite3_mprintf("%s)", sql);
-
-		sqlite3_free(sql);
-		sql = n;
-	}
-	if (!sql) {
-		l->failed = strobe_err(&l->err, -ENOMEM, "out of memory");
-	} else if (sqlite3_prepare_v3(l->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
-				      &l->tables[l->nr].st, NULL) != SQLITE_OK) {
-		l->failed = sql_fail(l->db, &l->err, name);
-	} else {
-		l->tables[l->nr].t = t;
-		l->nr++;
-	}
-	sqlite3_free(sql);
+	e->table = name ? strdup(name) : NULL;
 	sqlite3_free(name);
-	return l->failed ? NULL : l->tables[l->nr - 1].st;
+	e->ncols = strobe_table_nr_columns(t);
+	if (!e->table)
+		l->failed = strobe_err(&l->err, -ENOMEM, "out of memory");
+	else
+		l->failed = prepare_batches(l->db, e, &l->err);
+	return l->failed ? NULL : e;
 }
 
 static void on_log(void *arg, const struct strobe_table *t, const union strobe_value *row)
 {
 	struct log_sink *l = arg;
-	sqlite3_stmt *st;
-	int rc;
+	struct etype *e;
+	struct sval *v;
+	int i;
 
-	if (l->failed || !(st = log_stmt(l, t)))
+	if (l->failed || !(e = log_table(l, t)))
 		return;
-	bind_table_row(st, t, row);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		l->failed = sql_fail(l->db, &l->err, strobe_table_name(t));
+	v = e->vals + (size_t)e->nrows * e->ncols;
+	for (i = 0; i < e->ncols; i++) {
+		switch (strobe_table_column(t, i)->type) {
+		case STROBE_COL_STR:
+			v[i].kind = V_NULL;
+			if (row[i].s && !put_bytes(e, &v[i], row[i].s, strlen(row[i].s))) {
+				l->failed = strobe_err(&l->err, -ENOMEM, "out of memory");
+				return;
+			}
+			break;
+		case STROBE_COL_INT:
+			v[i] = (struct sval){ .u.i = row[i].i, .kind = V_INT };
+			break;
+		case STROBE_COL_PERCENT:
+			v[i] = (struct sval){ .u.d = row[i].d, .kind = V_REAL };
+			break;
+		default:
+			v[i] = (struct sval){ .u.i = (int64_t)row[i].u, .kind = V_INT };
+		}
+	}
+	if (++e->nrows == e->batch_rows)
+		l->failed = flush_type(l->db, e, &l->err);
+}
+
+/* Insert the log rows still buffered; 0 or the first error. */
+static int log_sink_flush(struct log_sink *l, struct strobe_error *err)
+{
+	int i;
+
+	for (i = 0; i < l->nr && !l->failed; i++)
+		l->failed = flush_type(l->db, &l->tables[i].e, &l->err);
+	if (l->failed && err)
+		*err = l->err;
+	return l->failed;
 }
 
 static void log_sink_free(struct log_sink *l)
@@ -1347,7 +1388,7 @@ static void log_sink_free(struct log_sink *l)
 	int i;
 
 	for (i = 0; i < l->nr; i++)
-		sqlite3_finalize(l->tables[i].st);
+		etype_free(&l->tables[i].e);
 }
 
 /* ---- whole files ---------------------------------------------------- */
@@ -1564,12 +1605,9 @@ int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 			ret = strobe_analysis_finish(an, err);
 			if (ret < 0)
 				goto out;
-			if (logs.failed) {
-				ret = logs.failed;
-				if (err)
-					*err = logs.err;
+			ret = log_sink_flush(&logs, err);
+			if (ret < 0)
 				goto out;
-			}
 			ret = write_results(db, an, true, err);
 			if (ret < 0)
 				goto out;
