@@ -1710,6 +1710,39 @@ out:
 	return db;
 }
 
+/*
+ * May a build replace what is at path?  Nothing, an empty file or an
+ * SQLite database: yes.  The trace itself, or any other file: no (a
+ * mistyped --db must not destroy data).  Returns 0 or -errno.
+ */
+static int replaceable(const char *path, const struct stat *trace, struct strobe_error *err)
+{
+	static const char magic[16] = "SQLite format 3";	/* and its NUL */
+	char head[16];
+	struct stat sb;
+	ssize_t n;
+	int fd;
+
+	if (stat(path, &sb) < 0)
+		return errno == ENOENT ? 0 : strobe_err(err, -errno, "%s: %s", path,
+							strerror(errno));
+	if (sb.st_dev == trace->st_dev && sb.st_ino == trace->st_ino)
+		return strobe_err(err, -EINVAL, "%s: is the trace file itself", path);
+	if (!S_ISREG(sb.st_mode))
+		return strobe_err(err, -EINVAL, "%s: not a regular file", path);
+	if (sb.st_size == 0)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return strobe_err(err, -errno, "%s: %s", path, strerror(errno));
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	if (n != (ssize_t)sizeof(head) || memcmp(head, magic, sizeof(head)))
+		return strobe_err(err, -EEXIST, "%s: exists and is not an SQLite database; "
+				  "not replacing it", path);
+	return 0;
+}
+
 /* Flush a finished database file to disk before it replaces the old one. */
 static int sync_file(const char *path)
 {
@@ -1756,6 +1789,9 @@ int strobe_sql_open(const char *trace_path, const char *db_path,
 		}
 	}
 	if (db_path) {
+		ret = replaceable(db_path, &ts, err);
+		if (ret < 0)
+			return ret;
 		if (asprintf(&tmp, "%s.tmp-%d", db_path, (int)getpid()) < 0)
 			return strobe_err(err, -ENOMEM, "out of memory");
 		unlink(tmp);

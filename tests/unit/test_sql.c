@@ -755,23 +755,42 @@ static void test_sql_errors_name_the_file_and_leave_nothing(void)
 	CHECK(err.msg[0] != '\0');
 	CHECK(db == NULL);
 
-	/* a trace file is not a database: an existing non-database at the
-	 * --db path is replaced by a rebuild, never read */
+	/* --db never replaces what is not an SQLite database (a mistyped
+	 * path), least of all the trace itself */
 	{
 		char *dbp = tmp_path(".sqlite");
-		struct strobe_sql_stats st;
+		char buf[16] = "";
+		struct stat sb;
 
 		REQUIRE(dbp);
 		f = fopen(dbp, "w");
 		if (f) {
-			fputs("garbage", f);
+			fputs("precious", f);
 			fclose(f);
 		}
-		CHECK_EQ(strobe_sql_open(path, dbp, NULL, &db, &st, &err), 0);
-		CHECK(!st.reused);
+		CHECK_EQ(strobe_sql_open(path, dbp, NULL, &db, NULL, &err), -EEXIST);
+		CHECK(strstr(err.msg, "not an SQLite database") != NULL);
+		f = fopen(dbp, "r");
+		CHECK(f && fgets(buf, sizeof(buf), f) && !strcmp(buf, "precious"));
+		if (f)
+			fclose(f);
+		CHECK(db == NULL);
+		CHECK_EQ(stat(path, &sb), 0);
+		CHECK_EQ(strobe_sql_open(path, path, NULL, &db, NULL, &err), -EINVAL);
+		CHECK(strstr(err.msg, "trace file itself") != NULL);
+		CHECK(db == NULL);
+		/* an empty file is fine */
+		f = fopen(dbp, "w");
+		if (f)
+			fclose(f);
+		CHECK_EQ(strobe_sql_open(path, dbp, NULL, &db, NULL, &err), 0);
 		if (db)
 			CHECK_EQ(qi(db, "SELECT count(*) FROM sys_exit"), NPAIRS);
 		sqlite3_close(db);
+		db = NULL;
+		/* and the trace was not touched */
+		CHECK_EQ(stat(path, &sb), 0);
+		CHECK(sb.st_size > 0);
 		drop(dbp);
 	}
 	drop(text);
