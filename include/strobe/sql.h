@@ -63,7 +63,8 @@ struct tep_handle;
 
 struct strobe_sql_opts {
 	/* events.host; NULL: the file's strobe info "host" (see
-	 * strobe_tracefile_info), "" when it has none. */
+	 * strobe_tracefile_info), else for files trace-cmd wrote the node
+	 * name of their UNAME option, else "". */
 	const char *host;
 	/* Comma-separated analyses whose results become tables; NULL means
 	 * STROBE_SQL_ANALYSES, "" none. */

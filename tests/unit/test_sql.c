@@ -312,7 +312,8 @@ static char *write_fixture_bad(const char *info, bool bad_page)
 	m.nr_formats = sizeof(formats) / sizeof(formats[0]);
 	m.cmdlines = (struct strobe_tf_blob){ cmdlines, sizeof(cmdlines) - 1 };
 	m.clock = "local";
-	m.uname = "Linux 6.1.0 #1 x86_64";
+	m.uname = info ? "Linux 6.1.0 #1 x86_64"	/* strobe's: no node name */
+		       : "Linux node7 6.1.0 x86_64";	/* trace-cmd's */
 	m.strobe_info = info;
 	if (strobe_tf_writer_open(path, &m, 2, &w, &err))
 		goto fail;
@@ -573,6 +574,24 @@ static void test_sql_host_from_recording_or_option(void)
 	if (db) {
 		QSTR(db, "SELECT DISTINCT host FROM events", "db-node-2");
 		CHECK_EQ(qi(db, "SELECT count(DISTINCT host) FROM events"), 1);
+		sqlite3_close(db);
+	}
+	CHECK(db != NULL);
+	drop(path);
+	/* a strobe file without a host key: none; trace-cmd's: its node name */
+	path = write_fixture("strobe_version=0.1.0\n");
+	REQUIRE(path);
+	db = open_fixture(path, NULL, NULL);
+	if (db) {
+		QSTR(db, "SELECT DISTINCT host FROM events", "");
+		sqlite3_close(db);
+	}
+	drop(path);
+	path = write_fixture(NULL);
+	REQUIRE(path);
+	db = open_fixture(path, NULL, NULL);
+	if (db) {
+		QSTR(db, "SELECT DISTINCT host FROM events", "node7");
 		sqlite3_close(db);
 	}
 	CHECK(db != NULL);
