@@ -11,13 +11,15 @@
  *   <event>      one table per event type present, named after the event
  *                ("sched_switch", "sys_enter"; "<system>_<event>" when two
  *                systems of the file share the name or the name is
- *                reserved): seq, ts, cpu, tid, pid, comm, container, then
+ *                reserved): seq, ts, cpu, tid, pid, comm, container,
+ *                buffer (instance buffer, NULL for the top level), then
  *                one typed column per field (integers INTEGER, strings
  *                TEXT, other arrays JSON text); a field whose name is
  *                taken by an earlier column is stored as field_<name>
  *   events       a view over every event table: seq, ts, cpu, tid, pid,
- *                comm, container, host, system, event, fields (JSON text
- *                of the fields, as strobe report --json writes them)
+ *                comm, container, buffer, host, system, event, fields
+ *                (JSON text of the fields, as strobe report --json
+ *                writes them)
  *   tasks, containers   the process and container table (model.h)
  *   <analysis>_<table>  each analysis result table ("syscalls.stats" ->
  *                syscalls_stats), columns as in the analysis' --json;
@@ -120,6 +122,10 @@ int strobe_sql_sink_feed(struct strobe_sql_sink *k, const struct strobe_event *e
  * Returns 0 or -errno.
  */
 int strobe_sql_sink_finish(struct strobe_sql_sink *k, struct strobe_error *err);
+/* Names of the stream's buffers by index (strobe_event.buffer), for the
+ * buffer column: "" or NULL for the top-level buffer.  Borrowed: they
+ * must outlive the sink.  Without this call, buffer is always NULL. */
+void strobe_sql_sink_set_buffers(struct strobe_sql_sink *k, const char *const *names, int n);
 /* Rows inserted so far and event tables created. */
 uint64_t strobe_sql_sink_events(const struct strobe_sql_sink *k);
 int strobe_sql_sink_nr_tables(const struct strobe_sql_sink *k);

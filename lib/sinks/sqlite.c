@@ -55,7 +55,7 @@
 
 #include "util/err.h"
 
-#define NCOMMON		7	/* seq, ts, cpu, tid, pid, comm, container */
+#define NCOMMON		8	/* seq, ts, cpu, tid, pid, comm, container, buffer */
 #define MAX_BATCH	64	/* rows per multi-row INSERT */
 #define JSON_ARGS	60	/* key/value pairs per json_object() call */
 #define UNION_TERMS	400	/* terms per compound SELECT (SQLite: 500) */
@@ -64,7 +64,7 @@
 #define STROBE_SQL_STR(x) STROBE_SQL_STR2(x)
 
 static const char *const common_cols[NCOMMON] = {
-	"seq", "ts", "cpu", "tid", "pid", "comm", "container"
+	"seq", "ts", "cpu", "tid", "pid", "comm", "container", "buffer"
 };
 
 /* How a field is read and stored. */
@@ -126,6 +126,8 @@ struct strobe_sql_sink {
 	int nr_types;
 	sqlite3_stmt *unknown;	/* insert into unknown_events, NULL until used */
 	uint64_t seq;		/* events fed */
+	const char *const *buffers;	/* names by buffer index (borrowed) */
+	int nr_buffers;
 	int nr_tables;
 	int failed;		/* first error, sticky */
 	struct strobe_error ferr;
@@ -471,7 +473,7 @@ static int resolve_type(struct strobe_sql_sink *k, struct etype *t, struct strob
 	sqlite3_snprintf((int)(cap - (p - sql)), p, "%w", t->table);
 	p += strlen(p);
 	p += sprintf(p, "\" (seq INTEGER PRIMARY KEY, ts INTEGER, cpu INTEGER, tid INTEGER, "
-		     "pid INTEGER, comm TEXT, container TEXT");
+		     "pid INTEGER, comm TEXT, container TEXT, buffer TEXT");
 	for (i = 0; i < n; i++) {
 		p += sprintf(p, ", \"");
 		sqlite3_snprintf((int)(cap - (p - sql)), p, "%w", t->fields[i].name);
@@ -694,7 +696,8 @@ static int flush_type(sqlite3 *db, struct etype *t, struct strobe_error *err)
 	return 0;
 }
 
-/* The common columns of a row: pid, comm and container from the model. */
+/* The common columns of a row: pid, comm and container from the model,
+ * the instance buffer's name (NULL for the top-level buffer). */
 static bool put_common(struct strobe_sql_sink *k, struct etype *t, struct sval *row,
 		       const struct strobe_event *ev)
 {
@@ -707,6 +710,12 @@ static bool put_common(struct strobe_sql_sink *k, struct etype *t, struct sval *
 	row[4].kind = V_NULL;
 	row[5].kind = V_NULL;
 	row[6].kind = V_NULL;
+	row[7].kind = V_NULL;
+	if (ev->buffer > 0 && ev->buffer < k->nr_buffers && k->buffers[ev->buffer] &&
+	    *k->buffers[ev->buffer])
+		row[7] = (struct sval){ .u.p = k->buffers[ev->buffer],
+					.len = (uint32_t)strlen(k->buffers[ev->buffer]),
+					.kind = V_PTR };
 	if (!task)
 		return true;
 	if (task->tgid >= 0)
@@ -731,10 +740,10 @@ static int feed_unknown(struct strobe_sql_sink *k, const struct strobe_event *ev
 	if (!k->unknown) {
 		if (sqlite3_exec(k->db, "CREATE TABLE unknown_events (seq INTEGER PRIMARY KEY, "
 				 "ts INTEGER, cpu INTEGER, tid INTEGER, pid INTEGER, comm TEXT, "
-				 "container TEXT, type INTEGER, data BLOB)", NULL, NULL, NULL)
-		    != SQLITE_OK ||
+				 "container TEXT, buffer TEXT, type INTEGER, data BLOB)", NULL, NULL,
+				 NULL) != SQLITE_OK ||
 		    sqlite3_prepare_v2(k->db, "INSERT INTO unknown_events VALUES "
-				       "(?,?,?,?,?,?,?,?,?)", -1, &k->unknown, NULL) != SQLITE_OK)
+				       "(?,?,?,?,?,?,?,?,?,?)", -1, &k->unknown, NULL) != SQLITE_OK)
 			return sql_fail(k->db, err, "unknown_events");
 		k->nr_tables++;
 	}
@@ -756,8 +765,13 @@ static int feed_unknown(struct strobe_sql_sink *k, const struct strobe_event *ev
 		sqlite3_bind_text(st, 7, task->container->name, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, 7);
-	sqlite3_bind_int(st, 8, ev->type);
-	sqlite3_bind_blob(st, 9, ev->data, (int)ev->size, SQLITE_TRANSIENT);
+	if (ev->buffer > 0 && ev->buffer < k->nr_buffers && k->buffers[ev->buffer] &&
+	    *k->buffers[ev->buffer])
+		sqlite3_bind_text(st, 8, k->buffers[ev->buffer], -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 8);
+	sqlite3_bind_int(st, 9, ev->type);
+	sqlite3_bind_blob(st, 10, ev->data, (int)ev->size, SQLITE_TRANSIENT);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
@@ -876,6 +890,12 @@ void strobe_sql_sink_free(struct strobe_sql_sink *k)
 	free(k);
 }
 
+void strobe_sql_sink_set_buffers(struct strobe_sql_sink *k, const char *const *names, int n)
+{
+	k->buffers = names;
+	k->nr_buffers = names ? n : 0;
+}
+
 uint64_t strobe_sql_sink_events(const struct strobe_sql_sink *k)
 {
 	return k->seq;
@@ -942,13 +962,15 @@ static int create_events_view(struct strobe_sql_sink *k, struct strobe_error *er
 			char *fields = fields_expr(t);
 
 			term = fields ? sqlite3_mprintf(
-				"seq, ts, cpu, tid, pid, comm, container, %Q AS host, %Q AS system, "
+				"seq, ts, cpu, tid, pid, comm, container, buffer, %Q AS host, "
+				"%Q AS system, "
 				"%Q AS event, %s AS fields FROM \"%w\"", k->host,
 				t->ev->system ? t->ev->system : "", t->ev->name, fields, t->table)
 				: NULL;
 			sqlite3_free(fields);
 		} else {
-			term = sqlite3_mprintf("seq, ts, cpu, tid, pid, comm, container, %Q AS host, "
+			term = sqlite3_mprintf("seq, ts, cpu, tid, pid, comm, container, buffer, "
+					       "%Q AS host, "
 					       "NULL AS system, NULL AS event, '{}' AS fields "
 					       "FROM unknown_events", k->host);
 		}
@@ -972,7 +994,7 @@ static int create_events_view(struct strobe_sql_sink *k, struct strobe_error *er
 		sqlite3_free(sql);
 		sql = sqlite3_mprintf("CREATE VIEW events AS SELECT NULL AS seq, NULL AS ts, "
 				      "NULL AS cpu, NULL AS tid, NULL AS pid, NULL AS comm, "
-				      "NULL AS container, NULL AS host, NULL AS system, "
+				      "NULL AS container, NULL AS buffer, NULL AS host, NULL AS system, "
 				      "NULL AS event, NULL AS fields LIMIT 0");
 	} else if (sql) {
 		char *n = sqlite3_mprintf("%s)", sql);
@@ -1544,7 +1566,9 @@ int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 	struct strobe_event ev;
 	struct log_sink logs = { .db = db };
 	char *note = NULL, uname_host[256];
+	const char **bufnames = NULL;
 	bool began = false, feed_an = false;
+	int nbuf, i;
 	double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	int ret;
 
@@ -1567,6 +1591,21 @@ int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 	ret = strobe_sql_sink_new(db, tep, m, f.host, &k, err);
 	if (ret < 0)
 		goto out;
+	nbuf = strobe_tracefile_nr_buffers(tf);
+	if (nbuf > 1) {
+		bufnames = calloc((size_t)nbuf, sizeof(*bufnames));
+		if (!bufnames) {
+			ret = strobe_err(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+		for (i = 0; i < nbuf; i++) {
+			struct strobe_tf_buffer_info bi;
+
+			if (!strobe_tracefile_buffer(tf, i, &bi))
+				bufnames[i] = bi.name;	/* owned by tf */
+		}
+		strobe_sql_sink_set_buffers(k, bufnames, nbuf);
+	}
 	if (*f.analyses) {
 		struct strobe_analysis_opts ao = {
 			.views = STROBE_VIEW_TOP | STROBE_VIEW_STATS,
@@ -1678,6 +1717,7 @@ out:
 	strobe_stream_close(s);
 	strobe_sql_sink_free(k);
 	log_sink_free(&logs);
+	free(bufnames);
 	strobe_analysis_free(an);
 	strobe_model_free(m);
 	free(note);

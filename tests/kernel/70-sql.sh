@@ -84,7 +84,7 @@ r=$(sqlite3 $DB "SELECT count(*) FROM tasks WHERE comm = 'getppid_n' AND contain
 # --- same values as strobe report --json --------------------------------------
 timeout 120 $STROBE report -i $F --json > $WORK/report.json 2>/dev/null
 timeout 120 $STROBE sql -i $F --db $DB --json \
-	"SELECT seq, ts, cpu, tid, container, system, event, fields FROM events ORDER BY seq" \
+	"SELECT seq, ts, cpu, tid, container, buffer, system, event, fields FROM events ORDER BY seq" \
 	> $WORK/events.json 2>>$WORK/err
 r=$(py 'import sys,json
 rep=[json.loads(l) for l in open(sys.argv[1])]
@@ -100,7 +100,7 @@ for i,(r,s) in enumerate(zip(rep,sql)):
     f=json.loads(s["fields"])
     ok=(s["seq"]==i+1 and r["ts"]==s["ts"] and r["cpu"]==s["cpu"] and r["pid"]==s["tid"]
         and r["event"]==s["event"] and r["system"]==s["system"] and same(r["fields"],f)
-        and r.get("container")==s["container"])
+        and r.get("container")==s["container"] and r.get("buffer")==s["buffer"])
     if not ok:
         bad+=1
         if bad<3: print(r, s, file=sys.stderr)

@@ -859,8 +859,12 @@ static void test_sql_sink_over_a_callers_stream(void)
 	if (tf && m && db && strobe_model_load_file(m, tf, &err) == 0 &&
 	    strobe_sql_sink_new(db, strobe_tracefile_tep(tf), m, "x", &k, &err) == 0 &&
 	    strobe_stream_open_file(tf, NULL, &s, &err) == 0) {
+		static const char *const bufs[] = { "", "inst" };
+
+		strobe_sql_sink_set_buffers(k, bufs, 2);
 		while (strobe_stream_next(s, &ev, &err) > 0) {
 			strobe_model_update(m, &ev);
+			ev.buffer = ev.type == ID_EXIT;	/* as if exits came from "inst" */
 			CHECK_EQ(strobe_sql_sink_feed(k, &ev, &err), 0);
 			n++;
 		}
@@ -870,6 +874,9 @@ static void test_sql_sink_over_a_callers_stream(void)
 		CHECK_EQ(qi(db, "SELECT count(*) FROM events WHERE host = 'x'"), n);
 		/* autocommit: every batch committed on its own, all there */
 		CHECK_EQ(qi(db, "SELECT count(*) FROM sys_enter"), NPAIRS);
+		/* the buffer column names instance buffers, NULL the top level */
+		CHECK_EQ(qi(db, "SELECT count(*) FROM sys_exit WHERE buffer = 'inst'"), NPAIRS);
+		CHECK_EQ(qi(db, "SELECT count(*) FROM events WHERE buffer IS NULL"), n - NPAIRS);
 	}
 	CHECK_EQ(n, 2 * NPAIRS + NR_OTHER);
 	strobe_sql_sink_free(k);
