@@ -24,6 +24,7 @@ int cmd_schedlat(int argc, char **argv);
 int cmd_io(int argc, char **argv);
 int cmd_irq(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
+int cmd_sql(int argc, char **argv);
 
 /* Print "strobe <cmd>: <message>\n" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)

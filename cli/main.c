@@ -33,6 +33,7 @@ static const struct command commands[] = {
 	{ "io", cmd_io, "I/O bytes and latency per process, file and disk" },
 	{ "irq", cmd_irq, "hard and soft IRQ durations, softirq raise latency" },
 	{ "mem", cmd_mem, "pages allocated and freed per process and container" },
+	{ "sql", cmd_sql, "SQL queries over a trace file (SQLite)" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -61,7 +62,8 @@ static void usage(FILE *f)
 		"  strobe report | less                           read trace.dat\n"
 		"  strobe analyze -a cputop,syscalls,schedlat     what it cost, per thread\n"
 		"  strobe syscalls --group-by container           ... and per container\n"
-		"  strobe list presets                            what each preset enables\n");
+		"  strobe list presets                            what each preset enables\n"
+		"  strobe sql \"SELECT count(*) FROM sys_enter\"   SQL over trace.dat\n");
 }
 
 void cli_error(const char *cmd, const char *fmt, ...)

@@ -49,5 +49,6 @@ const char *strobe_version(void);
 #include <strobe/model.h>
 #include <strobe/analysis.h>
 #include <strobe/capture.h>
+#include <strobe/sql.h>
 
 #endif

@@ -21,7 +21,7 @@ grep -q 'record' "$D/out" && grep -q 'report' "$D/out" || echo "FAIL help_lists_
 t no_args_is_usage_error 2 $S
 t unknown_command_is_usage_error 2 $S frobnicate
 grep -q "not a strobe command" "$D/err" || echo "FAIL unknown_command_message"
-for c in record report list ps analyze cputop syscalls schedlat io irq mem; do
+for c in record report list ps analyze cputop syscalls schedlat io irq mem sql; do
 	t "${c}_help_exits_0" 0 $S $c --help
 	grep -qi 'usage' "$D/out" || echo "FAIL ${c}_help_shows_usage"
 	t "help_${c}_exits_0" 0 $S help $c
@@ -33,11 +33,21 @@ if [ "$(wc -l < "$D/err")" = 1 ] && grep -q '^strobe report: ' "$D/err" && grep 
 else
 	echo "FAIL report_missing_file_message_is_one_line_naming_the_file"; cat "$D/err"
 fi
+t sql_without_query_is_usage_error 2 $S sql -i "$D/nonexistent.dat"
+t sql_json_and_csv_together_is_usage_error 2 $S sql --json --csv "SELECT 1"
+t sql_missing_file_fails 1 $S sql -i "$D/nonexistent.dat" "SELECT 1"
+if [ "$(wc -l < "$D/err")" = 1 ] && grep -q '^strobe sql: .*nonexistent' "$D/err"; then
+	echo "PASS sql_missing_file_message_is_one_line_naming_the_file"
+else
+	echo "FAIL sql_missing_file_message_is_one_line_naming_the_file"; cat "$D/err"
+fi
 echo "hello, I am not a trace" > "$D/text.dat"
 t report_text_file_fails 1 $S report -i "$D/text.dat"
 grep -q '^strobe report: ' "$D/err" || { echo "FAIL report_text_file_message"; cat "$D/err"; }
 : > "$D/empty.dat"
 t report_empty_file_fails 1 $S report -i "$D/empty.dat"
+t sql_text_file_fails 1 $S sql -i "$D/text.dat" "SELECT 1"
+grep -q '^strobe sql: ' "$D/err" || { echo "FAIL sql_text_file_message"; cat "$D/err"; }
 if [ -e "$S" ]; then
 	t stdout_full_is_an_error 1 sh -c "$S --help > /dev/full"
 fi

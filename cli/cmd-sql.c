@@ -1,0 +1,583 @@
+/*
+ * cmd-sql.c - `strobe sql`: SQL queries over a trace file.
+ *
+ * The library builds the database (strobe_sql_open: in memory, or kept
+ * with --db and reused while it is current); this file runs the queries
+ * given on the command line and prints each result as an aligned table
+ * (the default), JSON lines (one object per row, keys the column names,
+ * as `strobe report --json` prints one object per event) or CSV (RFC
+ * 4180 with a header line).  Tables are aligned over the whole result,
+ * so their rows are held until the end; JSON and CSV stream.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+#include <traceevent/trace-seq.h>
+
+#include "cli.h"
+
+#define CMD		"sql"
+#define FLUSH_BYTES	(256 * 1024)
+
+enum fmt { FMT_TABLE, FMT_JSON, FMT_CSV };
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: strobe sql [options] [-i FILE] QUERY...\n"
+		"\n"
+		"Answer SQL queries over a trace file (default trace.dat), loaded into an\n"
+		"SQLite database: a table per event type (sched_switch, sys_enter, ...),\n"
+		"the view events(seq, ts, cpu, tid, pid, comm, container, host, system,\n"
+		"event, fields), tasks, containers, meta, and the results of the analyses\n"
+		"(syscalls_stats, cputop_top, schedlat_stats, ...).  See strobe-sql(1).\n"
+		"\n"
+		"Options:\n"
+		"  -i, --input FILE      trace file to read (default: trace.dat)\n"
+		"      --db PATH         keep the database in PATH (an SQLite file) and reuse\n"
+		"                        it while it is newer than the trace; default: memory\n"
+		"      --rebuild         rebuild the kept database even when it is current\n"
+		"      --json            one JSON object per result row\n"
+		"      --csv             CSV with a header line\n"
+		"      --host-name NAME  value of the host column (default: the recording's\n"
+		"                        host name, else empty)\n"
+		"      --analyses LIST   analyses loaded as tables (default "
+		STROBE_SQL_ANALYSES ";\n"
+		"                        \"\" for none)\n"
+		"      --logs            also every occurrence: syscalls_log (each call and\n"
+		"                        its duration), schedlat_log, cputop_log\n"
+		"  -v, --verbose         say how the database was made (events/s) on stderr\n"
+		"  -h, --help            show this help\n"
+		"\n"
+		"Each QUERY may hold several statements separated by ';'.  With --db and\n"
+		"no QUERY, the database is only built.\n"
+		"\n"
+		"Examples:\n"
+		"  strobe sql \"SELECT event, count(*) FROM events GROUP BY event\"\n"
+		"  strobe sql -i run.dat --db run.sqlite \\\n"
+		"      \"SELECT comm, count(*) FROM sys_enter GROUP BY comm ORDER BY 2 DESC\"\n"
+		"  strobe sql --json \"SELECT * FROM syscalls WHERE errors > 0\"\n"
+		"  strobe sql --logs \"SELECT syscall, max(duration) FROM syscalls_log GROUP BY 1\"\n"
+		"  sqlite3 run.sqlite '.tables'           the kept database, any SQLite tool\n");
+}
+
+/*
+ * SQLite's page cache in one anonymous mapping the kernel may back with
+ * huge pages, sized from the trace (the database takes about 1.2 times
+ * its size; a file build keeps at most 256 MiB of pages in its cache):
+ * a database grown in ordinary heap memory costs a page fault per 4 KiB,
+ * about a quarter of the loading time.  Pages beyond it come from malloc
+ * as before; without huge pages it changes nothing.  A process-wide
+ * setting, made before SQLite starts: hence here, not in the library.
+ */
+static void page_cache_setup(const char *input, bool memory)
+{
+	struct stat sb;
+	size_t slot, n, bytes;
+	void *p;
+	int hdr = 0;
+
+	if (stat(input, &sb) < 0 ||
+	    sqlite3_config(SQLITE_CONFIG_PCACHE_HDRSZ, &hdr) != SQLITE_OK || hdr <= 0)
+		return;
+	slot = ((size_t)STROBE_SQL_PAGE_SIZE + (size_t)hdr + 7) & ~(size_t)7;
+	n = ((size_t)sb.st_size + (size_t)sb.st_size / 4) / STROBE_SQL_PAGE_SIZE + 64;
+	if (!memory && n > (256u << 20) / STROBE_SQL_PAGE_SIZE)
+		n = (256u << 20) / STROBE_SQL_PAGE_SIZE;
+	if (n > 1u << 20)	/* 64 GiB of address space, never more */
+		n = 1u << 20;
+	bytes = n * slot;
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	madvise(p, bytes, MADV_HUGEPAGE);
+	if (sqlite3_config(SQLITE_CONFIG_PAGECACHE, p, (int)slot, (int)n) != SQLITE_OK)
+		munmap(p, bytes);
+}
+
+/* ---- output ---------------------------------------------------------- */
+
+static bool flush(struct trace_seq *s)
+{
+	if (s->len) {
+		fwrite(s->buffer, 1, s->len, stdout);
+		trace_seq_reset(s);
+	}
+	return !ferror(stdout);
+}
+
+static void put_hex(struct trace_seq *s, const unsigned char *p, int n)
+{
+	static const char hex[] = "0123456789abcdef";
+	int i;
+
+	for (i = 0; i < n; i++) {
+		trace_seq_putc(s, hex[p[i] >> 4]);
+		trace_seq_putc(s, hex[p[i] & 15]);
+	}
+}
+
+static void put_csv(struct trace_seq *s, const char *v, size_t n)
+{
+	size_t i;
+
+	if (!strpbrk(v, ",\"\r\n") && n == strlen(v)) {
+		trace_seq_puts(s, v);
+		return;
+	}
+	trace_seq_putc(s, '"');
+	for (i = 0; i < n; i++) {
+		if (v[i] == '"')
+			trace_seq_putc(s, '"');
+		trace_seq_putc(s, v[i] ? v[i] : ' ');
+	}
+	trace_seq_putc(s, '"');
+}
+
+/* One cell of a buffered text table. */
+struct cell {
+	char *text;		/* NULL for SQL NULL */
+	bool number;		/* an SQL INTEGER or REAL */
+};
+
+struct text_table {
+	int ncols;
+	struct cell *cells;	/* rows * ncols */
+	size_t rows, cap;
+	int *width;
+	bool *text;		/* the column holds text: left-aligned */
+};
+
+static char *cell_text(sqlite3_stmt *st, int i, bool *number)
+{
+	int type = sqlite3_column_type(st, i);
+
+	*number = type == SQLITE_INTEGER || type == SQLITE_FLOAT;
+	if (type == SQLITE_NULL)
+		return NULL;
+	if (type == SQLITE_BLOB) {
+		const unsigned char *p = sqlite3_column_blob(st, i);
+		int n = sqlite3_column_bytes(st, i), j;
+		char *h = malloc(2 * (size_t)n + 1);
+
+		for (j = 0; h && j < n; j++)
+			sprintf(h + 2 * j, "%02x", p[j]);
+		if (h)
+			h[2 * n] = '\0';
+		return h;
+	}
+	return strdup((const char *)sqlite3_column_text(st, i));
+}
+
+/* Display width of UTF-8 text: code points, a fair guess for a terminal. */
+static int text_width(const char *s)
+{
+	int w = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+static int table_add_row(struct text_table *t, sqlite3_stmt *st)
+{
+	int i;
+
+	if (t->rows == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+		struct cell *c = realloc(t->cells, cap * (size_t)t->ncols * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		t->cells = c;
+		t->cap = cap;
+	}
+	for (i = 0; i < t->ncols; i++) {
+		struct cell *c = &t->cells[t->rows * (size_t)t->ncols + i];
+
+		c->text = cell_text(st, i, &c->number);
+		if (!c->text && sqlite3_column_type(st, i) != SQLITE_NULL) {
+			while (i-- > 0)
+				free(t->cells[t->rows * (size_t)t->ncols + i].text);
+			return -ENOMEM;
+		}
+		if (c->text && text_width(c->text) > t->width[i])
+			t->width[i] = text_width(c->text);
+		if (c->text && !c->number)
+			t->text[i] = true;
+	}
+	t->rows++;
+	return 0;
+}
+
+/* Two blanks between columns, columns of numbers right-aligned, no
+ * trailing blanks. */
+static void table_line(struct trace_seq *s, const struct text_table *t,
+		       const struct cell *row)
+{
+	int i, pending = 0;
+
+	for (i = 0; i < t->ncols; i++) {
+		const char *v = row[i].text ? row[i].text : "";
+		int pad = t->width[i] - text_width(v);
+
+		if (i)
+			pending += 2;
+		if (!t->text[i] && t->rows) {
+			pending += pad;
+			pad = 0;
+		}
+		if (*v) {
+			trace_seq_printf(s, "%*s%s", pending, "", v);
+			pending = 0;
+		}
+		pending += pad;
+	}
+	trace_seq_putc(s, '\n');
+}
+
+static void table_free(struct text_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->rows * (size_t)t->ncols; i++)
+		free(t->cells[i].text);
+	free(t->cells);
+	free(t->width);
+	free(t->text);
+}
+
+static void json_row(struct trace_seq *s, sqlite3_stmt *st, int ncols)
+{
+	int i;
+
+	trace_seq_putc(s, '{');
+	for (i = 0; i < ncols; i++) {
+		const char *name = sqlite3_column_name(st, i);
+
+		if (i)
+			trace_seq_putc(s, ',');
+		strobe_json_escape(s, name ? name : "", name ? strlen(name) : 0);
+		trace_seq_putc(s, ':');
+		switch (sqlite3_column_type(st, i)) {
+		case SQLITE_INTEGER:
+			trace_seq_printf(s, "%lld", (long long)sqlite3_column_int64(st, i));
+			break;
+		case SQLITE_FLOAT: {
+			double d = sqlite3_column_double(st, i);
+
+			if (isfinite(d))
+				trace_seq_printf(s, "%.17g", d);
+			else
+				trace_seq_puts(s, "null");
+			break;
+		}
+		case SQLITE_TEXT:
+			strobe_json_escape(s, (const char *)sqlite3_column_text(st, i),
+					   (size_t)sqlite3_column_bytes(st, i));
+			break;
+		case SQLITE_BLOB:
+			trace_seq_putc(s, '"');
+			put_hex(s, sqlite3_column_blob(st, i), sqlite3_column_bytes(st, i));
+			trace_seq_putc(s, '"');
+			break;
+		default:
+			trace_seq_puts(s, "null");
+		}
+	}
+	trace_seq_puts(s, "}\n");
+}
+
+static void csv_row(struct trace_seq *s, sqlite3_stmt *st, int ncols, bool header)
+{
+	int i;
+
+	for (i = 0; i < ncols; i++) {
+		if (i)
+			trace_seq_putc(s, ',');
+		if (header) {
+			const char *name = sqlite3_column_name(st, i);
+
+			put_csv(s, name ? name : "", name ? strlen(name) : 0);
+			continue;
+		}
+		switch (sqlite3_column_type(st, i)) {
+		case SQLITE_NULL:
+			break;
+		case SQLITE_BLOB:
+			put_hex(s, sqlite3_column_blob(st, i), sqlite3_column_bytes(st, i));
+			break;
+		default:
+			put_csv(s, (const char *)sqlite3_column_text(st, i),
+				(size_t)sqlite3_column_bytes(st, i));
+		}
+	}
+	trace_seq_puts(s, "\r\n");
+}
+
+/* Bytes of a database's pages (in memory: what it holds). */
+static unsigned long long db_size(sqlite3 *db)
+{
+	unsigned long long n[2] = { 0, 0 };
+	const char *q[2] = { "PRAGMA page_count", "PRAGMA page_size" };
+	sqlite3_stmt *st;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (sqlite3_prepare_v2(db, q[i], -1, &st, NULL) != SQLITE_OK)
+			return 0;
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n[i] = (unsigned long long)sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	return n[0] * n[1];
+}
+
+/* meta's value for key, as text in buf ("" when absent). */
+static const char *meta(sqlite3 *db, const char *key, char *buf, size_t size)
+{
+	sqlite3_stmt *st;
+
+	buf[0] = '\0';
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL)
+	    != SQLITE_OK)
+		return buf;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return buf;
+}
+
+/* What the data lacks, as strobe report says it: lost events, damage. */
+static void warn_gaps(sqlite3 *db)
+{
+	char a[600], b[600];
+
+	if (strcmp(meta(db, "lost", a, sizeof(a)), "0") && *a)
+		cli_warn(CMD, "%s events were lost by the ring buffer before they were "
+			 "recorded", a);
+	if (strcmp(meta(db, "lost_unknown", a, sizeof(a)), "0") && *a)
+		cli_warn(CMD, "%s gaps of unknown size: the ring buffer lost events there", a);
+	if (*meta(db, "incomplete", a, sizeof(a)))
+		cli_warn(CMD, "the recording was incomplete: %s", a);
+	if (*meta(db, "damage", a, sizeof(a)))
+		cli_warn(CMD, "%s", a);
+	if (*meta(db, "skipped_pages", a, sizeof(a)))
+		cli_warn(CMD, "%s damaged pages were skipped (the first: %s)", a,
+			 meta(db, "skipped_why", b, sizeof(b)));
+}
+
+/* Run one prepared statement and print its rows; returns an exit status. */
+static int run_stmt(sqlite3 *db, sqlite3_stmt *st, enum fmt fmt, struct trace_seq *s,
+		    int *results)
+{
+	int ncols = sqlite3_column_count(st), rc, i;
+	struct text_table t = { .ncols = ncols };
+
+	if (ncols && fmt == FMT_TABLE) {
+		t.width = calloc((size_t)ncols, sizeof(*t.width));
+		t.text = calloc((size_t)ncols, sizeof(*t.text));
+		if (!t.width || !t.text) {
+			cli_error(CMD, "out of memory");
+			return CLI_FAIL;
+		}
+		for (i = 0; i < ncols; i++) {
+			const char *name = sqlite3_column_name(st, i);
+
+			t.width[i] = name ? text_width(name) : 0;
+		}
+	}
+	if (ncols && fmt == FMT_CSV)
+		csv_row(s, st, ncols, true);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (fmt == FMT_JSON)
+			json_row(s, st, ncols);
+		else if (fmt == FMT_CSV)
+			csv_row(s, st, ncols, false);
+		else if (table_add_row(&t, st) < 0) {
+			cli_error(CMD, "out of memory");
+			table_free(&t);
+			return CLI_FAIL;
+		}
+		if (s->len >= FLUSH_BYTES && !flush(s))
+			break;
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		flush(s);
+		cli_error(CMD, "SQL error: %s", sqlite3_errmsg(db));
+		table_free(&t);
+		return CLI_FAIL;
+	}
+	if (ncols && fmt == FMT_TABLE) {
+		struct cell *head = calloc((size_t)ncols, sizeof(*head));
+		size_t r;
+
+		if (!head) {
+			cli_error(CMD, "out of memory");
+			table_free(&t);
+			return CLI_FAIL;
+		}
+		if ((*results)++)
+			trace_seq_putc(s, '\n');
+		for (i = 0; i < ncols; i++)
+			head[i].text = (char *)sqlite3_column_name(st, i);
+		table_line(s, &t, head);
+		free(head);
+		for (r = 0; r < t.rows; r++) {
+			table_line(s, &t, &t.cells[r * (size_t)ncols]);
+			if (s->len >= FLUSH_BYTES && !flush(s))
+				break;
+		}
+	}
+	table_free(&t);
+	return CLI_OK;
+}
+
+/* Every statement of one query text; returns an exit status. */
+static int run_query(sqlite3 *db, const char *sql, enum fmt fmt, struct trace_seq *s,
+		     int *results)
+{
+	const char *tail = sql;
+	int status = CLI_OK;
+
+	while (tail && *tail && status == CLI_OK) {
+		sqlite3_stmt *st = NULL;
+
+		if (sqlite3_prepare_v2(db, tail, -1, &st, &tail) != SQLITE_OK) {
+			cli_error(CMD, "SQL error: %s", sqlite3_errmsg(db));
+			return CLI_FAIL;
+		}
+		if (!st)	/* blanks or a comment */
+			continue;
+		status = run_stmt(db, st, fmt, s, results);
+		sqlite3_finalize(st);
+	}
+	return status;
+}
+
+int cmd_sql(int argc, char **argv)
+{
+	enum { OPT_DB = 256, OPT_REBUILD, OPT_JSON, OPT_CSV, OPT_HOST, OPT_ANALYSES, OPT_LOGS };
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "rebuild", no_argument, NULL, OPT_REBUILD },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "csv", no_argument, NULL, OPT_CSV },
+		{ "host-name", required_argument, NULL, OPT_HOST },
+		{ "analyses", required_argument, NULL, OPT_ANALYSES },
+		{ "logs", no_argument, NULL, OPT_LOGS },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct strobe_sql_opts o = { 0 };
+	struct strobe_sql_stats st;
+	struct strobe_error err = { 0 };
+	const char *input = "trace.dat", *db_path = NULL;
+	enum fmt fmt = FMT_TABLE;
+	bool verbose = false;
+	struct trace_seq s;
+	sqlite3 *db = NULL;
+	int c, i, results = 0, status = CLI_OK;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			input = optarg;
+			break;
+		case OPT_DB:
+			db_path = optarg;
+			break;
+		case OPT_REBUILD:
+			o.rebuild = true;
+			break;
+		case OPT_JSON:
+		case OPT_CSV:
+			if (fmt != FMT_TABLE) {
+				cli_error(CMD, "--json and --csv exclude each other");
+				return CLI_USAGE;
+			}
+			fmt = c == OPT_JSON ? FMT_JSON : FMT_CSV;
+			break;
+		case OPT_HOST:
+			o.host = optarg;
+			break;
+		case OPT_ANALYSES:
+			o.analyses = optarg;
+			break;
+		case OPT_LOGS:
+			o.logs = true;
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return CLI_OK;
+		default:
+			usage(stderr);
+			return CLI_USAGE;
+		}
+	}
+	if (optind == argc && !db_path) {
+		cli_error(CMD, "which query? e.g. strobe sql \"SELECT count(*) FROM events\"");
+		return CLI_USAGE;
+	}
+	if (o.analyses && *o.analyses) {
+		struct strobe_analysis *a;
+
+		if (strobe_analysis_new(o.analyses, NULL, &a, &err) < 0) {
+			cli_error_e(CMD, &err);
+			return CLI_USAGE;
+		}
+		strobe_analysis_free(a);
+	}
+	/* No global allocation statistics: they take a mutex per malloc. */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	page_cache_setup(input, !db_path);
+	if (strobe_sql_open(input, db_path, &o, &db, &st, &err) < 0) {
+		cli_error_e(CMD, &err);
+		return CLI_FAIL;
+	}
+	if (verbose) {
+		if (st.reused)
+			fprintf(stderr, "strobe sql: %s is current for %s (%llu events): reused\n",
+				db_path, input, (unsigned long long)st.events);
+		else
+			fprintf(stderr, "strobe sql: loaded %llu events (%d event tables) in "
+				"%.3f s: %.0f events/s (%.3f CPU s: %.0f events per CPU s); "
+				"trace %llu bytes, database %s%llu bytes\n",
+				(unsigned long long)st.events, st.nr_event_tables, st.seconds,
+				st.seconds > 0 ? (double)st.events / st.seconds : 0.0,
+				st.cpu_seconds,
+				st.cpu_seconds > 0 ? (double)st.events / st.cpu_seconds : 0.0,
+				(unsigned long long)st.trace_bytes, db_path ? "" : "in memory, ",
+				(unsigned long long)(db_path ? st.db_bytes : db_size(db)));
+	}
+	warn_gaps(db);
+	trace_seq_init(&s);
+	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	for (i = optind; i < argc && status == CLI_OK; i++)
+		status = run_query(db, argv[i], fmt, &s, &results);
+	if (s.state != TRACE_SEQ__GOOD) {
+		cli_error(CMD, "out of memory");
+		status = CLI_FAIL;
+	}
+	flush(&s);
+	trace_seq_destroy(&s);
+	sqlite3_close(db);
+	return status;
+}

@@ -1,0 +1,1923 @@
+/*
+ * sqlite.c - the SQLite sink: a trace's events, tasks, containers and
+ * analysis results as tables of an SQLite database (strobe sql, and C or
+ * Python users who want SQL over a trace).  Schema: include/strobe/sql.h
+ * and doc/strobe-sql.1.
+ *
+ * How it is shaped, for speed (the goal is at least a million events a
+ * second of loading):
+ *
+ *  - Each event is stored once, in the table of its type, with a typed
+ *    column per field decoded straight from the payload through offsets
+ *    resolved once per type (as the JSON writer reads them: integers,
+ *    char arrays and __data_loc strings, other arrays as JSON text).
+ *    "events" is a view over those tables that rebuilds the JSON of the
+ *    fields with json_object() when asked, so no row is written twice
+ *    and no JSON is made at load time.
+ *  - Rows are buffered per type (values, and the bytes of strings in a
+ *    per-type arena, since event payloads live only until the next
+ *    event) and inserted by a prepared statement of up to 64 rows: SQLite
+ *    spends most of its time per statement step, not per value.
+ *  - The host is the same for a whole file, so it is a constant of the
+ *    view, not a column of every row.
+ *
+ * Names: a table per event type is named after the event, or
+ * "<system>_<event>" when another system of the file has an event of that
+ * name or the name is one of strobe's own tables (events, tasks, ...,
+ * <analysis>, the result tables any analysis makes, sqlite_*); any
+ * remaining clash gets "_<id>".
+ *
+ * On top of the sink, strobe_sql_load_file() runs a whole file: the
+ * model, the analyses fed from the same pass (their log rows inserted as
+ * they come), tasks, containers and meta, in one transaction; and
+ * strobe_sql_open() keeps a database beside the trace, built into a
+ * temporary file renamed into place, reused while meta says it was made
+ * from this very file with the same options.
+ * Fields keep their names except where an earlier column took it (seq,
+ * ts, cpu, tid, pid, comm, container: sched_waking's pid and comm), which
+ * become field_<name>.  SQLite compares names without case, so does this.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+#include <traceevent/event-parse.h>
+
+#include <strobe/strobe.h>
+#include <strobe/sql.h>
+
+#include "util/err.h"
+
+#define NCOMMON		8	/* seq, ts, cpu, tid, pid, comm, container, buffer */
+#define MAX_BATCH	64	/* rows per multi-row INSERT */
+#define JSON_ARGS	60	/* key/value pairs per json_object() call */
+#define UNION_TERMS	400	/* terms per compound SELECT (SQLite: 500) */
+#define MAX_SKIPPED_PAGES 100000	/* damaged pages before a load gives up */
+#define STROBE_SQL_STR2(x) #x
+#define STROBE_SQL_STR(x) STROBE_SQL_STR2(x)
+
+static const char *const common_cols[NCOMMON] = {
+	"seq", "ts", "cpu", "tid", "pid", "comm", "container", "buffer"
+};
+
+/* How a field is read and stored. */
+enum fkind {
+	F_INT,		/* fixed 1, 2, 4 or 8 bytes: INTEGER */
+	F_TEXT,		/* char array, __data_loc char[], string: TEXT */
+	F_ARRAY,	/* other arrays and odd sizes: JSON text of numbers */
+};
+
+struct fcol {
+	const struct tep_format_field *f;
+	char *name;		/* SQL column name (clash-resolved) */
+	enum fkind kind;
+	int off, size;		/* as in the format */
+	int elem;		/* F_ARRAY element size: 1, 2, 4 or 8 */
+	bool is_signed, dynamic, relative;
+	bool rest;		/* "char buf[]" of size 0: the rest of the payload */
+};
+
+/* A value waiting in a batch: an integer, bytes in the type's arena, a
+ * string that outlives the batch (container names), or NULL. */
+enum vkind { V_NULL, V_INT, V_ARENA, V_PTR, V_REAL };
+struct sval {
+	union {
+		int64_t i;
+		double d;
+		size_t off;
+		const char *p;
+	} u;
+	uint32_t len;
+	uint8_t kind;
+};
+
+/* One event type of the file. */
+struct etype {
+	struct tep_event *ev;
+	char *table;		/* SQL table name */
+	bool resolved;		/* fields and statements made (first event) */
+	int nr_fields;
+	struct fcol *fields;
+	int ncols;		/* NCOMMON + nr_fields */
+	int batch_rows;		/* rows per multi-row statement */
+	sqlite3_stmt *one, *batch;
+	int nrows;		/* rows buffered in vals */
+	struct sval *vals;	/* batch_rows * ncols */
+	char *arena;		/* bytes of the buffered rows' strings */
+	size_t alen, acap;
+	uint64_t count;		/* rows of this type */
+};
+
+struct strobe_sql_sink {
+	sqlite3 *db;
+	struct tep_handle *tep;
+	struct strobe_model *m;
+	char *host;
+	bool native;		/* file byte order is the host's */
+	int long_size;
+	struct etype *types;	/* by event id, 0 .. nr_types-1 */
+	int nr_types;
+	sqlite3_stmt *unknown;	/* insert into unknown_events, NULL until used */
+	uint64_t seq;		/* events fed */
+	const char *const *buffers;	/* names by buffer index (borrowed) */
+	int nr_buffers;
+	int nr_tables;
+	int failed;		/* first error, sticky */
+	struct strobe_error ferr;
+	bool finished;
+};
+
+static int sql_fail(sqlite3 *db, struct strobe_error *err, const char *what)
+{
+	int code = sqlite3_errcode(db);
+
+	return strobe_err(err, code == SQLITE_NOMEM ? -ENOMEM : code == SQLITE_FULL ? -ENOSPC
+			  : -EIO, "sqlite: %s: %s", what, sqlite3_errmsg(db));
+}
+
+/* Run one statement of text made with sqlite3_mprintf (freed here). */
+static int exec_free(sqlite3 *db, char *sql, struct strobe_error *err)
+{
+	int rc;
+
+	if (!sql)
+		return strobe_err(err, -ENOMEM, "out of memory");
+	rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		char what[128];
+
+		snprintf(what, sizeof(what), "%.100s", sql);
+		sqlite3_free(sql);
+		return sql_fail(db, err, what);
+	}
+	sqlite3_free(sql);
+	return 0;
+}
+
+/* ---- names ---------------------------------------------------------- */
+
+/*
+ * The names strobe's own tables and views take: the fixed ones, every
+ * analysis name (its view) and every result table any analysis can make
+ * (asked of the analyses themselves, every view on), as SQL names.
+ * Returns a NULL-terminated array (free_names()), NULL when out of memory.
+ */
+static char **reserved_names(void)
+{
+	static const char *const fixed[] = {
+		"events", "tasks", "containers", "meta", "unknown_events", NULL
+	};
+	const char *const *an = strobe_analysis_names();
+	struct strobe_analysis_opts o = {
+		.views = STROBE_VIEW_TOP | STROBE_VIEW_STATS | STROBE_VIEW_FREQ |
+			 STROBE_VIEW_LOG,
+	};
+	size_t n = 0, cap = 64;
+	char **v = calloc(cap, sizeof(*v));
+	int i, j;
+
+	for (i = 0; v && fixed[i]; i++)
+		v[n++] = strdup(fixed[i]);
+	for (i = 0; v && an && an[i]; i++) {
+		struct strobe_analysis *a = NULL;
+
+		if (n + 1 >= cap)
+			break;
+		v[n++] = strdup(an[i]);
+		if (strobe_analysis_new(an[i], &o, &a, NULL) < 0)
+			continue;
+		for (j = 0; j < strobe_analysis_nr_tables(a) && n + 1 < cap; j++) {
+			char *t = strdup(strobe_table_name(strobe_analysis_table(a, j))), *p;
+
+			for (p = t; p && *p; p++)
+				if (*p == '.')
+					*p = '_';
+			v[n++] = t;
+		}
+		strobe_analysis_free(a);
+	}
+	for (i = 0; v && (size_t)i < n; i++)
+		if (!v[i]) {
+			while (n)
+				free(v[--n]);
+			free(v);
+			return NULL;
+		}
+	return v;
+}
+
+static void free_names(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static bool reserved_name(char *const *reserved, const char *name)
+{
+	size_t i;
+
+	if (!strncasecmp(name, "sqlite_", 7))
+		return true;
+	for (i = 0; reserved[i]; i++)
+		if (!strcasecmp(name, reserved[i]))
+			return true;
+	return false;
+}
+
+static bool name_taken(char *const *names, int n, const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (names[i] && !strcasecmp(names[i], name))
+			return true;
+	return false;
+}
+
+/*
+ * Table names of every event of the file, by id (the rule in the head
+ * comment); names[] has nr entries, NULL where no event has that id.
+ */
+static int name_tables(struct strobe_sql_sink *k, struct tep_event **evs)
+{
+	char **names = calloc((size_t)k->nr_types, sizeof(*names));
+	char **reserved = reserved_names();
+	int i, j;
+
+	if (!names || !reserved) {
+		free(names);
+		free_names(reserved);
+		return -ENOMEM;
+	}
+	for (i = 0; evs[i]; i++) {
+		struct tep_event *e = evs[i];
+		bool shared = false;
+		char *name;
+
+		for (j = 0; evs[j] && !shared; j++)
+			shared = j != i && !strcasecmp(evs[j]->name, e->name) &&
+				 strcmp(evs[j]->system ? evs[j]->system : "",
+					e->system ? e->system : "");
+		if (shared || reserved_name(reserved, e->name))
+			name = sqlite3_mprintf("%s_%s", e->system ? e->system : "", e->name);
+		else
+			name = sqlite3_mprintf("%s", e->name);
+		if (name && (name_taken(names, k->nr_types, name) ||
+			     reserved_name(reserved, name))) {
+			char *n2 = sqlite3_mprintf("%s_%d", name, e->id);
+
+			sqlite3_free(name);
+			name = n2;
+		}
+		if (!name)
+			goto nomem;
+		names[e->id] = strdup(name);
+		sqlite3_free(name);
+		if (!names[e->id])
+			goto nomem;
+	}
+	for (i = 0; i < k->nr_types; i++)
+		k->types[i].table = names[i];
+	free(names);
+	free_names(reserved);
+	return 0;
+nomem:
+	for (i = 0; i < k->nr_types; i++)
+		free(names[i]);
+	free(names);
+	free_names(reserved);
+	return -ENOMEM;
+}
+
+/* ---- fields --------------------------------------------------------- */
+
+/* Element size of a dynamic array from its type, e.g. "__data_loc u32[]"
+ * (the JSON writer's rule, so both agree). */
+static int type_elem_size(int long_size, const char *type)
+{
+	if (strstr(type, "long long") || strstr(type, "64"))
+		return 8;
+	if (strstr(type, "long"))
+		return long_size ? long_size : 8;
+	if (strstr(type, "short") || strstr(type, "16"))
+		return 2;
+	if (strstr(type, "char") || strstr(type, "8") || strstr(type, "bool"))
+		return 1;
+	if (strstr(type, "int") || strstr(type, "32") || strstr(type, "pid_t"))
+		return 4;
+	return 1;
+}
+
+static void classify(struct fcol *c, const struct tep_format_field *f, int long_size)
+{
+	bool is_char = f->type && strstr(f->type, "char");
+
+	c->f = f;
+	c->off = f->offset;
+	c->size = f->size;
+	c->is_signed = f->flags & TEP_FIELD_IS_SIGNED;
+	c->dynamic = f->flags & TEP_FIELD_IS_DYNAMIC;
+	c->relative = f->flags & TEP_FIELD_IS_RELATIVE;
+	c->elem = 1;
+	if (c->dynamic) {
+		if ((f->flags & TEP_FIELD_IS_STRING) || is_char) {
+			c->kind = F_TEXT;
+		} else {
+			c->kind = F_ARRAY;
+			c->elem = f->elementsize ? (int)f->elementsize
+						 : type_elem_size(long_size, f->type);
+		}
+	} else if (f->flags & TEP_FIELD_IS_ARRAY) {
+		c->rest = f->size == 0 && f->arraylen == 0;
+		if ((f->flags & TEP_FIELD_IS_STRING) || is_char) {
+			c->kind = F_TEXT;
+		} else {
+			c->kind = F_ARRAY;
+			c->elem = f->elementsize ? (int)f->elementsize
+				  : f->arraylen ? f->size / (int)f->arraylen : 1;
+		}
+	} else if (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) {
+		c->kind = F_INT;
+	} else {
+		c->kind = F_ARRAY;
+		c->is_signed = false;
+	}
+	if (c->kind == F_ARRAY && c->elem != 1 && c->elem != 2 && c->elem != 4 && c->elem != 8)
+		c->elem = 1;
+}
+
+static const char *decl_type(enum fkind kind)
+{
+	return kind == F_INT ? "INTEGER" : "TEXT";	/* arrays: JSON text */
+}
+
+/*
+ * The INSERT statements of table t->table (t->ncols columns): one row,
+ * and t->batch_rows rows (as many as SQLite's parameter limit allows, up
+ * to MAX_BATCH), and the buffers of a batch.  Returns 0 or -errno.
+ */
+static int prepare_batches(sqlite3 *db, struct etype *t, struct strobe_error *err)
+{
+	char *sql, *p;
+	size_t cap;
+	int maxvars, r, i;
+
+	maxvars = sqlite3_limit(db, SQLITE_LIMIT_VARIABLE_NUMBER, -1);
+	t->batch_rows = maxvars / t->ncols;
+	if (t->batch_rows > MAX_BATCH)
+		t->batch_rows = MAX_BATCH;
+	if (t->batch_rows < 1)
+		t->batch_rows = 1;
+	cap = 64 + 2 * strlen(t->table) + (size_t)t->batch_rows * (2 * (size_t)t->ncols + 4);
+	sql = malloc(cap);
+	if (!sql)
+		return strobe_err(err, -ENOMEM, "out of memory");
+	for (r = 1; r <= t->batch_rows; r = r == 1 && t->batch_rows > 1 ? t->batch_rows : r + 1) {
+		sqlite3_stmt **st = r == 1 ? &t->one : &t->batch;
+		int row;
+
+		p = sql;
+		p += sprintf(p, "INSERT INTO \"");
+		sqlite3_snprintf((int)(cap - (p - sql)), p, "%w", t->table);
+		p += strlen(p);
+		p += sprintf(p, "\" VALUES ");
+		for (row = 0; row < r; row++) {
+			*p++ = row ? ',' : '(';
+			if (row)
+				*p++ = '(';
+			for (i = 0; i < t->ncols; i++) {
+				if (i)
+					*p++ = ',';
+				*p++ = '?';
+			}
+			*p++ = ')';
+		}
+		*p = '\0';
+		if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL)
+		    != SQLITE_OK) {
+			free(sql);
+			return sql_fail(db, err, t->table);
+		}
+	}
+	free(sql);
+	t->vals = calloc((size_t)t->batch_rows * (size_t)t->ncols, sizeof(*t->vals));
+	t->acap = 4096;
+	t->arena = malloc(t->acap);
+	if (!t->vals || !t->arena)
+		return strobe_err(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Column names, the table and its statements for type t (first event). */
+static int resolve_type(struct strobe_sql_sink *k, struct etype *t, struct strobe_error *err)
+{
+	const struct tep_format_field *f;
+	char **names = NULL;
+	char *sql = NULL, *p;
+	size_t cap;
+	int i, n = 0, ret;
+
+	for (f = t->ev->format.fields; f; f = f->next)
+		n++;
+	t->fields = calloc((size_t)n + 1, sizeof(*t->fields));
+	names = calloc((size_t)n + NCOMMON, sizeof(*names));
+	if (!t->fields || !names)
+		goto nomem;
+	for (i = 0; i < NCOMMON; i++)
+		names[i] = (char *)common_cols[i];
+	for (f = t->ev->format.fields, i = 0; f; f = f->next, i++) {
+		struct fcol *c = &t->fields[i];
+		char *name = strdup(f->name);
+		int dup = 1;
+
+		if (name && name_taken(names, NCOMMON + i, name)) {
+			free(name);
+			name = NULL;
+			if (asprintf(&name, "field_%s", f->name) < 0)
+				name = NULL;
+			while (name && name_taken(names, NCOMMON + i, name)) {
+				free(name);
+				if (asprintf(&name, "field_%s_%d", f->name, ++dup) < 0)
+					name = NULL;
+			}
+		}
+		if (!name)
+			goto nomem;
+		c->name = name;
+		t->nr_fields = i + 1;	/* what strobe_sql_sink_free() frees */
+		names[NCOMMON + i] = name;
+		classify(c, f, k->long_size);
+	}
+	t->ncols = NCOMMON + n;
+
+	/* CREATE TABLE */
+	cap = 256 + (size_t)t->ncols * 64;
+	for (i = 0; i < n; i++)
+		cap += 2 * strlen(t->fields[i].name);
+	cap += 2 * strlen(t->table);
+	sql = malloc(cap);
+	if (!sql)
+		goto nomem;
+	p = sql;
+	p += sprintf(p, "CREATE TABLE \"");
+	sqlite3_snprintf((int)(cap - (p - sql)), p, "%w", t->table);
+	p += strlen(p);
+	p += sprintf(p, "\" (seq INTEGER PRIMARY KEY, ts INTEGER, cpu INTEGER, tid INTEGER, "
+		     "pid INTEGER, comm TEXT, container TEXT, buffer TEXT");
+	for (i = 0; i < n; i++) {
+		p += sprintf(p, ", \"");
+		sqlite3_snprintf((int)(cap - (p - sql)), p, "%w", t->fields[i].name);
+		p += strlen(p);
+		p += sprintf(p, "\" %s", decl_type(t->fields[i].kind));
+	}
+	strcpy(p, ")");
+	if (sqlite3_exec(k->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+		ret = sql_fail(k->db, err, t->table);
+		goto fail;
+	}
+	free(sql);
+	sql = NULL;
+
+	ret = prepare_batches(k->db, t, err);
+	if (ret < 0)
+		goto fail;
+	t->resolved = true;
+	k->nr_tables++;
+	free(names);
+	return 0;
+nomem:
+	ret = strobe_err(err, -ENOMEM, "out of memory");
+fail:
+	free(sql);
+	free(names);
+	return ret;
+}
+
+static inline uint64_t rd(const struct strobe_sql_sink *k, const uint8_t *p, int size)
+{
+	if (k->native) {
+		uint8_t v8;
+		uint16_t v16;
+		uint32_t v32;
+		uint64_t v64;
+
+		switch (size) {
+		case 1: memcpy(&v8, p, 1); return v8;
+		case 2: memcpy(&v16, p, 2); return v16;
+		case 4: memcpy(&v32, p, 4); return v32;
+		case 8: memcpy(&v64, p, 8); return v64;
+		}
+		return 0;
+	}
+	return tep_read_number(k->tep, p, size);
+}
+
+static inline int64_t sign_extend(uint64_t v, int size)
+{
+	int shift = 64 - 8 * size;
+
+	if (size >= 8 || size <= 0)
+		return (int64_t)v;
+	return (int64_t)(v << shift) >> shift;
+}
+
+/* Room for `need` more bytes in t's arena; false when out of memory. */
+static bool arena_room(struct etype *t, size_t need)
+{
+	char *a;
+	size_t cap;
+
+	if (t->alen + need <= t->acap)
+		return true;
+	cap = t->acap * 2;
+	while (cap < t->alen + need)
+		cap *= 2;
+	a = realloc(t->arena, cap);
+	if (!a)
+		return false;
+	t->arena = a;
+	t->acap = cap;
+	return true;
+}
+
+static bool put_bytes(struct etype *t, struct sval *v, const void *p, size_t len)
+{
+	if (!arena_room(t, len ? len : 1))
+		return false;
+	memcpy(t->arena + t->alen, p, len);
+	v->kind = V_ARENA;
+	v->u.off = t->alen;
+	v->len = (uint32_t)len;
+	t->alen += len;
+	return true;
+}
+
+static char *fmt_u64(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+/* JSON array of the elements of p[0..bytes) into the arena. */
+static bool put_array(const struct strobe_sql_sink *k, struct etype *t, struct sval *v,
+		      const struct fcol *c, const uint8_t *p, size_t bytes)
+{
+	size_t n = bytes / (size_t)c->elem, i;
+	char *out, *start;
+
+	if (!arena_room(t, n * 22 + 2))
+		return false;
+	start = out = t->arena + t->alen;
+	*out++ = '[';
+	for (i = 0; i < n; i++) {
+		uint64_t u = rd(k, p + i * (size_t)c->elem, c->elem);
+		char tmp[24], *s;
+
+		if (i)
+			*out++ = ',';
+		if (c->is_signed && sign_extend(u, c->elem) < 0) {
+			*out++ = '-';
+			u = 0 - (uint64_t)sign_extend(u, c->elem);
+		}
+		s = fmt_u64(tmp + sizeof(tmp), u);
+		memcpy(out, s, (size_t)(tmp + sizeof(tmp) - s));
+		out += tmp + sizeof(tmp) - s;
+	}
+	*out++ = ']';
+	v->kind = V_ARENA;
+	v->u.off = t->alen;
+	v->len = (uint32_t)(out - start);
+	t->alen += (size_t)(out - start);
+	return true;
+}
+
+/* Decode field c of ev into v; false when out of memory. */
+static bool put_field(const struct strobe_sql_sink *k, struct etype *t, struct sval *v,
+		      const struct fcol *c, const struct strobe_event *ev)
+{
+	const uint8_t *data = ev->data;
+	size_t size = ev->size, off = (size_t)c->off, len = (size_t)c->size;
+
+	v->kind = V_NULL;
+	if (c->off < 0 || c->size < 0 || off + len > size)
+		return true;
+	if (c->kind == F_INT) {
+		uint64_t u = rd(k, data + off, c->size);
+
+		v->kind = V_INT;
+		v->u.i = c->is_signed ? sign_extend(u, c->size) : (int64_t)u;
+		return true;
+	}
+	if (c->dynamic) {
+		uint64_t w;
+
+		if (len != 4)
+			return true;
+		w = rd(k, data + off, 4);
+		len = w >> 16;
+		off = c->relative ? off + 4 + (w & 0xffff) : (w & 0xffff);
+		if (off > size || len > size - off)
+			return true;
+	} else if (c->rest) {
+		len = size - off;
+	}
+	if (c->kind == F_TEXT)
+		return put_bytes(t, v, data + off, strnlen((const char *)data + off, len));
+	return put_array(k, t, v, c, data + off, len);
+}
+
+static int bind_row(sqlite3_stmt *st, const struct etype *t, const struct sval *row, int base)
+{
+	int i, rc = SQLITE_OK;
+
+	for (i = 0; i < t->ncols && rc == SQLITE_OK; i++) {
+		const struct sval *v = &row[i];
+
+		switch (v->kind) {
+		case V_INT:
+			rc = sqlite3_bind_int64(st, base + i, v->u.i);
+			break;
+		case V_ARENA:
+			rc = sqlite3_bind_text(st, base + i, t->arena + v->u.off, (int)v->len,
+					       SQLITE_STATIC);
+			break;
+		case V_PTR:
+			rc = sqlite3_bind_text(st, base + i, v->u.p, (int)v->len, SQLITE_STATIC);
+			break;
+		case V_REAL:
+			rc = sqlite3_bind_double(st, base + i, v->u.d);
+			break;
+		default:
+			rc = sqlite3_bind_null(st, base + i);
+		}
+	}
+	return rc;
+}
+
+/* Insert the buffered rows of t: one batch statement when full, else
+ * row by row. */
+static int flush_type(sqlite3 *db, struct etype *t, struct strobe_error *err)
+{
+	int r, rc = SQLITE_OK;
+
+	if (!t->nrows)
+		return 0;
+	if (t->nrows == t->batch_rows && t->batch) {
+		for (r = 0; r < t->nrows && rc == SQLITE_OK; r++)
+			rc = bind_row(t->batch, t, t->vals + (size_t)r * t->ncols, 1 + r * t->ncols);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_step(t->batch);
+		sqlite3_reset(t->batch);
+	} else {
+		for (r = 0; r < t->nrows && (rc == SQLITE_OK || rc == SQLITE_DONE); r++) {
+			rc = bind_row(t->one, t, t->vals + (size_t)r * t->ncols, 1);
+			if (rc == SQLITE_OK)
+				rc = sqlite3_step(t->one);
+			sqlite3_reset(t->one);
+		}
+	}
+	t->nrows = 0;
+	t->alen = 0;
+	if (rc != SQLITE_DONE)
+		return sql_fail(db, err, t->table);
+	return 0;
+}
+
+/* The common columns of a row: pid, comm and container from the model,
+ * the instance buffer's name (NULL for the top-level buffer). */
+static bool put_common(struct strobe_sql_sink *k, struct etype *t, struct sval *row,
+		       const struct strobe_event *ev)
+{
+	const struct strobe_task *task = k->m ? strobe_model_task(k->m, ev->pid) : NULL;
+
+	row[0] = (struct sval){ .u.i = (int64_t)k->seq, .kind = V_INT };
+	row[1] = (struct sval){ .u.i = (int64_t)ev->ts, .kind = V_INT };
+	row[2] = (struct sval){ .u.i = ev->cpu, .kind = V_INT };
+	row[3] = (struct sval){ .u.i = ev->pid, .kind = V_INT };
+	row[4].kind = V_NULL;
+	row[5].kind = V_NULL;
+	row[6].kind = V_NULL;
+	row[7].kind = V_NULL;
+	if (ev->buffer > 0 && ev->buffer < k->nr_buffers && k->buffers[ev->buffer] &&
+	    *k->buffers[ev->buffer])
+		row[7] = (struct sval){ .u.p = k->buffers[ev->buffer],
+					.len = (uint32_t)strlen(k->buffers[ev->buffer]),
+					.kind = V_PTR };
+	if (!task)
+		return true;
+	if (task->tgid >= 0)
+		row[4] = (struct sval){ .u.i = task->tgid, .kind = V_INT };
+	if (!put_bytes(t, &row[5], task->comm, strnlen(task->comm, sizeof(task->comm))))
+		return false;
+	if (task->container && task->container->index != STROBE_CONTAINER_UNKNOWN)
+		row[6] = (struct sval){ .u.p = task->container->name,
+					.len = (uint32_t)strlen(task->container->name),
+					.kind = V_PTR };
+	return true;
+}
+
+/* An event whose id has no format: its raw payload in unknown_events. */
+static int feed_unknown(struct strobe_sql_sink *k, const struct strobe_event *ev,
+			struct strobe_error *err)
+{
+	const struct strobe_task *task = k->m ? strobe_model_task(k->m, ev->pid) : NULL;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!k->unknown) {
+		if (sqlite3_exec(k->db, "CREATE TABLE unknown_events (seq INTEGER PRIMARY KEY, "
+				 "ts INTEGER, cpu INTEGER, tid INTEGER, pid INTEGER, comm TEXT, "
+				 "container TEXT, buffer TEXT, type INTEGER, data BLOB)", NULL, NULL,
+				 NULL) != SQLITE_OK ||
+		    sqlite3_prepare_v2(k->db, "INSERT INTO unknown_events VALUES "
+				       "(?,?,?,?,?,?,?,?,?,?)", -1, &k->unknown, NULL) != SQLITE_OK)
+			return sql_fail(k->db, err, "unknown_events");
+		k->nr_tables++;
+	}
+	st = k->unknown;
+	sqlite3_bind_int64(st, 1, (int64_t)k->seq);
+	sqlite3_bind_int64(st, 2, (int64_t)ev->ts);
+	sqlite3_bind_int(st, 3, ev->cpu);
+	sqlite3_bind_int(st, 4, ev->pid);
+	if (task && task->tgid >= 0)
+		sqlite3_bind_int(st, 5, task->tgid);
+	else
+		sqlite3_bind_null(st, 5);
+	if (task)
+		sqlite3_bind_text(st, 6, task->comm, (int)strnlen(task->comm, sizeof(task->comm)),
+				  SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 6);
+	if (task && task->container && task->container->index != STROBE_CONTAINER_UNKNOWN)
+		sqlite3_bind_text(st, 7, task->container->name, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 7);
+	if (ev->buffer > 0 && ev->buffer < k->nr_buffers && k->buffers[ev->buffer] &&
+	    *k->buffers[ev->buffer])
+		sqlite3_bind_text(st, 8, k->buffers[ev->buffer], -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 8);
+	sqlite3_bind_int(st, 9, ev->type);
+	sqlite3_bind_blob(st, 10, ev->data, (int)ev->size, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return sql_fail(k->db, err, "unknown_events");
+	return 0;
+}
+
+int strobe_sql_sink_feed(struct strobe_sql_sink *k, const struct strobe_event *ev,
+			 struct strobe_error *err)
+{
+	struct etype *t;
+	struct sval *row;
+	int i, ret;
+
+	if (k->failed) {
+		if (err)
+			*err = k->ferr;
+		return k->failed;
+	}
+	k->seq++;
+	if (!ev->format || ev->type < 0 || ev->type >= k->nr_types ||
+	    !k->types[ev->type].ev) {
+		ret = feed_unknown(k, ev, &k->ferr);
+		goto out;
+	}
+	t = &k->types[ev->type];
+	if (!t->resolved) {
+		ret = resolve_type(k, t, &k->ferr);
+		if (ret < 0)
+			goto out;
+	}
+	row = t->vals + (size_t)t->nrows * t->ncols;
+	if (!put_common(k, t, row, ev))
+		goto nomem;
+	for (i = 0; i < t->nr_fields; i++)
+		if (!put_field(k, t, &row[NCOMMON + i], &t->fields[i], ev))
+			goto nomem;
+	t->count++;
+	ret = 0;
+	if (++t->nrows == t->batch_rows)
+		ret = flush_type(k->db, t, &k->ferr);
+out:
+	if (ret < 0) {
+		k->failed = ret;
+		if (err)
+			*err = k->ferr;
+	}
+	return ret;
+nomem:
+	ret = strobe_err(&k->ferr, -ENOMEM, "out of memory");
+	goto out;
+}
+
+int strobe_sql_sink_new(struct sqlite3 *db, struct tep_handle *tep, struct strobe_model *m,
+			const char *host, struct strobe_sql_sink **out,
+			struct strobe_error *err)
+{
+	struct strobe_sql_sink *k;
+	struct tep_event **evs;
+	int i, max_id = -1;
+
+	*out = NULL;
+	k = calloc(1, sizeof(*k));
+	if (!k || !(k->host = strdup(host ? host : "")))
+		goto nomem;
+	k->db = db;
+	k->tep = tep;
+	k->m = m;
+	k->long_size = tep_get_long_size(tep);
+	k->native = tep_is_file_bigendian(tep) == tep_is_local_bigendian(tep);
+	evs = tep_list_events(tep, TEP_EVENT_SORT_ID);
+	for (i = 0; evs && evs[i]; i++)
+		if (evs[i]->id > max_id)
+			max_id = evs[i]->id;
+	k->nr_types = max_id + 1;
+	k->types = calloc((size_t)(k->nr_types > 0 ? k->nr_types : 1), sizeof(*k->types));
+	if (!k->types)
+		goto nomem;
+	for (i = 0; evs && evs[i]; i++)
+		if (evs[i]->id >= 0)
+			k->types[evs[i]->id].ev = evs[i];
+	if (evs && name_tables(k, evs) < 0)
+		goto nomem;
+	*out = k;
+	return 0;
+nomem:
+	strobe_sql_sink_free(k);
+	return strobe_err(err, -ENOMEM, "out of memory");
+}
+
+static void etype_free(struct etype *t)
+{
+	int j;
+
+	for (j = 0; t->fields && j < t->nr_fields; j++)
+		free(t->fields[j].name);
+	free(t->fields);
+	free(t->table);
+	free(t->vals);
+	free(t->arena);
+	sqlite3_finalize(t->one);
+	sqlite3_finalize(t->batch);
+}
+
+void strobe_sql_sink_free(struct strobe_sql_sink *k)
+{
+	int i;
+
+	if (!k)
+		return;
+	for (i = 0; i < k->nr_types; i++)
+		etype_free(&k->types[i]);
+	sqlite3_finalize(k->unknown);
+	free(k->types);
+	free(k->host);
+	free(k);
+}
+
+void strobe_sql_sink_set_buffers(struct strobe_sql_sink *k, const char *const *names, int n)
+{
+	k->buffers = names;
+	k->nr_buffers = names ? n : 0;
+}
+
+uint64_t strobe_sql_sink_events(const struct strobe_sql_sink *k)
+{
+	return k->seq;
+}
+
+int strobe_sql_sink_nr_tables(const struct strobe_sql_sink *k)
+{
+	return k->nr_tables;
+}
+
+/* ---- the events view ---------------------------------------------- */
+
+/*
+ * The fields expression of t: json_object('name', col, ...); past
+ * JSON_ARGS fields (SQLite caps a function's arguments at 127) the
+ * object so far is extended by json_insert(obj, '$."name"', col, ...).
+ * Arrays are JSON text, embedded with json(col).  sqlite3_free() it.
+ */
+static char *fields_expr(const struct etype *t)
+{
+	char *s = sqlite3_mprintf("json_object(");
+	int i;
+
+	for (i = 0; s && i < t->nr_fields; i++) {
+		const struct fcol *c = &t->fields[i];
+		bool arr = c->kind == F_ARRAY;
+		char *n;
+
+		if (i && i % JSON_ARGS == 0)
+			n = sqlite3_mprintf("json_insert(%s), '$.\"%q\"', %s\"%w\"%s", s,
+					    c->f->name, arr ? "json(" : "", c->name, arr ? ")" : "");
+		else if (i > JSON_ARGS)
+			n = sqlite3_mprintf("%s, '$.\"%q\"', %s\"%w\"%s", s,
+					    c->f->name, arr ? "json(" : "", c->name, arr ? ")" : "");
+		else
+			n = sqlite3_mprintf("%s%s%Q, %s\"%w\"%s", s, i ? ", " : "",
+					    c->f->name, arr ? "json(" : "", c->name, arr ? ")" : "");
+		sqlite3_free(s);
+		s = n;
+	}
+	if (s) {
+		char *n = sqlite3_mprintf("%s)", s);
+
+		sqlite3_free(s);
+		s = n;
+	}
+	return s;
+}
+
+static int create_events_view(struct strobe_sql_sink *k, struct strobe_error *err)
+{
+	char *sql = sqlite3_mprintf("CREATE VIEW events AS SELECT * FROM (SELECT ");
+	int i, terms = 0;
+
+	for (i = 0; sql && i <= k->nr_types; i++) {
+		const struct etype *t = i < k->nr_types ? &k->types[i] : NULL;
+		char *term, *n;
+
+		if (t && !t->resolved)
+			continue;
+		if (!t && !k->unknown)
+			break;
+		if (t) {
+			char *fields = fields_expr(t);
+
+			term = fields ? sqlite3_mprintf(
+				"seq, ts, cpu, tid, pid, comm, container, buffer, %Q AS host, "
+				"%Q AS system, "
+				"%Q AS event, %s AS fields FROM \"%w\"", k->host,
+				t->ev->system ? t->ev->system : "", t->ev->name, fields, t->table)
+				: NULL;
+			sqlite3_free(fields);
+		} else {
+			term = sqlite3_mprintf("seq, ts, cpu, tid, pid, comm, container, buffer, "
+					       "%Q AS host, "
+					       "NULL AS system, NULL AS event, '{}' AS fields "
+					       "FROM unknown_events", k->host);
+		}
+		if (!term) {
+			sqlite3_free(sql);
+			sql = NULL;
+			break;
+		}
+		if (terms == UNION_TERMS) {	/* SQLite caps terms per compound */
+			n = sqlite3_mprintf("%s) UNION ALL SELECT * FROM (SELECT %s", sql, term);
+			terms = 0;
+		} else {
+			n = sqlite3_mprintf("%s%s%s", sql, terms ? " UNION ALL SELECT " : "", term);
+		}
+		terms++;
+		sqlite3_free(term);
+		sqlite3_free(sql);
+		sql = n;
+	}
+	if (sql && !terms) {	/* no events: an empty view with the same columns */
+		sqlite3_free(sql);
+		sql = sqlite3_mprintf("CREATE VIEW events AS SELECT NULL AS seq, NULL AS ts, "
+				      "NULL AS cpu, NULL AS tid, NULL AS pid, NULL AS comm, "
+				      "NULL AS container, NULL AS buffer, NULL AS host, NULL AS system, "
+				      "NULL AS event, NULL AS fields LIMIT 0");
+	} else if (sql) {
+		char *n = sqlite3_mprintf("%s)", sql);
+
+		sqlite3_free(sql);
+		sql = n;
+	}
+	return exec_free(k->db, sql, err);
+}
+
+/* ---- tasks and containers ------------------------------------------ */
+
+static void bind_opt_int(sqlite3_stmt *st, int i, int64_t v, bool known)
+{
+	if (known)
+		sqlite3_bind_int64(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int step_reset(sqlite3 *db, sqlite3_stmt *st, const char *what,
+		      struct strobe_error *err)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : sql_fail(db, err, what);
+}
+
+static int write_containers(struct strobe_sql_sink *k, struct strobe_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int i, n, ret = 0;
+
+	if (sqlite3_exec(k->db, "CREATE TABLE containers (name TEXT, runtime TEXT, id TEXT, "
+			 "short_id TEXT, pod_uid TEXT)", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(k->db, "INSERT INTO containers VALUES (?,?,?,?,?)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return sql_fail(k->db, err, "containers");
+	n = k->m ? strobe_model_nr_containers(k->m) : 0;
+	for (i = 0; i < n && !ret; i++) {
+		const struct strobe_container *c = strobe_model_container(k->m, i);
+
+		if (!c)
+			continue;
+		sqlite3_bind_text(st, 1, c->name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, i == STROBE_CONTAINER_UNKNOWN ? "unknown"
+				  : strobe_runtime_name(c->runtime), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, c->id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, c->short_id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, c->pod_uid, -1, SQLITE_STATIC);
+		ret = step_reset(k->db, st, "containers", err);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int write_tasks(struct strobe_sql_sink *k, struct strobe_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	const struct strobe_task *t;
+	size_t cur = 0, n = 0, cap = 0, i;
+	int *tids = NULL, ret = 0;
+
+	if (sqlite3_exec(k->db, "CREATE TABLE tasks (tid INTEGER, pid INTEGER, ppid INTEGER, "
+			 "comm TEXT, container TEXT, nstid INTEGER, nspid INTEGER, "
+			 "pidns INTEGER, mntns INTEGER, cgroupns INTEGER, starttime INTEGER, "
+			 "cgroup TEXT, exited INTEGER)", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(k->db, "INSERT INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(k->db, err, "tasks");
+	/* the tids first: reading a task's details must not disturb the walk */
+	while (k->m && (t = strobe_model_next_task(k->m, &cur))) {
+		if (n == cap) {
+			int *nt = realloc(tids, (cap = cap ? 2 * cap : 256) * sizeof(*tids));
+
+			if (!nt) {
+				ret = strobe_err(err, -ENOMEM, "out of memory");
+				goto out;
+			}
+			tids = nt;
+		}
+		tids[n++] = t->tid;
+	}
+	if (n)
+		qsort(tids, n, sizeof(*tids), cmp_int);
+	for (i = 0; i < n && !ret; i++) {
+		struct strobe_task_info ti;
+		const struct strobe_task *tk;
+
+		if (strobe_model_task_info(k->m, tids[i], &ti) < 0)
+			continue;
+		tk = ti.task;
+		sqlite3_bind_int(st, 1, tk->tid);
+		bind_opt_int(st, 2, tk->tgid, tk->tgid >= 0);
+		bind_opt_int(st, 3, tk->ppid, tk->ppid >= 0);
+		sqlite3_bind_text(st, 4, tk->comm, (int)strnlen(tk->comm, sizeof(tk->comm)),
+				  SQLITE_TRANSIENT);
+		if (tk->container->index != STROBE_CONTAINER_UNKNOWN)
+			sqlite3_bind_text(st, 5, tk->container->name, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, 5);
+		bind_opt_int(st, 6, tk->nstid, tk->nstid >= 0);
+		bind_opt_int(st, 7, tk->nstgid, tk->nstgid >= 0);
+		bind_opt_int(st, 8, (int64_t)tk->pidns, tk->pidns != 0);
+		bind_opt_int(st, 9, (int64_t)ti.mntns, ti.mntns != 0);
+		bind_opt_int(st, 10, (int64_t)ti.cgroupns, ti.cgroupns != 0);
+		bind_opt_int(st, 11, (int64_t)ti.starttime, ti.starttime != 0);
+		if (ti.cgroup_path && *ti.cgroup_path)
+			sqlite3_bind_text(st, 12, ti.cgroup_path, -1, SQLITE_TRANSIENT);
+		else
+			sqlite3_bind_null(st, 12);
+		sqlite3_bind_int(st, 13, ti.exited);
+		ret = step_reset(k->db, st, "tasks", err);
+	}
+out:
+	free(tids);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int strobe_sql_sink_finish(struct strobe_sql_sink *k, struct strobe_error *err)
+{
+	int i, ret;
+
+	if (k->failed) {
+		if (err)
+			*err = k->ferr;
+		return k->failed;
+	}
+	if (k->finished)
+		return strobe_err(err, -EINVAL, "sql sink already finished");
+	k->finished = true;
+	for (i = 0; i < k->nr_types; i++) {
+		ret = flush_type(k->db, &k->types[i], err);
+		if (ret < 0)
+			return ret;
+	}
+	ret = create_events_view(k, err);
+	if (!ret)
+		ret = write_containers(k, err);
+	if (!ret)
+		ret = write_tasks(k, err);
+	return ret;
+}
+
+/* ---- analysis results ---------------------------------------------- */
+
+static const char *col_decl(enum strobe_col_type type)
+{
+	switch (type) {
+	case STROBE_COL_STR:
+		return "TEXT";
+	case STROBE_COL_PERCENT:
+		return "REAL";
+	default:
+		return "INTEGER";
+	}
+}
+
+/* Bind one row of result table t to st's parameters 1.. */
+static void bind_table_row(sqlite3_stmt *st, const struct strobe_table *t,
+			   const union strobe_value *row)
+{
+	int i;
+
+	for (i = 0; i < strobe_table_nr_columns(t); i++) {
+		switch (strobe_table_column(t, i)->type) {
+		case STROBE_COL_STR:
+			if (row[i].s)
+				sqlite3_bind_text(st, i + 1, row[i].s, -1, SQLITE_STATIC);
+			else
+				sqlite3_bind_null(st, i + 1);
+			break;
+		case STROBE_COL_INT:
+			sqlite3_bind_int64(st, i + 1, row[i].i);
+			break;
+		case STROBE_COL_PERCENT:
+			sqlite3_bind_double(st, i + 1, row[i].d);
+			break;
+		default:	/* durations, timestamps, bytes: below 2^63 */
+			sqlite3_bind_int64(st, i + 1, (int64_t)row[i].u);
+		}
+	}
+}
+
+/* "syscalls.stats" -> "syscalls_stats" (sqlite3_free() it). */
+static char *sql_table_name(const char *name)
+{
+	char *s = sqlite3_mprintf("%s", name), *p;
+
+	for (p = s; p && *p; p++)
+		if (*p == '.')
+			*p = '_';
+	return s;
+}
+
+/* Create result table t (unless it exists) and, when rows, insert its rows. */
+static int write_result_table(sqlite3 *db, const struct strobe_table *t, bool rows,
+			      struct strobe_error *err)
+{
+	int nc = strobe_table_nr_columns(t), i, ret = 0;
+	char *name = sql_table_name(strobe_table_name(t));
+	char *create, *insert;
+	sqlite3_stmt *st = NULL;
+	size_t r, nr = rows ? strobe_table_nr_rows(t) : 0;
+
+	create = name ? sqlite3_mprintf("CREATE TABLE IF NOT EXISTS \"%w\" (", name) : NULL;
+	insert = name ? sqlite3_mprintf("INSERT INTO \"%w\" VALUES (", name) : NULL;
+	for (i = 0; i < nc && create && insert; i++) {
+		const struct strobe_column *c = strobe_table_column(t, i);
+		char *c2 = sqlite3_mprintf("%s%s\"%w\" %s", create, i ? ", " : "", c->key,
+					   col_decl(c->type));
+		char *i2 = sqlite3_mprintf("%s%s?", insert, i ? "," : "");
+
+		sqlite3_free(create);
+		sqlite3_free(insert);
+		create = c2;
+		insert = i2;
+	}
+	if (create && insert) {
+		char *c2 = sqlite3_mprintf("%s)", create), *i2 = sqlite3_mprintf("%s)", insert);
+
+		sqlite3_free(create);
+		sqlite3_free(insert);
+		create = c2;
+		insert = i2;
+	}
+	if (!create || !insert) {
+		ret = strobe_err(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	ret = exec_free(db, create, err);
+	create = NULL;
+	if (ret < 0 || !nr)
+		goto out;
+	if (sqlite3_prepare_v2(db, insert, -1, &st, NULL) != SQLITE_OK) {
+		ret = sql_fail(db, err, name);
+		goto out;
+	}
+	for (r = 0; r < nr && !ret; r++) {
+		bind_table_row(st, t, strobe_table_row(t, r));
+		ret = step_reset(db, st, name, err);
+	}
+out:
+	sqlite3_finalize(st);
+	sqlite3_free(create);
+	sqlite3_free(insert);
+	sqlite3_free(name);
+	return ret;
+}
+
+/*
+ * The result tables of a (their schemas before strobe_analysis_finish,
+ * which lists every requested analysis' tables; after it, only those of
+ * the analyses that found their events), with their rows when `rows`,
+ * and a view per analysis naming its first statistics table, else its
+ * first table.  Log tables are made (empty) only without `rows`: their
+ * rows come one by one, through on_log().
+ */
+static int write_results(sqlite3 *db, const struct strobe_analysis *a, bool rows,
+			 struct strobe_error *err)
+{
+	const char *const *names = strobe_analysis_names();
+	int n = strobe_analysis_nr_tables(a), i, j, ret;
+
+	for (i = 0; i < n; i++) {
+		const struct strobe_table *t = strobe_analysis_table(a, i);
+		enum strobe_view v = strobe_table_view(t);
+
+		/* log tables: made here empty, filled by on_log() */
+		if ((v == STROBE_VIEW_LOG && rows) || v == STROBE_VIEW_FREQ)
+			continue;
+		ret = write_result_table(db, t, rows && v != STROBE_VIEW_LOG, err);
+		if (ret < 0)
+			return ret;
+	}
+	for (j = 0; names && names[j]; j++) {
+		const struct strobe_table *pick = NULL;
+		size_t len = strlen(names[j]);
+		char *tn;
+
+		for (i = 0; i < n; i++) {
+			const struct strobe_table *t = strobe_analysis_table(a, i);
+			enum strobe_view v = strobe_table_view(t);
+
+			if (strncmp(strobe_table_name(t), names[j], len) ||
+			    strobe_table_name(t)[len] != '.' ||
+			    v == STROBE_VIEW_LOG || v == STROBE_VIEW_FREQ)
+				continue;
+			if (!pick || (v == STROBE_VIEW_STATS &&
+				      strobe_table_view(pick) != STROBE_VIEW_STATS))
+				pick = t;
+		}
+		if (!pick)
+			continue;
+		tn = sql_table_name(strobe_table_name(pick));
+		if (!tn)
+			return strobe_err(err, -ENOMEM, "out of memory");
+		ret = exec_free(db, sqlite3_mprintf("CREATE VIEW IF NOT EXISTS \"%w\" AS "
+						    "SELECT * FROM \"%w\"", names[j], tn), err);
+		sqlite3_free(tn);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+int strobe_sql_add_analysis(struct sqlite3 *db, const struct strobe_analysis *a,
+			    struct strobe_error *err)
+{
+	return write_results(db, a, true, err);
+}
+
+/*
+ * The analyses' log rows (strobe_sql_opts.logs), inserted as they come:
+ * copied into a batch per log table (their strings live only during the
+ * callback), inserted MAX_BATCH rows at a time as events are.
+ */
+#define MAX_LOG_TABLES 16
+struct log_sink {
+	sqlite3 *db;
+	struct {
+		const struct strobe_table *t;
+		struct etype e;		/* table, ncols, statements, batch */
+	} tables[MAX_LOG_TABLES];
+	int nr;
+	int failed;		/* first error, sticky */
+	struct strobe_error err;
+};
+
+static struct etype *log_table(struct log_sink *l, const struct strobe_table *t)
+{
+	struct etype *e;
+	char *name;
+	int i;
+
+	for (i = 0; i < l->nr; i++)
+		if (l->tables[i].t == t)
+			return &l->tables[i].e;
+	if (l->nr == MAX_LOG_TABLES) {
+		l->failed = strobe_err(&l->err, -ENOSPC, "more than %d log tables",
+				       MAX_LOG_TABLES);
+		return NULL;
+	}
+	e = &l->tables[l->nr].e;
+	l->tables[l->nr++].t = t;
+	name = sql_table_name(strobe_table_name(t));
+	e->table = name ? strdup(name) : NULL;
+	sqlite3_free(name);
+	e->ncols = strobe_table_nr_columns(t);
+	if (!e->table)
+		l->failed = strobe_err(&l->err, -ENOMEM, "out of memory");
+	else
+		l->failed = prepare_batches(l->db, e, &l->err);
+	return l->failed ? NULL : e;
+}
+
+static void on_log(void *arg, const struct strobe_table *t, const union strobe_value *row)
+{
+	struct log_sink *l = arg;
+	struct etype *e;
+	struct sval *v;
+	int i;
+
+	if (l->failed || !(e = log_table(l, t)))
+		return;
+	v = e->vals + (size_t)e->nrows * e->ncols;
+	for (i = 0; i < e->ncols; i++) {
+		switch (strobe_table_column(t, i)->type) {
+		case STROBE_COL_STR:
+			v[i].kind = V_NULL;
+			if (row[i].s && !put_bytes(e, &v[i], row[i].s, strlen(row[i].s))) {
+				l->failed = strobe_err(&l->err, -ENOMEM, "out of memory");
+				return;
+			}
+			break;
+		case STROBE_COL_INT:
+			v[i] = (struct sval){ .u.i = row[i].i, .kind = V_INT };
+			break;
+		case STROBE_COL_PERCENT:
+			v[i] = (struct sval){ .u.d = row[i].d, .kind = V_REAL };
+			break;
+		default:
+			v[i] = (struct sval){ .u.i = (int64_t)row[i].u, .kind = V_INT };
+		}
+	}
+	if (++e->nrows == e->batch_rows)
+		l->failed = flush_type(l->db, e, &l->err);
+}
+
+/* Insert the log rows still buffered; 0 or the first error. */
+static int log_sink_flush(struct log_sink *l, struct strobe_error *err)
+{
+	int i;
+
+	for (i = 0; i < l->nr && !l->failed; i++)
+		l->failed = flush_type(l->db, &l->tables[i].e, &l->err);
+	if (l->failed && err)
+		*err = l->err;
+	return l->failed;
+}
+
+static void log_sink_free(struct log_sink *l)
+{
+	int i;
+
+	for (i = 0; i < l->nr; i++)
+		etype_free(&l->tables[i].e);
+}
+
+/* ---- whole files ---------------------------------------------------- */
+
+static int meta_put(sqlite3 *db, sqlite3_stmt *st, const char *key, const char *text,
+		    int64_t num, bool is_num, struct strobe_error *err)
+{
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (is_num)
+		sqlite3_bind_int64(st, 2, num);
+	else if (text)
+		sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 2);
+	return step_reset(db, st, "meta", err);
+}
+
+static int64_t mtime_ns(const struct stat *s)
+{
+	return (int64_t)s->st_mtim.tv_sec * 1000000000 + s->st_mtim.tv_nsec;
+}
+
+static double clock_s(clockid_t id)
+{
+	struct timespec t;
+
+	clock_gettime(id, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+struct load_facts {
+	const char *trace_path;
+	const char *host;
+	bool host_from_option;
+	const char *analyses;
+	bool logs;
+	uint64_t events, missed, missed_unknown;
+	uint64_t skipped_pages;		/* damaged pages the stream skipped */
+	char skipped_why[sizeof(((struct strobe_error *)0)->msg)];	/* the first one's message */
+	const struct strobe_analysis *an;
+	const char *target_note;
+};
+
+static int write_meta(sqlite3 *db, struct strobe_tracefile *tf, const struct load_facts *f,
+		      struct strobe_error *err)
+{
+	struct strobe_tf_buffer_info bi;
+	sqlite3_stmt *st = NULL;
+	struct stat sb;
+	const char *v;
+	int ret, i;
+
+	if (sqlite3_exec(db, "CREATE TABLE meta (key TEXT, value)", NULL, NULL, NULL)
+	    != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT INTO meta VALUES (?,?)", -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, err, "meta");
+	ret = meta_put(db, st, "schema_version", NULL, STROBE_SQL_SCHEMA_VERSION, true, err);
+	if (!ret)
+		ret = meta_put(db, st, "strobe_version", strobe_version(), 0, false, err);
+	if (!ret)
+		ret = meta_put(db, st, "trace", f->trace_path, 0, false, err);
+	if (!ret && f->trace_path && stat(f->trace_path, &sb) == 0) {
+		ret = meta_put(db, st, "trace_size", NULL, (int64_t)sb.st_size, true, err);
+		if (!ret)
+			ret = meta_put(db, st, "trace_mtime_ns", NULL, mtime_ns(&sb), true, err);
+	}
+	if (!ret)
+		ret = meta_put(db, st, "host", f->host, 0, false, err);
+	if (!ret)
+		ret = meta_put(db, st, "host_from", f->host_from_option ? "option" : "file", 0,
+			       false, err);
+	if (!ret && strobe_tracefile_nr_buffers(tf) > 0 && !strobe_tracefile_buffer(tf, 0, &bi))
+		ret = meta_put(db, st, "clock", bi.clock, 0, false, err);
+	if (!ret)
+		ret = meta_put(db, st, "analyses", f->analyses, 0, false, err);
+	if (!ret)
+		ret = meta_put(db, st, "logs", NULL, f->logs, true, err);
+	if (!ret)
+		ret = meta_put(db, st, "events", NULL, (int64_t)f->events, true, err);
+	if (!ret)
+		ret = meta_put(db, st, "lost", NULL, (int64_t)f->missed, true, err);
+	if (!ret)
+		ret = meta_put(db, st, "lost_unknown", NULL, (int64_t)f->missed_unknown, true, err);
+	if (!ret && (v = strobe_tracefile_info(tf, "target")))
+		ret = meta_put(db, st, "target", v, 0, false, err);
+	if (!ret && (v = strobe_tracefile_info(tf, "incomplete")))
+		ret = meta_put(db, st, "incomplete", v, 0, false, err);
+	if (!ret && (v = strobe_tracefile_damage(tf)))
+		ret = meta_put(db, st, "damage", v, 0, false, err);
+	if (!ret && f->skipped_pages) {
+		ret = meta_put(db, st, "skipped_pages", NULL, (int64_t)f->skipped_pages, true, err);
+		if (!ret)
+			ret = meta_put(db, st, "skipped_why", f->skipped_why, 0, false, err);
+	}
+	if (!ret && f->target_note)
+		ret = meta_put(db, st, "note", f->target_note, 0, false, err);
+	for (i = 0; !ret && f->an && i < strobe_analysis_nr_notes(f->an); i++)
+		ret = meta_put(db, st, "note", strobe_analysis_note(f->an, i), 0, false, err);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/*
+ * The host a file was recorded on: strobe's info "host" key when a
+ * recording stored one; else, for files strobe did not write, the node
+ * name in trace-cmd's UNAME option ("sysname nodename release machine";
+ * strobe's own UNAME has no node name); else "".
+ */
+static const char *file_host(struct strobe_tracefile *tf, char *buf, size_t size)
+{
+	const char *h = strobe_tracefile_info(tf, "host");
+	const char *u, *end;
+	size_t len = 0, n;
+
+	if (h)
+		return h;
+	buf[0] = '\0';
+	if (strobe_tracefile_info(tf, "strobe_version"))
+		return buf;
+	u = strobe_tracefile_option(tf, STROBE_TFO_UNAME, &len);
+	if (!u || !len)
+		return buf;
+	n = strnlen(u, len);
+	end = u + n;
+	u = memchr(u, ' ', n);
+	if (!u)
+		return buf;
+	u++;
+	n = (size_t)(end - u);
+	end = memchr(u, ' ', n);
+	if (!end)	/* fewer than the four words trace-cmd writes */
+		return buf;
+	n = (size_t)(end - u);
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, u, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
+			 const char *trace_path, const struct strobe_sql_opts *opts,
+			 struct strobe_sql_stats *st, struct strobe_error *err)
+{
+	struct tep_handle *tep = strobe_tracefile_tep(tf);
+	struct load_facts f = { .trace_path = trace_path };
+	struct strobe_error e2 = { 0, "" };
+	struct strobe_model *m = NULL;
+	struct strobe_sql_sink *k = NULL;
+	struct strobe_analysis *an = NULL;
+	struct strobe_stream *s = NULL;
+	struct strobe_stream_stats ss;
+	struct strobe_event ev;
+	struct log_sink logs = { .db = db };
+	char *note = NULL, uname_host[256];
+	const char **bufnames = NULL;
+	bool began = false, feed_an = false;
+	int nbuf, i;
+	double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	int ret;
+
+	f.analyses = opts && opts->analyses ? opts->analyses : STROBE_SQL_ANALYSES;
+	f.host_from_option = opts && opts->host;
+	f.logs = opts && opts->logs;
+	f.host = f.host_from_option ? opts->host : file_host(tf, uname_host, sizeof(uname_host));
+	if (sqlite3_get_autocommit(db)) {
+		if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+			return sql_fail(db, err, "BEGIN");
+		began = true;
+	}
+	ret = strobe_model_new(&m, err);
+	if (ret < 0)
+		goto out;
+	strobe_model_set_options(m, STROBE_MODEL_KEEP_EXITED);
+	ret = strobe_model_load_file(m, tf, err);
+	if (ret < 0)
+		goto out;
+	ret = strobe_sql_sink_new(db, tep, m, f.host, &k, err);
+	if (ret < 0)
+		goto out;
+	nbuf = strobe_tracefile_nr_buffers(tf);
+	if (nbuf > 1) {
+		bufnames = calloc((size_t)nbuf, sizeof(*bufnames));
+		if (!bufnames) {
+			ret = strobe_err(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+		for (i = 0; i < nbuf; i++) {
+			struct strobe_tf_buffer_info bi;
+
+			if (!strobe_tracefile_buffer(tf, i, &bi))
+				bufnames[i] = bi.name;	/* owned by tf */
+		}
+		strobe_sql_sink_set_buffers(k, bufnames, nbuf);
+	}
+	if (*f.analyses) {
+		struct strobe_analysis_opts ao = {
+			.views = STROBE_VIEW_TOP | STROBE_VIEW_STATS,
+		};
+
+		if (f.logs) {
+			ao.views |= STROBE_VIEW_LOG;
+			ao.log = on_log;
+			ao.log_arg = &logs;
+		}
+
+		ret = strobe_analysis_new(f.analyses, &ao, &an, err);
+		if (ret < 0)
+			goto out;
+		ret = strobe_analysis_set_target(an, strobe_tracefile_info(tf, "target"),
+						 strobe_tracefile_info(tf, "target_pids"),
+						 strobe_tracefile_info(tf, "target_containers"), &e2);
+		if (ret == -EINVAL) {
+			if (asprintf(&note, "%s: analysed as a whole-system recording", e2.msg) < 0)
+				note = NULL;
+			f.target_note = note;
+		} else if (ret < 0) {
+			strobe_err(err, ret, "%s", e2.msg);
+			goto out;
+		}
+		ret = strobe_analysis_attach(an, tep, m, &e2);
+		if (ret < 0 && ret != -ENOENT) {
+			strobe_err(err, ret, "%s", e2.msg);
+			goto out;
+		}
+		feed_an = ret == 0;	/* -ENOENT: no events for any; a note says so */
+		/* every table now, empty: an analysis without its events has
+		 * none after finish, yet its tables are part of the schema */
+		ret = write_results(db, an, false, err);
+		if (ret < 0)
+			goto out;
+	}
+	ret = strobe_stream_open_file(tf, NULL, &s, err);
+	if (ret < 0)
+		goto out;
+	for (;;) {
+		ret = strobe_stream_next(s, &ev, &e2);
+		if (ret == 0)
+			break;
+		if (ret < 0) {
+			/* a damaged page: the stream skips it; keep the rest,
+			 * say so in meta, give up only on a file of damage */
+			if (ret == -ENOMEM || ++f.skipped_pages > MAX_SKIPPED_PAGES) {
+				strobe_err(err, ret, "%s", e2.msg);
+				goto out;
+			}
+			if (!f.skipped_why[0])
+				snprintf(f.skipped_why, sizeof(f.skipped_why), "%s", e2.msg);
+			continue;
+		}
+		strobe_model_update(m, &ev);
+		ret = strobe_sql_sink_feed(k, &ev, err);
+		if (ret < 0)
+			goto out;
+		if (feed_an)
+			strobe_analysis_feed(an, &ev);
+	}
+	strobe_stream_stats(s, &ss);
+	f.events = strobe_sql_sink_events(k);
+	f.missed = ss.missed;
+	f.missed_unknown = ss.missed_unknown;
+	ret = strobe_sql_sink_finish(k, err);
+	if (ret < 0)
+		goto out;
+	if (an) {
+		if (feed_an) {
+			ret = strobe_analysis_finish(an, err);
+			if (ret < 0)
+				goto out;
+			ret = log_sink_flush(&logs, err);
+			if (ret < 0)
+				goto out;
+			ret = write_results(db, an, true, err);
+			if (ret < 0)
+				goto out;
+		}
+		f.an = an;
+	}
+	ret = write_meta(db, tf, &f, err);
+	if (ret < 0)
+		goto out;
+	ret = exec_free(db, sqlite3_mprintf("PRAGMA user_version = %d",
+					    STROBE_SQL_SCHEMA_VERSION), err);
+	if (ret < 0)
+		goto out;
+	if (began) {
+		if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+			ret = sql_fail(db, err, "COMMIT");
+			goto out;
+		}
+		began = false;
+	}
+	if (st) {
+		st->events = f.events;
+		st->lost = f.missed;
+		st->skipped_pages = f.skipped_pages;
+		st->nr_event_tables = strobe_sql_sink_nr_tables(k);
+		st->seconds = clock_s(CLOCK_MONOTONIC) - t0;
+		st->cpu_seconds = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	}
+out:
+	if (began)
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	strobe_stream_close(s);
+	strobe_sql_sink_free(k);
+	log_sink_free(&logs);
+	free(bufnames);
+	strobe_analysis_free(an);
+	strobe_model_free(m);
+	free(note);
+	return ret;
+}
+
+/* Text of meta key (sqlite3_free() it), NULL when absent. */
+static char *meta_get(sqlite3 *db, const char *key)
+{
+	sqlite3_stmt *st;
+	char *v = NULL;
+
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL)
+	    != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return v;
+}
+
+static bool meta_is(sqlite3 *db, const char *key, const char *want)
+{
+	char *v = meta_get(db, key);
+	bool ok = v && !strcmp(v, want);
+
+	sqlite3_free(v);
+	return ok;
+}
+
+/* The kept database at path if it is current for this trace and opts. */
+static sqlite3 *open_current(const char *path, const struct stat *trace,
+			     const struct strobe_sql_opts *opts)
+{
+	const char *analyses = opts && opts->analyses ? opts->analyses : STROBE_SQL_ANALYSES;
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	char num[32];
+	bool ok = false;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+		goto out;
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW ||
+	    sqlite3_column_int(st, 0) != STROBE_SQL_SCHEMA_VERSION)
+		goto out;
+	snprintf(num, sizeof(num), "%lld", (long long)trace->st_size);
+	if (!meta_is(db, "trace_size", num))
+		goto out;
+	snprintf(num, sizeof(num), "%lld", (long long)mtime_ns(trace));
+	if (!meta_is(db, "trace_mtime_ns", num) || !meta_is(db, "analyses", analyses) ||
+	    !meta_is(db, "logs", opts && opts->logs ? "1" : "0"))
+		goto out;
+	if (opts && opts->host ? !meta_is(db, "host_from", "option") ||
+				 !meta_is(db, "host", opts->host)
+			       : !meta_is(db, "host_from", "file"))
+		goto out;
+	ok = true;
+out:
+	sqlite3_finalize(st);
+	if (!ok) {
+		sqlite3_close(db);
+		db = NULL;
+	}
+	return db;
+}
+
+/*
+ * May a build replace what is at path?  Nothing, an empty file or an
+ * SQLite database: yes.  The trace itself, or any other file: no (a
+ * mistyped --db must not destroy data).  Returns 0 or -errno.
+ */
+static int replaceable(const char *path, const struct stat *trace, struct strobe_error *err)
+{
+	static const char magic[16] = "SQLite format 3";	/* and its NUL */
+	char head[16];
+	struct stat sb;
+	ssize_t n;
+	int fd;
+
+	if (stat(path, &sb) < 0)
+		return errno == ENOENT ? 0 : strobe_err(err, -errno, "%s: %s", path,
+							strerror(errno));
+	if (sb.st_dev == trace->st_dev && sb.st_ino == trace->st_ino)
+		return strobe_err(err, -EINVAL, "%s: is the trace file itself", path);
+	if (!S_ISREG(sb.st_mode))
+		return strobe_err(err, -EINVAL, "%s: not a regular file", path);
+	if (sb.st_size == 0)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return strobe_err(err, -errno, "%s: %s", path, strerror(errno));
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	if (n != (ssize_t)sizeof(head) || memcmp(head, magic, sizeof(head)))
+		return strobe_err(err, -EEXIST, "%s: exists and is not an SQLite database; "
+				  "not replacing it", path);
+	return 0;
+}
+
+/* Flush a finished database file to disk before it replaces the old one. */
+static int sync_file(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+int strobe_sql_open(const char *trace_path, const char *db_path,
+		    const struct strobe_sql_opts *opts, struct sqlite3 **out,
+		    struct strobe_sql_stats *st, struct strobe_error *err)
+{
+	struct strobe_sql_stats dummy;
+	struct strobe_tracefile *tf = NULL;
+	struct stat ts, ds;
+	sqlite3 *db = NULL;
+	char *tmp = NULL;
+	int ret;
+
+	*out = NULL;
+	if (!st)
+		st = &dummy;
+	memset(st, 0, sizeof(*st));
+	if (stat(trace_path, &ts) < 0)
+		return strobe_err(err, -errno, "%s: %s", trace_path, strerror(errno));
+	st->trace_bytes = (uint64_t)ts.st_size;
+	if (db_path && !(opts && opts->rebuild) && stat(db_path, &ds) == 0 &&
+	    mtime_ns(&ds) >= mtime_ns(&ts)) {
+		db = open_current(db_path, &ts, opts);
+		if (db) {
+			char *n = meta_get(db, "events");
+
+			st->reused = true;
+			st->events = n ? strtoull(n, NULL, 10) : 0;
+			st->db_bytes = (uint64_t)ds.st_size;
+			sqlite3_free(n);
+			*out = db;
+			return 0;
+		}
+	}
+	if (db_path) {
+		ret = replaceable(db_path, &ts, err);
+		if (ret < 0)
+			return ret;
+		if (asprintf(&tmp, "%s.tmp-%d", db_path, (int)getpid()) < 0)
+			return strobe_err(err, -ENOMEM, "out of memory");
+		unlink(tmp);
+	}
+	if (sqlite3_open_v2(tmp ? tmp : ":memory:", &db, SQLITE_OPEN_READWRITE |
+			    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		ret = db ? sql_fail(db, err, tmp ? tmp : ":memory:")
+			 : strobe_err(err, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	/* A build is all or nothing (a temporary file renamed at the end),
+	 * so it needs no journal and no syncs on the way. */
+	if (sqlite3_exec(db, "PRAGMA page_size = " STROBE_SQL_STR(STROBE_SQL_PAGE_SIZE) "; "
+			 "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
+			 "PRAGMA locking_mode = EXCLUSIVE; PRAGMA temp_store = MEMORY; "
+			 "PRAGMA cache_size = -262144", NULL, NULL, NULL) != SQLITE_OK) {
+		ret = sql_fail(db, err, "PRAGMA");
+		goto fail;
+	}
+	ret = strobe_tracefile_open(trace_path, &tf, err);
+	if (ret < 0)
+		goto fail;
+	ret = strobe_sql_load_file(db, tf, trace_path, opts, st, err);
+	strobe_tracefile_close(tf);
+	if (ret < 0)
+		goto fail;
+	if (sqlite3_exec(db, tmp ? "PRAGMA journal_mode = DELETE; PRAGMA locking_mode = NORMAL; "
+			 "PRAGMA synchronous = NORMAL"
+			 : "PRAGMA journal_mode = MEMORY", NULL, NULL, NULL) != SQLITE_OK) {
+		ret = sql_fail(db, err, "PRAGMA");
+		goto fail;
+	}
+	if (tmp) {
+		ret = sync_file(tmp);
+		if (ret == 0 && rename(tmp, db_path) < 0)
+			ret = -errno;
+		if (ret < 0) {
+			strobe_err(err, ret, "%s: %s", db_path, strerror(-ret));
+			goto fail;
+		}
+		if (stat(db_path, &ds) == 0)
+			st->db_bytes = (uint64_t)ds.st_size;
+	}
+	free(tmp);
+	*out = db;
+	return 0;
+fail:
+	sqlite3_close(db);
+	if (tmp)
+		unlink(tmp);
+	free(tmp);
+	return ret;
+}
