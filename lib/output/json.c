@@ -242,22 +242,6 @@ static void put_number(struct sink *k, struct tep_handle *tep, const uint8_t *p,
 		sink_u64(k, v);
 }
 
-/* Element size of a dynamic array from its type, e.g. "__data_loc u32[]". */
-static int type_elem_size(int long_size, const char *type)
-{
-	if (strstr(type, "long long") || strstr(type, "64"))
-		return 8;
-	if (strstr(type, "long"))
-		return long_size ? long_size : 8;
-	if (strstr(type, "short") || strstr(type, "16"))
-		return 2;
-	if (strstr(type, "char") || strstr(type, "8") || strstr(type, "bool"))
-		return 1;
-	if (strstr(type, "int") || strstr(type, "32") || strstr(type, "pid_t"))
-		return 4;
-	return 1;
-}
-
 static bool is_char_type(const char *type)
 {
 	return strstr(type, "char") != NULL;
@@ -320,7 +304,7 @@ static void put_field(struct sink *k, struct tep_handle *tep, int long_size,
 		}
 		put_array(k, tep, data + off, len,
 			  f->elementsize ? (int)f->elementsize
-					 : type_elem_size(long_size, f->type),
+					 : strobe_type_elem_size(long_size, f->type),
 			  is_signed);
 		return;
 	}

@@ -16,6 +16,23 @@ struct tep_format_field;
 struct tep_record;
 struct trace_seq;
 
+/* Element size of a dynamic array from its type, e.g. "__data_loc u32[]":
+ * one rule for the JSON writer and the SQL sink, so both agree. */
+static inline int strobe_type_elem_size(int long_size, const char *type)
+{
+	if (strstr(type, "long long") || strstr(type, "64"))
+		return 8;
+	if (strstr(type, "long"))
+		return long_size ? long_size : 8;
+	if (strstr(type, "short") || strstr(type, "16"))
+		return 2;
+	if (strstr(type, "char") || strstr(type, "8") || strstr(type, "bool"))
+		return 1;
+	if (strstr(type, "int") || strstr(type, "32") || strstr(type, "pid_t"))
+		return 4;
+	return 1;
+}
+
 /* The zero-extended value of a field of 1, 2, 4 or 8 bytes (any other
  * size reads 8) stored in the host's byte order. */
 static inline uint64_t strobe_read_native(const void *p, unsigned size)

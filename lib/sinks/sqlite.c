@@ -53,6 +53,7 @@
 #include <strobe/strobe.h>
 #include <strobe/sql.h>
 
+#include "output/output-int.h"
 #include "util/err.h"
 
 #define NCOMMON		8	/* seq, ts, cpu, tid, pid, comm, container, buffer */
@@ -301,23 +302,6 @@ nomem:
 
 /* ---- fields --------------------------------------------------------- */
 
-/* Element size of a dynamic array from its type, e.g. "__data_loc u32[]"
- * (the JSON writer's rule, so both agree). */
-static int type_elem_size(int long_size, const char *type)
-{
-	if (strstr(type, "long long") || strstr(type, "64"))
-		return 8;
-	if (strstr(type, "long"))
-		return long_size ? long_size : 8;
-	if (strstr(type, "short") || strstr(type, "16"))
-		return 2;
-	if (strstr(type, "char") || strstr(type, "8") || strstr(type, "bool"))
-		return 1;
-	if (strstr(type, "int") || strstr(type, "32") || strstr(type, "pid_t"))
-		return 4;
-	return 1;
-}
-
 static void classify(struct fcol *c, const struct tep_format_field *f, int long_size)
 {
 	bool is_char = f->type && strstr(f->type, "char");
@@ -335,7 +319,7 @@ static void classify(struct fcol *c, const struct tep_format_field *f, int long_
 		} else {
 			c->kind = F_ARRAY;
 			c->elem = f->elementsize ? (int)f->elementsize
-						 : type_elem_size(long_size, f->type);
+						 : strobe_type_elem_size(long_size, f->type);
 		}
 	} else if (f->flags & TEP_FIELD_IS_ARRAY) {
 		c->rest = f->size == 0 && f->arraylen == 0;
@@ -505,20 +489,9 @@ fail:
 
 static inline uint64_t rd(const struct strobe_sql_sink *k, const uint8_t *p, int size)
 {
-	if (k->native) {
-		uint8_t v8;
-		uint16_t v16;
-		uint32_t v32;
-		uint64_t v64;
-
-		switch (size) {
-		case 1: memcpy(&v8, p, 1); return v8;
-		case 2: memcpy(&v16, p, 2); return v16;
-		case 4: memcpy(&v32, p, 4); return v32;
-		case 8: memcpy(&v64, p, 8); return v64;
-		}
-		return 0;
-	}
+	if (k->native)
+		return size == 1 || size == 2 || size == 4 || size == 8
+		       ? strobe_read_native(p, (unsigned)size) : 0;
 	return tep_read_number(k->tep, p, size);
 }
 
