@@ -66,6 +66,10 @@ struct strobe_page_feed {
 	int (*next_page)(void *ctx, const uint8_t **page, uint64_t *offset,
 			 struct strobe_error *err);
 	uint64_t (*idle_until)(void *ctx);
+	/* Live feeds, may be NULL: the stream is held up by this waiting
+	 * feed; ask its producer for pages and a fresh watermark now
+	 * rather than at its next periodic flush. */
+	void (*kick)(void *ctx);
 	void (*close)(void *ctx);
 	void *ctx;
 	int cpu;		/* real CPU number */

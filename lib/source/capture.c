@@ -75,6 +75,11 @@ static uint64_t queue_feed_idle(void *ctx)
 	return strobe_pageq_idle_until(((struct queue_feed *)ctx)->q);
 }
 
+static void queue_feed_kick(void *ctx)
+{
+	strobe_pageq_kick(((struct queue_feed *)ctx)->q);
+}
+
 static void queue_feed_close(void *ctx)
 {
 	struct queue_feed *f = ctx;
@@ -184,6 +189,7 @@ int strobe_capture_stream(struct strobe_capture *c, struct strobe_stream **out,
 		f->page_size = m->page_size;
 		feeds[n].next_page = queue_feed_next;
 		feeds[n].idle_until = queue_feed_idle;
+		feeds[n].kick = queue_feed_kick;
 		feeds[n].close = queue_feed_close;
 		feeds[n].ctx = f;
 		feeds[n].cpu = n;

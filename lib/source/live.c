@@ -261,8 +261,9 @@ static void *reader(void *arg)
 {
 	struct live_cpu *c = arg;
 	unsigned fl = c->l->flush_ms;
-	struct pollfd pfd[2];
-	bool moved;
+	struct pollfd pfd[3];
+	bool moved, kicked;
+	uint64_t v;
 	int e, r;
 
 	__atomic_store_n(&c->tid, gettid(), __ATOMIC_RELEASE);
@@ -270,23 +271,30 @@ static void *reader(void *arg)
 	pfd[0].events = POLLIN;
 	pfd[1].fd = c->l->wake[0];
 	pfd[1].events = POLLIN;
+	/* a stream held up by this CPU asks for its pages now */
+	pfd[2].fd = c->q ? strobe_pageq_kick_fd(c->q) : -1;
+	pfd[2].events = POLLIN;
+	pfd[2].revents = 0;
 	for (;;) {
-		r = poll(pfd, 2, fl ? (int)fl : -1);
+		r = poll(pfd, 3, fl ? (int)fl : -1);
 		if (r < 0 && errno != EINTR) {
 			set_error(c, -errno);
 			goto out;
 		}
 		if (r > 0 && (pfd[1].revents & POLLIN))
 			break;
+		kicked = r > 0 && (pfd[2].revents & POLLIN);
+		if (kicked)
+			(void)!read(pfd[2].fd, &v, sizeof(v));
 		moved = false;
 		e = move_pages(c, &moved);
-		if (e == 0 && fl && mono_ns() - c->last_flush >= fl * 1000000ULL)
+		if (e == 0 && fl && (kicked || mono_ns() - c->last_flush >= fl * 1000000ULL))
 			e = flush(c);
 		if (e < 0) {
 			set_error(c, e);
 			goto out;
 		}
-		if (!moved && r > 0) {
+		if (!moved && r > 0 && !kicked) {
 			/* readable without a full page: do not spin */
 			struct timespec ts = { 0, 10 * 1000 * 1000 };
 

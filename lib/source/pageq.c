@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "pageq.h"
@@ -25,6 +26,8 @@ struct strobe_pageq {
 	uint64_t dropped;
 	unsigned page_size;
 	int wake_fd;
+	int kick_fd;		/* eventfd the consumer kicks the producer with */
+	bool kicked;		/* a kick is pending */
 	int refs;
 };
 
@@ -56,6 +59,7 @@ struct strobe_pageq *strobe_pageq_new(unsigned page_size, unsigned nr_pages, int
 	q->cap = nr_pages;
 	q->page_size = page_size;
 	q->wake_fd = wake_fd;
+	q->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	q->refs = 2;
 	return q;
 }
@@ -118,6 +122,7 @@ int strobe_pageq_push(struct strobe_pageq *q, const uint8_t *page, size_t len)
 	if (q->head - q->tail == (q->held ? 1u : 0u))
 		wake(q);
 	q->head++;
+	q->kicked = false;
 	pthread_mutex_unlock(&q->lock);
 	return 0;
 }
@@ -127,6 +132,7 @@ void strobe_pageq_idle(struct strobe_pageq *q, uint64_t ts)
 	pthread_mutex_lock(&q->lock);
 	if (ts > q->idle)
 		q->idle = ts;
+	q->kicked = false;
 	wake(q);
 	pthread_mutex_unlock(&q->lock);
 }
@@ -187,6 +193,23 @@ void strobe_pageq_abandon(struct strobe_pageq *q)
 	pthread_mutex_unlock(&q->lock);
 }
 
+void strobe_pageq_kick(struct strobe_pageq *q)
+{
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&q->lock);
+	if (!q->kicked && !q->ended && q->kick_fd >= 0) {
+		q->kicked = true;
+		(void)!write(q->kick_fd, &one, sizeof(one));
+	}
+	pthread_mutex_unlock(&q->lock);
+}
+
+int strobe_pageq_kick_fd(const struct strobe_pageq *q)
+{
+	return q->kick_fd;
+}
+
 uint64_t strobe_pageq_dropped(struct strobe_pageq *q)
 {
 	uint64_t v;
@@ -212,6 +235,8 @@ void strobe_pageq_put(struct strobe_pageq *q)
 	for (i = 0; i < q->cap; i++)
 		free(q->slots[i]);
 	free(q->slots);
+	if (q->kick_fd >= 0)
+		close(q->kick_fd);
 	pthread_mutex_destroy(&q->lock);
 	pthread_cond_destroy(&q->space);
 	free(q);

@@ -55,6 +55,13 @@ uint64_t strobe_pageq_idle_until(struct strobe_pageq *q) STROBE_HIDDEN;
  * once it returns, wake_fd is never written again. */
 void strobe_pageq_abandon(struct strobe_pageq *q) STROBE_HIDDEN;
 
+/* Consumer: ask the producer for what it has now (at most once until
+ * the producer next pushes or publishes a watermark). */
+void strobe_pageq_kick(struct strobe_pageq *q) STROBE_HIDDEN;
+/* Producer: an eventfd that becomes readable when kicked (read it to
+ * reset it), or -1. */
+int strobe_pageq_kick_fd(const struct strobe_pageq *q) STROBE_HIDDEN;
+
 /* Pages dropped because the consumer had gone. */
 uint64_t strobe_pageq_dropped(struct strobe_pageq *q) STROBE_HIDDEN;
 

@@ -382,8 +382,16 @@ int strobe_stream_next(struct strobe_stream *s, struct strobe_event *ev,
 		r = poll_waiting(s, &limit, err);
 		if (r < 0)
 			return r;
-		if (s->nr_waiting && (!s->heap_n || s->heap[0].ts > limit))
+		if (s->nr_waiting && (!s->heap_n || s->heap[0].ts > limit)) {
+			int i;
+
+			for (i = 0; i < s->nr_waiting; i++) {
+				f = &s->feeds[s->waiting[i]];
+				if (f->src.kick)
+					f->src.kick(f->src.ctx);
+			}
 			return -EAGAIN;
+		}
 	}
 	if (!s->heap_n)
 		return 0;
