@@ -390,6 +390,17 @@ int strobe_lami_write_metadata(const char *names, const struct strobe_analysis_o
 	return seq_ok(s) ? 0 : -ENOMEM;
 }
 
+/* A histogram bound in usecs as LAMI's nanoseconds, saturated (a hostile
+ * file can hold any value). */
+static int64_t usecs_to_ns(int64_t us)
+{
+	int64_t ns;
+
+	if (__builtin_mul_overflow(us, 1000, &ns))
+		return us < 0 ? INT64_MIN : INT64_MAX;
+	return ns;
+}
+
 static void lami_cell(struct trace_seq *s, const struct strobe_table *t,
 		      const struct strobe_column *c, const union strobe_value *v)
 {
@@ -402,7 +413,7 @@ static void lami_cell(struct trace_seq *s, const struct strobe_table *t,
 		trace_seq_printf(s, "%.6f", v->d / 100.0);
 	else if (c->type == STROBE_COL_INT && !strcmp(cls, "duration"))
 		trace_seq_printf(s, "%" PRId64, !strcmp(strobe_table_unit(t), "usecs")
-				 ? v->i * 1000 : v->i);
+				 ? usecs_to_ns(v->i) : v->i);
 	else if (c->type == STROBE_COL_INT)
 		trace_seq_printf(s, "%" PRId64, v->i);
 	else
