@@ -4,7 +4,8 @@
  * strobe_record() runs a whole recording: it opens a session (session.h),
  * enables the events, optionally forks the command to trace, captures
  * every CPU's ring buffer with one splice-based reader thread per CPU into
- * temporary files next to the output ("OUT.cpuN.tmp"), and at the end
+ * unnamed per-CPU files in the output's folder (a capture, capture.h),
+ * and at the end
  * assembles a trace-cmd v6 file with the tracefile writer.  The file's
  * header is reserved at start so that a disk that fills up later still
  * leaves a readable (shorter) file, marked "incomplete=disk full".

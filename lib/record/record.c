@@ -2,7 +2,7 @@
  * record.c - strobe_record(): one recording from start to finished file.
  *
  * It only orchestrates the layers below it: session (tracefs control), a
- * capture (capture.h: per-CPU splice readers into OUT.cpuN.tmp) and the
+ * capture (capture.h: per-CPU splice readers into unnamed files) and the
  * tracefile writer (trace.dat v6), then counts events and lost events per
  * CPU from the captured page headers with the stream layer's page decoder.
  *

@@ -104,6 +104,18 @@ static void live_close(struct live *l)
 	strobe_session_close(l->s);
 }
 
+/* The kernel's lost events over every CPU (strobe_capture_lost). */
+static uint64_t kernel_lost(struct live *l)
+{
+	uint64_t sum = 0, k;
+	int i;
+
+	for (i = 0; i < strobe_session_nr_cpus(l->s); i++)
+		if (strobe_capture_lost(l->c, i, &k, NULL) == 0)
+			sum += k;
+	return sum;
+}
+
 /* A child that waits on a pipe before exec'ing argv (go: write end). */
 static pid_t spawn(char **argv, int *go)
 {
@@ -295,13 +307,7 @@ static int mode_storm(unsigned buffer_kb)
 		}
 	}
 	strobe_stream_stats(l.st, &stats);
-	for (r = 0; r < strobe_session_nr_cpus(l.s); r++) {
-		uint64_t k = 0;
-
-		if (strobe_capture_lost(l.c, r, &k, &l.err) < 0)
-			die("lost", &l.err);
-		klost += k;
-	}
+	klost = kernel_lost(&l);
 	printf("events=%llu lost=%llu lost_marks=%llu stats_lost=%llu stats_marks=%llu "
 	       "kernel_lost=%llu\n",
 	       (unsigned long long)n, (unsigned long long)lost, (unsigned long long)marks,
@@ -540,8 +546,8 @@ static int mode_noop(char **argv)
 	static const char *const evs[] = { "sched", "syscalls", NULL };
 	struct strobe_iterate_opts io = { sizeof(io), 0, 0, NULL, NULL };
 	struct live l = { 0 };
-	uint64_t n = 0, lost = 0, k, t0, t1;
-	int go, st, r, i;
+	uint64_t n = 0, lost, t0, t1;
+	int go, st, r;
 	pid_t child;
 
 	live_open(&l, 0, evs, 0, NULL);
@@ -560,9 +566,7 @@ static int mode_noop(char **argv)
 		die("iterate", &l.err);
 	t1 = mono_ns();
 	waitpid(child, &st, 0);
-	for (i = 0; i < strobe_session_nr_cpus(l.s); i++)
-		if (strobe_capture_lost(l.c, i, &k, NULL) == 0)
-			lost += k;
+	lost = kernel_lost(&l);
 	printf("events=%llu lost=%llu wall_s=%.3f\n", (unsigned long long)n,
 	       (unsigned long long)lost, (t1 - t0) / 1e9);
 	live_close(&l);
