@@ -57,6 +57,7 @@
 #include <strobe/strobe.h>
 
 #include "../model/model-int.h"
+#include "../util/opts.h"
 #include "../session/internal.h"
 #include "../stream/page.h"
 #include "../util/file.h"
