@@ -21,7 +21,7 @@ grep -q 'record' "$D/out" && grep -q 'report' "$D/out" || echo "FAIL help_lists_
 t no_args_is_usage_error 2 $S
 t unknown_command_is_usage_error 2 $S frobnicate
 grep -q "not a strobe command" "$D/err" || echo "FAIL unknown_command_message"
-for c in record report list ps analyze cputop syscalls schedlat io irq mem sql; do
+for c in record report list ps analyze cputop syscalls schedlat io irq mem periods sql; do
 	t "${c}_help_exits_0" 0 $S $c --help
 	grep -qi 'usage' "$D/out" || echo "FAIL ${c}_help_shows_usage"
 	t "help_${c}_exits_0" 0 $S help $c
