@@ -852,7 +852,8 @@ static int finish(struct ana *a)
 	if (s->failed)
 		ana_note(c, "periods: out of memory: some periods are missing from the results");
 	if (s->t_top) {
-		qsort(s->top, (size_t)s->nr_top, sizeof(*s->top), kept_cmp);
+		if (s->nr_top > 1)
+			qsort(s->top, (size_t)s->nr_top, sizeof(*s->top), kept_cmp);
 		for (k = 0; k < s->nr_top; k++) {
 			union strobe_value *v = ana_table_row(s->t_top);
 
@@ -861,7 +862,8 @@ static int finish(struct ana *a)
 			kept_vals(s, s->t_top, v, &s->top[k], true);
 		}
 	}
-	qsort(s->open, s->nr_open, sizeof(*s->open), kept_cmp);
+	if (s->nr_open > 1)
+		qsort(s->open, s->nr_open, sizeof(*s->open), kept_cmp);
 	for (i = 0; i < s->nr_open; i++) {
 		union strobe_value *v = ana_table_row(s->t_open);
 
