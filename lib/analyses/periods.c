@@ -102,6 +102,7 @@ struct periods {
 	struct kept *open;
 	size_t nr_open, cap_open;
 	uint64_t lost, cut, owner_gone, filtered;
+	uint64_t seen[MAX_DEFS];	/* periods emitted per definition */
 	bool failed;			/* out of memory somewhere */
 	struct strobe_table *t_log, *t_top, *t_open, *t_stats, *t_brk, *t_agg;
 };
@@ -502,6 +503,7 @@ static void on_period(void *arg, const struct strobe_period *p)
 	uint64_t dur = p->end_ts - p->begin_ts;
 	struct ana_stats *ac = NULL;
 
+	s->seen[p->def]++;
 	switch (p->status) {
 	case STROBE_PERIOD_CLOSED:
 		if (p->lost) {
@@ -851,6 +853,10 @@ static int finish(struct ana *a)
 			 "or out of memory)", st.dropped);
 	if (s->failed)
 		ana_note(c, "periods: out of memory: some periods are missing from the results");
+	for (d = 0; d < s->nr_defs; d++)
+		if (!s->seen[d] && (s->parent[d] < 0 || s->seen[s->parent[d]]))
+			ana_note(c, "periods: no period '%s' began: does the trace hold the "
+				 "events its begin expression names?", s->names[d]);
 	if (s->t_top) {
 		if (s->nr_top > 1)
 			qsort(s->top, (size_t)s->nr_top, sizeof(*s->top), kept_cmp);
