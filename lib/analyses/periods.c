@@ -101,7 +101,7 @@ struct periods {
 	int nr_top, max_top;
 	struct kept *open;
 	size_t nr_open, cap_open;
-	uint64_t lost, cut, owner_gone, filtered;
+	uint64_t lost, cut, owner_gone, filtered, backwards;
 	uint64_t seen[MAX_DEFS];	/* periods emitted per definition */
 	bool failed;			/* out of memory somewhere */
 	struct strobe_table *t_log, *t_top, *t_open, *t_stats, *t_brk, *t_agg;
@@ -330,7 +330,7 @@ static void top_down(struct kept *h, int n, int i)
 
 static void keep_top(struct periods *s, const struct strobe_period *p)
 {
-	uint64_t dur = p->end_ts - p->begin_ts;
+	uint64_t dur = p->end_ts - p->begin_ts;	/* counted: end >= begin */
 	int i;
 
 	if (s->nr_top < s->max_top) {
@@ -435,7 +435,7 @@ static void log_aggregated(struct ana *a, const struct strobe_period *p, struct 
 			continue;
 		v[0].u = p->begin_ts;
 		v[1].u = p->end_ts;
-		v[2].u = p->end_ts - p->begin_ts;
+		v[2].u = p->end_ts - p->begin_ts;	/* counted: end >= begin */
 		v[3].s = s->names[p->def];
 		v[4].i = (int64_t)p->id;
 		v[5].i = p->owner.tid;
@@ -481,7 +481,7 @@ static bool counted(struct ana *a, const struct strobe_period *p)
 {
 	struct ana_core *c = a->core;
 
-	if (p->status != STROBE_PERIOD_CLOSED || p->lost)
+	if (p->status != STROBE_PERIOD_CLOSED || p->lost || p->end_ts < p->begin_ts)
 		return false;
 	if (!ana_duration_ok(c, p->end_ts - p->begin_ts))
 		return false;
@@ -500,10 +500,12 @@ static void on_period(void *arg, const struct strobe_period *p)
 	struct periods *s = a->priv;
 	struct ana_core *c = a->core;
 	bool ok = counted(a, p);
-	uint64_t dur = p->end_ts - p->begin_ts;
+	uint64_t dur = p->end_ts > p->begin_ts ? p->end_ts - p->begin_ts : 0;
 	struct ana_stats *ac = NULL;
 
 	s->seen[p->def]++;
+	if (p->end_ts < p->begin_ts)
+		s->backwards++;	/* time went backwards in the file */
 	switch (p->status) {
 	case STROBE_PERIOD_CLOSED:
 		if (p->lost) {
@@ -848,6 +850,9 @@ static int finish(struct ana *a)
 	if (s->owner_gone)
 		ana_note(c, "periods: %" PRIu64 " periods ended because their thread's TID "
 			 "went to a new task (not in the statistics)", s->owner_gone);
+	if (s->backwards)
+		ana_note(c, "periods: %" PRIu64 " periods end before they begin (time goes "
+			 "backwards in the file): not in the statistics", s->backwards);
 	if (st.dropped)
 		ana_note(c, "periods: %" PRIu64 " periods not recorded (too many open at once, "
 			 "or out of memory)", st.dropped);

@@ -725,7 +725,8 @@ static void close_period(struct strobe_periods *p, struct operiod *op,
 		if (op->pub.lost)
 			p->st.lost++;
 		if (op->parent) {
-			op->parent->pub.children_ns += ts - op->pub.begin_ts;
+			/* time going backwards (a damaged file) adds nothing */
+			op->parent->pub.children_ns += ts > op->pub.begin_ts ? ts - op->pub.begin_ts : 0;
 			op->parent->pub.nr_children++;
 		}
 		break;

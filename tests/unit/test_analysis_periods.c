@@ -6,7 +6,7 @@
  * overlapping periods in two processes, PID reuse, periods open at the
  * end kept apart, lost events inside a period (on an event type the
  * periods do not read), grouping by a capture key, --aggregate-by,
- * --min, one pass with syscalls, and a bad --period.
+ * --min, time going backwards, one pass with syscalls, and a bad --period.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -419,6 +419,24 @@ static void test_periods_min_keeps_longer_periods_only(void)
 	stop(&f);
 }
 
+static void test_periods_ending_before_they_begin_stay_out_of_the_stats(void)
+{
+	struct setup s = { .periods = { REQ, SLEEP } };
+	struct feeder f;
+	struct logged l;
+
+	REQUIRE(start(&f, &l, &s));
+	request(&f, 11, 5, 1000, 0, 0, 1500);
+	/* a damaged file: time goes backwards inside a request */
+	request(&f, 11, 5, 5000, 5100, 4000, 3000);
+	REQUIRE(finished(&f));
+	CHECK_EQ(cell(&f, "periods.stats", 0, "count"), 1);
+	CHECK_EQ(cell(&f, "periods.stats", 0, "total"), 500);
+	CHECK_EQ(cell(&f, "periods.stats", 0, "children"), 0);
+	CHECK(has_note(&f, "2 periods end before they begin"));
+	stop(&f);
+}
+
 static void test_periods_run_in_one_pass_with_syscalls(void)
 {
 	struct setup s = { .names = "periods,syscalls", .periods = { REQ, SLEEP },
@@ -478,5 +496,6 @@ TESTS(T(test_periods_request_row_has_owner_begin_end_duration_and_captures),
       T(test_periods_group_by_a_capture_key),
       T(test_periods_aggregate_by_gives_children_stats_per_parent),
       T(test_periods_min_keeps_longer_periods_only),
+      T(test_periods_ending_before_they_begin_stay_out_of_the_stats),
       T(test_periods_run_in_one_pass_with_syscalls),
       T(test_periods_bad_definition_names_the_column));
