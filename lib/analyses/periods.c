@@ -873,6 +873,14 @@ static int finish(struct ana *a)
 			kept_vals(s, s->t_top, v, &s->top[k], true);
 		}
 	}
+	/* tables with nothing to say are left out of the results (their
+	 * schemas stay, for LAMI metadata) */
+	if (!s->nr_open)
+		s->t_open->schema_only = true;
+	for (d = 0; s->t_brk && d < s->nr_defs && !s->has_kids[d]; d++)
+		;
+	if (s->t_brk && d == s->nr_defs)
+		s->t_brk->schema_only = true;
 	if (s->nr_open > 1)
 		qsort(s->open, s->nr_open, sizeof(*s->open), kept_cmp);
 	for (i = 0; i < s->nr_open; i++) {
