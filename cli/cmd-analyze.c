@@ -682,6 +682,18 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 	}
 	if (a.o.aggregate_by && !a.o.views)	/* its rows are log rows */
 		a.o.views = STROBE_VIEW_LOG | STROBE_VIEW_STATS;
+	if (a.o.nr_periods) {	/* a bad definition is a usage error, file or not */
+		struct strobe_analysis *probe = NULL;
+		struct strobe_error err = { 0 };
+		int ret = strobe_analysis_new("periods", &a.o, &probe, &err);
+
+		strobe_analysis_free(probe);
+		if (ret < 0) {
+			cli_error_e(cmd, &err);
+			status = ret == -EINVAL ? CLI_USAGE : CLI_FAIL;
+			goto out;
+		}
+	}
 	if (a.json && a.lami) {
 		cli_error(cmd, "--json and --lami exclude each other");
 		goto out;

@@ -697,6 +697,26 @@ static int init(struct ana *a)
 		s->grouping = G_CONTAINER;
 	else
 		s->grouping = G_CAPTURE;
+	if (s->grouping == G_CAPTURE) {	/* must be a capture's key */
+		bool found = false;
+
+		for (i = 0; i < o->nr_period_captures && !found; i++) {
+			struct strobe_period_captures *pc = NULL;
+			int k;
+
+			if (strobe_period_captures_parse(o->period_captures[i], &pc, NULL) < 0)
+				continue;
+			for (k = 0; k < pc->nr_begin + pc->nr_end && !found; k++)
+				found = !strcmp(k < pc->nr_begin ? pc->begin[k].key
+						 : pc->end[k - pc->nr_begin].key, o->period_group_by);
+			strobe_period_captures_free(pc);
+		}
+		if (!found) {
+			ana_note(c, "periods: --group-by '%s': not thread, process, container or "
+				 "the key of a --period-captures", o->period_group_by);
+			return -EINVAL;
+		}
+	}
 
 	if (ana_view(c, STROBE_VIEW_LOG)) {
 		if (s->aggregate >= 0) {

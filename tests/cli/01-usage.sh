@@ -26,6 +26,9 @@ for c in record report list ps analyze cputop syscalls schedlat io irq mem perio
 	grep -qi 'usage' "$D/out" || echo "FAIL ${c}_help_shows_usage"
 	t "help_${c}_exits_0" 0 $S help $c
 done
+t periods_without_a_period_is_usage_error 2 $S periods -i "$D/nonexistent.dat"
+t periods_bad_expression_is_usage_error 2 $S periods --period 'req : $evt.ret >=' -i "$D/nonexistent.dat"
+grep -q "^strobe periods: .*column 18" "$D/err" || echo "FAIL periods_bad_expression_names_the_column: $(cat "$D/err")"
 t report_bad_option_is_usage_error 2 $S report --no-such-option
 t report_missing_file_fails 1 $S report -i "$D/nonexistent.dat"
 if [ "$(wc -l < "$D/err")" = 1 ] && grep -q '^strobe report: ' "$D/err" && grep -q nonexistent "$D/err"; then

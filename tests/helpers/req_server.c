@@ -8,7 +8,8 @@
  *                               at a time: accept4, read "MS\n", nanosleep
  *                               MS milliseconds (the nanosleep syscall
  *                               itself), write "ok\n", close; then exit 0
- *   req_server client PORT MS,MS,...   one connection per duration, in turn
+ *   req_server client PORT MS,MS,...   one connection per duration, in turn;
+ *                               prints each request's round trip (rtt_ns=)
  *   req_server both MS,MS,...  fork: the child serves on a free port, the
  *                               parent is the client; prints server_pid=
  *                               and server_tid= on stdout
@@ -85,6 +86,7 @@ static void client(int port, const char *list)
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		struct sockaddr_in a = { .sin_family = AF_INET };
 		char buf[32];
+		struct timespec t0, t1;
 		int fd = socket(AF_INET, SOCK_STREAM, 0), tries;
 
 		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -95,9 +97,13 @@ static void client(int port, const char *list)
 			usleep(10000);
 		}
 		snprintf(buf, sizeof(buf), "%s\n", tok);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (write(fd, buf, strlen(buf)) < 0 || read(fd, buf, sizeof(buf)) <= 0)
 			die("request");
+		clock_gettime(CLOCK_MONOTONIC, &t1);
 		close(fd);
+		printf("rtt_ns=%lld\n", (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL +
+		       (t1.tv_nsec - t0.tv_nsec));
 	}
 	free(copy);
 }

@@ -481,6 +481,11 @@ static void test_periods_bad_definition_names_the_column(void)
 	defs[0] = "child(nosuch) : $evt.$name == \"x\"";
 	CHECK_EQ(strobe_analysis_new("periods", &o, &a, &err), -EINVAL);
 	CHECK(strstr(err.msg, "nosuch") != NULL);
+	defs[0] = REQ;
+	o.period_group_by = "fd";	/* not a capture */
+	CHECK_EQ(strobe_analysis_new("periods", &o, &a, &err), -EINVAL);
+	CHECK(strstr(err.msg, "--group-by 'fd'") != NULL);
+	o.period_group_by = NULL;
 	o.nr_periods = 0;
 	o.aggregate_by = "req";
 	CHECK_EQ(strobe_analysis_new("periods", &o, &a, &err), -EINVAL);
