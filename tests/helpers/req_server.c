@@ -8,7 +8,8 @@
  *                               at a time: accept4, read "MS\n", nanosleep
  *                               MS milliseconds (the nanosleep syscall
  *                               itself), write "ok\n", close; then exit 0
- *   req_server client PORT MS,MS,...   one connection per duration, in turn;
+ *   req_server client PORT MS,MS,...   one connection per duration, in turn
+ *                               (MSxN: N requests of MS milliseconds);
  *                               prints each request's round trip (rtt_ns=)
  *   req_server both MS,MS,...  fork: the child serves on a free port, the
  *                               parent is the client; prints server_pid=
@@ -79,42 +80,66 @@ static void serve(int lfd, long n)
 	}
 }
 
+static void request(int port, const char *tok);
+
 static void client(int port, const char *list)
 {
 	char *copy = strdup(list), *tok, *save = NULL;
 
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		struct sockaddr_in a = { .sin_family = AF_INET };
-		char buf[32];
-		struct timespec t0, t1;
-		int fd = socket(AF_INET, SOCK_STREAM, 0), tries;
+		char *x = strchr(tok, 'x');
+		long rep = x ? atol(x + 1) : 1;
 
-		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		a.sin_port = htons((unsigned short)port);
-		for (tries = 0; connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0; tries++) {
-			if (tries == 100)
-				die("connect");
-			usleep(10000);
-		}
-		snprintf(buf, sizeof(buf), "%s\n", tok);
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (write(fd, buf, strlen(buf)) < 0 || read(fd, buf, sizeof(buf)) <= 0)
-			die("request");
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		close(fd);
-		printf("rtt_ns=%lld\n", (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL +
-		       (t1.tv_nsec - t0.tv_nsec));
+		if (x)
+			*x = '\0';
+		while (rep-- > 0)
+			request(port, tok);
 	}
 	free(copy);
 }
 
+/* One request asking for ms milliseconds; prints its round trip. */
+static void request(int port, const char *tok)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	char buf[32];
+	struct timespec t0, t1;
+	int fd, tries;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a.sin_port = htons((unsigned short)port);
+	for (tries = 0;; tries++) {	/* the server may not listen yet */
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0)
+			break;
+		if (tries == 100)
+			die("connect");
+		if (fd >= 0)
+			close(fd);
+		usleep(10000);
+	}
+	snprintf(buf, sizeof(buf), "%s\n", tok);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (write(fd, buf, strlen(buf)) < 0 || read(fd, buf, sizeof(buf)) <= 0)
+		die("request");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	close(fd);
+	printf("rtt_ns=%lld\n", (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL +
+	       (t1.tv_nsec - t0.tv_nsec));
+}
+
 static long count(const char *list)
 {
-	long n = 1;
+	long n = 0;
 
-	for (; *list; list++)
-		n += *list == ',';
-	return n;
+	for (;;) {
+		const char *x = strchr(list, 'x'), *c = strchr(list, ',');
+
+		n += x && (!c || x < c) ? atol(x + 1) : 1;
+		if (!c)
+			return n;
+		list = c + 1;
+	}
 }
 
 int main(int argc, char **argv)
