@@ -90,7 +90,7 @@ struct periods {
 	bool has_kids[MAX_DEFS];
 	int aggregate;			/* definition index of --aggregate-by, -1 */
 	/* open parents with a closed child (or descendant, for
-	 * --aggregate-by): period id -> struct ana_stats */
+	 * --aggregate-by): period id -> accumulator (below) */
 	struct ana_map open_acc;
 	size_t acc_size;		/* bytes of one accumulator */
 	struct brk brk[MAX_DEFS];
@@ -101,7 +101,7 @@ struct periods {
 	int nr_top, max_top;
 	struct kept *open;
 	size_t nr_open, cap_open;
-	uint64_t lost, cut, owner_gone, filtered, backwards;
+	uint64_t lost, cut, owner_gone, backwards;
 	uint64_t seen[MAX_DEFS];	/* periods emitted per definition */
 	bool failed;			/* out of memory somewhere */
 	struct strobe_table *t_log, *t_top, *t_open, *t_stats, *t_brk, *t_agg;
@@ -540,8 +540,6 @@ static void on_period(void *arg, const struct strobe_period *p)
 			s->nr_open++;
 		goto out;
 	}
-	if (p->status == STROBE_PERIOD_CLOSED && !p->lost && !ok)
-		s->filtered++;
 	if (ok) {
 		struct group *g = group_of(a, p);
 
@@ -566,13 +564,16 @@ static void on_period(void *arg, const struct strobe_period *p)
 		}
 		if (s->has_kids[p->def]) {
 			struct brk *b = &s->brk[p->def];
+			uint64_t kids = 0;
 			int d;
 
 			b->parents++;
 			b->parent_ns += dur;
-			ac = acc_get(s, p->id, false);	/* none: no child closed */
-			ana_stats_add(&b->self, dur > p->children_ns ? dur - p->children_ns : 0,
-				      false);
+			ac = acc_get(s, p->id, false);	/* none: no child counted */
+			for (d = 0; ac && d < s->nr_defs; d++)
+				kids += ac[d].total;
+			/* the rest: so the breakdown's rows add up to the parents */
+			ana_stats_add(&b->self, dur > kids ? dur - kids : 0, false);
 			for (d = 0; ac && d < s->nr_defs; d++) {
 				const struct ana_stats *x = &ac[d];
 				struct ana_stats *y = &b->child[d];
