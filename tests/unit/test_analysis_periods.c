@@ -6,7 +6,7 @@
  * overlapping periods in two processes, PID reuse, periods open at the
  * end kept apart, lost events inside a period (on an event type the
  * periods do not read), grouping by a capture key, --aggregate-by,
- * --min, time going backwards, one pass with syscalls, and a bad --period.
+ * --min, --tid, time going backwards, one pass with syscalls, and a bad --period.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -74,6 +74,8 @@ struct setup {
 	unsigned views;
 	const char *group_by, *aggregate_by;
 	uint64_t min_ns;
+	const int *tids;
+	int nr_tids;
 };
 
 static bool start(struct feeder *f, struct logged *l, const struct setup *s)
@@ -101,6 +103,8 @@ static bool start(struct feeder *f, struct logged *l, const struct setup *s)
 	o.period_group_by = s->group_by;
 	o.aggregate_by = s->aggregate_by;
 	o.min_ns = s->min_ns;
+	o.tids = s->tids;
+	o.nr_tids = s->nr_tids;
 	o.log = on_log;
 	o.log_arg = l;
 	f->tep = fixture_tep(fm, sizeof(fm) / sizeof(fm[0]));
@@ -419,6 +423,23 @@ static void test_periods_min_keeps_longer_periods_only(void)
 	stop(&f);
 }
 
+static void test_periods_task_filter_keeps_the_owners_periods_only(void)
+{
+	static const int tids[] = { 20 };
+	struct setup s = { .periods = { REQ }, .tids = tids, .nr_tids = 1 };
+	struct feeder f;
+	struct logged l;
+
+	REQUIRE(start(&f, &l, &s));
+	request(&f, 10, 5, 1000, 0, 0, 1100);
+	request(&f, 20, 5, 2000, 0, 0, 2300);
+	request(&f, 20, 6, 3000, 0, 0, 3500);
+	REQUIRE(finished(&f));
+	CHECK_EQ(cell(&f, "periods.stats", 0, "count"), 2);
+	CHECK_EQ(cell(&f, "periods.stats", 0, "total"), 800);
+	stop(&f);
+}
+
 static void test_periods_ending_before_they_begin_stay_out_of_the_stats(void)
 {
 	struct setup s = { .periods = { REQ, SLEEP } };
@@ -501,6 +522,7 @@ TESTS(T(test_periods_request_row_has_owner_begin_end_duration_and_captures),
       T(test_periods_group_by_a_capture_key),
       T(test_periods_aggregate_by_gives_children_stats_per_parent),
       T(test_periods_min_keeps_longer_periods_only),
+      T(test_periods_task_filter_keeps_the_owners_periods_only),
       T(test_periods_ending_before_they_begin_stay_out_of_the_stats),
       T(test_periods_run_in_one_pass_with_syscalls),
       T(test_periods_bad_definition_names_the_column));
