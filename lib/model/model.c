@@ -501,7 +501,7 @@ static const char *proc_root(const struct strobe_model *m)
 }
 
 /* starttime (field 22 of /proc/<tid>/stat), 0 if unreadable. */
-static uint64_t read_starttime(const char *root, int tid)
+uint64_t model_read_starttime(const char *root, int tid)
 {
 	char path[512], buf[1024], *p;
 	unsigned long long v = 0;
@@ -588,7 +588,7 @@ int model_read_proc(struct strobe_model *m, struct mtask *e, int tid,
 		e->t.nstid = tid;
 		e->t.nstgid = pi.tgid;
 	}
-	e->starttime = read_starttime(proc_root(m), tid);
+	e->starttime = model_read_starttime(proc_root(m), tid);
 	r = read_cgroup(m, e, tid);
 	if (r == -ENOMEM)
 		return strobe_err(err, r, "out of memory");
@@ -724,6 +724,47 @@ int model_rescan_tid(struct strobe_model *m, int tid)
 	m->lookup_names = true;
 	r = rescan_one(m, tid, &rs);
 	return r < 0 ? r : rs.added;
+}
+
+int model_add_seen(struct strobe_model *m, const struct strobe_proc_info *pi,
+		   uint64_t starttime, const char *cgpath,
+		   const struct strobe_task **added)
+{
+	const struct mpath *mp = model_path(m, cgpath, strlen(cgpath));
+	int tid = pi->tid;
+	struct mtask *e;
+
+	if (!mp)
+		return 0;	/* ENOMEM or a path the parser refuses */
+	if (tid <= 0 || mtask_find(&m->tasks, tid))
+		return 0;
+	e = mtask_find(&m->late, tid);
+	if (e && e->t.container->index >= 2)
+		return 0;
+	if (!e) {
+		e = mtask_new(m, &m->late, tid);
+		if (!e)
+			return -ENOMEM;
+		e->flags |= MT_LATE;
+	}
+	e->t.tgid = pi->tgid;
+	e->t.ppid = pi->ppid;
+	memcpy(e->t.comm, pi->comm, sizeof(e->t.comm));
+	e->t.pidns = pi->pidns;
+	e->mntns = pi->mntns;
+	e->cgroupns = pi->cgroupns;
+	if (mtask_set_ns(e, pi->nspid, pi->nr_nspid, pi->nstgid, pi->nr_nstgid) < 0)
+		return -ENOMEM;
+	if (!pi->nr_nspid) {
+		e->t.nstid = tid;
+		e->t.nstgid = pi->tgid;
+	}
+	e->starttime = starttime;
+	e->cgpath = mp->s;
+	e->cg_root = -1;
+	e->t.container = mp->c;
+	*added = &e->t;
+	return 1;
 }
 
 /* ---- lookups -------------------------------------------------------------- */

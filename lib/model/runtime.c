@@ -557,6 +557,19 @@ fallback:
 	return 0;
 }
 
+void strobe_meta_display(const struct strobe_container_meta *m, char *name,
+			 size_t size)
+{
+	if (m->pod[0] && m->name[0])
+		snprintf(name, size, "%s%s%s/%s", m->pod_ns,
+			 m->pod_ns[0] ? "/" : "", m->pod, m->name);
+	else if (m->pod[0])
+		snprintf(name, size, "%s%s%s", m->pod_ns,
+			 m->pod_ns[0] ? "/" : "", m->pod);
+	else
+		snprintf(name, size, "%s", m->name);
+}
+
 int strobe_container_name(const char *root, const struct strobe_cgroup_id *id,
 			  char *name, size_t size)
 {
@@ -570,16 +583,8 @@ int strobe_container_name(const char *root, const struct strobe_cgroup_id *id,
 	if (!m)
 		return -ENOMEM;
 	ret = strobe_container_lookup(root, id, m);
-	if (ret >= 0) {
-		if (m->pod[0] && m->name[0])
-			snprintf(name, size, "%s%s%s/%s", m->pod_ns,
-				 m->pod_ns[0] ? "/" : "", m->pod, m->name);
-		else if (m->pod[0])
-			snprintf(name, size, "%s%s%s", m->pod_ns,
-				 m->pod_ns[0] ? "/" : "", m->pod);
-		else
-			snprintf(name, size, "%s", m->name);
-	}
+	if (ret >= 0)
+		strobe_meta_display(m, name, size);
 	free(m);
 	return ret;
 }
