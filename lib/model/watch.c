@@ -278,7 +278,10 @@ static void read_procs(struct model_watch *w, struct wcont *c)
 		return;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
-		if (errno == ENOENT)
+		struct stat st;
+
+		if (errno == ENOENT && full_path(w, c->root, c->path, NULL, path, sizeof(path)) &&
+		    stat(path, &st) < 0 && errno == ENOENT)
 			c->gone = true;
 		return;
 	}
