@@ -29,6 +29,15 @@ int strobe_meta_parse(enum strobe_meta_kind kind, const char *text, size_t len,
 		      const char *id, struct strobe_container_meta *out)
 	STROBE_HIDDEN;
 
+/*
+ * A Kubernetes pod's own cgroup (no container ID): namespace and pod name
+ * from the kubelet's /var/log/pods/<namespace>_<pod>_<uid>/ under root
+ * (NULL or "/": the real one).  *out is reset first.  Returns 1 if found
+ * (out->pod, out->pod_ns), 0 if not, -EINVAL for a malformed UID.
+ */
+int strobe_pod_lookup(const char *root, const char *pod_uid,
+		      struct strobe_container_meta *out) STROBE_HIDDEN;
+
 /* The display name of a lookup's answer into name[size]: "ns/pod/name"
  * for Kubernetes containers, "ns/pod" for a pod, else the name. */
 void strobe_meta_display(const struct strobe_container_meta *m, char *name,

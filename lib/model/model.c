@@ -308,6 +308,19 @@ static struct mcont *cont_add(struct strobe_model *m)
 	return c;
 }
 
+/* "namespace/pod" of a pod-level cgroup from the kubelet's files. */
+static bool pod_name(struct strobe_model *m, const char *uid, char *name, size_t size)
+{
+	struct strobe_container_meta *meta = malloc(sizeof(*meta));
+	bool found = meta && strobe_pod_lookup(m->meta_root[0] ? m->meta_root : NULL, uid,
+					       meta) == 1;
+
+	if (found)
+		strobe_meta_display(meta, name, size);
+	free(meta);
+	return found;
+}
+
 const struct strobe_container *model_container(struct strobe_model *m,
 					       const struct strobe_cgroup_id *id,
 					       int r, const char *name)
@@ -346,6 +359,9 @@ const struct strobe_container *model_container(struct strobe_model *m,
 		c->named = true;
 	} else if (id->id[0]) {
 		snprintf(c->c.name, sizeof(c->c.name), "%s", id->short_id);
+	} else if (m->lookup_names && pod_name(m, id->pod_uid, c->c.name,
+						sizeof(c->c.name))) {
+		c->named = true;
 	} else {
 		snprintf(c->c.name, sizeof(c->c.name), "pod-%s", id->pod_uid);
 	}

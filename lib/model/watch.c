@@ -233,13 +233,18 @@ static void add_dir(struct model_watch *w, int root, const char *rel, int depth)
 	closedir(dir);
 }
 
-static struct wcont *cont_find(struct model_watch *w, const char *id)
+/* By container ID, or for a pod's own cgroup (no ID) by pod UID. */
+static struct wcont *cont_find(struct model_watch *w, const struct strobe_cgroup_id *id)
 {
 	size_t i;
 
-	for (i = 0; i < w->nr_conts; i++)
-		if (!strcmp(w->conts[i]->id.id, id))
+	for (i = 0; i < w->nr_conts; i++) {
+		const struct strobe_cgroup_id *k = &w->conts[i]->id;
+
+		if (id->id[0] ? !strcmp(k->id, id->id)
+			      : !k->id[0] && !strcmp(k->pod_uid, id->pod_uid))
 			return w->conts[i];
+	}
 	return NULL;
 }
 
@@ -251,8 +256,10 @@ static void lookup(struct model_watch *w, struct wcont *c)
 
 	if (!meta)
 		return;
-	if (strobe_container_lookup(w->meta_root[0] ? w->meta_root : NULL, &c->id,
-				    meta) == 1) {
+	if ((c->id.id[0] ? strobe_container_lookup(w->meta_root[0] ? w->meta_root : NULL,
+						   &c->id, meta)
+			 : strobe_pod_lookup(w->meta_root[0] ? w->meta_root : NULL,
+					     c->id.pod_uid, meta)) == 1) {
 		strobe_meta_display(meta, name, sizeof(name));
 		pthread_mutex_lock(&w->lock);
 		if (name[0]) {
@@ -339,12 +346,14 @@ static void new_dir(struct model_watch *w, int root, const char *rel, int depth)
 	if (r == 0 || !id.id[0] || id.runtime == STROBE_RT_UNKNOWN) {
 		/* not (surely) a container: a slice, a pod, a parent */
 		add_dir(w, root, rel, depth);
-		return;
+		/* a pod's own cgroup is named too (its sandbox's tasks) */
+		if (r == 0 || id.id[0] || !id.pod_uid[0])
+			return;
 	}
 	if (id.conmon)
 		return;
 	pthread_mutex_lock(&w->lock);
-	c = cont_find(w, id.id);
+	c = cont_find(w, &id);
 	if (!c && grow((void **)&w->conts, &w->cap_conts, w->nr_conts, sizeof(*w->conts))) {
 		c = calloc(1, sizeof(*c));
 		if (c) {
@@ -359,7 +368,8 @@ static void new_dir(struct model_watch *w, int root, const char *rel, int depth)
 			c->root = root;
 			c->first = mono_s();
 			c->dirty = true;
-			snprintf(c->name, sizeof(c->name), "%s", id.short_id);
+			if (id.id[0])
+				snprintf(c->name, sizeof(c->name), "%s", id.short_id);
 			w->conts[w->nr_conts++] = c;
 		} else {
 			pthread_mutex_unlock(&w->lock);

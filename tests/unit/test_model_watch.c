@@ -8,7 +8,7 @@
  * is given what the watcher found: the names must survive, for podman,
  * docker under a slice made after the watcher started, and a Kubernetes
  * pod (cgroupfs layout, made with all its levels at once) named by its
- * containerd bundle; with the task's NSpid read while it lived.
+ * containerd bundle, the pod's own cgroup by the kubelet's folder; with the task's NSpid read while it lived.
  * Metadata that never exists leaves the short ID.
  */
 #include <errno.h>
@@ -170,6 +170,7 @@ static void test_short_lived_containers_keep_their_names(void)
 	    "\"io.kubernetes.cri.container-name\":\"migrate\","
 	    "\"io.kubernetes.cri.sandbox-name\":\"db-migrate-x7k2p\","
 	    "\"io.kubernetes.cri.sandbox-namespace\":\"prod\"}}");
+	put(meta, "var/log/pods/prod_db-migrate-x7k2p_" UID "/migrate/0.log", "");
 	put_task(4444, "migrate", "/kubepods/besteffort/pod" UID "/" K8);
 	start_cgroup("kubepods/besteffort/pod" UID "/" K8, 4444);
 	/* no metadata at all */
@@ -191,6 +192,19 @@ static void test_short_lived_containers_keep_their_names(void)
 	c = wait_named(w, m, K8, "prod/db-migrate-x7k2p/migrate");
 	CHECK(c && !strcmp(c->name, "prod/db-migrate-x7k2p/migrate"));
 	CHECK_STR(c ? c->pod_uid : NULL, UID);
+	{
+		/* the pod's own cgroup, named from the kubelet's folder */
+		int k;
+
+		c = NULL;
+		for (k = 2; k < strobe_model_nr_containers(m); k++) {
+			const struct strobe_container *x = strobe_model_container(m, k);
+
+			if (!x->id[0] && !strcmp(x->pod_uid, UID))
+				c = x;
+		}
+		CHECK(c && !strcmp(c->name, "prod/db-migrate-x7k2p"));
+	}
 	c = wait_named(w, m, NN, NULL);
 	CHECK(c && !strcmp(c->name, "0123456789ab"));
 
