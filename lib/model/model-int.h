@@ -142,6 +142,15 @@ int mtask_move(struct strobe_model *m, struct mtable *from, struct mtable *to,
 /* Copy the NSpid/NStgid lists (may be NULL with 0 entries). -ENOMEM. */
 int mtask_set_ns(struct mtask *e, const int *nspid, int nr_nspid,
 		 const int *nstgid, int nr_nstgid) STROBE_HIDDEN;
+/*
+ * The task's namespaced PIDs as shown (t.nstid, t.nstgid) from its lists:
+ * the innermost level, except for a task in a container whose list has
+ * only the reader's level (a runtime's helper such as runc init's first
+ * stages, in the container's cgroup but the host's PID namespace): it has
+ * no PID inside the container, and -1 says so rather than the host PID.
+ * Call after the container or the lists changed (mtask_set_ns does).
+ */
+void mtask_ns_view(struct mtask *e) STROBE_HIDDEN;
 /* Copy everything but the tid and table links from src to dst. */
 int mtask_copy_info(struct mtask *dst, const struct mtask *src) STROBE_HIDDEN;
 /* Mark exited at ts (and queue for dropping unless keep_exited). */

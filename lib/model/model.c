@@ -237,7 +237,19 @@ int mtask_set_ns(struct mtask *e, const int *nspid, int nr_nspid,
 	e->nr_nstgid = (uint8_t)nr_nstgid;
 	e->t.nstid = nr_nspid ? ns[nr_nspid - 1] : -1;
 	e->t.nstgid = nr_nstgid ? ns[nr_nspid + nr_nstgid - 1] : -1;
+	mtask_ns_view(e);
 	return 0;
+}
+
+void mtask_ns_view(struct mtask *e)
+{
+	bool ctr = e->t.container && e->t.container->index >= 2;
+
+	if (e->nr_nspid)
+		e->t.nstid = ctr && e->nr_nspid == 1 ? -1 : e->ns[e->nr_nspid - 1];
+	if (e->nr_nstgid)
+		e->t.nstgid = ctr && e->nr_nstgid == 1 ? -1
+						       : e->ns[e->nr_nspid + e->nr_nstgid - 1];
 }
 
 int mtask_copy_info(struct mtask *dst, const struct mtask *src)
@@ -579,6 +591,7 @@ static int read_cgroup(struct strobe_model *m, struct mtask *e, int tid)
 	if (e->t.container == mp->c)
 		return 0;
 	e->t.container = mp->c;
+	mtask_ns_view(e);
 	return 1;
 }
 
@@ -779,6 +792,7 @@ int model_add_seen(struct strobe_model *m, const struct strobe_proc_info *pi,
 	e->cgpath = mp->s;
 	e->cg_root = -1;
 	e->t.container = mp->c;
+	mtask_ns_view(e);
 	*added = &e->t;
 	return 1;
 }
@@ -793,6 +807,7 @@ static void first_sight(struct strobe_model *m, struct mtask *e)
 
 	if (l) {
 		mtask_copy_info(e, l);
+		mtask_ns_view(e);
 		mtask_drop(m, &m->late, l);
 		return;
 	}

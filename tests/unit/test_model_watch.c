@@ -80,18 +80,25 @@ static void make_root(void)
 	mkdir(proc, 0755);
 }
 
-/* A task of a container in the fixture /proc: host PID pid, PID 1 inside. */
-static void put_task(int pid, const char *comm, const char *cgpath)
+/* A task of a container in the fixture /proc: host PID pid, PID 1 inside
+ * (or, for a runtime's helper, in the host's PID namespace: no PID inside). */
+static void put_task_ns(int pid, const char *comm, const char *cgpath, bool inside)
 {
 	char rel[64], text[512];
 
 	snprintf(rel, sizeof(rel), "%d/status", pid);
 	snprintf(text, sizeof(text), "Name:\t%s\nTgid:\t%d\nPid:\t%d\nPPid:\t0\n"
-		 "NStgid:\t%d\t1\nNSpid:\t%d\t1\n", comm, pid, pid, pid, pid);
+		 "NStgid:\t%d%s\nNSpid:\t%d%s\n", comm, pid, pid, pid, inside ? "\t1" : "",
+		 pid, inside ? "\t1" : "");
 	put(proc, rel, text);
 	snprintf(rel, sizeof(rel), "%d/cgroup", pid);
 	snprintf(text, sizeof(text), "0::%s\n", cgpath);
 	put(proc, rel, text);
+}
+
+static void put_task(int pid, const char *comm, const char *cgpath)
+{
+	put_task_ns(pid, comm, cgpath, true);
 }
 
 /* The container's cgroup appears with its task in cgroup.procs. */
@@ -158,7 +165,10 @@ static void test_short_lived_containers_keep_their_names(void)
 	put(meta, "var/lib/containers/storage/overlay-containers/containers.json",
 	    "[{\"id\":\"" PM "\",\"names\":[\"writer\"],\"image\":\"\"}]");
 	put_task(4242, "getppid_n", "/libpod_parent/libpod-" PM);
-	start_cgroup("libpod_parent/libpod-" PM, 4242);
+	put_task_ns(4240, "runc:[0:PARENT]", "/libpod_parent/libpod-" PM, false);
+	start_cgroup("libpod_parent/libpod-" PM, 4240);
+	msleep(20);
+	put(cg, "libpod_parent/libpod-" PM "/cgroup.procs", "4240\n4242\n");
 	/* docker, systemd layout, in a slice made after the start */
 	put(meta, "var/lib/docker/containers/" DK "/config.v2.json",
 	    "{\"ID\":\"" DK "\",\"Name\":\"/cron-job\",\"Config\":{\"Labels\":{}}}");
@@ -219,6 +229,12 @@ static void test_short_lived_containers_keep_their_names(void)
 	CHECK_EQ(strobe_model_task_info(m, 4242, &ti), 0);
 	CHECK_EQ(ti.task->nstid, 1);
 	CHECK_STR(ti.task->container->name, "writer");
+	/* runc's first stage: in the container, not in its PID namespace */
+	CHECK_EQ(strobe_model_task_info(m, 4240, &ti), 0);
+	CHECK_STR(ti.task->container->name, "writer");
+	CHECK_EQ(ti.task->nstid, -1);
+	CHECK_EQ(ti.task->nstgid, -1);
+	CHECK_EQ(ti.nr_nspid, 1);
 	CHECK_EQ(strobe_model_task_info(m, 4343, &ti), 0);
 	CHECK_STR(ti.task->container->name, "cron-job");
 
