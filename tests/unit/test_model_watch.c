@@ -3,13 +3,15 @@
  * made under /tmp: a directory tree standing for a cgroup hierarchy
  * (inotify reports mkdir on any file system), runtime metadata and a
  * /proc with one task per container.  Each container "starts" (metadata
- * written, cgroup made, its task listed in cgroup.procs), lives 50 ms and
+ * written, cgroup made, its task listed in cgroup.procs), lives 200 ms and
  * "stops" (metadata and cgroup removed, as `--rm` does) before the model
  * is given what the watcher found: the names must survive, for podman,
  * docker under a slice made after the watcher started, and a Kubernetes
  * pod (cgroupfs layout, made with all its levels at once) named by its
- * containerd bundle, the pod's own cgroup by the kubelet's folder; with the task's NSpid read while it lived.
- * Metadata that never exists leaves the short ID.
+ * containerd bundle, the pod's own cgroup by the kubelet's folder; with
+ * the tasks' NSpid read while they lived (a runtime helper in the host's
+ * PID namespace shows none).  Metadata that never exists leaves the short
+ * ID.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -186,7 +188,7 @@ static void test_short_lived_containers_keep_their_names(void)
 	/* no metadata at all */
 	start_cgroup("libpod_parent/libpod-" NN, 4545);
 
-	msleep(50);
+	msleep(200);	/* a short life: real ones last 100 ms or more */
 	/* --rm: everything gone before the model hears of it */
 	rm(meta, "var");
 	rm(meta, "run");
