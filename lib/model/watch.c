@@ -103,6 +103,9 @@ struct model_watch {
 	int nr_roots;
 	char proc_root[256];
 	char meta_root[256];
+	bool initial;		/* the first walk: containers that exist already
+				 * are named, not polled (the recorder's /proc
+				 * snapshot has their tasks) */
 	/* thread-only: directories by wd (sorted: wds only grow) */
 	struct wdir *dirs;
 	size_t nr_dirs, cap_dirs;
@@ -366,7 +369,7 @@ static void new_dir(struct model_watch *w, int root, const char *rel, int depth)
 		if (c) {
 			c->id = id;
 			c->root = root;
-			c->first = mono_s();
+			c->first = mono_s() - (w->initial ? YOUNG_S + 1 : 0);
 			c->dirty = true;
 			if (id.id[0])
 				snprintf(c->name, sizeof(c->name), "%s", id.short_id);
@@ -386,7 +389,8 @@ static void new_dir(struct model_watch *w, int root, const char *rel, int depth)
 		return;
 	if (!c->named)
 		lookup(w, c);
-	read_procs(w, c);
+	if (!w->initial)
+		read_procs(w, c);
 }
 
 /* ---- the thread ----------------------------------------------------------- */
@@ -450,8 +454,10 @@ static void *watch_thread(void *arg)
 	struct model_watch *w = arg;
 	int i;
 
+	w->initial = true;
 	for (i = 0; i < w->nr_roots; i++)
 		add_dir(w, i, "", 0);
+	w->initial = false;
 	for (;;) {
 		struct pollfd pfd[2] = {
 			{ .fd = w->ifd, .events = POLLIN },

@@ -259,6 +259,35 @@ static void test_short_lived_containers_keep_their_names(void)
 	sh("rm -rf '%s'", root);
 }
 
+static void test_containers_there_at_start_are_named(void)
+{
+	const char *const roots[] = { cg, NULL };
+	const struct strobe_container *c;
+	struct model_watch *w = NULL;
+	struct strobe_model *m = NULL;
+	char *table = NULL;
+	size_t len;
+
+	make_root();
+	put(meta, "var/lib/containers/storage/overlay-containers/containers.json",
+	    "[{\"id\":\"" PM "\",\"names\":[\"old-timer\"]}]");
+	put_task(5151, "sleep", "/machine.slice/libpod-" PM ".scope");
+	start_cgroup("machine.slice/libpod-" PM ".scope", 5151);
+	REQUIRE(strobe_model_new(&m, NULL) == 0);
+	REQUIRE(model_watch_start(&w, roots, proc, meta, NULL) == 0);
+	c = wait_named(w, m, PM, "old-timer");
+	CHECK(c && !strcmp(c->name, "old-timer"));
+	/* its tasks are the /proc snapshot's business, not the watcher's */
+	msleep(50);
+	CHECK(model_watch_apply(w, m, NULL, NULL) >= 0);
+	REQUIRE(strobe_model_table_write(m, &table, &len, NULL) == 0);
+	CHECK(strstr(table, "\t5151\t") == NULL);
+	free(table);
+	model_watch_free(w);
+	strobe_model_free(m);
+	sh("rm -rf '%s'", root);
+}
+
 static void test_watch_without_roots_fails_cleanly(void)
 {
 	const char *const roots[] = { "/nonexistent-strobe-cg", NULL };
@@ -277,4 +306,5 @@ static void test_watch_without_roots_fails_cleanly(void)
 }
 
 TESTS(T(test_short_lived_containers_keep_their_names),
+      T(test_containers_there_at_start_are_named),
       T(test_watch_without_roots_fails_cleanly));
