@@ -221,6 +221,10 @@ int model_watch_start(struct model_watch **out, const char *const *cg_roots,
 int model_watch_apply(struct model_watch *w, struct strobe_model *m,
 		      void (*fn)(const struct strobe_task *t, void *arg), void *arg)
 	STROBE_HIDDEN;
+/* The thread's tid (named "strobe-watch"), for keeping it out of a trace;
+ * waits up to a second for the thread to say it; 0 if it did not (or w is
+ * NULL). */
+int model_watch_tid(struct model_watch *w) STROBE_HIDDEN;
 /* Stop the thread and free; NULL ok. */
 void model_watch_free(struct model_watch *w) STROBE_HIDDEN;
 

@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <time.h>
@@ -99,6 +100,7 @@ struct model_watch {
 	int stop_fd[2];		/* a byte (or EOF) stops the thread */
 	pthread_t thread;
 	bool started;
+	int tid;		/* the thread's, set by it first (atomic) */
 	char roots[MAX_ROOTS][256];
 	int nr_roots;
 	char proc_root[256];
@@ -454,6 +456,8 @@ static void *watch_thread(void *arg)
 	struct model_watch *w = arg;
 	int i;
 
+	prctl(PR_SET_NAME, "strobe-watch");
+	__atomic_store_n(&w->tid, (int)gettid(), __ATOMIC_RELEASE);
 	w->initial = true;
 	for (i = 0; i < w->nr_roots; i++)
 		add_dir(w, i, "", 0);
@@ -556,6 +560,15 @@ int model_watch_start(struct model_watch **out, const char *const *cg_roots,
 	w->started = true;
 	*out = w;
 	return 0;
+}
+
+int model_watch_tid(struct model_watch *w)
+{
+	int i, tid = 0;
+
+	for (i = 0; w && i < 1000 && !(tid = __atomic_load_n(&w->tid, __ATOMIC_ACQUIRE)); i++)
+		usleep(1000);
+	return tid;
 }
 
 int model_watch_apply(struct model_watch *w, struct strobe_model *m,

@@ -863,9 +863,14 @@ int strobe_record(const struct strobe_record_opts *opts,
 	e = start_guardian(&r, err);	/* before any thread exists */
 	if (e < 0)
 		goto fail;
-	/* short-lived containers' names; without it the scans still work */
-	if (r.model)
-		model_watch_start(&r.watch, NULL, NULL, NULL, NULL);
+	/* short-lived containers' names; without it the scans still work.
+	 * Its reads stay out of the trace, as the capture's own threads do */
+	if (r.model && model_watch_start(&r.watch, NULL, NULL, NULL, NULL) == 0) {
+		pid_t wt = model_watch_tid(r.watch);
+
+		if (wt > 0)
+			strobe_session_set_notrace_pids(r.s, &wt, 1, NULL);
+	}
 	{
 		struct strobe_capture_opts co = { sizeof(co), 0, 0, r.meta };
 

@@ -37,7 +37,8 @@ for i in $(seq 100); do
 	[ "$(cat $TRACEFS/instances/strobe-$SP/tracing_on 2>/dev/null)" = 1 ] && break
 	sleep 0.1
 done
-ids=
+sleep 0.2
+tids=$(ls /proc/$SP/task | paste -sd,)	# strobe's threads, the watcher's too
 t0=$(date +%s.%N)
 for i in $(seq $N); do
 	$PODMAN run --rm --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
@@ -85,6 +86,12 @@ for i in $(seq $N); do
 done
 [ -z "$bad" ] && pass short-lived-named-in-syscalls-group-by-container ||
 	fail short-lived-named-in-syscalls-group-by-container "missing:$bad; got: $(echo $sc)"
+
+# the watcher's own reads (inotify, cgroup.procs, /proc, metadata) are
+# not in the file, as no other strobe thread's are
+own=$($STROBE report -i $F -e sys_enter --pid $tids | grep -c 'sys_enter:')
+[ "$own" = 0 ] && [ -n "$tids" ] && pass short-lived-watcher-not-in-trace ||
+	fail short-lived-watcher-not-in-trace "$own system calls of strobe's threads $tids"
 
 [ "$(tracefs_state)" = "$before" ] && pass short-lived-tracefs-unchanged ||
 	fail short-lived-tracefs-unchanged
