@@ -24,7 +24,8 @@
  * there.  A lookup that finds nothing yet is retried every tick for a few
  * seconds.  Other new directories (slices, Kubernetes pod and QoS
  * cgroups) are watched in turn, and read once after the watch is added, so
- * a child created in between is not missed.  Directories inside a
+ * a child created in between is not missed; should the kernel's event
+ * queue overflow, the trees are walked again.  Directories inside a
  * container are not watched: the outermost container cgroup names it.
  *
  * During a container's first seconds its cgroup.procs is read every tick
@@ -410,6 +411,14 @@ static void handle_events(struct model_watch *w)
 			struct wdir *d = dir_find(w, ev->wd);
 
 			p += sizeof(*ev) + ev->len;
+			if (ev->mask & IN_Q_OVERFLOW) {
+				/* events were lost: walk the trees again */
+				int i;
+
+				for (i = 0; i < w->nr_roots; i++)
+					add_dir(w, i, "", 0);
+				continue;
+			}
 			if (!d)
 				continue;
 			if (ev->mask & (IN_IGNORED | IN_DELETE_SELF)) {
