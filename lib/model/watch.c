@@ -31,7 +31,9 @@
  * During a container's first seconds its cgroup.procs is read every tick
  * (10 ms) and each new task in it is read from /proc (NSpid, namespaces)
  * while it lives: the container's init, which execs the job, usually waits
- * there for tens of milliseconds before the runtime starts it.
+ * there for tens of milliseconds before the runtime starts it.  After
+ * that, every 100 ms (a few microseconds per container), for the tasks a
+ * container forks later.
  *
  * The thread never touches a model: it keeps what it found (containers,
  * tasks) under a mutex, and model_watch_apply moves it into a model on the
@@ -60,6 +62,7 @@
 
 #define TICK_MS 10
 #define YOUNG_S 3.0		/* read cgroup.procs and retry names this long */
+#define SLOW_S 0.1		/* then read cgroup.procs this often */
 #define MAX_WATCHES 16384	/* directories watched, all roots together */
 #define MAX_DEPTH 12		/* cgroup nesting followed below a root */
 #define MAX_ROOTS 2
@@ -85,7 +88,11 @@ struct wcont {
 	int root;
 	char *path;		/* its cgroup, relative to the root */
 	double first;		/* when met (CLOCK_MONOTONIC seconds) */
-	int *tids;		/* tasks already read */
+	double next;		/* next slow read of cgroup.procs */
+	bool seeded;		/* tids holds what was there (a container met
+				 * in the first walk: those the /proc snapshot
+				 * read are not read again) */
+	int *tids;		/* its tasks at the last read */
 	size_t nr_tids, cap_tids;
 };
 
@@ -278,11 +285,19 @@ static void lookup(struct model_watch *w, struct wcont *c)
 	free(meta);
 }
 
-/* Read the tasks of a young container's cgroup that were not read yet. */
+/*
+ * Read the container's cgroup.procs; read the tasks that were not there
+ * at the last read from /proc (all of them the first time, unless the
+ * container was met in the first walk).  c->tids becomes the current list,
+ * so it stays as small as the container.
+ */
 static void read_procs(struct model_watch *w, struct wcont *c)
 {
 	char path[PATH_MAX], buf[8192];
 	struct strobe_proc_info pi;
+	int *now = NULL;
+	size_t nr_now = 0, cap_now = 0;
+	bool fetch = c->seeded;
 	ssize_t n;
 	char *p, *end;
 	int fd;
@@ -300,7 +315,7 @@ static void read_procs(struct model_watch *w, struct wcont *c)
 	}
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
-	if (n <= 0)
+	if (n < 0)
 		return;
 	buf[n] = '\0';
 	for (p = buf; *p; p = end) {
@@ -315,13 +330,13 @@ static void read_procs(struct model_watch *w, struct wcont *c)
 			end++;
 		if (tid <= 0 || tid > INT_MAX)
 			continue;
+		if (!grow((void **)&now, &cap_now, nr_now, sizeof(int)))
+			break;
+		now[nr_now++] = (int)tid;
 		for (i = 0; i < c->nr_tids && c->tids[i] != (int)tid; i++)
 			;
-		if (i < c->nr_tids)
+		if (i < c->nr_tids || !fetch)
 			continue;
-		if (!grow((void **)&c->tids, &c->cap_tids, c->nr_tids, sizeof(int)))
-			return;
-		c->tids[c->nr_tids++] = (int)tid;
 		if (strobe_proc_read(w->proc_root[0] ? w->proc_root : NULL, (int)tid, &pi,
 				     NULL) < 0)
 			continue;
@@ -338,6 +353,11 @@ static void read_procs(struct model_watch *w, struct wcont *c)
 		}
 		pthread_mutex_unlock(&w->lock);
 	}
+	free(c->tids);
+	c->tids = now;
+	c->nr_tids = nr_now;
+	c->cap_tids = cap_now;
+	c->seeded = true;
 }
 
 /* A directory appeared (or was found at start) at root/rel. */
@@ -373,6 +393,7 @@ static void new_dir(struct model_watch *w, int root, const char *rel, int depth)
 			c->id = id;
 			c->root = root;
 			c->first = mono_s() - (w->initial ? YOUNG_S + 1 : 0);
+			c->seeded = !w->initial;
 			c->dirty = true;
 			if (id.id[0])
 				snprintf(c->name, sizeof(c->name), "%s", id.short_id);
@@ -392,8 +413,7 @@ static void new_dir(struct model_watch *w, int root, const char *rel, int depth)
 		return;
 	if (!c->named)
 		lookup(w, c);
-	if (!w->initial)
-		read_procs(w, c);
+	read_procs(w, c);	/* in the first walk: only what is there */
 }
 
 /* ---- the thread ----------------------------------------------------------- */
@@ -437,11 +457,17 @@ static void handle_events(struct model_watch *w)
 	}
 }
 
-/* Every tick: names still missing, and the young containers' tasks. */
-static bool tick(struct model_watch *w)
+/*
+ * Every tick: names still missing and the young containers' tasks; the
+ * other containers' new tasks every SLOW_S (NSpid of a task forked in an
+ * old container and living less than the recorder's scan interval).
+ * Returns the poll timeout in ms: TICK_MS, SLOW_S, or -1 with no
+ * container alive.
+ */
+static int tick(struct model_watch *w)
 {
 	double now = mono_s();
-	bool young = false;
+	int timeout = -1;
 	size_t i, nr;
 
 	pthread_mutex_lock(&w->lock);
@@ -450,14 +476,23 @@ static bool tick(struct model_watch *w)
 	for (i = 0; i < nr; i++) {
 		struct wcont *c = w->conts[i];	/* entries never move or go */
 
-		if (c->gone || now - c->first > YOUNG_S)
+		if (c->gone)
 			continue;
-		young = true;
-		if (!c->named)
-			lookup(w, c);
-		read_procs(w, c);
+		if (now - c->first <= YOUNG_S) {
+			timeout = TICK_MS;
+			if (!c->named)
+				lookup(w, c);
+			read_procs(w, c);
+			continue;
+		}
+		if (timeout < 0)
+			timeout = (int)(SLOW_S * 1000);
+		if (now >= c->next) {
+			read_procs(w, c);
+			c->next = now + SLOW_S;
+		}
 	}
-	return young;
+	return timeout;
 }
 
 static void *watch_thread(void *arg)
@@ -476,8 +511,7 @@ static void *watch_thread(void *arg)
 			{ .fd = w->ifd, .events = POLLIN },
 			{ .fd = w->stop_fd[0], .events = POLLIN },
 		};
-		bool young = tick(w);
-		int r = poll(pfd, 2, young ? TICK_MS : -1);
+		int r = poll(pfd, 2, tick(w));
 
 		if (r < 0 && errno != EINTR)
 			break;

@@ -277,10 +277,25 @@ static void test_containers_there_at_start_are_named(void)
 	REQUIRE(model_watch_start(&w, roots, proc, meta, NULL) == 0);
 	c = wait_named(w, m, PM, "old-timer");
 	CHECK(c && !strcmp(c->name, "old-timer"));
-	/* its tasks are the /proc snapshot's business, not the watcher's */
+	/* the tasks it has are the /proc snapshot's business */
 	msleep(50);
 	CHECK(model_watch_apply(w, m, NULL, NULL) >= 0);
 	REQUIRE(strobe_model_table_write(m, &table, &len, NULL) == 0);
+	CHECK(strstr(table, "\t5151\t") == NULL);
+	free(table);
+	/* a task it forks later is read while it lives (the slow poll) */
+	put_task(5152, "worker", "/machine.slice/libpod-" PM ".scope");
+	put(cg, "machine.slice/libpod-" PM ".scope/cgroup.procs", "5151\n5152\n");
+	table = NULL;
+	for (int i = 0; i < 100; i++) {
+		msleep(10);
+		CHECK(model_watch_apply(w, m, NULL, NULL) >= 0);
+		free(table);
+		REQUIRE(strobe_model_table_write(m, &table, &len, NULL) == 0);
+		if (strstr(table, "A\t5152\t"))
+			break;
+	}
+	CHECK(strstr(table, "A\t5152\t5152\t0\tworker\t2\t5152,1\t5152,1\t"));
 	CHECK(strstr(table, "\t5151\t") == NULL);
 	free(table);
 	model_watch_free(w);
