@@ -38,8 +38,11 @@
  * MODEL_SCAN_S seconds (CONTAINER_SCAN_S with -c, whose scan also adds
  * tasks that entered a target container to set_event_pid) and a last one
  * at the end; it is appended after the CPU data.  Names of containers are
- * looked up when a scan first meets them, while their metadata exists: a
- * container that lives between two scans is named by its short ID.
+ * looked up when a scan first meets them, while their metadata exists.
+ * A container that lives between two scans is caught by the model's
+ * watcher (lib/model/watch.c: inotify on the cgroup trees, names looked up
+ * the moment a container's cgroup appears), started once the guardian
+ * exists (it is a thread) and applied to the table at every loop turn.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -81,6 +84,7 @@ struct rec {
 	bool child_reaped;
 	char *extra_cmdlines;
 	struct strobe_model *model;	/* NULL with no_model and no -c */
+	struct model_watch *watch;	/* NULL if the watcher could not start */
 	double next_scan;
 };
 
@@ -399,6 +403,7 @@ static void model_scan(struct rec *r, bool force)
 
 	if (!r->model)
 		return;
+	model_watch_apply(r->watch, r->model, on_new_task, r);
 	now = now_s();
 	if (!force && now < r->next_scan)
 		return;
@@ -652,6 +657,7 @@ static void cleanup(struct rec *r, bool keep_output)
 	strobe_session_meta_free(r->meta);
 	strobe_session_close(r->s);
 	stop_guardian(r);
+	model_watch_free(r->watch);
 	free(r->extra_cmdlines);
 	strobe_model_free(r->model);
 }
@@ -858,6 +864,14 @@ int strobe_record(const struct strobe_record_opts *opts,
 	e = start_guardian(&r, err);	/* before any thread exists */
 	if (e < 0)
 		goto fail;
+	/* short-lived containers' names; without it the scans still work.
+	 * Its reads stay out of the trace, as the capture's own threads do */
+	if (r.model && model_watch_start(&r.watch, NULL, NULL, NULL, NULL) == 0) {
+		pid_t wt = model_watch_tid(r.watch);
+
+		if (wt > 0)
+			strobe_session_set_notrace_pids(r.s, &wt, 1, NULL);
+	}
 	{
 		struct strobe_capture_opts co = { sizeof(co), 0, 0, r.meta };
 
