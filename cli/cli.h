@@ -25,6 +25,7 @@ int cmd_io(int argc, char **argv);
 int cmd_irq(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
 int cmd_sql(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* Print "strobe <cmd>: <message>\n" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)

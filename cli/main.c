@@ -34,6 +34,7 @@ static const struct command commands[] = {
 	{ "irq", cmd_irq, "hard and soft IRQ durations, softirq raise latency" },
 	{ "mem", cmd_mem, "pages allocated and freed per process and container" },
 	{ "sql", cmd_sql, "SQL queries over a trace file (SQLite)" },
+	{ "export", cmd_export, "export a trace file to ClickHouse" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
