@@ -181,6 +181,13 @@ r=$(q $H1 "SELECT count() FROM system.parts WHERE database = 'strobe' AND table 
 [ "$r" -ge 1 ] 2>/dev/null && pass clickhouse_partitioned_by_the_wall_clock_day ||
 	fail clickhouse_partitioned_by_the_wall_clock_day "parts of today: '$r'"
 
+# the host name the recording stored is the default host column
+timeout 300 $STROBE export --format clickhouse --url http://127.0.0.1:$H1 --database byname \
+	-i $F -q 2> $WORK/byname.err
+r=$(q $H1 "SELECT groupUniqArray(host) FROM byname.events")
+[ "$r" = "['$(uname -n)']" ] && pass clickhouse_host_defaults_to_the_recordings_node_name ||
+	fail clickhouse_host_defaults_to_the_recordings_node_name "want '$(uname -n)' got '$r' $(cat $WORK/byname.err)"
+
 # --- clear errors -----------------------------------------------------------
 dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 timeout 60 $STROBE export --format clickhouse --url http://127.0.0.1:$dead -i $F \
