@@ -47,6 +47,8 @@ static void usage(FILE *f)
 		"                          (default: $CLICKHOUSE_PASSWORD, else none)\n"
 		"      --batch-rows N      events per INSERT (default %d)\n"
 		"      --no-compress       send batches uncompressed (default: gzip)\n"
+		"      --retry SECONDS     while the server cannot be reached, retry each\n"
+		"                          request for up to SECONDS (default 0: fail)\n"
 		"      --wall-offset NS    trace clock to wall clock offset, ns (default:\n"
 		"                          the file's close time less its clock then)\n"
 		"      --progress          progress lines on stderr even when it is not\n"
@@ -118,7 +120,7 @@ static char *read_secret(const char *path)
 int cmd_export(int argc, char **argv)
 {
 	enum { OPT_FORMAT = 256, OPT_URL, OPT_DB, OPT_HOST, OPT_USER, OPT_PWFILE, OPT_BATCH,
-	       OPT_NOCOMP, OPT_WALL, OPT_PROGRESS };
+	       OPT_NOCOMP, OPT_WALL, OPT_PROGRESS, OPT_RETRY };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "format", required_argument, NULL, OPT_FORMAT },
@@ -131,6 +133,7 @@ int cmd_export(int argc, char **argv)
 		{ "no-compress", no_argument, NULL, OPT_NOCOMP },
 		{ "wall-offset", required_argument, NULL, OPT_WALL },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
+		{ "retry", required_argument, NULL, OPT_RETRY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -193,6 +196,12 @@ int cmd_export(int argc, char **argv)
 			}
 			eo.have_wall_offset = true;
 			break;
+		case OPT_RETRY:
+			if (cli_parse_seconds(optarg, &co.retry_s) < 0) {
+				cli_error(CMD, "--retry wants seconds, not '%s'", optarg);
+				return CLI_USAGE;
+			}
+			break;
 		case OPT_PROGRESS:
 			force_progress = true;
 			break;
@@ -251,9 +260,14 @@ int cmd_export(int argc, char **argv)
 		fputc('\n', stderr);
 	if (ret < 0) {
 		cli_error_e(CMD, &err);
-		cli_error(CMD, "%llu of %llu events delivered; %llu not delivered",
-			  (unsigned long long)st.rows_sent, (unsigned long long)st.events,
-			  (unsigned long long)(st.events - st.rows_sent));
+		if (!st.events)
+			cli_error(CMD, "nothing was delivered");
+		else
+			cli_error(CMD, "%llu events delivered; not delivered: the %llu events read "
+				  "since (%llu in the refused batch) and the rest of the file",
+				  (unsigned long long)st.rows_sent,
+				  (unsigned long long)(st.events - st.rows_sent),
+				  (unsigned long long)st.rows_failed);
 		status = CLI_FAIL;
 		goto out;
 	}

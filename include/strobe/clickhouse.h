@@ -84,6 +84,12 @@ struct strobe_clickhouse_opts {
 	const char *password;	/* NULL: $CLICKHOUSE_PASSWORD, else none */
 	bool no_compress;	/* send bodies as they are, not gzip */
 	long timeout_s;		/* per request; 0: 300 s */
+	/* When the server cannot be reached (connection refused, host not
+	 * found, the connection dropped without an answer), retry the request
+	 * with growing pauses (0.1 s doubling up to 5 s) for up to this many
+	 * seconds; 0: fail at once.  A server that died after committing an
+	 * INSERT but before answering gets that batch twice. */
+	double retry_s;
 };
 
 struct strobe_clickhouse;

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <curl/curl.h>
 #include <traceevent/event-parse.h>
@@ -133,6 +134,7 @@ struct strobe_clickhouse {
 	char *user, *password;	/* NULL: none */
 	bool gzip;
 	long timeout_s;
+	double retry_s;
 	struct bbuf resp;	/* the last answer */
 	struct bbuf z;		/* compressed body */
 	char curl_err[CURL_ERROR_SIZE];
@@ -229,6 +231,7 @@ int strobe_clickhouse_new(const struct strobe_clickhouse_opts *opts,
 	}
 	ch->gzip = !opts->no_compress;
 	ch->timeout_s = opts->timeout_s > 0 ? opts->timeout_s : 300;
+	ch->retry_s = opts->retry_s > 0 ? opts->retry_s : 0;
 	if (upass)
 		explicit_bzero(upass, strlen(upass));
 	free(uuser);
@@ -320,6 +323,43 @@ static void error_text(const struct bbuf *b, char *out, size_t size)
 	out[n] = '\0';
 }
 
+static double mono_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Could the server not be reached (so nothing was done and a retry is
+ * worth it)? */
+static bool unreachable(CURLcode rc)
+{
+	return rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
+	       rc == CURLE_GOT_NOTHING || rc == CURLE_SEND_ERROR || rc == CURLE_RECV_ERROR ||
+	       rc == CURLE_OPERATION_TIMEDOUT;
+}
+
+/* curl_easy_perform, again after a pause while the server cannot be
+ * reached and ch->retry_s allows. */
+static CURLcode perform(struct strobe_clickhouse *ch)
+{
+	double end = mono_s() + ch->retry_s, pause = 0.1;
+	CURLcode rc;
+
+	for (;;) {
+		ch->resp.len = 0;
+		ch->resp.oom = false;
+		ch->curl_err[0] = '\0';
+		rc = curl_easy_perform(ch->curl);
+		if (!unreachable(rc) || mono_s() + pause > end)
+			return rc;
+		nanosleep(&(struct timespec){ .tv_sec = (time_t)pause,
+			  .tv_nsec = (long)((pause - (double)(time_t)pause) * 1e9) }, NULL);
+		pause = pause * 2 > 5 ? 5 : pause * 2;
+	}
+}
+
 /*
  * POST body (len bytes; gzip it when `compress`) to the base URL with
  * the URL-encoded query `q` as the query parameter (NULL: the body is the
@@ -356,9 +396,6 @@ static int request(struct strobe_clickhouse *ch, const char *q, const void *body
 	}
 	hdr = curl_slist_append(hdr, "Content-Type: application/octet-stream");
 	hdr = curl_slist_append(hdr, "Expect:");
-	ch->resp.len = 0;
-	ch->resp.oom = false;
-	ch->curl_err[0] = '\0';
 	curl_easy_reset(ch->curl);
 	curl_easy_setopt(ch->curl, CURLOPT_URL, url);
 	curl_easy_setopt(ch->curl, CURLOPT_POST, 1L);
@@ -376,7 +413,7 @@ static int request(struct strobe_clickhouse *ch, const char *q, const void *body
 		curl_easy_setopt(ch->curl, CURLOPT_USERNAME, ch->user ? ch->user : "default");
 		curl_easy_setopt(ch->curl, CURLOPT_PASSWORD, ch->password ? ch->password : "");
 	}
-	rc = curl_easy_perform(ch->curl);
+	rc = perform(ch);
 	curl_slist_free_all(hdr);
 	free(url);
 	if (rc != CURLE_OK) {

@@ -245,5 +245,31 @@ else
 	fi
 fi
 
+# --- a server that is down, then back: --retry loses nothing ----------------
+kill ${PIDS[0]}
+for _ in $(seq 100); do kill -0 ${PIDS[0]} 2>/dev/null || break; sleep 0.1; done
+timeout 300 $STROBE export --format clickhouse --url http://127.0.0.1:$H1 --database retry \
+	--host-name alpha --retry 120 -i $F -q > /dev/null 2> $WORK/retry.err &
+exp=$!
+sleep 2
+if kill -0 $exp 2>/dev/null && start_server ch1 $H1 $T1; then
+	wait $exp
+	rc=$?
+	r=$(q $H1 "SELECT count(), countIf(tid = $TID AND event = 'sys_enter' AND
+		visitParamExtractInt(fields, 'id') = 110) FROM retry.events" | tr '\t' ' ')
+	[ $rc = 0 ] && [ "$r" = "$EVENTS $N" ] && pass clickhouse_retry_waits_for_a_server_that_comes_back ||
+		fail clickhouse_retry_waits_for_a_server_that_comes_back "exit $rc, want '$EVENTS $N' got '$r' $(cat $WORK/retry.err)"
+else
+	fail clickhouse_retry_waits_for_a_server_that_comes_back "export ended early: $(cat $WORK/retry.err)"
+fi
+t0=$(date +%s)
+timeout 60 $STROBE export --format clickhouse --url http://127.0.0.1:$dead --retry 2 -i $F \
+	> /dev/null 2> $WORK/gone.err
+rc=$?
+t1=$(date +%s)
+[ $rc = 1 ] && [ $((t1 - t0)) -ge 1 ] && grep -q "nothing was delivered" $WORK/gone.err &&
+	pass clickhouse_retry_gives_up_on_a_server_that_stays_down ||
+	fail clickhouse_retry_gives_up_on_a_server_that_stays_down "exit $rc after $((t1 - t0)) s: $(cat $WORK/gone.err)"
+
 [ "$(tracefs_state)" = "$before" ] && pass clickhouse_tracefs_left_as_found ||
 	fail clickhouse_tracefs_left_as_found
