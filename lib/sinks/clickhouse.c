@@ -606,7 +606,7 @@ static int fields_json(struct strobe_ch_sink *k, const struct strobe_event *ev,
 		return -ENOMEM;
 	s = k->seq.buffer;
 	len = k->seq.len;
-	f = strstr(s, ",\"fields\":{");
+	f = memmem(s, len, ",\"fields\":{", 11);
 	if (!f || len < 3 || s[len - 1] != '\n' || s[len - 2] != '}') {
 		*p = "{}";
 		*n = 2;
