@@ -8,7 +8,8 @@
 # names, each exported to its own shard, and one query through the
 # Distributed table sees both with exact per-host counts; a server that is
 # down and a wrong password give clear errors that never show the
-# password; tracefs is left as found.
+# password; a container's events and seconds carry its name; --retry
+# waits for a server that comes back; tracefs is left as found.
 . "$(dirname "$0")/lib.sh"
 need_tracefs clickhouse
 CHS=/usr/sbin/clickhouse-server
@@ -20,6 +21,7 @@ before=$(tracefs_state)
 PIDS=()
 cleanup() {
 	local p
+	podman rm -f $C probe-$$ >/dev/null 2>&1
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	for p in "${PIDS[@]}"; do
 		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
@@ -187,6 +189,44 @@ timeout 300 $STROBE export --format clickhouse --url http://127.0.0.1:$H1 --data
 r=$(q $H1 "SELECT groupUniqArray(host) FROM byname.events")
 [ "$r" = "['$(uname -n)']" ] && pass clickhouse_host_defaults_to_the_recordings_node_name ||
 	fail clickhouse_host_defaults_to_the_recordings_node_name "want '$(uname -n)' got '$r' $(cat $WORK/byname.err)"
+
+# --- a real container: its events and its seconds under its name -----------
+C=chx-$$
+make_rootfs
+if ! run_ct probe-$$ 'true'; then
+	skip clickhouse_container "cannot run a container: $(head -1 $WORK/podman.err)"
+else
+	CF=$WORK/c.dat
+	rm -f $ROOTFS/go $ROOTFS/done
+	run_ct -d $C "while [ ! -e /go ]; do sleep 0.02; done; getppid_n $N; echo > /done"
+	$STROBE record -o $CF -b 8192 -d 25 -c $C --preset sched,syscalls > $CF.stdout 2> $CF.stderr &
+	sp=$!
+	for _ in $(seq 250); do	# tracing is on: events set and tracing_on 1
+		[ -n "$(head -c 1 $TRACEFS/instances/strobe-$sp/set_event 2>/dev/null)" ] &&
+		[ "$(cat $TRACEFS/instances/strobe-$sp/tracing_on 2>/dev/null)" = 1 ] && break
+		kill -0 $sp 2>/dev/null || break
+		sleep 0.02
+	done
+	touch $ROOTFS/go
+	for _ in $(seq 250); do [ -e $ROOTFS/done ] && break; sleep 0.1; done
+	sleep 0.1
+	kill -INT $sp 2>/dev/null
+	wait $sp
+	podman rm -f $C >/dev/null 2>&1
+	timeout 300 $STROBE export --format clickhouse --url http://127.0.0.1:$H1 --database ctr \
+		--host-name alpha -i $CF -q 2> $WORK/ctr.err
+	r=$(q $H1 "SELECT count() FROM ctr.events WHERE container = '$C' AND comm = 'getppid_n'
+		AND event = 'sys_enter' AND visitParamExtractInt(fields, 'id') = 110")
+	[ "$r" = "$N" ] && pass clickhouse_container_events_carry_its_name ||
+		fail clickhouse_container_events_carry_its_name "want $N got '$r' $(cat $WORK/ctr.err; tail -2 $CF.stderr)"
+	r=$(q $H1 "SELECT sum(syscalls), arraySum(sumForEach(lat_log2)), sum(cpu_ns) > 0
+		FROM ctr.container_seconds WHERE container = '$C'" | tr '\t' ' ')
+	w=$(q $H1 "SELECT count() FROM ctr.events WHERE container = '$C' AND event = 'sys_exit'")
+	set -- $r
+	[ "$1" = "$w" ] && [ "${2:-0}" -ge $N ] && [ "$2" -le "$w" ] && [ "$3" = 1 ] &&
+		pass clickhouse_container_seconds_agree_with_its_events ||
+		fail clickhouse_container_seconds_agree_with_its_events "aggregates '$r', exits '$w'"
+fi
 
 # --- clear errors -----------------------------------------------------------
 dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
