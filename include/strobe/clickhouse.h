@@ -158,6 +158,20 @@ int strobe_ch_sink_new(struct tep_handle *tep, struct strobe_model *m,
 		       const struct strobe_ch_sink_opts *opts, strobe_ch_send_fn send,
 		       void *send_arg, struct strobe_ch_sink **out, struct strobe_error *err);
 /*
+ * The same for the events of stream s (a file's or a live capture's; its
+ * formats are borrowed: s must outlive the sink).  This is how a live
+ * recording feeds ClickHouse: iterate the capture's stream, update the
+ * model, feed the sink (examples/clickhouse_live.c).  The sink sends
+ * from strobe_ch_sink_feed, so a slow server holds up the callback and,
+ * once the capture's queues are full, the kernel drops events (counted
+ * by the capture as lost); the trace file of a recording is unaffected.
+ */
+struct strobe_stream;
+int strobe_ch_sink_new_stream(struct strobe_stream *s, struct strobe_model *m,
+			      const struct strobe_ch_sink_opts *opts, strobe_ch_send_fn send,
+			      void *send_arg, struct strobe_ch_sink **out,
+			      struct strobe_error *err);
+/*
  * One event, in stream order.  A full batch is sent from here, so a
  * failure may be the sender's.  Returns 0 or -errno; after a failure
  * every later call returns it again (the rows of the refused batch are

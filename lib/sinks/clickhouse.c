@@ -44,6 +44,7 @@
 #include <strobe/clickhouse.h>
 
 #include "sinks/sinks-int.h"
+#include "stream/stream-int.h"
 #include "util/err.h"
 
 #define NSEC		1000000000ULL
@@ -1030,6 +1031,14 @@ int strobe_ch_sink_new(struct tep_handle *tep, struct strobe_model *m,
 	}
 	*out = k;
 	return 0;
+}
+
+int strobe_ch_sink_new_stream(struct strobe_stream *s, struct strobe_model *m,
+			      const struct strobe_ch_sink_opts *opts, strobe_ch_send_fn send,
+			      void *send_arg, struct strobe_ch_sink **out,
+			      struct strobe_error *err)
+{
+	return strobe_ch_sink_new(strobe_stream_tep(s), m, opts, send, send_arg, out, err);
 }
 
 void strobe_ch_sink_free(struct strobe_ch_sink *k)

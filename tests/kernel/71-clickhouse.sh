@@ -8,7 +8,8 @@
 # names, each exported to its own shard, and one query through the
 # Distributed table sees both with exact per-host counts; a server that is
 # down and a wrong password give clear errors that never show the
-# password; a container's events and seconds carry its name; --retry
+# password; the live C example sends a traced command's events straight
+# to the server; a container's events and seconds carry its name; --retry
 # waits for a server that comes back; tracefs is left as found.
 . "$(dirname "$0")/lib.sh"
 need_tracefs clickhouse
@@ -182,6 +183,24 @@ r=$(q $H1 "SELECT count() FROM system.parts WHERE database = 'strobe' AND table 
 	AND active AND partition = toString(toYYYYMMDD(now()))")
 [ "$r" -ge 1 ] 2>/dev/null && pass clickhouse_partitioned_by_the_wall_clock_day ||
 	fail clickhouse_partitioned_by_the_wall_clock_day "parts of today: '$r'"
+
+# --- live: the C example traces a command straight into ClickHouse ----------
+EX=$ROOT/build/examples/clickhouse_live
+CLICKHOUSE_USER=strobe CLICKHOUSE_PASSWORD=$PW timeout 120 $EX -u http://127.0.0.1:$H1 \
+	-D live -H gamma -- $HELPERS/getppid_n $N > /dev/null 2> $WORK/live.err
+rc=$?
+lost=$(sed -n 's/.* sent, \([0-9]*\) lost$/\1/p' $WORK/live.err)
+r=$(q $H1 "SELECT count() FROM live.events WHERE host = 'gamma' AND comm = 'getppid_n' AND
+	event = 'sys_enter' AND visitParamExtractInt(fields, 'id') = 110")
+if [ $rc = 0 ] && [ "$lost" = 0 ] && [ "$r" = "$N" ]; then
+	pass clickhouse_live_example_sends_exactly_N_getppid_enters
+elif [ $rc = 0 ] && [ "${lost:-0}" -gt 0 ]; then
+	skip clickhouse_live_example_sends_exactly_N_getppid_enters "$lost events lost (a busy host): count not exact"
+else fail clickhouse_live_example_sends_exactly_N_getppid_enters "exit $rc, want $N got '$r' $(cat $WORK/live.err)"; fi
+r=$(q $H1 "SELECT sum(syscalls) = (SELECT count() FROM live.events WHERE event = 'sys_exit')
+	FROM live.container_seconds WHERE host = 'gamma'")
+[ "$r" = 1 ] && pass clickhouse_live_aggregates_agree_with_the_live_events ||
+	fail clickhouse_live_aggregates_agree_with_the_live_events "got '$r'"
 
 # the host name the recording stored is the default host column
 timeout 300 $STROBE export --format clickhouse --url http://127.0.0.1:$H1 --database byname \
