@@ -106,6 +106,7 @@ pass clickhouse_server_started_on_loopback
 
 N=1000
 F=$WORK/a.dat
+W0=$(date +%s)
 if ! rec $F sched,syscalls -- $HELPERS/getppid_n $N; then
 	fail clickhouse_record "$(tail -3 $F.stderr)"
 	exit 0
@@ -179,6 +180,12 @@ span=$(q $H1 "SELECT (max(ts) - min(ts)) * $(nproc) FROM strobe.events WHERE hos
 [ -n "$r" ] && [ "$r" -gt 0 ] 2>/dev/null && [ "$r" -le "$span" ] &&
 	pass clickhouse_aggregate_cpu_time_is_plausible ||
 	fail clickhouse_aggregate_cpu_time_is_plausible "cpu_ns '$r', bound '$span'"
+W1=$(date +%s)
+r=$(q $H1 "SELECT toUInt32(min(time)) >= $W0 - 1 AND toUInt32(max(time)) <= $W1 + 1
+	FROM strobe.events WHERE host = 'alpha'")
+[ "$r" = 1 ] && pass clickhouse_time_is_the_wall_clock_of_the_recording ||
+	fail clickhouse_time_is_the_wall_clock_of_the_recording "recorded in [$W0, $W1]: $(q $H1 \
+	"SELECT toUInt32(min(time)), toUInt32(max(time)) FROM strobe.events WHERE host = 'alpha'")"
 r=$(q $H1 "SELECT count() FROM system.parts WHERE database = 'strobe' AND table = 'events'
 	AND active AND partition = toString(toYYYYMMDD(now()))")
 [ "$r" -ge 1 ] 2>/dev/null && pass clickhouse_partitioned_by_the_wall_clock_day ||
