@@ -7,15 +7,19 @@
  * with its values, fields JSON as strobe report --json writes it, batch
  * sizes, the per-second aggregates (on-CPU time split at second
  * boundaries, syscall counts, errors, latency buckets), a refused batch
- * counted and sticky, and the client's argument checks and error
+ * counted and sticky, the wall-clock offset read from a file's close
+ * time and clock, and the client's argument checks and error
  * messages (a real connection to a closed loopback port), which never
  * show the password.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
@@ -464,7 +468,85 @@ static void test_clickhouse_client_checks_and_errors_hide_the_password(void)
 	close(fd);
 }
 
+static const char header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+static const char header_event[] =
+	"# compressed entry header\n\ttype_len    :    5 bits\n\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n\n\tpadding     : type == 29\n\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n\tdata max type_len  == 28\n";
+
+/* A trace file of no events whose CPU statistics say the trace clock
+ * read now_ts when it was closed; its modification time set to mtime. */
+static char *wall_fixture(const char *now_ts, const struct timespec *mtime)
+{
+	struct strobe_tf_format formats[] = { { "raw_syscalls", fmt_enter, sizeof(fmt_enter) - 1 } };
+	struct strobe_tf_meta m = { 0 };
+	struct strobe_tf_writer *w = NULL;
+	struct strobe_error err = { 0 };
+	char stats[256], empty[] = "/tmp/strobe-test-ch-XXXXXX", *path = NULL;
+	const char *cpustats[] = { stats, NULL };
+	struct timespec times[2];
+	int fd;
+
+	snprintf(stats, sizeof(stats), "CPU: 0\nentries: 0\noverrun: 0\n%s\n", now_ts);
+	fd = mkstemp(empty);
+	if (fd < 0 || asprintf(&path, "%s.dat", empty) < 0)
+		return NULL;
+	m.page_size = 4096;
+	m.long_size = 8;
+	m.header_page = (struct strobe_tf_blob){ header_page, sizeof(header_page) - 1 };
+	m.header_event = (struct strobe_tf_blob){ header_event, sizeof(header_event) - 1 };
+	m.formats = formats;
+	m.nr_formats = 1;
+	m.clock = "local";
+	if (strobe_tf_writer_open(path, &m, 1, &w, &err) ||
+	    strobe_tf_writer_add_cpu(w, 0, fd, UINT64_MAX, false, &err) ||
+	    strobe_tf_writer_close(w, cpustats, "strobe_version=test\n", &err)) {
+		fprintf(stderr, "  fixture: %s\n", err.msg);
+		free(path);
+		path = NULL;
+	}
+	close(fd);
+	unlink(empty);
+	times[0] = times[1] = *mtime;
+	if (path && utimensat(AT_FDCWD, path, times, 0) < 0) {
+		unlink(path);
+		free(path);
+		path = NULL;
+	}
+	return path;
+}
+
+static void test_clickhouse_wall_offset_is_the_files_close_less_its_clock(void)
+{
+	struct timespec mt = { .tv_sec = 1767225610, .tv_nsec = 500000000 };	/* 2026-01-01 00:00:10.5 */
+	struct strobe_tracefile *tf = NULL;
+	struct strobe_error err = { 0 };
+	int64_t off = 0;
+	char *path = wall_fixture("now ts: 100.250000", &mt), *bad;
+
+	REQUIRE(path);
+	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
+	CHECK_EQ(strobe_ch_file_wall_offset(tf, path, &off), 0);
+	CHECK_EQ(off, 1767225610500000000LL - 100250000000LL);
+	strobe_tracefile_close(tf);
+	unlink(path);
+	free(path);
+	/* statistics without the clock: no estimate */
+	bad = wall_fixture("oldest event ts: 5.000000", &mt);
+	REQUIRE(bad);
+	REQUIRE(strobe_tracefile_open(bad, &tf, &err) == 0);
+	CHECK_EQ(strobe_ch_file_wall_offset(tf, bad, &off), -ENOENT);
+	strobe_tracefile_close(tf);
+	unlink(bad);
+	free(bad);
+}
+
 TESTS(T(test_clickhouse_every_event_is_one_row_with_its_values),
+      T(test_clickhouse_wall_offset_is_the_files_close_less_its_clock),
       T(test_clickhouse_aggregates_per_second),
       T(test_clickhouse_refused_batch_is_counted_and_sticky),
       T(test_clickhouse_client_checks_and_errors_hide_the_password));
