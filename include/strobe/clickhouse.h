@@ -67,9 +67,9 @@ extern "C" {
 
 struct strobe_error;
 struct strobe_event;
+struct strobe_formats;
 struct strobe_model;
 struct strobe_tracefile;
-struct tep_handle;
 
 #define STROBE_CH_LAT_BUCKETS 32
 /* Rows per insert unless opts say otherwise. */
@@ -148,13 +148,14 @@ struct strobe_ch_stats {
 };
 
 /*
- * A sink for events of `tep` (borrowed: the formats), whose pid, comm
+ * A sink for events described by fmts (borrowed: strobe_tracefile_formats,
+ * strobe_stream_formats), whose pid, comm
  * and container come from model m (borrowed; the caller feeds it with
  * strobe_model_update before each strobe_ch_sink_feed; NULL: unknown).
  * send(send_arg, ...) receives the batches.  Returns 0 or -errno.
  */
 struct strobe_ch_sink;
-int strobe_ch_sink_new(struct tep_handle *tep, struct strobe_model *m,
+int strobe_ch_sink_new(struct strobe_formats *fmts, struct strobe_model *m,
 		       const struct strobe_ch_sink_opts *opts, strobe_ch_send_fn send,
 		       void *send_arg, struct strobe_ch_sink **out, struct strobe_error *err);
 /*

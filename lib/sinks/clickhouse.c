@@ -20,9 +20,9 @@
  *    small hash and sent with each events batch for the seconds that are
  *    over; on-CPU time that reaches back into a second already sent
  *    makes a second, partial row (readers sum()).
- *  - The only uses of libtraceevent's types are in resolve_type() and
- *    fields_json(), so the planned move to struct strobe_format stays
- *    mechanical.
+ *  - Event types are known through the public catalogue (struct
+ *    strobe_formats): names, and the few fields the aggregates read,
+ *    resolved once per type in resolve_type().
  *
  * The sink knows nothing of HTTP: batches go to a strobe_ch_send_fn, which
  * is strobe_clickhouse_send for a server (and a decoder in the unit tests).
@@ -36,15 +36,12 @@
 #include <time.h>
 
 #include <curl/curl.h>
-#include <traceevent/event-parse.h>
-#include <traceevent/trace-seq.h>
 #include <zlib.h>
 
 #include <strobe/strobe.h>
 #include <strobe/clickhouse.h>
 
 #include "sinks/sinks-int.h"
-#include "stream/stream-int.h"
 #include "util/err.h"
 
 #define NSEC		1000000000ULL
@@ -527,10 +524,10 @@ struct inflight {
 };
 
 struct strobe_ch_sink {
-	struct tep_handle *tep;
+	struct strobe_formats *fmts;
 	struct strobe_model *m;
 	struct strobe_format_cache *cache;
-	struct trace_seq seq;	/* one event's JSON */
+	struct strobe_buf *json;	/* one event's JSON line */
 	char *host;
 	size_t host_len;
 	int64_t off;		/* wall-clock offset, ns */
@@ -567,12 +564,12 @@ static uint64_t wall(const struct strobe_ch_sink *k, uint64_t ts)
 	return w < 0 ? 0 : (uint64_t)w;
 }
 
-/* Event type t's kind and fields (the one place that reads tep_event). */
-static void resolve_type(struct ttype *t, const struct tep_event *e)
+/* Event type t's kind and the fields the aggregates read. */
+static void resolve_type(struct ttype *t, const struct strobe_format *e)
 {
-	const char *sys = e->system ? e->system : "";
+	const char *sys = strobe_format_system(e) ? strobe_format_system(e) : "";
 
-	t->name = e->name ? e->name : "";
+	t->name = strobe_format_name(e) ? strobe_format_name(e) : "";
 	t->system = sys;
 	t->name_len = (uint32_t)strlen(t->name);
 	t->system_len = (uint32_t)strlen(sys);
@@ -602,11 +599,11 @@ static int fields_json(struct strobe_ch_sink *k, const struct strobe_event *ev,
 	const char *s, *f;
 	size_t len;
 
-	trace_seq_reset(&k->seq);
-	if (strobe_format_event_json(k->tep, ev, NULL, k->cache, &k->seq) < 0)
+	strobe_buf_reset(k->json);
+	if (strobe_format_event_json(k->fmts, ev, NULL, k->cache, k->json) < 0)
 		return -ENOMEM;
-	s = k->seq.buffer;
-	len = k->seq.len;
+	s = strobe_buf_data(k->json);
+	len = strobe_buf_len(k->json);
 	f = memmem(s, len, ",\"fields\":{", 11);
 	if (!f || len < 3 || s[len - 1] != '\n' || s[len - 2] != '}') {
 		*p = "{}";
@@ -996,20 +993,17 @@ void strobe_ch_sink_stats(const struct strobe_ch_sink *k, struct strobe_ch_stats
 	*st = k->st;
 }
 
-int strobe_ch_sink_new(struct tep_handle *tep, struct strobe_model *m,
+int strobe_ch_sink_new(struct strobe_formats *fmts, struct strobe_model *m,
 		       const struct strobe_ch_sink_opts *opts, strobe_ch_send_fn send,
 		       void *send_arg, struct strobe_ch_sink **out, struct strobe_error *err)
 {
 	struct strobe_ch_sink *k;
-	struct tep_event **evs;
-	int i, max_id = -1;
 
 	*out = NULL;
 	k = calloc(1, sizeof(*k));
 	if (!k)
 		return strobe_err(err, -ENOMEM, "out of memory");
-	trace_seq_init(&k->seq);
-	k->tep = tep;
+	k->fmts = fmts;
 	k->m = m;
 	k->send = send;
 	k->send_arg = send_arg;
@@ -1018,14 +1012,11 @@ int strobe_ch_sink_new(struct tep_handle *tep, struct strobe_model *m,
 	k->off = opts ? opts->wall_offset_ns : 0;
 	k->batch_rows = opts && opts->batch_rows ? opts->batch_rows : STROBE_CH_BATCH_ROWS;
 	k->aggregates = !(opts && opts->no_aggregates);
-	k->cache = strobe_format_cache_new(tep);	/* NULL: slower, same JSON */
-	evs = tep_list_events(tep, TEP_EVENT_SORT_ID);
-	for (i = 0; evs && evs[i]; i++)
-		if (evs[i]->id > max_id)
-			max_id = evs[i]->id;
-	k->nr_types = max_id + 1;
+	k->cache = strobe_format_cache_new(fmts);	/* NULL: slower, same JSON */
+	k->json = strobe_buf_new();
+	k->nr_types = strobe_formats_max_id(fmts) + 1;
 	k->types = calloc((size_t)(k->nr_types > 0 ? k->nr_types : 1), sizeof(*k->types));
-	if (!k->host || !k->types) {
+	if (!k->host || !k->types || !k->json) {
 		strobe_ch_sink_free(k);
 		return strobe_err(err, -ENOMEM, "out of memory");
 	}
@@ -1038,14 +1029,14 @@ int strobe_ch_sink_new_stream(struct strobe_stream *s, struct strobe_model *m,
 			      void *send_arg, struct strobe_ch_sink **out,
 			      struct strobe_error *err)
 {
-	return strobe_ch_sink_new(strobe_stream_tep(s), m, opts, send, send_arg, out, err);
+	return strobe_ch_sink_new(strobe_stream_formats(s), m, opts, send, send_arg, out, err);
 }
 
 void strobe_ch_sink_free(struct strobe_ch_sink *k)
 {
 	if (!k)
 		return;
-	trace_seq_destroy(&k->seq);
+	strobe_buf_free(k->json);
 	strobe_format_cache_free(k->cache);
 	free(k->types);
 	free(k->host);
@@ -1118,7 +1109,7 @@ int strobe_clickhouse_export_file(struct strobe_clickhouse *ch, struct strobe_tr
 	ret = strobe_model_load_file(m, tf, err);
 	if (ret < 0)
 		goto out;
-	ret = strobe_ch_sink_new(strobe_tracefile_tep(tf), m, &so, strobe_clickhouse_send, ch,
+	ret = strobe_ch_sink_new(strobe_tracefile_formats(tf), m, &so, strobe_clickhouse_send, ch,
 				 &k, err);
 	if (ret < 0)
 		goto out;

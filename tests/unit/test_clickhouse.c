@@ -29,6 +29,7 @@
 #include <strobe/clickhouse.h>
 
 #include "formats.h"
+#include "formats_of.h"
 #include "test.h"
 
 const char *__lsan_default_suppressions(void);
@@ -60,7 +61,7 @@ static struct tep_handle *make_tep(void)
 	if (tep_parse_event(tep, fmt_switch, sizeof(fmt_switch) - 1, "sched") ||
 	    tep_parse_event(tep, fmt_enter, sizeof(fmt_enter) - 1, "raw_syscalls") ||
 	    tep_parse_event(tep, fmt_exit, sizeof(fmt_exit) - 1, "raw_syscalls")) {
-		tep_free(tep);
+		free_tep(tep);
 		return NULL;
 	}
 	return tep;
@@ -80,7 +81,7 @@ static struct strobe_event mk(struct tep_handle *tep, uint8_t *buf, int id, int 
 	memset(buf, 0, 64);
 	put16(buf, (unsigned)id);
 	put32(buf + 4, (uint32_t)pid);
-	ev.format = tep_find_event(tep, id);
+	ev.format = strobe_formats_by_id(formats_of(tep), id);
 	return ev;
 }
 
@@ -271,7 +272,7 @@ static void test_clickhouse_every_event_is_one_row_with_its_values(void)
 
 	memset(&g, 0, sizeof(g));
 	REQUIRE(tep);
-	REQUIRE(strobe_ch_sink_new(tep, NULL, &o, sender, &g, &k, &err) == 0);
+	REQUIRE(strobe_ch_sink_new(formats_of(tep), NULL, &o, sender, &g, &k, &err) == 0);
 	for (i = 0; i < 120; i++) {	/* 240 rows: batches of 100, 100, 40 + 1 */
 		ev = sys_enter(tep, buf, 1234, 1000 + 10 * (uint64_t)i, 110);
 		CHECK_EQ(strobe_ch_sink_feed(k, &ev, &err), 0);
@@ -309,7 +310,7 @@ static void test_clickhouse_every_event_is_one_row_with_its_values(void)
 	CHECK_STR(g.ev[n - 1].fields, "{}");
 	CHECK_EQ(g.ev[n - 1].tid, 77);
 	strobe_ch_sink_free(k);
-	tep_free(tep);
+	free_tep(tep);
 }
 
 static const struct arow *agg_at(const struct got *g, uint32_t sec, uint64_t *cpu,
@@ -343,7 +344,7 @@ static void test_clickhouse_aggregates_per_second(void)
 
 	memset(&g, 0, sizeof(g));
 	REQUIRE(tep);
-	REQUIRE(strobe_ch_sink_new(tep, NULL, &o, sender, &g, &k, &err) == 0);
+	REQUIRE(strobe_ch_sink_new(formats_of(tep), NULL, &o, sender, &g, &k, &err) == 0);
 	/* cpu 0: idle until 0.5 s, task 1234 runs 0.5 .. 2.25 s, then idle */
 	ev = sched_switch(tep, buf, 0, NSEC / 2, 0, 1234);
 	CHECK_EQ(strobe_ch_sink_feed(k, &ev, &err), 0);
@@ -389,7 +390,7 @@ static void test_clickhouse_aggregates_per_second(void)
 	CHECK_EQ(sys, 0);
 	CHECK(!agg_at(&g, 3, &cpu, &sys));
 	strobe_ch_sink_free(k);
-	tep_free(tep);
+	free_tep(tep);
 }
 
 static void test_clickhouse_refused_batch_is_counted_and_sticky(void)
@@ -407,7 +408,7 @@ static void test_clickhouse_refused_batch_is_counted_and_sticky(void)
 	memset(&g, 0, sizeof(g));
 	g.fail_at = 2;
 	REQUIRE(tep);
-	REQUIRE(strobe_ch_sink_new(tep, NULL, &o, sender, &g, &k, &err) == 0);
+	REQUIRE(strobe_ch_sink_new(formats_of(tep), NULL, &o, sender, &g, &k, &err) == 0);
 	for (i = 0; i < 25 && ret == 0; i++, fed++) {
 		ev = sys_enter(tep, buf, 1, (uint64_t)i, 1);
 		ret = strobe_ch_sink_feed(k, &ev, &err);
@@ -423,7 +424,7 @@ static void test_clickhouse_refused_batch_is_counted_and_sticky(void)
 	CHECK_EQ(st.rows_failed, 10);
 	CHECK_EQ(g.batches, 2);
 	strobe_ch_sink_free(k);
-	tep_free(tep);
+	free_tep(tep);
 }
 
 static void test_clickhouse_client_checks_and_errors_hide_the_password(void)
