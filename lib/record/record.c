@@ -53,6 +53,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -719,6 +720,7 @@ static int finish_file(struct rec *r, int cap_err, struct strobe_error *err)
 	struct strobe_record_result *res = r->res;
 	struct strobe_error e2 = { 0, "" };
 	char *info = NULL, *target;
+	struct utsname un;
 	struct stat st;
 	int i, e, ret = 0;
 
@@ -773,7 +775,12 @@ static int finish_file(struct rec *r, int cap_err, struct strobe_error *err)
 	target = target_info(r);
 	/* command= last: the info slot is cut at a line boundary, and a long
 	 * command line must not push out the facts before it */
-	if (asprintf(&info, "strobe_version=%s\n%s%s%s%scommand=%s\n", STROBE_VERSION,
+	/* host= (the node name) lets strobe sql and strobe export tell hosts
+	 * apart without a --host-name */
+	if (uname(&un) < 0)
+		un.nodename[0] = '\0';
+	if (asprintf(&info, "strobe_version=%s\n%s%s%s%s%s%s%scommand=%s\n", STROBE_VERSION,
+		     un.nodename[0] ? "host=" : "", un.nodename, un.nodename[0] ? "\n" : "",
 		     target ? target : "",
 		     res->incomplete[0] ? "incomplete=" : "", res->incomplete,
 		     res->incomplete[0] ? "\n" : "",
