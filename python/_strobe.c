@@ -1121,7 +1121,9 @@ static PyObject *event_op(struct strobe_session *s, enum ev_op op, const char *s
 
 static PyObject *one_event(PyObject *args, PyObject *kw, enum ev_op op, const char *fn)
 {
-	static char *kwl[] = { "instance", "system", "event", "filter", NULL };
+	static char *kwl4[] = { "instance", "system", "event", "filter", NULL };
+	static char *kwl3[] = { "instance", "system", "event", NULL };
+	char **kwl = op == OP_FILTER ? kwl4 : kwl3;
 	PyObject *inst = NULL;
 	const char *system = NULL, *event = NULL, *filter = NULL;
 	struct strobe_session *s;
