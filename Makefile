@@ -67,7 +67,7 @@ PY_EXTMOD := $(O)/python/strobe/_strobe$(PY_EXT)
 PY_WARN := -Wno-missing-field-initializers -Wno-cast-function-type
 PY_ALL  := $(if $(PY_CFLAGS),$(PY_EXTMOD) $(PY_SRC:python/%=$(O)/python/%))
 
-.PHONY: all check demo fuzz install clean deps bench
+.PHONY: all check demo fuzz install clean deps bench bench-python
 all: $(O)/strobe $(O)/libstrobe.a $(O)/$(SONAME) $(O)/strobe.pc $(HELPER_BIN) $(EXAMPLE_BIN) $(PY_ALL)
 ifeq ($(PY_CFLAGS),)
 	@echo "note: python3-dev is missing: the strobe Python module is not built"
@@ -175,6 +175,10 @@ demo: deps
 
 bench: all $(O)/bench/live_check
 	@bench/run
+
+# events/s into a no-op Python callback vs perf script -s (root, ~1 min)
+bench-python: all
+	@$(PYTHON) bench/python-callbacks
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \

@@ -1476,6 +1476,7 @@ static bool exited(pid_t pid)
 enum why { W_END, W_STOP, W_TIMEOUT, W_TARGET, W_INTERRUPT, W_ERROR };
 
 #define CONTAINER_SCAN_MS 100
+#define TARGET_CHECK_MS 10
 
 struct loop {
 	struct strobe_session *s;
@@ -1492,7 +1493,8 @@ struct loop {
 	enum why why;
 	int was_on;			/* tracing_on before the loop */
 	int64_t next_scan;
-	uint64_t events;
+	int64_t next_target_check;
+	uint64_t events, batches;
 	struct strobe_error err;
 };
 
@@ -1543,9 +1545,21 @@ static int loop_start(struct loop *l)
 	return 0;
 }
 
+/* What the last loop did, for benchmarks: events, batches, lost. */
+static uint64_t last_events, last_batches, last_lost;
+
 /* Tracing off and the capture freed; the session as it was before. */
 static void loop_close(struct loop *l)
 {
+	struct strobe_stream_stats st;
+
+	last_events = l->events;
+	last_batches = l->batches;
+	last_lost = 0;
+	if (l->st) {
+		strobe_stream_stats(l->st, &st);
+		last_lost = st.missed;
+	}
 	Py_BEGIN_ALLOW_THREADS
 	if (l->cap) {
 		strobe_capture_stop(l->cap, NULL);
@@ -1571,10 +1585,16 @@ static void loop_check(struct loop *l)
 
 	if (l->stopping)
 		return;
-	if (l->deadline && mono_ms() >= l->deadline)
+	int64_t now = mono_ms();
+
+	if (l->deadline && now >= l->deadline) {
 		w = W_TIMEOUT;
-	else if (l->target > 0 && exited(l->target))
-		w = W_TARGET;
+	} else if (l->target > 0 && now >= l->next_target_check) {
+		/* a syscall: at most every TARGET_CHECK_MS */
+		l->next_target_check = now + TARGET_CHECK_MS;
+		if (exited(l->target))
+			w = W_TARGET;
+	}
 	if (w == W_END)
 		return;
 	l->why = w;
@@ -1628,6 +1648,7 @@ static int loop_run(struct loop *l)
 		Py_BEGIN_ALLOW_THREADS
 		r = loop_step(l);
 		Py_END_ALLOW_THREADS
+		l->batches++;
 		while ((rc = batch_next(&l->b))) {
 			EventObject *e;
 			PyObject *res;
@@ -2438,6 +2459,13 @@ static PyObject *py_analysis_names(PyObject *self, PyObject *unused)
 
 /* ---- module ------------------------------------------------------------- */
 
+static PyObject *py_last_loop(PyObject *self, PyObject *unused)
+{
+	return Py_BuildValue("{sKsKsK}", "events", (unsigned long long)last_events, "batches",
+			     (unsigned long long)last_batches, "lost",
+			     (unsigned long long)last_lost);
+}
+
 /* Instances made here go when Python exits, unless detached (atexit). */
 static PyObject *py_cleanup(PyObject *self, PyObject *unused)
 {
@@ -2574,6 +2602,8 @@ static PyMethodDef methods[] = {
 	{ "available_events", KW py_available_events, METH_VARARGS | METH_KEYWORDS,
 	  "available_events(pattern=None) -> sorted list of \"system:event\"" },
 	{ "_cleanup", py_cleanup, METH_NOARGS, "remove this module's instances (atexit)" },
+	{ "_last_loop", py_last_loop, METH_NOARGS,
+	  "what the last live loop did: {events, batches, lost} (benchmarks)" },
 	{ NULL },
 };
 
