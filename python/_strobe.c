@@ -364,8 +364,40 @@ static size_t rec_bytes(uint32_t size)
  * the batch is full.  The model (may be NULL) sees every event first,
  * then the analysis (may be NULL).
  */
+/*
+ * Which event types a live loop hands to Python: those the user enabled,
+ * not the ones the loop enabled for the task model (fork, exec, exit ...).
+ * vis[id]: 0 not decided yet, 1 shown, -1 hidden.
+ */
+struct shown {
+	const struct strobe_strv *user;	/* "system:event" the user enabled */
+	int8_t vis[65536];
+};
+
+static bool is_shown(struct shown *sh, const struct strobe_event *ev)
+{
+	const char *name, *sys;
+	char full[256];
+	size_t i;
+	int id = ev->type & 0xffff;
+
+	if (sh->vis[id])
+		return sh->vis[id] > 0;
+	name = strobe_event_name(ev);
+	sys = strobe_event_system(ev);
+	sh->vis[id] = 1;
+	if (name && sys) {
+		snprintf(full, sizeof(full), "%s:%s", sys, name);
+		sh->vis[id] = -1;
+		for (i = 0; i < sh->user->n; i++)
+			if (!strcmp(sh->user->v[i], full))
+				sh->vis[id] = 1;
+	}
+	return sh->vis[id] > 0;
+}
+
 static int batch_fill(struct batch *b, struct strobe_stream *st, struct strobe_model *m,
-		      struct strobe_analysis *an, struct strobe_error *err)
+		      struct strobe_analysis *an, struct shown *sh, struct strobe_error *err)
 {
 	struct strobe_event ev;
 	int r;
@@ -378,6 +410,14 @@ static int batch_fill(struct batch *b, struct strobe_stream *st, struct strobe_m
 		r = strobe_stream_next(st, &ev, err);
 		if (r != 1)
 			return r;
+		if (sh && !is_shown(sh, &ev)) {
+			/* the model's own events: they feed the model only */
+			if (m)
+				strobe_model_update(m, &ev);
+			if (an)
+				strobe_analysis_feed(an, &ev);
+			continue;
+		}
 		if (ev.size > MAX_PAYLOAD)
 			ev.size = MAX_PAYLOAD;
 		rc = (struct rec *)(b->buf + b->used);
@@ -1489,6 +1529,9 @@ struct loop {
 	struct strobe_stream *st;
 	SourceObject *src;
 	struct batch b;
+	struct strobe_strv user;	/* events the user enabled */
+	struct strobe_strv added;	/* model events the loop enabled */
+	struct shown *shown;
 	bool stopping;			/* capture stopped: draining */
 	enum why why;
 	int was_on;			/* tracing_on before the loop */
@@ -1497,6 +1540,52 @@ struct loop {
 	uint64_t events, batches;
 	struct strobe_error err;
 };
+
+/* The events that keep the task model current (as strobe record's). */
+static const char *const model_events[] = {
+	"sched:sched_process_fork", "sched:sched_process_exec",
+	"sched:sched_process_exit", "task:task_newtask", "task:task_rename",
+	"cgroup:cgroup_attach_task",
+};
+
+static int strv_add(struct strobe_strv *sv, const char *s)
+{
+	char **nv = realloc(sv->v, (sv->n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	sv->v = nv;
+	if (!(nv[sv->n] = strdup(s)))
+		return -ENOMEM;
+	sv->n++;
+	return 0;
+}
+
+/* Note what the user enabled, and enable the model's events besides
+ * (hidden from the callback, disabled again at the end). */
+static int loop_model_events(struct loop *l)
+{
+	const struct strobe_strv *ev = strobe_session_events(l->s);
+	size_t i, j;
+
+	for (i = 0; i < ev->n; i++)
+		if (strv_add(&l->user, ev->v[i]) < 0)
+			return -ENOMEM;
+	for (i = 0; i < sizeof(model_events) / sizeof(model_events[0]); i++) {
+		for (j = 0; j < l->user.n && strcmp(l->user.v[j], model_events[i]); j++)
+			;
+		if (j < l->user.n)
+			continue;
+		if (strobe_session_enable(l->s, model_events[i], NULL, NULL) > 0 &&
+		    strv_add(&l->added, model_events[i]) < 0)
+			return -ENOMEM;
+	}
+	l->shown = calloc(1, sizeof(*l->shown));
+	if (!l->shown)
+		return -ENOMEM;
+	l->shown->user = &l->user;
+	return 0;
+}
 
 /* Set up capture, stream, model and source; tracing still off.  -1 raised. */
 static int loop_open(struct loop *l, struct strobe_session *s)
@@ -1508,6 +1597,10 @@ static int loop_open(struct loop *l, struct strobe_session *s)
 	l->src = source_new();
 	if (!l->src)
 		return -1;
+	if (loop_model_events(l) < 0) {
+		PyErr_NoMemory();
+		return -1;
+	}
 	l->b.buf = PyMem_RawMalloc(BATCH_BYTES);
 	if (!l->b.buf) {
 		PyErr_NoMemory();
@@ -1525,8 +1618,12 @@ static int loop_open(struct loop *l, struct strobe_session *s)
 		raise_os(r, l->err.msg);
 		return -1;
 	}
-	/* tasks met for the first time are read from /proc, containers named */
+	/* the tasks alive now, then tasks met for the first time are read
+	 * from /proc; containers named */
 	strobe_model_set_options(l->src->model, STROBE_MODEL_LIVE | STROBE_MODEL_NAMES);
+	Py_BEGIN_ALLOW_THREADS
+	strobe_model_load_proc(l->src->model, NULL);
+	Py_END_ALLOW_THREADS
 	return 0;
 }
 
@@ -1569,6 +1666,12 @@ static void loop_close(struct loop *l)
 	l->cap = NULL;
 	if (l->was_on == 1 && l->s)
 		strobe_session_set_tracing(l->s, true, NULL);
+	for (size_t i = 0; l->s && i < l->added.n; i++)
+		strobe_session_disable(l->s, l->added.v[i], NULL);
+	strobe_strv_free(&l->added);
+	strobe_strv_free(&l->user);
+	free(l->shown);
+	l->shown = NULL;
 	if (!l->src)
 		strobe_stream_close(l->st);
 	l->st = NULL;
@@ -1615,7 +1718,7 @@ static int loop_step(struct loop *l)
 		strobe_model_rescan_proc(l->inst->hook_model, on_new_task, l->inst, NULL);
 		l->next_scan = mono_ms() + CONTAINER_SCAN_MS;
 	}
-	r = batch_fill(&l->b, l->st, l->src->model, l->an, &l->err);
+	r = batch_fill(&l->b, l->st, l->src->model, l->an, l->shown, &l->err);
 	if (r != -EAGAIN || l->b.n)
 		return r;
 	ms = WAIT_MS;
@@ -1628,7 +1731,7 @@ static int loop_step(struct loop *l)
 		ms = 20;
 	strobe_stream_wait(l->st, ms);
 	loop_check(l);
-	return batch_fill(&l->b, l->st, l->src->model, l->an, &l->err);
+	return batch_fill(&l->b, l->st, l->src->model, l->an, l->shown, &l->err);
 }
 
 /*
@@ -2091,7 +2194,7 @@ static PyObject *Reader_next(ReaderObject *r)
 			return NULL;	/* StopIteration */
 		batch_reset(&r->b);
 		Py_BEGIN_ALLOW_THREADS
-		n = batch_fill(&r->b, r->src->st, r->src->model, NULL, &r->err);
+		n = batch_fill(&r->b, r->src->st, r->src->model, NULL, NULL, &r->err);
 		Py_END_ALLOW_THREADS
 		if (n == 0)
 			r->ended = true;
@@ -2409,10 +2512,16 @@ static PyObject *py_analyze(PyObject *self, PyObject *args, PyObject *kw)
 			ret = loop_start(&l);
 		if (ret == 0)
 			ret = loop_run(&l);
+		/* the tables point into the model: finish while it lives */
+		if (ret == 0 && (r = strobe_analysis_finish(a, &err)) < 0) {
+			raise_os(r, err.msg);
+			ret = -1;
+		}
+		if (ret == 0)
+			out = tables_dict(a);
 		loop_close(&l);
 		i->busy = false;
-		if (ret < 0)
-			goto out;
+		goto out;
 	} else {
 		SourceObject *src = open_file(source);
 

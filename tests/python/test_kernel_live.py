@@ -196,3 +196,24 @@ def test_enable_and_disable_events(kernel):
         assert not strobe.is_tracing_ON(instance=inst)
         strobe.tracing_ON(instance=inst)
         assert strobe.is_tracing_ON(instance=inst)
+
+
+def test_analyze_live_counts_the_hooked_process(kernel):
+    p = subprocess.Popen(["sh", "-c", "read go; exec %s 4000" % GETPPID], stdin=subprocess.PIPE)
+
+    def release():
+        p.stdin.write(b"go\n")
+        p.stdin.flush()
+
+    try:
+        with strobe.create_instance(tracing_on=False) as inst:
+            strobe.enable_events(instance=inst, systems=["raw_syscalls", "sched"])
+            strobe.hook2pid(instance=inst, pid=p.pid, fork=True)
+            threading.Timer(0.3, release).start()
+            tables = strobe.analyze(inst, ["syscalls"], group_by="process", top=0,
+                                    timeout=3)
+    finally:
+        p.wait()
+    rows = [r for r in tables["syscalls.top"] if r["syscall"] == "getppid"]
+    assert [(r["pid"], r["count"]) for r in rows] == [(p.pid, 4000)], rows
+    assert our_instances() == []
