@@ -51,3 +51,17 @@ def test_compat_modules_import():
     assert tc.find_event_id("sched", "sched_switch") != tc.find_event_id("sched", "sched_wakeup")
     with pytest.raises(NotImplementedError):
         tc.kprobe(name="x", func="do_exit")
+
+
+def test_make_install_puts_the_module_in_site(tmp_path):
+    from conftest import ROOT
+    r = subprocess.run(["make", "-s", "install", "PREFIX=/usr", "DESTDIR=%s" % tmp_path],
+                       cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert r.returncode == 0, r.stdout
+    site = [str(p.parent.parent) for p in tmp_path.glob("usr/lib/python3*/*/strobe/__init__.py")]
+    assert len(site) == 1, list(tmp_path.rglob("strobe"))
+    env = dict(os.environ, PYTHONPATH=site[0])
+    p = subprocess.run([sys.executable, "-c", "import strobe, strobe.compat.ftracepy, sys;"
+                        "print(strobe.__file__)"], env=env, cwd=str(tmp_path),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.returncode == 0 and p.stdout.startswith(site[0]), p.stderr
