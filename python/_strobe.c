@@ -2067,6 +2067,7 @@ static PyObject *py_trace_process(PyObject *self, PyObject *args, PyObject *kw)
 	struct loop l;
 	char **argv;
 	pid_t child;
+	enum why why;
 	int go = -1, ex = -1, r, st, e = 0, ret;
 	ssize_t n;
 
@@ -2127,6 +2128,7 @@ static PyObject *py_trace_process(PyObject *self, PyObject *args, PyObject *kw)
 		goto fail_child;
 	}
 	ret = loop_run(&l);
+	why = l.why;
 	loop_close(&l);
 	if (ret < 0) {
 		/* the callback raised: the command goes too */
@@ -2137,8 +2139,10 @@ static PyObject *py_trace_process(PyObject *self, PyObject *args, PyObject *kw)
 		free_argv(argv);
 		return NULL;
 	}
+	/* as strobe record: a timeout ends the command, Ctrl-C passes on;
+	 * otherwise (it exited, or STOP) it runs to its end */
 	Py_BEGIN_ALLOW_THREADS
-	st = reap(child, 0);
+	st = reap(child, why == W_TIMEOUT ? SIGTERM : why == W_INTERRUPT ? SIGINT : 0);
 	Py_END_ALLOW_THREADS
 	strobe_session_close(s);
 	free_argv(argv);
@@ -2693,7 +2697,9 @@ static PyMethodDef methods[] = {
 	  "trace_process(argv, callback=None, events=None, filters=None, timeout=None) -> int\n\n"
 	  "Run a command traced from its first instruction, children followed,\n"
 	  "calling callback(event) for its events until it exits; returns its\n"
-	  "exit status (-N when killed by signal N).  events: specs such as\n"
+	  "exit status (-N when killed by signal N).  On timeout the command is\n"
+	  "sent SIGTERM, on Ctrl-C SIGINT; after STOP it runs to its end.\n"
+	  "events: specs such as\n"
 	  "\"sched\", \"syscalls:sys_enter_read\" (default: sched and syscalls);\n"
 	  "filters: {\"syscalls:sys_enter_read\": \"fd == 0\"}." },
 	{ "read_trace", KW py_read_trace, METH_VARARGS | METH_KEYWORDS,

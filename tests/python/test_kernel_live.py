@@ -217,3 +217,11 @@ def test_analyze_live_counts_the_hooked_process(kernel):
     rows = [r for r in tables["syscalls.top"] if r["syscall"] == "getppid"]
     assert [(r["pid"], r["count"]) for r in rows] == [(p.pid, 4000)], rows
     assert our_instances() == []
+
+
+def test_trace_process_timeout_ends_the_command(kernel):
+    t = time.monotonic()
+    st = strobe.trace_process(["sleep", "30"], None, events=["sched:sched_switch"],
+                              timeout=0.5)
+    assert st == -15 and time.monotonic() - t < 5
+    assert our_instances() == []
