@@ -1517,6 +1517,7 @@ enum why { W_END, W_STOP, W_TIMEOUT, W_TARGET, W_INTERRUPT, W_ERROR };
 
 #define CONTAINER_SCAN_MS 100
 #define TARGET_CHECK_MS 10
+#define COALESCE_MS 2
 
 struct loop {
 	struct strobe_session *s;
@@ -1719,6 +1720,12 @@ static int loop_step(struct loop *l)
 		l->next_scan = mono_ms() + CONTAINER_SCAN_MS;
 	}
 	r = batch_fill(&l->b, l->st, l->src->model, l->an, l->shown, &l->err);
+	/* a small batch while events flow: give the readers a moment to
+	 * bring more, rather than a round trip through Python per page */
+	if (r == -EAGAIN && l->b.n && l->b.n < BATCH_EVENTS / 4 && !l->stopping) {
+		strobe_stream_wait(l->st, COALESCE_MS);
+		r = batch_fill(&l->b, l->st, l->src->model, l->an, l->shown, &l->err);
+	}
 	if (r != -EAGAIN || l->b.n)
 		return r;
 	ms = WAIT_MS;
