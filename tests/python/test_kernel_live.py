@@ -225,3 +225,23 @@ def test_trace_process_timeout_ends_the_command(kernel):
                               timeout=0.5)
     assert st == -15 and time.monotonic() - t < 5
     assert our_instances() == []
+
+
+def test_instances_go_when_python_exits_unless_detached(kernel):
+    import sys
+    from conftest import BUILD
+    name = "strobe-pytest-exit-%d" % os.getpid()
+    code = ("import strobe\n"
+            "kept = strobe.create_instance()\n"
+            "det = strobe.create_instance(name=%r, detach=True)\n"
+            "print(kept.dir)\n" % name)
+    env = dict(os.environ, PYTHONPATH=os.path.join(BUILD, "python"))
+    p = subprocess.run([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                       text=True, check=True)
+    d = os.path.join(TRACEFS, "instances", name)
+    try:
+        assert not os.path.exists(p.stdout.strip())
+        assert os.path.isdir(d)
+    finally:
+        strobe.destroy_instance(strobe.find_instance(name))
+    assert not os.path.exists(d)
