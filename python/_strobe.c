@@ -325,7 +325,9 @@ static struct ftype *source_type(SourceObject *s, int id, const void *format)
 		t->name = Py_NewRef(Py_None);
 		t->system = Py_NewRef(Py_None);
 	}
-	if (!t->name || !t->system) {
+	/* fields resolved now, in the consuming thread: the format catalogue
+	 * is never touched later, when another thread reads the event */
+	if (!t->name || !t->system || ftype_fields(t) < 0) {
 		ftype_free(t);
 		return NULL;
 	}
@@ -2181,6 +2183,7 @@ typedef struct {
 				 * nobody else holds them */
 	int k;
 	bool ended;
+	bool busy;		/* a thread is filling the batch */
 	uint64_t errors;	/* damaged pages skipped */
 	struct strobe_error err;
 } ReaderObject;
@@ -2203,10 +2206,16 @@ static PyObject *Reader_next(ReaderObject *r)
 	while (!(rc = batch_next(&r->b))) {
 		if (r->ended)
 			return NULL;	/* StopIteration */
+		if (r->busy) {
+			PyErr_SetString(PyExc_RuntimeError, "the reader is in use by another thread");
+			return NULL;
+		}
 		batch_reset(&r->b);
+		r->busy = true;
 		Py_BEGIN_ALLOW_THREADS
 		n = batch_fill(&r->b, r->src->st, r->src->model, NULL, NULL, &r->err);
 		Py_END_ALLOW_THREADS
+		r->busy = false;
 		if (n == 0)
 			r->ended = true;
 		else if (n < 0 && n != -EAGAIN)
@@ -2316,6 +2325,7 @@ static PyObject *py_read_trace(PyObject *self, PyObject *args, PyObject *kw)
 	r->slot[0] = r->slot[1] = NULL;
 	r->k = 0;
 	r->ended = false;
+	r->busy = false;
 	r->errors = 0;
 	r->b.buf = PyMem_RawMalloc(BATCH_BYTES);
 	batch_reset(&r->b);
