@@ -1,7 +1,8 @@
 """test_kernel_container.py - hook2container on real podman containers
 (runc, a busybox rootfs holding the static getppid_n): alpha's events and
 only alpha's, named by its container, while beta and a host process make
-the same calls; Ctrl-C (SIGINT) ends the iteration without raising."""
+the same calls, including a task that enters alpha later (podman exec);
+Ctrl-C (SIGINT) ends the iteration without raising."""
 import collections
 import os
 import shutil
@@ -58,6 +59,10 @@ def test_hook2container_sees_only_that_container(rootfs):
 
         def work():
             time.sleep(0.5)
+            # a task that enters alpha later (podman exec): found by the
+            # rescans while iterating, its children followed
+            subprocess.run(PODMAN + ["exec", a, "/bin/sh", "-c", "sleep 0.5; getppid_n 300"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
             (rootfs / "go").touch()
             subprocess.run([os.path.join(HELPERS, "getppid_n"), "700"])
             subprocess.run(PODMAN + ["wait", a, b], stdout=subprocess.DEVNULL,
@@ -72,7 +77,7 @@ def test_hook2container_sees_only_that_container(rootfs):
             t.start()
             strobe.iterate_trace(instance=inst, callback=cb, timeout=90)
             t.join()
-        assert counts == {a: 1200}, seen
+        assert counts == {a: 1200 + 300}, seen
         assert our_instances() == []
     finally:
         subprocess.run(PODMAN + ["rm", "-f", a, b], stdout=subprocess.DEVNULL,
