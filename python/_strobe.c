@@ -2658,52 +2658,59 @@ static PyTypeObject StopType = {
 
 static PyMethodDef methods[] = {
 	{ "create_instance", KW py_create_instance, METH_VARARGS | METH_KEYWORDS,
-	  "create_instance(name=None, tracing_on=True, detach=False) -> Instance\n\n"
-	  "A new tracefs instance (\"strobe-<pid>\" unless named).  It is removed when\n"
-	  "the Instance is destroyed, leaves a with block, or Python exits, unless\n"
-	  "created with a name and detach=True (find_instance(name) finds it later).\n"
-	  "OSError (PermissionError ...) when tracefs cannot be used." },
+	  "create_instance($module, /, name=None, tracing_on=True, detach=False)\n--\n\n"
+	  "A new tracefs instance (\"strobe-<pid>\" unless named), as an Instance.\n"
+	  "It is removed when the Instance is destroyed, leaves a with block, or\n"
+	  "Python exits, unless created with a name and detach=True\n"
+	  "(find_instance(name) finds it later).  OSError (PermissionError ...)\n"
+	  "when tracefs cannot be used, FileExistsError for a name in use." },
 	{ "find_instance", KW py_find_instance, METH_VARARGS | METH_KEYWORDS,
-	  "find_instance(name) -> Instance\n\n"
-	  "Attach to an existing instance; it is left in place at exit (destroy it\n"
-	  "with destroy_instance).  FileNotFoundError if there is none." },
+	  "find_instance($module, /, name)\n--\n\n"
+	  "Attach to an existing instance, as an Instance; it is left in place at\n"
+	  "exit (destroy it with destroy_instance).  FileNotFoundError if there\n"
+	  "is none." },
 	{ "destroy_instance", KW py_destroy_instance, METH_VARARGS | METH_KEYWORDS,
-	  "destroy_instance(instance)\n\nRemove the tracefs instance, detached or not." },
+	  "destroy_instance($module, /, instance)\n--\n\n"
+	  "Remove the tracefs instance, detached or not." },
 	{ "enable_event", KW py_enable_event, METH_VARARGS | METH_KEYWORDS,
-	  "enable_event(instance, system=None, event=None)\n\n"
+	  "enable_event($module, /, instance, system=None, event=None)\n--\n\n"
 	  "Enable an event (globs allowed; event None: the whole system).\n"
 	  "ValueError naming close events when nothing matches." },
 	{ "enable_events", KW py_enable_events, METH_VARARGS | METH_KEYWORDS,
-	  "enable_events(instance, systems=[...], events=[[...], ...])\n\n"
-	  "Enable events[i] of systems[i] (events None or events[i] None: all)." },
+	  "enable_events($module, /, instance, systems=None, events=None)\n--\n\n"
+	  "Enable events[i] (a list of names) of systems[i] (a list of systems);\n"
+	  "events None or events[i] None: every event of the system." },
 	{ "disable_event", KW py_disable_event, METH_VARARGS | METH_KEYWORDS,
-	  "disable_event(instance, system=None, event=None)" },
+	  "disable_event($module, /, instance, system=None, event=None)\n--\n\n"
+	  "Disable an event (globs allowed; event None: the whole system)." },
 	{ "disable_events", KW py_disable_events, METH_VARARGS | METH_KEYWORDS,
-	  "disable_events(instance, systems=[...], events=[[...], ...])" },
+	  "disable_events($module, /, instance, systems=None, events=None)\n--\n\n"
+	  "Disable events[i] of systems[i], as enable_events enables them." },
 	{ "set_event_filter", KW py_set_event_filter, METH_VARARGS | METH_KEYWORDS,
-	  "set_event_filter(instance, system, event, filter)\n\n"
+	  "set_event_filter($module, /, instance, system, event, filter)\n--\n\n"
 	  "Set a kernel filter (\"prev_pid == 42\").  ValueError with the kernel's\n"
 	  "error_log text when it refuses the filter." },
 	{ "clear_event_filter", KW py_clear_event_filter, METH_VARARGS | METH_KEYWORDS,
-	  "clear_event_filter(instance, system, event)" },
+	  "clear_event_filter($module, /, instance, system, event)\n--\n\n"
+	  "Remove an event's kernel filter." },
 	{ "hook2pid", KW py_hook2pid, METH_VARARGS | METH_KEYWORDS,
-	  "hook2pid(instance, pid, fork=True)\n\n"
+	  "hook2pid($module, /, instance, pid, fork=True)\n--\n\n"
 	  "Trace only these processes (an int or a list; every thread of each)\n"
 	  "and, with fork, every task they create from now on.\n"
 	  "ProcessLookupError when one is gone." },
 	{ "hook2container", KW py_hook2container, METH_VARARGS | METH_KEYWORDS,
-	  "hook2container(instance, container)\n\n"
+	  "hook2container($module, /, instance, container)\n--\n\n"
 	  "Trace only the tasks of a running container (name, ID or ID prefix),\n"
 	  "their children, and tasks that enter it later (podman exec) while\n"
 	  "iterating.  ProcessLookupError when no such container runs." },
 	{ "tracing_ON", KW py_tracing_ON, METH_VARARGS | METH_KEYWORDS,
-	  "tracing_ON(instance)\n\nTurn the instance's tracing on." },
+	  "tracing_ON($module, /, instance)\n--\n\nTurn the instance's tracing on." },
 	{ "tracing_OFF", KW py_tracing_OFF, METH_VARARGS | METH_KEYWORDS,
-	  "tracing_OFF(instance)\n\nTurn the instance's tracing off." },
+	  "tracing_OFF($module, /, instance)\n--\n\nTurn the instance's tracing off." },
 	{ "is_tracing_ON", KW py_is_tracing_ON, METH_VARARGS | METH_KEYWORDS,
-	  "is_tracing_ON(instance) -> bool" },
+	  "is_tracing_ON($module, /, instance)\n--\n\nTrue if the instance's tracing is on." },
 	{ "iterate_trace", KW py_iterate_trace, METH_VARARGS | METH_KEYWORDS,
-	  "iterate_trace(instance, callback, timeout=None)\n\n"
+	  "iterate_trace($module, /, instance, callback, timeout=None)\n--\n\n"
 	  "Trace live and call callback(event) for every event, in time order,\n"
 	  "from now until callback returns strobe.STOP, timeout seconds pass (the\n"
 	  "events captured until then are still delivered), or Ctrl-C (ends the\n"
@@ -2711,28 +2718,32 @@ static PyMethodDef methods[] = {
 	  "tracing and propagates.  Events are delivered in batches; the GIL is\n"
 	  "released while waiting and decoding." },
 	{ "trace_process", KW py_trace_process, METH_VARARGS | METH_KEYWORDS,
-	  "trace_process(argv, callback=None, events=None, filters=None, timeout=None) -> int\n\n"
+	  "trace_process($module, /, argv, callback=None, events=None, filters=None,"
+	  " timeout=None)\n--\n\n"
 	  "Run a command traced from its first instruction, children followed,\n"
 	  "calling callback(event) for its events until it exits; returns its\n"
 	  "exit status (-N when killed by signal N).  On timeout the command is\n"
 	  "sent SIGTERM, on Ctrl-C SIGINT; after STOP it runs to its end.\n"
-	  "events: specs such as\n"
-	  "\"sched\", \"syscalls:sys_enter_read\" (default: sched and syscalls);\n"
-	  "filters: {\"syscalls:sys_enter_read\": \"fd == 0\"}." },
+	  "events: specs such as \"sched\", \"syscalls:sys_enter_read\" (default:\n"
+	  "sched and syscalls); filters: {\"syscalls:sys_enter_read\": \"fd == 0\"}." },
 	{ "read_trace", KW py_read_trace, METH_VARARGS | METH_KEYWORDS,
-	  "read_trace(path) -> iterator of Event\n\n"
-	  "Every event of a trace.dat file (v6 or v7, every buffer), in time order,\n"
-	  "with threads, processes and containers from the file's table." },
+	  "read_trace($module, /, path)\n--\n\n"
+	  "An iterator over every Event of a trace.dat file (v6 or v7, every\n"
+	  "buffer), in time order, with threads, processes and containers from\n"
+	  "the file's table." },
 	{ "analyze", KW py_analyze, METH_VARARGS | METH_KEYWORDS,
-	  "analyze(source, analyses, group_by=\"thread\", top=0, views=None, timeout=None) -> dict\n\n"
+	  "analyze($module, /, source, analyses, group_by='thread', top=0, views=None,"
+	  " timeout=None)\n--\n\n"
 	  "Run analyses (\"syscalls\", [\"cputop\", \"schedlat\"], ...) over a trace file\n"
 	  "(a path) or live over an Instance (for timeout seconds, or until Ctrl-C)\n"
 	  "and return {table name: [row dicts]} with the keys of --json.\n"
 	  "group_by: thread, process, container or cpu; views: top, stats, freq." },
 	{ "analysis_names", py_analysis_names, METH_NOARGS,
-	  "analysis_names() -> list of the analyses analyze() knows" },
+	  "analysis_names($module, /)\n--\n\nThe analyses analyze() knows, as a list." },
 	{ "available_events", KW py_available_events, METH_VARARGS | METH_KEYWORDS,
-	  "available_events(pattern=None) -> sorted list of \"system:event\"" },
+	  "available_events($module, /, pattern=None)\n--\n\n"
+	  "The kernel's events as a sorted list of \"system:event\" (a glob\n"
+	  "pattern selects)." },
 	{ "_cleanup", py_cleanup, METH_NOARGS, "remove this module's instances (atexit)" },
 	{ "_last_loop", py_last_loop, METH_NOARGS,
 	  "what the last live loop did: {events, batches, lost} (benchmarks)" },

@@ -1,4 +1,4 @@
-"""strobe - Linux kernel tracing of processes and containers, from Python.
+"""Linux kernel tracing of processes and containers, from Python.
 
 A thin layer over libstrobe (the C library behind the `strobe` command):
 tracing instances, events and kernel filters, following a process and its
