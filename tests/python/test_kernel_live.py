@@ -245,3 +245,29 @@ def test_instances_go_when_python_exits_unless_detached(kernel):
     finally:
         strobe.destroy_instance(strobe.find_instance(name))
     assert not os.path.exists(d)
+
+
+def test_other_threads_run_while_iterate_trace_waits(kernel):
+    sh = subprocess.Popen(["sleep", "30"])
+    spins = [0]
+    done = threading.Event()
+
+    def spin():
+        while not done.is_set():
+            spins[0] += 1
+
+    t = threading.Thread(target=spin)
+    try:
+        with strobe.create_instance(tracing_on=False) as inst:
+            # an event the sleeping process will not make: iterate waits
+            strobe.enable_event(instance=inst, system="sched", event="sched_process_exec")
+            strobe.hook2pid(instance=inst, pid=sh.pid)
+            t.start()
+            strobe.iterate_trace(instance=inst, callback=lambda ev: None, timeout=1.0)
+            done.set()
+            t.join()
+    finally:
+        sh.kill()
+        sh.wait()
+    # the GIL was released while waiting: the pure-Python loop kept going
+    assert spins[0] > 100000, spins
