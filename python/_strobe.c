@@ -364,7 +364,8 @@ static size_t rec_bytes(uint32_t size)
  * Without the GIL: append events of st to b until it is full, the stream
  * has nothing ready (-EAGAIN), ends (0) or fails (-errno).  Returns 1 when
  * the batch is full.  The model (may be NULL) sees every event first,
- * then the analysis (may be NULL).
+ * then the analysis (may be NULL); a trace file's diagnostics (tf, may be
+ * NULL) note each.
  */
 /*
  * Which event types a live loop hands to Python: those the user enabled,
@@ -399,7 +400,8 @@ static bool is_shown(struct shown *sh, const struct strobe_event *ev)
 }
 
 static int batch_fill(struct batch *b, struct strobe_stream *st, struct strobe_model *m,
-		      struct strobe_analysis *an, struct shown *sh, struct strobe_error *err)
+		      struct strobe_analysis *an, struct shown *sh, struct strobe_tracefile *tf,
+		      struct strobe_error *err)
 {
 	struct strobe_event ev;
 	int r;
@@ -412,6 +414,8 @@ static int batch_fill(struct batch *b, struct strobe_stream *st, struct strobe_m
 		r = strobe_stream_next(st, &ev, err);
 		if (r != 1)
 			return r;
+		if (tf)
+			strobe_tracefile_see_event(tf, &ev);
 		if (sh && !is_shown(sh, &ev)) {
 			/* the model's own events: they feed the model only */
 			if (m)
@@ -1721,12 +1725,12 @@ static int loop_step(struct loop *l)
 		strobe_model_rescan_proc(l->inst->hook_model, on_new_task, l->inst, NULL);
 		l->next_scan = mono_ms() + CONTAINER_SCAN_MS;
 	}
-	r = batch_fill(&l->b, l->st, l->src->model, l->an, l->shown, &l->err);
+	r = batch_fill(&l->b, l->st, l->src->model, l->an, l->shown, NULL, &l->err);
 	/* a small batch while events flow: give the readers a moment to
 	 * bring more, rather than a round trip through Python per page */
 	if (r == -EAGAIN && l->b.n && l->b.n < BATCH_EVENTS / 4 && !l->stopping) {
 		strobe_stream_wait(l->st, COALESCE_MS);
-		r = batch_fill(&l->b, l->st, l->src->model, l->an, l->shown, &l->err);
+		r = batch_fill(&l->b, l->st, l->src->model, l->an, l->shown, NULL, &l->err);
 	}
 	if (r != -EAGAIN || l->b.n)
 		return r;
@@ -1740,7 +1744,7 @@ static int loop_step(struct loop *l)
 		ms = 20;
 	strobe_stream_wait(l->st, ms);
 	loop_check(l);
-	return batch_fill(&l->b, l->st, l->src->model, l->an, l->shown, &l->err);
+	return batch_fill(&l->b, l->st, l->src->model, l->an, l->shown, NULL, &l->err);
 }
 
 /*
@@ -2213,7 +2217,14 @@ static PyObject *Reader_next(ReaderObject *r)
 		batch_reset(&r->b);
 		r->busy = true;
 		Py_BEGIN_ALLOW_THREADS
-		n = batch_fill(&r->b, r->src->st, r->src->model, NULL, NULL, &r->err);
+		n = batch_fill(&r->b, r->src->st, r->src->model, NULL, NULL, r->src->tf, &r->err);
+		if (n == 0) {
+			struct strobe_stream_stats st;
+
+			/* lost events and time going backwards join the diagnostics */
+			strobe_stream_stats(r->src->st, &st);
+			strobe_tracefile_events_done(r->src->tf, &st, NULL);
+		}
 		Py_END_ALLOW_THREADS
 		r->busy = false;
 		if (n == 0)
@@ -2241,8 +2252,31 @@ static PyObject *Reader_errors(ReaderObject *r, void *c)
 	return PyLong_FromUnsignedLongLong(r->errors);
 }
 
+/* [{"kind": ..., "message": ...}], as report --json's "diagnostics" */
+static PyObject *Reader_diagnostics(ReaderObject *r, void *c)
+{
+	PyObject *l = PyList_New(0);
+	int i, n = r->src ? strobe_tracefile_nr_diags(r->src->tf) : 0;
+
+	for (i = 0; l && i < n; i++) {
+		enum strobe_tf_diag_kind kind;
+		const char *msg = strobe_tracefile_diag(r->src->tf, i, &kind);
+		PyObject *d = Py_BuildValue("{ssss}", "kind", strobe_tf_diag_name(kind),
+					    "message", msg ? msg : "");
+
+		if (!d || PyList_Append(l, d) < 0)
+			Py_CLEAR(l);
+		Py_XDECREF(d);
+	}
+	return l;
+}
+
 static PyGetSetDef Reader_getset[] = {
 	{ "errors", (getter)Reader_errors, NULL, "damaged pages skipped so far" },
+	{ "diagnostics", (getter)Reader_diagnostics, NULL,
+	  "what is wrong with the file, as [{\"kind\", \"message\"}]: known at open\n"
+	  "(damage, an incomplete recording), and once every event was read\n"
+	  "(lost events, time going backwards)" },
 	{ NULL },
 };
 
