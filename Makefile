@@ -54,8 +54,8 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 SONAME  := libstrobe.so.0
 
 # The Python module: build/python/strobe/ is the package (python/strobe/*.py)
-# plus the _strobe C extension (python/_strobe.c with libstrobe's PIC
-# objects linked in); skipped with a note when python3-dev is missing.
+# plus the _strobe C extension (python/*.c with libstrobe's PIC objects
+# linked in); skipped with a note when python3-dev is missing.
 PYTHON  ?= $(firstword $(wildcard /usr/bin/python3) python3)
 PY_CFLAGS := $(shell pkg-config --cflags python3 2>/dev/null)
 PY_EXT  := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))' 2>/dev/null)
@@ -98,10 +98,10 @@ $(O)/strobe: $(CLI_OBJ) $(O)/libstrobe.a
 $(O)/san/strobe: $(SAN_CLI_OBJ) $(O)/san/libstrobe.a
 	$(CC) $(SAN_FLAGS) -o $@ $(SAN_CLI_OBJ) $(O)/san/libstrobe.a $(LIBS)
 
-$(PY_EXTMOD): python/_strobe.c python/_strobe.map $(PIC_OBJ)
+$(PY_EXTMOD): $(wildcard python/*.c) python/_strobe.h python/_strobe.map $(PIC_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(PY_CFLAGS) $(CFLAGS) $(PY_WARN) -fPIC -fvisibility=hidden -shared \
-		-Wl,--version-script=python/_strobe.map -o $@ $< $(PIC_OBJ) $(LIBS)
+		-Wl,--version-script=python/_strobe.map -o $@ $(wildcard python/*.c) $(PIC_OBJ) $(LIBS)
 $(O)/python/%.py: python/%.py
 	@mkdir -p $(dir $@)
 	cp $< $@
