@@ -64,3 +64,16 @@ def test_analyze_equals_cli_json(name):
             for k in a:
                 assert a[k] == (pytest.approx(b[k], abs=1e-4) if isinstance(b[k], float)
                                 else b[k]), (t, k)
+
+
+def test_example_summary_counts_every_event():
+    import sys
+    from conftest import BUILD
+    f = path_of("v6-sched-syscalls.dat")
+    n = sum(1 for _ in strobe.read_trace(f))
+    env = dict(os.environ, PYTHONPATH=os.path.join(BUILD, "python"))
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "summary.py"), f],
+                       env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("%d events over " % n)
+    assert "sched:sched_switch" in p.stdout

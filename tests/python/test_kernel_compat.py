@@ -2,7 +2,8 @@
 (examples/wakeups_tc.py: only its imports changed to strobe.compat) runs
 against a shell that starts and waits for children, prints their
 sched_wakeup lines with the decoded fields, ends cleanly on Ctrl-C (SIGINT)
-and leaves no instance."""
+and leaves no instance; the other live examples (wakeups.py,
+container_syscalls.py) run and print what they promise."""
 import os
 import re
 import signal
@@ -42,3 +43,19 @@ def test_seed_script_prints_the_shells_wakeups(kernel):
     left = [n for n in os.listdir(os.path.join(TRACEFS, "instances"))
             if n == "strobe-%d" % script.pid]
     assert left == []
+
+
+def test_examples_wakeups_and_container_syscalls_run(kernel):
+    env = dict(os.environ, PYTHONPATH=os.path.join(BUILD, "python"))
+    sh = subprocess.Popen(["sh", "-c", "sleep 0.5; for i in 1 2 3; do sleep 0.05; done"])
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "wakeups.py"),
+                        str(sh.pid), "2"], env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=60)
+    sh.wait()
+    assert p.returncode == 0, p.stderr
+    assert len(re.findall(r"\(host\) wakes sh-%d on CPU \d+" % sh.pid, p.stdout)) >= 3, p.stdout
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "container_syscalls.py"),
+                        "1"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert "== syscalls.top" in p.stdout and "container" in p.stdout
