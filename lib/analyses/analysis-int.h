@@ -153,7 +153,7 @@ struct ana_ops {
 	const struct ana_sub *subs;
 	/* Resolve fields in the file's formats; return 0 if the analysis can
 	 * run, -ENOENT if required events are missing. */
-	int (*resolve)(struct ana *a, struct tep_handle *tep);
+	int (*resolve)(struct ana *a, struct strobe_formats *fmts);
 	/* Events were lost on `cpu` just before ts: forget in-flight state
 	 * that lives on that CPU (per-thread state is checked with
 	 * ana_gap_since()). */
@@ -186,7 +186,7 @@ void ana_note(struct ana_core *c, const char *fmt, ...)
 struct ana_core {
 	struct strobe_analysis_opts opts;
 	struct strobe_model *model;
-	struct tep_handle *tep;
+	struct strobe_formats *fmts;
 	uint64_t first_ts, last_ts;	/* events seen inside the window */
 	uint64_t win_begin, win_end;	/* after finish */
 	uint64_t last_gap_any;	/* ts of the latest event after a gap */
