@@ -154,7 +154,7 @@ struct ana_ops {
 	/* Per-instance subscriptions (may be NULL): asked at attach, after
 	 * resolve, for every event type of the trace; returns the handler for
 	 * events of type e (and its cookie) or NULL. */
-	ana_handler (*subscribe)(struct ana *a, const struct tep_event *e, int *cookie);
+	ana_handler (*subscribe)(struct ana *a, const struct strobe_format *e, int *cookie);
 	/* Resolve fields in the file's formats; return 0 if the analysis can
 	 * run, -ENOENT if required events are missing. */
 	int (*resolve)(struct ana *a, struct strobe_formats *fmts);

@@ -364,7 +364,7 @@ int strobe_analysis_attach(struct strobe_analysis *a, struct strobe_formats *fmt
 				int cookie = 0;
 				ana_handler fn = an->ops->subscribe(an, e, &cookie);
 
-				if (fn && add_handler(a, e->id, fn, an, cookie) < 0)
+				if (fn && add_handler(a, i, fn, an, cookie) < 0)
 					return strobe_err(err, -ENOMEM, "out of memory");
 			}
 			for (k = 0; an->ops->subs && an->ops->subs[k].fn; k++) {
