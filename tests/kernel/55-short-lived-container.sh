@@ -1,4 +1,4 @@
-# 54-short-lived-container.sh - containers that live a fraction of a
+# 55-short-lived-container.sh - containers that live a fraction of a
 # second keep their names (lib/model/watch.c).  During a whole-system
 # recording, N real containers (podman + runc, busybox rootfs, `--rm`) run
 # one after another, each a sub-second job (getppid_n makes a known number
