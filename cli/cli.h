@@ -45,9 +45,9 @@ void cli_warn(const char *cmd, const char *fmt, ...)
 /* What the library found wrong with a trace file (cli/diag.c): each
  * diagnostic once on stderr as a warning; or as a JSON array of
  * {"kind":..,"message":..} objects appended to s. */
-struct trace_seq;
+struct strobe_buf;
 void cli_warn_diags(const char *cmd, const struct strobe_tracefile *tf);
-void cli_json_diags(struct trace_seq *s, const struct strobe_tracefile *tf);
+void cli_json_diags(struct strobe_buf *s, const struct strobe_tracefile *tf);
 
 /* Strict parsers: whole string must be a number in range.  Return 0 or
  * -EINVAL/-ERANGE. */
@@ -56,12 +56,13 @@ int cli_parse_int(const char *s, int min, int max, int *out);
 /* Seconds with optional fraction, e.g. "2.5" (no suffix or 's'). */
 int cli_parse_seconds(const char *s, double *out);
 
-/* Output goes through a trace_seq, written to stdout in chunks of about
+/* Output goes through a strobe_buf, written to stdout in chunks of about
  * CLI_FLUSH_BYTES: cli_flush writes what is there and empties it.
- * Returns false once stdout has failed (a closed pipe, a full disk). */
+ * Returns false once stdout has failed (a closed pipe, a full disk).
+ * cli_buf_new() exits with a message when memory is out. */
 #define CLI_FLUSH_BYTES (256 * 1024)
-struct trace_seq;
-bool cli_flush(struct trace_seq *s);
+struct strobe_buf *cli_buf_new(void);
+bool cli_flush(struct strobe_buf *s);
 
 /* Exit codes */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };

@@ -20,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <traceevent/event-parse.h>
-#include <traceevent/trace-seq.h>
 
 #include "cli.h"
 
@@ -226,11 +224,11 @@ static int parse_cpus(const char *list, bool *mask, int max)
 #define MAX_LOG_TABLES 16
 
 struct log_ctx {
-	struct trace_seq *s;
+	struct strobe_buf *s;
 	bool json, lami;
 	const struct strobe_table *last;	/* header printed for */
 	/* --lami: each log table's rows, comma-separated, in a temporary file */
-	struct trace_seq row;
+	struct strobe_buf *row;
 	struct {
 		const struct strobe_table *t;
 		FILE *f;
@@ -267,16 +265,16 @@ static void lami_log(struct log_ctx *l, const struct strobe_table *t,
 		return;
 	}
 	if (ftell(f) > 0)
-		trace_seq_putc(&l->row, ',');
-	strobe_lami_write_row(t, row, &l->row);
-	if (l->row.state != TRACE_SEQ__GOOD ||
-	    fwrite(l->row.buffer, 1, l->row.len, f) != l->row.len)
+		strobe_buf_putc(l->row, ',');
+	strobe_lami_write_row(t, row, l->row);
+	if (strobe_buf_failed(l->row) ||
+	    fwrite(strobe_buf_data(l->row), 1, strobe_buf_len(l->row), f) != strobe_buf_len(l->row))
 		l->failed = true;
-	trace_seq_reset(&l->row);
+	strobe_buf_reset(l->row);
 }
 
 /* strobe_lami_write_results_logs' callback: copy t's rows to stdout. */
-static int lami_log_rows(void *arg, const struct strobe_table *t, struct trace_seq *s)
+static int lami_log_rows(void *arg, const struct strobe_table *t, struct strobe_buf *s)
 {
 	struct log_ctx *l = arg;
 	char buf[65536];
@@ -312,7 +310,7 @@ static void on_log(void *arg, const struct strobe_table *t, const union strobe_v
 		}
 		strobe_table_write_text_row(t, row, l->s);
 	}
-	if (l->s->len >= CLI_FLUSH_BYTES)
+	if (strobe_buf_len(l->s) >= CLI_FLUSH_BYTES)
 		cli_flush(l->s);
 }
 
@@ -337,29 +335,29 @@ static int run(struct analyze_args *a)
 	struct strobe_tracefile *tf = NULL;
 	struct strobe_analysis *an = NULL;
 	struct log_ctx lc = { 0 };
-	struct trace_seq s;
+	struct strobe_buf *s;
 	bool rel_b = false, rel_e = false;
 	int i, n, ret, status = CLI_FAIL;
 
-	trace_seq_init(&s);
-	trace_seq_init(&lc.row);
+	s = cli_buf_new();
+	lc.row = cli_buf_new();
 	if (a->mi_version) {
-		strobe_lami_write_version(&s);
-		cli_flush(&s);
-		trace_seq_destroy(&s);
-		trace_seq_destroy(&lc.row);
+		strobe_lami_write_version(s);
+		cli_flush(s);
+		strobe_buf_free(s);
+		strobe_buf_free(lc.row);
 		return CLI_OK;
 	}
 	if (a->metadata) {
-		if (strobe_lami_write_metadata(a->names, &a->o, &s) < 0) {
+		if (strobe_lami_write_metadata(a->names, &a->o, s) < 0) {
 			cli_error(a->cmd, "cannot describe '%s'", a->names);
-			trace_seq_destroy(&s);
-			trace_seq_destroy(&lc.row);
+			strobe_buf_free(s);
+			strobe_buf_free(lc.row);
 			return CLI_FAIL;
 		}
-		cli_flush(&s);
-		trace_seq_destroy(&s);
-		trace_seq_destroy(&lc.row);
+		cli_flush(s);
+		strobe_buf_free(s);
+		strobe_buf_free(lc.row);
 		return CLI_OK;
 	}
 	if ((a->begin && parse_time(a->begin, a->lami, &a->o.begin, &rel_b) < 0) ||
@@ -381,7 +379,7 @@ static int run(struct analyze_args *a)
 		if (rel_e)
 			a->o.end += t0;
 	}
-	lc.s = &s;
+	lc.s = s;
 	lc.json = a->json;
 	lc.lami = a->lami;
 	if (a->o.views & STROBE_VIEW_LOG) {
@@ -396,14 +394,14 @@ static int run(struct analyze_args *a)
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	ret = strobe_analysis_run_file(an, tf, &err);
-	cli_flush(&s);
+	cli_flush(s);
 	if (ret < 0) {
 		cli_warn_diags(a->cmd, tf);	/* may be why, e.g. a damaged format */
 		cli_error_e(a->cmd, &err);
 		goto out;
 	}
 	if (lc.last && !a->json)
-		trace_seq_putc(&s, '\n');
+		strobe_buf_putc(s, '\n');
 	n = strobe_analysis_nr_tables(an);
 	if (a->lami) {
 		if (lc.failed) {
@@ -412,7 +410,7 @@ static int run(struct analyze_args *a)
 			goto out;
 		}
 		if (strobe_lami_write_results_logs(an, a->o.views & STROBE_VIEW_LOG
-						   ? lami_log_rows : NULL, &lc, &s) == -EIO) {
+						   ? lami_log_rows : NULL, &lc, s) == -EIO) {
 			cli_error(a->cmd, "cannot copy the log rows: %s",
 				  strerror(errno ? errno : EIO));
 			goto out;
@@ -424,43 +422,43 @@ static int run(struct analyze_args *a)
 			if (strobe_table_view(t) == STROBE_VIEW_LOG)
 				continue;	/* its rows went out as they came */
 			if (a->json)
-				strobe_table_write_json(t, &s);
+				strobe_table_write_json(t, s);
 			else
-				strobe_table_write_text(t, &s);
-			if (s.len >= CLI_FLUSH_BYTES && !cli_flush(&s))
+				strobe_table_write_text(t, s);
+			if (strobe_buf_len(s) >= CLI_FLUSH_BYTES && !cli_flush(s))
 				break;
 		}
 		if (a->json) {
 			uint64_t b, e;
 
 			strobe_analysis_window(an, &b, &e);
-			trace_seq_printf(&s, "{\"summary\":{\"analyses\":\"%s\",\"begin\":%llu,"
+			strobe_buf_printf(s, "{\"summary\":{\"analyses\":\"%s\",\"begin\":%llu,"
 					 "\"end\":%llu,\"notes\":[", a->names,
 					 (unsigned long long)b, (unsigned long long)e);
 			for (i = 0; i < strobe_analysis_nr_notes(an); i++) {
 				const char *note = strobe_analysis_note(an, i);
 
 				if (i)
-					trace_seq_putc(&s, ',');
-				strobe_json_escape(&s, note, strlen(note));
+					strobe_buf_putc(s, ',');
+				strobe_json_escape(s, note, strlen(note));
 			}
-			trace_seq_puts(&s, "],\"diagnostics\":");
-			cli_json_diags(&s, tf);
-			trace_seq_puts(&s, "}}\n");
+			strobe_buf_puts(s, "],\"diagnostics\":");
+			cli_json_diags(s, tf);
+			strobe_buf_puts(s, "}}\n");
 		}
 	}
-	if (s.state != TRACE_SEQ__GOOD) {
+	if (strobe_buf_failed(s)) {
 		cli_error(a->cmd, "out of memory");
 		goto out;
 	}
-	cli_flush(&s);
+	cli_flush(s);
 	cli_warn_diags(a->cmd, tf);
 	for (i = 0; i < strobe_analysis_nr_notes(an); i++)
 		cli_warn(a->cmd, "%s", strobe_analysis_note(an, i));
 	status = CLI_OK;
 out:
-	trace_seq_destroy(&s);
-	trace_seq_destroy(&lc.row);
+	strobe_buf_free(s);
+	strobe_buf_free(lc.row);
 	for (i = 0; i < lc.nr_files; i++)
 		fclose(lc.files[i].f);
 	strobe_analysis_free(an);

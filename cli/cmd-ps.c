@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <traceevent/trace-seq.h>
 
 #include "cli.h"
 
@@ -111,31 +110,31 @@ static void print_json(const struct row *r)
 {
 	const struct strobe_task *t = r->t;
 	const struct strobe_container *c = t->container;
-	struct trace_seq s;
+	struct strobe_buf *s;
 	int i;
 
-	trace_seq_init(&s);
-	trace_seq_printf(&s, "{\"pid\":%d,\"tid\":%d,\"ppid\":%d,\"nspid\":[",
+	s = cli_buf_new();
+	strobe_buf_printf(s, "{\"pid\":%d,\"tid\":%d,\"ppid\":%d,\"nspid\":[",
 			 t->tgid, t->tid, t->ppid);
 	for (i = 0; i < r->info.nr_nspid; i++)
-		trace_seq_printf(&s, i ? ",%d" : "%d", r->info.nspid[i]);
-	trace_seq_puts(&s, "],\"comm\":");
-	strobe_json_escape(&s, t->comm, strlen(t->comm));
-	trace_seq_puts(&s, ",\"container\":");
-	strobe_json_escape(&s, c->name, strlen(c->name));
-	trace_seq_printf(&s, ",\"runtime\":\"%s\",\"container_id\":\"%s\"",
+		strobe_buf_printf(s, i ? ",%d" : "%d", r->info.nspid[i]);
+	strobe_buf_puts(s, "],\"comm\":");
+	strobe_json_escape(s, t->comm, strlen(t->comm));
+	strobe_buf_puts(s, ",\"container\":");
+	strobe_json_escape(s, c->name, strlen(c->name));
+	strobe_buf_printf(s, ",\"runtime\":\"%s\",\"container_id\":\"%s\"",
 			 c->index == STROBE_CONTAINER_UNKNOWN ? "unknown"
 							      : strobe_runtime_name(c->runtime),
 			 c->id);
 	if (c->pod_uid[0])
-		trace_seq_printf(&s, ",\"pod_uid\":\"%s\"", c->pod_uid);
-	trace_seq_puts(&s, ",\"cgroup\":");
-	strobe_json_escape(&s, r->info.cgroup_path, strlen(r->info.cgroup_path));
-	trace_seq_printf(&s, ",\"pidns\":%" PRIu64 ",\"mntns\":%" PRIu64
+		strobe_buf_printf(s, ",\"pod_uid\":\"%s\"", c->pod_uid);
+	strobe_buf_puts(s, ",\"cgroup\":");
+	strobe_json_escape(s, r->info.cgroup_path, strlen(r->info.cgroup_path));
+	strobe_buf_printf(s, ",\"pidns\":%" PRIu64 ",\"mntns\":%" PRIu64
 			 ",\"cgroupns\":%" PRIu64 "%s}\n", t->pidns, r->info.mntns,
 			 r->info.cgroupns, r->info.exited ? ",\"exited\":true" : "");
-	fwrite(s.buffer, 1, s.len, stdout);
-	trace_seq_destroy(&s);
+	fwrite(strobe_buf_data(s), 1, strobe_buf_len(s), stdout);
+	strobe_buf_free(s);
 }
 
 static void print_text(const struct row *r, bool threads)
@@ -275,14 +274,14 @@ int cmd_ps(int argc, char **argv)
 			print_text(&rows[i], threads);
 	}
 	if (tf && json && strobe_tracefile_nr_diags(tf)) {
-		struct trace_seq s;
+		struct strobe_buf *s;
 
-		trace_seq_init(&s);
-		trace_seq_puts(&s, "{\"diagnostics\":");
-		cli_json_diags(&s, tf);
-		trace_seq_puts(&s, "}\n");
-		fwrite(s.buffer, 1, s.len, stdout);
-		trace_seq_destroy(&s);
+		s = cli_buf_new();
+		strobe_buf_puts(s, "{\"diagnostics\":");
+		cli_json_diags(s, tf);
+		strobe_buf_puts(s, "}\n");
+		fwrite(strobe_buf_data(s), 1, strobe_buf_len(s), stdout);
+		strobe_buf_free(s);
 	}
 	if (tf)
 		cli_warn_diags(cmd, tf);

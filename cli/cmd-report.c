@@ -5,7 +5,7 @@
  * existing scripts, diffs and habits keep working; --json prints one
  * object per event for programs.  The command is a thin loop over the
  * library: open the file, resolve the selection once (strobe_filter),
- * pull events from the merged stream, format each into one trace_seq that
+ * pull events from the merged stream, format each into one strobe_buf that
  * is written out in large chunks.  Lost events and incomplete recordings
  * are reported on stderr after the events, so stdout stays comparable.
  *
@@ -14,14 +14,13 @@
  * every event before the selection, so each event's container is known;
  * the default text never changes.
  */
+#include <endian.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <traceevent/event-parse.h>
-#include <traceevent/trace-seq.h>
 
 #include "cli.h"
 
@@ -88,21 +87,24 @@ static bool container_match(const struct report_args *a, const struct strobe_tas
  * Add "container" to the JSON object just appended to s (which ends in
  * "}\n"), unless the container is unknown.
  */
-static int json_container(struct trace_seq *s, const struct strobe_task *t)
+static int json_container(struct strobe_buf *s, const struct strobe_task *t)
 {
-	if (t->container->index == STROBE_CONTAINER_UNKNOWN || s->len < 2 ||
-	    s->buffer[s->len - 2] != '}' || s->buffer[s->len - 1] != '\n')
+	size_t len = strobe_buf_len(s);
+	const char *d = strobe_buf_data(s);
+
+	if (t->container->index == STROBE_CONTAINER_UNKNOWN || len < 2 ||
+	    d[len - 2] != '}' || d[len - 1] != '\n')
 		return 0;
-	s->len -= 2;
-	trace_seq_puts(s, ",\"container\":");
+	strobe_buf_truncate(s, len - 2);
+	strobe_buf_puts(s, ",\"container\":");
 	if (strobe_json_escape(s, t->container->name, strlen(t->container->name)) < 0)
 		return -ENOMEM;
-	trace_seq_puts(s, "}\n");
-	return s->state == TRACE_SEQ__GOOD ? 0 : -ENOMEM;
+	strobe_buf_puts(s, "}\n");
+	return strobe_buf_failed(s) ? -ENOMEM : 0;
 }
 
 /* Build the selection from the command line; returns an exit status. */
-static int build_filter(const struct report_args *a, struct tep_handle *tep,
+static int build_filter(const struct report_args *a, struct strobe_formats *fmts,
 			struct strobe_filter **out)
 {
 	struct strobe_error err = { 0 };
@@ -110,7 +112,7 @@ static int build_filter(const struct report_args *a, struct tep_handle *tep,
 	int i, ret = 0;
 
 	*out = NULL;
-	if (strobe_filter_new(tep, &f) < 0) {
+	if (strobe_filter_new(fmts, &f) < 0) {
 		cli_error(CMD, "out of memory");
 		return CLI_FAIL;
 	}
@@ -134,16 +136,19 @@ static int build_filter(const struct report_args *a, struct tep_handle *tep,
 /* The "cpus=N" of trace-cmd: the file's CPU count (CPUCOUNT option in
  * v7 files, whose top-level buffer may have no data), else the largest
  * per-buffer count. */
-static int file_cpus(struct strobe_tracefile *tf, struct tep_handle *tep)
+static int file_cpus(struct strobe_tracefile *tf)
 {
 	struct strobe_tf_buffer_info info;
 	const void *opt;
 	size_t size = 0;
 	int i, n = 0;
+	uint32_t v;
 
 	opt = strobe_tracefile_option(tf, STROBE_TFO_CPUCOUNT, &size);
-	if (opt && size >= 4)
-		return (int)tep_read_number(tep, opt, 4);
+	if (opt && size >= 4) {
+		memcpy(&v, opt, 4);
+		return (int)le32toh(v);	/* trace files are little endian */
+	}
 	for (i = 0; i < strobe_tracefile_nr_buffers(tf); i++)
 		if (!strobe_tracefile_buffer(tf, i, &info) && info.nr_cpus > n)
 			n = info.nr_cpus;
@@ -156,7 +161,7 @@ static int file_cpus(struct strobe_tracefile *tf, struct tep_handle *tep)
  * as a last line {"diagnostics":[...]} when there is any.
  */
 static int warn_diags(struct strobe_tracefile *tf, struct strobe_stream *stream,
-		      const struct strobe_stream_opts *sopts, bool json, struct trace_seq *s)
+		      const struct strobe_stream_opts *sopts, bool json, struct strobe_buf *s)
 {
 	struct strobe_stream_stats st;
 
@@ -164,10 +169,10 @@ static int warn_diags(struct strobe_tracefile *tf, struct strobe_stream *stream,
 	if (strobe_tracefile_events_done(tf, &st, sopts) < 0)
 		return -ENOMEM;
 	if (json && strobe_tracefile_nr_diags(tf)) {
-		trace_seq_puts(s, "{\"diagnostics\":");
+		strobe_buf_puts(s, "{\"diagnostics\":");
 		cli_json_diags(s, tf);
-		trace_seq_puts(s, "}\n");
-		if (s->state != TRACE_SEQ__GOOD)
+		strobe_buf_puts(s, "}\n");
+		if (strobe_buf_failed(s))
 			return -ENOMEM;
 		cli_flush(s);
 	}
@@ -183,8 +188,8 @@ static int report(const struct report_args *a)
 	struct strobe_filter *filter = NULL;
 	struct strobe_stream_opts sopts = { .buffer = -1 };
 	struct strobe_event ev;
-	struct tep_handle *tep;
-	struct trace_seq s;
+	struct strobe_formats *fmts;
+	struct strobe_buf *s;
 	const char **names = NULL;
 	struct strobe_text_opts *topts = NULL;
 	struct strobe_format_cache *cache = NULL;
@@ -193,13 +198,13 @@ static int report(const struct report_args *a)
 	int nbuf, i, width = 0, ncpus, ret = 0, fret, status = CLI_FAIL;
 	bool known;
 
-	trace_seq_init(&s);
+	s = cli_buf_new();
 	if (strobe_tracefile_open(a->input, &tf, &err) < 0) {
 		cli_error_e(CMD, &err);
 		goto out;
 	}
-	tep = strobe_tracefile_tep(tf);
-	status = build_filter(a, tep, &filter);
+	fmts = strobe_tracefile_formats(tf);
+	status = build_filter(a, fmts, &filter);
 	if (status != CLI_OK)
 		goto out;
 	status = CLI_FAIL;
@@ -230,12 +235,12 @@ static int report(const struct report_args *a)
 		if ((int)strlen(info.name) > width)
 			width = (int)strlen(info.name);
 	}
-	cache = strobe_format_cache_new(tep);	/* NULL: just slower */
+	cache = strobe_format_cache_new(fmts);	/* NULL: just slower */
 	for (i = 0; i < nbuf; i++) {
 		topts[i].buffer_width = width;
 		topts[i].cache = cache;
 	}
-	ncpus = file_cpus(tf, tep);
+	ncpus = file_cpus(tf);
 
 	sopts.nr_cpu_mask = strobe_filter_cpu_mask(filter, &sopts.cpu_mask);
 	if (strobe_stream_open_file(tf, &sopts, &stream, &err) < 0) {
@@ -245,7 +250,7 @@ static int report(const struct report_args *a)
 
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	if (!a->json)
-		trace_seq_printf(&s, "cpus=%d\n", ncpus);
+		strobe_buf_printf(s, "cpus=%d\n", ncpus);
 
 	for (;;) {
 		ret = strobe_stream_next(stream, &ev, &err);
@@ -265,25 +270,25 @@ static int report(const struct report_args *a)
 		if (!strobe_filter_match(filter, &ev))
 			continue;
 		if (a->col_container && !a->json)	/* JSON has a "container" key */
-			trace_seq_printf(&s, "%-16.16s ", task->container->name);
+			strobe_buf_printf(s, "%-16.16s ", task->container->name);
 		known = ev.buffer >= 0 && ev.buffer < nbuf;
 		if (a->json)
-			fret = strobe_format_event_json(tep, &ev, known ? names[ev.buffer] : NULL,
-							cache, &s);
+			fret = strobe_format_event_json(fmts, &ev, known ? names[ev.buffer] : NULL,
+							cache, s);
 		else
-			fret = strobe_format_event_text(tep, &ev, known ? names[ev.buffer] : NULL,
-							known ? &topts[ev.buffer] : NULL, &s);
+			fret = strobe_format_event_text(fmts, &ev, known ? names[ev.buffer] : NULL,
+							known ? &topts[ev.buffer] : NULL, s);
 		if (fret == 0 && a->json && task)
-			fret = json_container(&s, task);
+			fret = json_container(s, task);
 		if (fret < 0) {
-			cli_flush(&s);
+			cli_flush(s);
 			cli_error(CMD, "out of memory");
 			goto out;
 		}
-		if (s.len >= CLI_FLUSH_BYTES && !cli_flush(&s))
+		if (strobe_buf_len(s) >= CLI_FLUSH_BYTES && !cli_flush(s))
 			break;	/* stdout failed: main reports it */
 	}
-	if (!cli_flush(&s)) {
+	if (!cli_flush(s)) {
 		status = CLI_OK;	/* main reports the write error */
 		goto out;
 	}
@@ -296,13 +301,13 @@ static int report(const struct report_args *a)
 			cli_error_e(CMD, &err);
 		goto out;
 	}
-	if (warn_diags(tf, stream, &sopts, a->json, &s) < 0) {
+	if (warn_diags(tf, stream, &sopts, a->json, s) < 0) {
 		cli_error(CMD, "out of memory");
 		goto out;
 	}
 	status = CLI_OK;
 out:
-	trace_seq_destroy(&s);
+	strobe_buf_free(s);
 	strobe_stream_close(stream);
 	strobe_filter_free(filter);
 	strobe_format_cache_free(cache);

@@ -20,12 +20,10 @@
 #include <sys/stat.h>
 
 #include <sqlite3.h>
-#include <traceevent/trace-seq.h>
 
 #include "cli.h"
 
 #define CMD		"sql"
-#define FLUSH_BYTES	(256 * 1024)
 
 enum fmt { FMT_TABLE, FMT_JSON, FMT_CSV };
 
@@ -106,41 +104,32 @@ static void page_cache_setup(const char *input, bool memory)
 
 /* ---- output ---------------------------------------------------------- */
 
-static bool flush(struct trace_seq *s)
-{
-	if (s->len) {
-		fwrite(s->buffer, 1, s->len, stdout);
-		trace_seq_reset(s);
-	}
-	return !ferror(stdout);
-}
-
-static void put_hex(struct trace_seq *s, const unsigned char *p, int n)
+static void put_hex(struct strobe_buf *s, const unsigned char *p, int n)
 {
 	static const char hex[] = "0123456789abcdef";
 	int i;
 
 	for (i = 0; i < n; i++) {
-		trace_seq_putc(s, hex[p[i] >> 4]);
-		trace_seq_putc(s, hex[p[i] & 15]);
+		strobe_buf_putc(s, hex[p[i] >> 4]);
+		strobe_buf_putc(s, hex[p[i] & 15]);
 	}
 }
 
-static void put_csv(struct trace_seq *s, const char *v, size_t n)
+static void put_csv(struct strobe_buf *s, const char *v, size_t n)
 {
 	size_t i;
 
 	if (!strpbrk(v, ",\"\r\n") && n == strlen(v)) {
-		trace_seq_puts(s, v);
+		strobe_buf_puts(s, v);
 		return;
 	}
-	trace_seq_putc(s, '"');
+	strobe_buf_putc(s, '"');
 	for (i = 0; i < n; i++) {
 		if (v[i] == '"')
-			trace_seq_putc(s, '"');
-		trace_seq_putc(s, v[i] ? v[i] : ' ');
+			strobe_buf_putc(s, '"');
+		strobe_buf_putc(s, v[i] ? v[i] : ' ');
 	}
-	trace_seq_putc(s, '"');
+	strobe_buf_putc(s, '"');
 }
 
 /* One cell of a buffered text table. */
@@ -222,7 +211,7 @@ static int table_add_row(struct text_table *t, sqlite3_stmt *st)
 
 /* Two blanks between columns, columns of numbers right-aligned, no
  * trailing blanks. */
-static void table_line(struct trace_seq *s, const struct text_table *t,
+static void table_line(struct strobe_buf *s, const struct text_table *t,
 		       const struct cell *row)
 {
 	int i, pending = 0;
@@ -238,12 +227,12 @@ static void table_line(struct trace_seq *s, const struct text_table *t,
 			pad = 0;
 		}
 		if (*v) {
-			trace_seq_printf(s, "%*s%s", pending, "", v);
+			strobe_buf_printf(s, "%*s%s", pending, "", v);
 			pending = 0;
 		}
 		pending += pad;
 	}
-	trace_seq_putc(s, '\n');
+	strobe_buf_putc(s, '\n');
 }
 
 static void table_free(struct text_table *t)
@@ -257,29 +246,29 @@ static void table_free(struct text_table *t)
 	free(t->text);
 }
 
-static void json_row(struct trace_seq *s, sqlite3_stmt *st, int ncols)
+static void json_row(struct strobe_buf *s, sqlite3_stmt *st, int ncols)
 {
 	int i;
 
-	trace_seq_putc(s, '{');
+	strobe_buf_putc(s, '{');
 	for (i = 0; i < ncols; i++) {
 		const char *name = sqlite3_column_name(st, i);
 
 		if (i)
-			trace_seq_putc(s, ',');
+			strobe_buf_putc(s, ',');
 		strobe_json_escape(s, name ? name : "", name ? strlen(name) : 0);
-		trace_seq_putc(s, ':');
+		strobe_buf_putc(s, ':');
 		switch (sqlite3_column_type(st, i)) {
 		case SQLITE_INTEGER:
-			trace_seq_printf(s, "%lld", (long long)sqlite3_column_int64(st, i));
+			strobe_buf_printf(s, "%lld", (long long)sqlite3_column_int64(st, i));
 			break;
 		case SQLITE_FLOAT: {
 			double d = sqlite3_column_double(st, i);
 
 			if (isfinite(d))
-				trace_seq_printf(s, "%.17g", d);
+				strobe_buf_printf(s, "%.17g", d);
 			else
-				trace_seq_puts(s, "null");
+				strobe_buf_puts(s, "null");
 			break;
 		}
 		case SQLITE_TEXT:
@@ -287,24 +276,24 @@ static void json_row(struct trace_seq *s, sqlite3_stmt *st, int ncols)
 					   (size_t)sqlite3_column_bytes(st, i));
 			break;
 		case SQLITE_BLOB:
-			trace_seq_putc(s, '"');
+			strobe_buf_putc(s, '"');
 			put_hex(s, sqlite3_column_blob(st, i), sqlite3_column_bytes(st, i));
-			trace_seq_putc(s, '"');
+			strobe_buf_putc(s, '"');
 			break;
 		default:
-			trace_seq_puts(s, "null");
+			strobe_buf_puts(s, "null");
 		}
 	}
-	trace_seq_puts(s, "}\n");
+	strobe_buf_puts(s, "}\n");
 }
 
-static void csv_row(struct trace_seq *s, sqlite3_stmt *st, int ncols, bool header)
+static void csv_row(struct strobe_buf *s, sqlite3_stmt *st, int ncols, bool header)
 {
 	int i;
 
 	for (i = 0; i < ncols; i++) {
 		if (i)
-			trace_seq_putc(s, ',');
+			strobe_buf_putc(s, ',');
 		if (header) {
 			const char *name = sqlite3_column_name(st, i);
 
@@ -322,7 +311,7 @@ static void csv_row(struct trace_seq *s, sqlite3_stmt *st, int ncols, bool heade
 				(size_t)sqlite3_column_bytes(st, i));
 		}
 	}
-	trace_seq_puts(s, "\r\n");
+	strobe_buf_puts(s, "\r\n");
 }
 
 /* Bytes of a database's pages (in memory: what it holds). */
@@ -379,7 +368,7 @@ static void warn_gaps(sqlite3 *db)
 }
 
 /* Run one prepared statement and print its rows; returns an exit status. */
-static int run_stmt(sqlite3 *db, sqlite3_stmt *st, enum fmt fmt, struct trace_seq *s,
+static int run_stmt(sqlite3 *db, sqlite3_stmt *st, enum fmt fmt, struct strobe_buf *s,
 		    int *results)
 {
 	int ncols = sqlite3_column_count(st), rc, i;
@@ -410,11 +399,11 @@ static int run_stmt(sqlite3 *db, sqlite3_stmt *st, enum fmt fmt, struct trace_se
 			table_free(&t);
 			return CLI_FAIL;
 		}
-		if (s->len >= FLUSH_BYTES && !flush(s))
+		if (strobe_buf_len(s) >= CLI_FLUSH_BYTES && !cli_flush(s))
 			break;
 	}
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		flush(s);
+		cli_flush(s);
 		cli_error(CMD, "SQL error: %s", sqlite3_errmsg(db));
 		table_free(&t);
 		return CLI_FAIL;
@@ -429,14 +418,14 @@ static int run_stmt(sqlite3 *db, sqlite3_stmt *st, enum fmt fmt, struct trace_se
 			return CLI_FAIL;
 		}
 		if ((*results)++)
-			trace_seq_putc(s, '\n');
+			strobe_buf_putc(s, '\n');
 		for (i = 0; i < ncols; i++)
 			head[i].text = (char *)sqlite3_column_name(st, i);
 		table_line(s, &t, head);
 		free(head);
 		for (r = 0; r < t.rows; r++) {
 			table_line(s, &t, &t.cells[r * (size_t)ncols]);
-			if (s->len >= FLUSH_BYTES && !flush(s))
+			if (strobe_buf_len(s) >= CLI_FLUSH_BYTES && !cli_flush(s))
 				break;
 		}
 	}
@@ -445,7 +434,7 @@ static int run_stmt(sqlite3 *db, sqlite3_stmt *st, enum fmt fmt, struct trace_se
 }
 
 /* Every statement of one query text; returns an exit status. */
-static int run_query(sqlite3 *db, const char *sql, enum fmt fmt, struct trace_seq *s,
+static int run_query(sqlite3 *db, const char *sql, enum fmt fmt, struct strobe_buf *s,
 		     int *results)
 {
 	const char *tail = sql;
@@ -488,7 +477,7 @@ int cmd_sql(int argc, char **argv)
 	const char *input = "trace.dat", *db_path = NULL;
 	enum fmt fmt = FMT_TABLE;
 	bool verbose = false;
-	struct trace_seq s;
+	struct strobe_buf *s;
 	sqlite3 *db = NULL;
 	int c, i, results = 0, status = CLI_OK;
 
@@ -568,16 +557,16 @@ int cmd_sql(int argc, char **argv)
 				(unsigned long long)(db_path ? st.db_bytes : db_size(db)));
 	}
 	warn_gaps(db);
-	trace_seq_init(&s);
+	s = cli_buf_new();
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	for (i = optind; i < argc && status == CLI_OK; i++)
-		status = run_query(db, argv[i], fmt, &s, &results);
-	if (s.state != TRACE_SEQ__GOOD) {
+		status = run_query(db, argv[i], fmt, s, &results);
+	if (strobe_buf_failed(s)) {
 		cli_error(CMD, "out of memory");
 		status = CLI_FAIL;
 	}
-	flush(&s);
-	trace_seq_destroy(&s);
+	cli_flush(s);
+	strobe_buf_free(s);
 	sqlite3_close(db);
 	return status;
 }

@@ -6,7 +6,6 @@
  */
 #include <string.h>
 
-#include <traceevent/trace-seq.h>
 
 #include "cli.h"
 
@@ -18,18 +17,18 @@ void cli_warn_diags(const char *cmd, const struct strobe_tracefile *tf)
 		cli_warn(cmd, "%s", strobe_tracefile_diag(tf, i, NULL));
 }
 
-void cli_json_diags(struct trace_seq *s, const struct strobe_tracefile *tf)
+void cli_json_diags(struct strobe_buf *s, const struct strobe_tracefile *tf)
 {
 	enum strobe_tf_diag_kind kind;
 	const char *msg;
 	int i;
 
-	trace_seq_putc(s, '[');
+	strobe_buf_putc(s, '[');
 	for (i = 0; (msg = strobe_tracefile_diag(tf, i, &kind)); i++) {
-		trace_seq_printf(s, "%s{\"kind\":\"%s\",\"message\":", i ? "," : "",
+		strobe_buf_printf(s, "%s{\"kind\":\"%s\",\"message\":", i ? "," : "",
 				 strobe_tf_diag_name(kind));
 		strobe_json_escape(s, msg, strlen(msg));
-		trace_seq_putc(s, '}');
+		strobe_buf_putc(s, '}');
 	}
-	trace_seq_putc(s, ']');
+	strobe_buf_putc(s, ']');
 }

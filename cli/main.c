@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <traceevent/trace-seq.h>
 
 #include "cli.h"
 
@@ -200,11 +199,22 @@ int main(int argc, char **argv)
 	return CLI_USAGE;
 }
 
-bool cli_flush(struct trace_seq *s)
+struct strobe_buf *cli_buf_new(void)
 {
-	if (s->len) {
-		fwrite(s->buffer, 1, s->len, stdout);
-		trace_seq_reset(s);
+	struct strobe_buf *b = strobe_buf_new();
+
+	if (!b) {
+		fprintf(stderr, "strobe: out of memory\n");
+		exit(1);
+	}
+	return b;
+}
+
+bool cli_flush(struct strobe_buf *s)
+{
+	if (strobe_buf_len(s)) {
+		fwrite(strobe_buf_data(s), 1, strobe_buf_len(s), stdout);
+		strobe_buf_reset(s);
 	}
 	return !ferror(stdout);
 }

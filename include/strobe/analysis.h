@@ -4,7 +4,7 @@
  *
  * An analysis object runs one or more named analyses ("cputop,syscalls")
  * over the same events: create it with options (grouping, window,
- * filters, views), attach it to a file's tep_handle (which resolves each
+ * filters, views), attach it to a file's event formats (which resolve each
  * analysis' event types and fields once), feed it events in stream order
  * (or let strobe_analysis_run_file() do the loop), finish it, and read
  * the results as tables of typed cells.  Grouping by thread, process,
@@ -20,7 +20,7 @@
  *
  * The writers at the end turn any table into aligned text (histograms as
  * bcc prints them), JSON or LAMI 1.0 (Trace Compass), appending to a
- * trace_seq: every strobe command prints through them.
+ * struct strobe_buf: every strobe command prints through them.
  *
  * Errors: -errno and a struct strobe_error message (see strobe.h).
  */
@@ -40,8 +40,8 @@ struct strobe_event;
 struct strobe_model;
 struct strobe_stream;
 struct strobe_tracefile;
-struct tep_handle;
-struct trace_seq;
+struct strobe_formats;
+struct strobe_buf;
 
 /* ---- tables -------------------------------------------------------- */
 
@@ -187,7 +187,7 @@ int strobe_analysis_set_target(struct strobe_analysis *a, const char *target,
 			       struct strobe_error *err);
 
 /*
- * Resolve the event types and fields of every analysis against `tep`
+ * Resolve the event types and fields of every analysis against `fmts`
  * (borrowed) and use model `m` (borrowed; may be NULL: an internal model
  * is created, which knows comms only from the events).  When an analysis
  * finds none of the events it needs, a note says which events and which
@@ -195,7 +195,7 @@ int strobe_analysis_set_target(struct strobe_analysis *a, const char *target,
  * (that note in *err) only when every requested analysis lacks its
  * events.  Call once, before feeding.
  */
-int strobe_analysis_attach(struct strobe_analysis *a, struct tep_handle *tep,
+int strobe_analysis_attach(struct strobe_analysis *a, struct strobe_formats *fmts,
 			   struct strobe_model *m, struct strobe_error *err);
 
 /* The same for the events of stream s (a file's or a live capture's):
@@ -252,12 +252,12 @@ void strobe_analysis_window(const struct strobe_analysis *a, uint64_t *begin,
  *
  * Returns 0 or -ENOMEM.
  */
-int strobe_table_write_text(const struct strobe_table *t, struct trace_seq *s);
+int strobe_table_write_text(const struct strobe_table *t, struct strobe_buf *b);
 /* One log row as one text line (columns separated by two spaces). */
 int strobe_table_write_text_row(const struct strobe_table *t,
-				const union strobe_value *row, struct trace_seq *s);
+				const union strobe_value *row, struct strobe_buf *b);
 /* The header line that goes above text log rows. */
-int strobe_table_write_text_header(const struct strobe_table *t, struct trace_seq *s);
+int strobe_table_write_text_header(const struct strobe_table *t, struct strobe_buf *b);
 
 /*
  * Append t as one JSON object and a newline:
@@ -266,10 +266,10 @@ int strobe_table_write_text_header(const struct strobe_table *t, struct trace_se
  * Durations and timestamps are integers (ns), percentages numbers.
  * FREQ tables also have "unit".  Returns 0 or -ENOMEM.
  */
-int strobe_table_write_json(const struct strobe_table *t, struct trace_seq *s);
+int strobe_table_write_json(const struct strobe_table *t, struct strobe_buf *b);
 /* One row as a JSON object with a "table" key, and a newline (--log). */
 int strobe_table_write_json_row(const struct strobe_table *t,
-				const union strobe_value *row, struct trace_seq *s);
+				const union strobe_value *row, struct strobe_buf *b);
 
 /*
  * LAMI 1.0 (the LTTng analyses machine interface Trace Compass runs):
@@ -280,10 +280,10 @@ int strobe_table_write_json_row(const struct strobe_table *t,
  * table of a with the time range [begin, end].  Returns 0, -EINVAL
  * (unknown analysis) or -ENOMEM.
  */
-int strobe_lami_write_version(struct trace_seq *s);
+int strobe_lami_write_version(struct strobe_buf *b);
 int strobe_lami_write_metadata(const char *names, const struct strobe_analysis_opts *opts,
-			       struct trace_seq *s);
-int strobe_lami_write_results(const struct strobe_analysis *a, struct trace_seq *s);
+			       struct strobe_buf *b);
+int strobe_lami_write_results(const struct strobe_analysis *a, struct strobe_buf *b);
 
 /*
  * LAMI and --log: log rows are not stored, so a caller that wants them in
@@ -299,11 +299,11 @@ int strobe_lami_write_results(const struct strobe_analysis *a, struct trace_seq 
  * opts has STROBE_VIEW_LOG.  Return 0 or -ENOMEM.
  */
 int strobe_lami_write_row(const struct strobe_table *t, const union strobe_value *row,
-			  struct trace_seq *s);
+			  struct strobe_buf *b);
 int strobe_lami_write_results_logs(const struct strobe_analysis *a,
 				   int (*log_rows)(void *arg, const struct strobe_table *t,
-						   struct trace_seq *s),
-				   void *arg, struct trace_seq *s);
+						   struct strobe_buf *b),
+				   void *arg, struct strobe_buf *b);
 
 #ifdef __cplusplus
 }

@@ -41,8 +41,8 @@ extern "C" {
 struct strobe_error;
 struct strobe_event;
 struct strobe_model;
-struct tep_event;
-struct tep_handle;
+struct strobe_format;
+struct strobe_formats;
 
 /* ---- syscall argument table ------------------------------------------------
  * raw_syscalls:sys_enter records carry the syscall number and six raw
@@ -87,9 +87,11 @@ int strobe_syscall_args_add_format(struct strobe_syscall_args *t, const char *te
  */
 int strobe_syscall_args_load_tracefs(struct strobe_syscall_args *t, const char *events_dir,
 				     struct strobe_error *err);
-/* Add the syscalls:sys_enter_* formats tep holds (e.g. a trace file's).
- * Returns the number added or -ENOMEM. */
-int strobe_syscall_args_add_tep(struct strobe_syscall_args *t, struct tep_handle *tep);
+/* Add the syscalls:sys_enter_* formats of a catalogue (e.g. a trace
+ * file's, strobe_tracefile_formats()).  Returns the number added or
+ * -ENOMEM. */
+int strobe_syscall_args_add_formats(struct strobe_syscall_args *t,
+				    struct strobe_formats *fmts);
 
 /*
  * Text form, for storing in trace files:
@@ -227,7 +229,7 @@ bool strobe_expr_match_event(struct strobe_expr *e, const struct strobe_expr_env
  * never, so a caller need not subscribe to the type.  fmt NULL: an
  * unknown event type.
  */
-bool strobe_expr_may_match(struct strobe_expr *e, const struct tep_event *fmt);
+bool strobe_expr_may_match(struct strobe_expr *e, const struct strobe_format *fmt);
 
 /*
  * The first problem met while resolving references (a syscall argument
@@ -386,7 +388,7 @@ int strobe_periods_def_parent(const struct strobe_periods *p, int i);
 int strobe_periods_error(const struct strobe_periods *p, struct strobe_error *err);
 /* Does the engine need events of type fmt (a begin or end may match, or it
  * is a fork that tells PID reuse)? */
-bool strobe_periods_may_match(struct strobe_periods *p, const struct tep_event *fmt);
+bool strobe_periods_may_match(struct strobe_periods *p, const struct strobe_format *fmt);
 /* Feed one event, in time order.  Returns 0, or -ENOMEM (that event's
  * begins were not recorded; counted as dropped). */
 int strobe_periods_feed(struct strobe_periods *p, const struct strobe_event *ev);
@@ -411,14 +413,14 @@ void strobe_periods_stats(const struct strobe_periods *p, struct strobe_periods_
 /* ---- LTTng event names on ftrace events -------------------------------------- */
 
 /*
- * The name lttng-analyses gives events of type fmt ("syscall_entry_openat"
+ * The name lttng-analyses gives events system:name ("syscall_entry_openat"
  * for syscalls:sys_enter_openat, "irq_softirq_entry" for
  * irq:softirq_entry, else the ftrace name); raw_syscalls:sys_enter/exit
  * depend on the syscall number: pass it as nr (ignored otherwise).  Into
- * buf[size]; returns buf, or "" for fmt NULL.
+ * buf[size]; returns buf ("" for name NULL).
  */
-const char *strobe_expr_lttng_name(const struct tep_event *fmt, long nr, char *buf,
-				   size_t size);
+const char *strobe_expr_lttng_name(const char *system, const char *name, long nr,
+				   char *buf, size_t size);
 
 #ifdef __cplusplus
 }

@@ -3,12 +3,12 @@
  * objects, and the event selection (CPU, PID, comm, event name) that
  * `strobe report` and later commands share.
  *
- * Formatting appends to a caller-owned libtraceevent `struct trace_seq`
- * (or, for JSON strings, a caller buffer); nothing here writes to a file
- * descriptor or to stdout.  A caller typically keeps one trace_seq for the
- * whole run, appends many events and writes s->buffer/s->len out in large
- * chunks, then trace_seq_reset()s it.  Per event, nothing is allocated
- * except when the trace_seq itself has to grow (a strobe_format_cache
+ * Formatting appends to a caller-owned `struct strobe_buf` (strobe.h; or,
+ * for JSON strings, a caller buffer); nothing here writes to a file
+ * descriptor or to stdout.  A caller typically keeps one buffer for the
+ * whole run, appends many events and writes them out in large chunks
+ * with strobe_buf_flush().  Per event, nothing is allocated except when
+ * the buffer itself has to grow (a strobe_format_cache
  * allocates once per event type, on first use).
  *
  * Text lines are byte-for-byte what `trace-cmd report` (3.1.x) prints:
@@ -19,7 +19,7 @@
  * three digits, the time as seconds.microseconds (rounded) for nanosecond
  * clocks, and the event name padded to 20 columns.  <info> comes from the
  * event's print format through libtraceevent (and its plugins, when the
- * tep_handle has them loaded).
+ * source has them loaded).
  */
 #ifndef STROBE_OUTPUT_H
 #define STROBE_OUTPUT_H
@@ -34,8 +34,8 @@ extern "C" {
 
 struct strobe_error;
 struct strobe_event;
-struct tep_handle;
-struct trace_seq;
+struct strobe_formats;
+struct strobe_buf;
 
 /* ---- trace-cmd compatible text -------------------------------------- */
 
@@ -69,7 +69,7 @@ struct strobe_text_opts {
 };
 
 /*
- * Per-file state that makes formatting many events of one tep_handle
+ * Per-file state that makes formatting many events of one source
  * several times faster, for text and JSON alike: cached comm lookups,
  * each event type's JSON keys escaped once, and each type's print format
  * compiled to a few operations when it is one of the simple formats most
@@ -77,12 +77,12 @@ struct strobe_text_opts {
  * as without it: formats outside that subset go to libtraceevent, and the
  * first events of each type (then one in 1024) are formatted both ways
  * and compared, a difference switching the type back to libtraceevent.
- * Comms are cached: create the cache after the tep_handle's command lines
+ * Comms are cached: create the cache after the source's command lines
  * are loaded, and drop it if they change.  Not thread-safe: one cache
  * per thread.  Returns NULL when out of memory (formatting then works
  * without).  Free with strobe_format_cache_free().
  */
-struct strobe_format_cache *strobe_format_cache_new(struct tep_handle *tep);
+struct strobe_format_cache *strobe_format_cache_new(struct strobe_formats *fmts);
 void strobe_format_cache_free(struct strobe_format_cache *c);	/* NULL ok */
 /* Text infos printed by the fast path, by libtraceevent, and the number
  * of event types switched back to libtraceevent by the check.  Any of the
@@ -100,10 +100,10 @@ void strobe_format_cache_stats(const struct strobe_format_cache *c, uint64_t *fa
  * event id) prints "[UNKNOWN TYPE id]" and the payload bytes in hex.
  * Returns 0, or -ENOMEM when s could not grow.
  */
-int strobe_format_event_text(struct tep_handle *tep, const struct strobe_event *ev,
+int strobe_format_event_text(struct strobe_formats *fmts, const struct strobe_event *ev,
 			     const char *buffer_name,
 			     const struct strobe_text_opts *opts,
-			     struct trace_seq *s);
+			     struct strobe_buf *b);
 
 /* ---- JSON ----------------------------------------------------------- */
 
@@ -124,9 +124,9 @@ int strobe_format_event_text(struct tep_handle *tep, const struct strobe_event *
  * cache may be NULL (slower, same output).
  * Returns 0, or -ENOMEM when s could not grow.
  */
-int strobe_format_event_json(struct tep_handle *tep, const struct strobe_event *ev,
+int strobe_format_event_json(struct strobe_formats *fmts, const struct strobe_event *ev,
 			     const char *buffer_name, struct strobe_format_cache *cache,
-			     struct trace_seq *s);
+			     struct strobe_buf *b);
 
 /*
  * Append str[0..len) to s as a JSON string literal, quotes included.
@@ -135,7 +135,7 @@ int strobe_format_event_json(struct tep_handle *tep, const struct strobe_event *
  * \u00XX (its Latin-1 reading) so the output is always valid JSON.
  * Returns 0 or -ENOMEM.
  */
-int strobe_json_escape(struct trace_seq *s, const char *str, size_t len);
+int strobe_json_escape(struct strobe_buf *b, const char *str, size_t len);
 
 /*
  * The same into a buffer: writes at most size bytes (always
@@ -151,14 +151,14 @@ size_t strobe_json_escape_buf(char *dst, size_t size, const char *str, size_t le
  * kind of criterion is a union of what was added (cpus 0 and 2); kinds
  * combine with AND (cpu 0 and event sched_switch).  A kind never added
  * matches everything.  Event and comm patterns are resolved against the
- * tep_handle when added, so matching an event only tests bits and a
+ * format catalogue when added, so matching an event only tests bits and a
  * sorted PID list.
  */
 struct strobe_filter;
 
 /* New empty selection (matches everything) for events of `tep` (borrowed,
  * must outlive the filter).  Returns 0 or -ENOMEM. */
-int strobe_filter_new(struct tep_handle *tep, struct strobe_filter **out);
+int strobe_filter_new(struct strobe_formats *fmts, struct strobe_filter **out);
 void strobe_filter_free(struct strobe_filter *f);		/* NULL ok */
 
 /*

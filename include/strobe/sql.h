@@ -51,7 +51,7 @@ struct strobe_error;
 struct strobe_event;
 struct strobe_model;
 struct strobe_tracefile;
-struct tep_handle;
+struct strobe_formats;
 
 /* Bumped whenever a table or column changes meaning; a kept database of
  * another version is rebuilt. */
@@ -96,7 +96,7 @@ struct strobe_sql_stats {
 
 /*
  * A sink writes events into the tables of `db` (borrowed): one table per
- * event type, created at the type's first event.  `tep` (borrowed) holds
+ * event type, created at the type's first event.  `fmts` (borrowed) holds
  * the formats the events refer to; `m` (borrowed) is the task model the
  * caller feeds (strobe_model_update) before each strobe_sql_sink_feed,
  * which gives pid, comm and container.  host may be NULL ("").  For
@@ -105,7 +105,7 @@ struct strobe_sql_stats {
  * strobe_sql_sink_free().
  */
 struct strobe_sql_sink;
-int strobe_sql_sink_new(struct sqlite3 *db, struct tep_handle *tep, struct strobe_model *m,
+int strobe_sql_sink_new(struct sqlite3 *db, struct strobe_formats *fmts, struct strobe_model *m,
 			const char *host, struct strobe_sql_sink **out,
 			struct strobe_error *err);
 /*

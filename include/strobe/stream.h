@@ -24,8 +24,18 @@ extern "C" {
 
 struct strobe_error;
 struct strobe_tracefile;
-struct tep_event;
-struct tep_handle;
+
+/*
+ * Event formats.  A trace file and a live capture each have a catalogue
+ * of event formats (struct strobe_formats: strobe_tracefile_formats(),
+ * strobe_stream_formats()); each event type has one struct strobe_format,
+ * owned by the catalogue and valid as long as its source is open.  Field
+ * offsets are resolved once per type (strobe_field_resolve) and then read
+ * from each event with the accessors below.  Not thread-safe: use a
+ * catalogue from one thread at a time.
+ */
+struct strobe_formats;
+struct strobe_format;
 
 /* One decoded event.  Pointers are valid until the next strobe_stream_next. */
 struct strobe_event {
@@ -36,7 +46,7 @@ struct strobe_event {
 	int buffer;		/* feed's buffer index (trace file buffer) */
 	int type;		/* common_type: the event id */
 	int pid;		/* common_pid */
-	struct tep_event *format; /* event format, NULL if the id is unknown */
+	const struct strobe_format *format; /* event type, NULL if the id is unknown */
 	/*
 	 * Events lost on this CPU just before this one, as the ring-buffer page
 	 * header says: 0 none, > 0 that many, -1 some (count unknown).
@@ -96,13 +106,13 @@ int strobe_stream_open_file(struct strobe_tracefile *tf,
 
 /*
  * Stream over arbitrary feeds (taken over: closed by strobe_stream_close).
- * page_size and commit_size as in the ring buffer's header_page; tep is
- * used to map event ids to formats (may be NULL).  ts_offset is added to
- * every timestamp.
+ * page_size and commit_size as in the ring buffer's header_page; formats
+ * (borrowed, may be NULL) maps event ids to formats.  ts_offset is added
+ * to every timestamp.
  */
 int strobe_stream_open_feeds(struct strobe_page_feed *feeds, int nr_feeds,
 			     unsigned page_size, unsigned commit_size,
-			     struct tep_handle *tep, int64_t ts_offset,
+			     struct strobe_formats *formats, int64_t ts_offset,
 			     struct strobe_stream **out, struct strobe_error *err);
 
 /*
@@ -140,6 +150,10 @@ void strobe_stream_stats(const struct strobe_stream *s,
 			 struct strobe_stream_stats *st);
 
 void strobe_stream_close(struct strobe_stream *s);	/* NULL ok */
+
+/* The stream's format catalogue (NULL if it has none); owned by its
+ * source (the trace file or the capture). */
+struct strobe_formats *strobe_stream_formats(const struct strobe_stream *s);
 
 /* ---- iteration with a callback ------------------------------------------ */
 
@@ -181,12 +195,32 @@ struct strobe_iterate_opts {
 int strobe_stream_iterate(struct strobe_stream *s, strobe_event_cb cb, void *arg,
 			  const struct strobe_iterate_opts *opts, struct strobe_error *err);
 
-/* ---- event identity ---------------------------------------------------- */
+/* ---- event identity and formats ----------------------------------------- */
 
 /* The event's name ("sched_switch") and system ("sched"), or NULL when
  * its id has no known format.  Valid as long as the stream is open. */
 const char *strobe_event_name(const struct strobe_event *e);
 const char *strobe_event_system(const struct strobe_event *e);
+
+/* The format of `system`:`name` ("sched", "sched_switch"; system NULL =
+ * any system), or of event id `id`; NULL when the catalogue has none. */
+const struct strobe_format *strobe_formats_find(struct strobe_formats *f,
+						const char *system, const char *name);
+const struct strobe_format *strobe_formats_by_id(struct strobe_formats *f, int id);
+/* The highest event id with a format, -1 if none. */
+int strobe_formats_max_id(struct strobe_formats *f);
+
+/* Every format of the catalogue, in id order, through cb (which returns 0
+ * to go on, anything else to stop and have that returned). */
+int strobe_formats_each(struct strobe_formats *f,
+			int (*cb)(const struct strobe_format *fmt, void *arg), void *arg);
+
+/* A saved command name of pid (the trace's saved_cmdlines), or NULL. */
+const char *strobe_formats_comm(struct strobe_formats *f, int pid);
+
+const char *strobe_format_name(const struct strobe_format *fmt);
+const char *strobe_format_system(const struct strobe_format *fmt);
+int strobe_format_id(const struct strobe_format *fmt);
 
 /* ---- field accessors ------------------------------------------------- */
 
@@ -201,10 +235,28 @@ struct strobe_field {
 				 * of the offset/len word (offset + 4) */
 };
 
-/* Resolve `name` in format `ev` (which may be NULL: result invalid).
- * Returns 0 or -ENOENT. */
-int strobe_field_resolve(const struct tep_event *ev, const char *name,
+/* Resolve `name` in format `fmt` (which may be NULL: result invalid).
+ * Common fields (common_pid ...) are found too.  Returns 0 or -ENOENT. */
+int strobe_field_resolve(const struct strobe_format *fmt, const char *name,
 			 struct strobe_field *f);
+
+/* What a format says about one of its payload fields. */
+struct strobe_field_info {
+	const char *name;	/* "prev_comm" */
+	const char *type;	/* as declared: "char[16]", "__data_loc char[]" */
+	struct strobe_field field;	/* where it is (valid = 1) */
+	uint16_t elem_size;	/* arrays: bytes per element; else size */
+	uint8_t is_array;	/* fixed or dynamic array (strings included) */
+	uint8_t is_string;	/* char array or __data_loc/__rel_loc string */
+	uint8_t is_pointer;	/* a kernel or user address */
+};
+
+/* Number of payload fields (the common_* fields excluded), and field i of
+ * them in declaration order.  The info's texts belong to the format.
+ * strobe_format_field returns 0, or -ENOENT for i out of range, -ENOMEM. */
+int strobe_format_nr_fields(const struct strobe_format *fmt);
+int strobe_format_field(const struct strobe_format *fmt, int i,
+			struct strobe_field_info *out);
 
 /* Integer value of a fixed field of 1, 2, 4 or 8 bytes: strobe_field_int
  * sign-extends signed fields, strobe_field_uint returns the raw bits

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 struct strobe_error;
-struct tep_handle;
+struct strobe_formats;
 
 /* ---- reading --------------------------------------------------------- */
 
@@ -79,8 +79,9 @@ struct strobe_tf_buffer_info {
 
 /*
  * Open and parse a trace file's metadata.  On success *out owns the
- * mapping and a tep_handle loaded with the file's formats, kallsyms,
- * printk formats, saved cmdlines and libtraceevent plugins.
+ * file and an event-format catalogue (strobe_tracefile_formats) loaded
+ * with the file's formats, kallsyms, printk formats, saved cmdlines and
+ * libtraceevent's plugins.
  * Free with strobe_tracefile_close().  Returns 0 or -errno with *err set
  * (e.g. "x.dat: not a trace-cmd file (bad magic)").
  */
@@ -152,8 +153,9 @@ int strobe_tracefile_events_done(struct strobe_tracefile *tf,
 				 const struct strobe_stream_stats *st,
 				 const struct strobe_stream_opts *opts);
 
-/* The file's tep_handle; owned by tf, valid until close. */
-struct tep_handle *strobe_tracefile_tep(struct strobe_tracefile *tf);
+/* The file's event formats (see stream.h); owned by tf, valid until
+ * close. */
+struct strobe_formats *strobe_tracefile_formats(struct strobe_tracefile *tf);
 
 /* Timestamp offset (ns) the file asks readers to add (OFFSET option). */
 int64_t strobe_tracefile_ts_offset(const struct strobe_tracefile *tf);

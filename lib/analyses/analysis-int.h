@@ -154,10 +154,10 @@ struct ana_ops {
 	/* Per-instance subscriptions (may be NULL): asked at attach, after
 	 * resolve, for every event type of the trace; returns the handler for
 	 * events of type e (and its cookie) or NULL. */
-	ana_handler (*subscribe)(struct ana *a, const struct tep_event *e, int *cookie);
+	ana_handler (*subscribe)(struct ana *a, const struct strobe_format *e, int *cookie);
 	/* Resolve fields in the file's formats; return 0 if the analysis can
 	 * run, -ENOENT if required events are missing. */
-	int (*resolve)(struct ana *a, struct tep_handle *tep);
+	int (*resolve)(struct ana *a, struct strobe_formats *fmts);
 	/* Events were lost on `cpu` just before ts: forget in-flight state
 	 * that lives on that CPU (per-thread state is checked with
 	 * ana_gap_since()). */
@@ -190,7 +190,7 @@ void ana_note(struct ana_core *c, const char *fmt, ...)
 struct ana_core {
 	struct strobe_analysis_opts opts;
 	struct strobe_model *model;
-	struct tep_handle *tep;
+	struct strobe_formats *fmts;
 	uint64_t first_ts, last_ts;	/* events seen inside the window */
 	uint64_t win_begin, win_end;	/* after finish */
 	uint64_t last_gap_any;	/* ts of the latest event after a gap */

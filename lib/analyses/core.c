@@ -311,12 +311,11 @@ static int add_handler(struct strobe_analysis *a, int id, ana_handler fn, struct
 	return 0;
 }
 
-int strobe_analysis_attach(struct strobe_analysis *a, struct tep_handle *tep,
+int strobe_analysis_attach(struct strobe_analysis *a, struct strobe_formats *fmts,
 			   struct strobe_model *m, struct strobe_error *err)
 {
-	struct tep_event **evs;
 	int i, j, k, max_id = -1, nr_active = 0, ret;
-	struct tep_event *fe;
+	const struct strobe_format *fe;
 
 	if (a->attached)
 		return strobe_err(err, -EINVAL, "analysis already attached");
@@ -327,11 +326,11 @@ int strobe_analysis_attach(struct strobe_analysis *a, struct tep_handle *tep,
 		m = a->own_model;
 	}
 	a->core.model = m;
-	a->core.tep = tep;
+	a->core.fmts = fmts;
 	for (i = 0; i < a->nr_anas; i++) {
 		struct ana *an = &a->anas[i];
 
-		an->active = an->ops->resolve(an, tep) == 0;
+		an->active = an->ops->resolve(an, fmts) == 0;
 		if (an->active) {
 			nr_active++;
 		} else {
@@ -345,18 +344,16 @@ int strobe_analysis_attach(struct strobe_analysis *a, struct tep_handle *tep,
 		return strobe_err(err, -ENOENT, "%s", a->core.notes[a->core.nr_notes - 1]);
 	}
 
-	evs = tep_list_events(tep, TEP_EVENT_SORT_ID);
-	for (i = 0; evs && evs[i]; i++)
-		if (evs[i]->id > max_id)
-			max_id = evs[i]->id;
+	max_id = strobe_formats_max_id(fmts);
 	a->nr_disp = max_id + 1;
 	a->disp = calloc((size_t)(a->nr_disp > 0 ? a->nr_disp : 1), sizeof(*a->disp));
 	if (!a->disp)
 		return strobe_err(err, -ENOMEM, "out of memory");
-	for (i = 0; evs && evs[i]; i++) {
-		struct tep_event *e = evs[i];
+	for (i = 0; i <= max_id; i++) {
+		const struct strobe_format *e = strobe_formats_by_id(fmts, i);
+		const char *sys = strobe_format_system(e), *name = strobe_format_name(e);
 
-		if (e->id < 0)
+		if (!e)
 			continue;
 		for (j = 0; j < a->nr_anas; j++) {
 			struct ana *an = &a->anas[j];
@@ -367,27 +364,27 @@ int strobe_analysis_attach(struct strobe_analysis *a, struct tep_handle *tep,
 				int cookie = 0;
 				ana_handler fn = an->ops->subscribe(an, e, &cookie);
 
-				if (fn && add_handler(a, e->id, fn, an, cookie) < 0)
+				if (fn && add_handler(a, i, fn, an, cookie) < 0)
 					return strobe_err(err, -ENOMEM, "out of memory");
 			}
 			for (k = 0; an->ops->subs && an->ops->subs[k].fn; k++) {
 				const struct ana_sub *s = &an->ops->subs[k];
 
-				if (fnmatch(s->system, e->system, 0) || fnmatch(s->event, e->name, 0))
+				if (fnmatch(s->system, sys, 0) || fnmatch(s->event, name, 0))
 					continue;
-				if (add_handler(a, e->id, s->fn, an, s->cookie) < 0)
+				if (add_handler(a, i, s->fn, an, s->cookie) < 0)
 					return strobe_err(err, -ENOMEM, "out of memory");
 			}
 		}
 	}
-	fe = tep_find_event_by_name(tep, "sched", "sched_process_fork");
+	fe = strobe_formats_find(fmts, "sched", "sched_process_fork");
 	if (fe && !strobe_field_resolve(fe, "child_pid", &a->f_fork_child)) {
 		strobe_field_resolve(fe, "parent_pid", &a->f_fork_parent);	/* optional */
-		add_handler(a, fe->id, NULL, NULL, 1);
+		add_handler(a, strobe_format_id(fe), NULL, NULL, 1);
 	}
-	fe = tep_find_event_by_name(tep, "sched", "sched_process_exit");
+	fe = strobe_formats_find(fmts, "sched", "sched_process_exit");
 	if (fe && !strobe_field_resolve(fe, "pid", &a->f_exit_pid))
-		add_handler(a, fe->id, NULL, NULL, 2);
+		add_handler(a, strobe_format_id(fe), NULL, NULL, 2);
 	a->attached = true;
 	return 0;
 }
@@ -554,7 +551,7 @@ void strobe_analysis_window(const struct strobe_analysis *a, uint64_t *begin, ui
 int strobe_analysis_attach_stream(struct strobe_analysis *a, struct strobe_stream *s,
 				  struct strobe_model *m, struct strobe_error *err)
 {
-	return strobe_analysis_attach(a, strobe_stream_tep(s), m, err);
+	return strobe_analysis_attach(a, strobe_stream_formats(s), m, err);
 }
 
 int strobe_analysis_run_file(struct strobe_analysis *a, struct strobe_tracefile *tf,
@@ -586,7 +583,7 @@ int strobe_analysis_run_file(struct strobe_analysis *a, struct strobe_tracefile 
 		strobe_err(err, ret, "%s", e2.msg);
 		goto out;
 	}
-	ret = strobe_analysis_attach(a, strobe_tracefile_tep(tf), a->own_model, err);
+	ret = strobe_analysis_attach(a, strobe_tracefile_formats(tf), a->own_model, err);
 	if (ret < 0)
 		goto out;
 	sopts.cpu_mask = a->core.opts.cpu_mask;

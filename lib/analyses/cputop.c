@@ -300,22 +300,22 @@ log:
 	return ret ? -ENOMEM : 0;
 }
 
-static int resolve(struct ana *a, struct tep_handle *tep)
+static int resolve(struct ana *a, struct strobe_formats *fmts)
 {
 	struct cputop *p = a->priv;
-	struct tep_event *e = tep_find_event_by_name(tep, "sched", "sched_switch");
+	const struct strobe_format *e = strobe_formats_find(fmts, "sched", "sched_switch");
 
 	if (!e || strobe_field_resolve(e, "prev_pid", &p->prev_pid) ||
 	    strobe_field_resolve(e, "next_pid", &p->next_pid))
 		return -ENOENT;
 	strobe_field_resolve(e, "next_comm", &p->next_comm);	/* optional, for --log */
 	/* optional: evidence for switch-ins the kernel did not record */
-	if ((e = tep_find_event_by_name(tep, "sched", "sched_wakeup")) ||
-	    (e = tep_find_event_by_name(tep, "sched", "sched_wakeup_new"))) {
+	if ((e = strobe_formats_find(fmts, "sched", "sched_wakeup")) ||
+	    (e = strobe_formats_find(fmts, "sched", "sched_wakeup_new"))) {
 		strobe_field_resolve(e, "pid", &p->wu_pid);
 		strobe_field_resolve(e, "target_cpu", &p->wu_cpu);
 	}
-	if ((e = tep_find_event_by_name(tep, "sched", "sched_migrate_task"))) {
+	if ((e = strobe_formats_find(fmts, "sched", "sched_migrate_task"))) {
 		strobe_field_resolve(e, "pid", &p->mg_pid);
 		strobe_field_resolve(e, "dest_cpu", &p->mg_cpu);
 	}

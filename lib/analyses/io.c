@@ -818,12 +818,12 @@ static int init(struct ana *a)
 	return ret ? -ENOMEM : 0;
 }
 
-static int resolve(struct ana *a, struct tep_handle *tep)
+static int resolve(struct ana *a, struct strobe_formats *fmts)
 {
 	struct io *p = a->priv;
-	struct tep_event *en = tep_find_event_by_name(tep, "raw_syscalls", "sys_enter");
-	struct tep_event *ex = tep_find_event_by_name(tep, "raw_syscalls", "sys_exit");
-	struct tep_event *e, **evs;
+	const struct strobe_format *en = strobe_formats_find(fmts, "raw_syscalls", "sys_enter");
+	const struct strobe_format *ex = strobe_formats_find(fmts, "raw_syscalls", "sys_exit");
+	const struct strobe_format *e;
 	bool named = false;
 	int i, max_id = -1;
 
@@ -832,23 +832,22 @@ static int resolve(struct ana *a, struct tep_handle *tep)
 	    !strobe_field_resolve(ex, "id", &p->raw_xid) &&
 	    !strobe_field_resolve(ex, "ret", &p->raw_ret))
 		p->use_raw = true;
-	evs = tep_list_events(tep, TEP_EVENT_SORT_ID);
-	for (i = 0; !p->use_raw && evs && evs[i]; i++)
-		if (evs[i]->id > max_id)
-			max_id = evs[i]->id;
-	if (!p->use_raw && max_id >= 0) {
+	max_id = p->use_raw ? -1 : strobe_formats_max_id(fmts);
+	if (max_id >= 0) {
 		p->named = calloc((size_t)max_id + 1, sizeof(*p->named));
 		if (!p->named)
 			return -ENOMEM;
 		p->nr_named = max_id + 1;
-		for (i = 0; evs[i]; i++) {
+		for (i = 0; i <= max_id; i++) {
+			const char *ename;
 			struct named *n;
 
-			e = evs[i];
-			if (strcmp(e->system, "syscalls") || e->id < 0)
+			e = strobe_formats_by_id(fmts, i);
+			if (!e || strcmp(strobe_format_system(e), "syscalls"))
 				continue;
-			n = &p->named[e->id];
-			if (!strncmp(e->name, "sys_enter_", 10)) {
+			ename = strobe_format_name(e);
+			n = &p->named[i];
+			if (!strncmp(ename, "sys_enter_", 10)) {
 				if (!strobe_field_resolve(e, "__syscall_nr", &p->n_nr))
 					named = true;
 				strobe_field_resolve(e, "fd", &n->fd);
@@ -859,25 +858,25 @@ static int resolve(struct ana *a, struct tep_handle *tep)
 				if (!strobe_field_resolve(e, "filename", &n->filename) &&
 				    n->filename.is_dynamic)
 					p->have_names = true;
-			} else if (!strncmp(e->name, "sys_exit_", 9)) {
+			} else if (!strncmp(ename, "sys_exit_", 9)) {
 				strobe_field_resolve(e, "__syscall_nr", &p->n_xnr);
 				strobe_field_resolve(e, "ret", &p->n_ret);
 			}
 		}
 	}
-	e = tep_find_event_by_name(tep, "block", "block_bio_queue");
+	e = strobe_formats_find(fmts, "block", "block_bio_queue");
 	if (e) {
 		strobe_field_resolve(e, "dev", &p->bq_dev);
 		strobe_field_resolve(e, "sector", &p->bq_sector);
 		strobe_field_resolve(e, "nr_sector", &p->bq_nr_sector);
 	}
-	e = tep_find_event_by_name(tep, "block", "block_rq_insert");
+	e = strobe_formats_find(fmts, "block", "block_rq_insert");
 	if (e) {
 		strobe_field_resolve(e, "dev", &p->ri_dev);
 		strobe_field_resolve(e, "sector", &p->ri_sector);
 	}
-	e = tep_find_event_by_name(tep, "block", "block_rq_issue");
-	ex = tep_find_event_by_name(tep, "block", "block_rq_complete");
+	e = strobe_formats_find(fmts, "block", "block_rq_issue");
+	ex = strobe_formats_find(fmts, "block", "block_rq_complete");
 	if (e && ex && !strobe_field_resolve(e, "dev", &p->is_dev) &&
 	    !strobe_field_resolve(e, "sector", &p->is_sector) &&
 	    !strobe_field_resolve(ex, "dev", &p->co_dev) &&
@@ -885,7 +884,7 @@ static int resolve(struct ana *a, struct tep_handle *tep)
 		strobe_field_resolve(e, "bytes", &p->is_bytes);
 		strobe_field_resolve(e, "nr_sector", &p->is_nr_sector);
 		p->have_block = true;
-		p->have_wb = wb_resolve(&p->wb, tep);
+		p->have_wb = wb_resolve(&p->wb, fmts);
 	}
 	if (!p->use_raw && !named && !p->have_block)
 		return -ENOENT;

@@ -298,14 +298,14 @@ log:
 	return ret ? -ENOMEM : 0;
 }
 
-static int resolve(struct ana *a, struct tep_handle *tep)
+static int resolve(struct ana *a, struct strobe_formats *fmts)
 {
 	struct irq *p = a->priv;
-	struct tep_event *he = tep_find_event_by_name(tep, "irq", "irq_handler_entry");
-	struct tep_event *hx = tep_find_event_by_name(tep, "irq", "irq_handler_exit");
-	struct tep_event *se = tep_find_event_by_name(tep, "irq", "softirq_entry");
-	struct tep_event *sx = tep_find_event_by_name(tep, "irq", "softirq_exit");
-	struct tep_event *sr = tep_find_event_by_name(tep, "irq", "softirq_raise");
+	const struct strobe_format *he = strobe_formats_find(fmts, "irq", "irq_handler_entry");
+	const struct strobe_format *hx = strobe_formats_find(fmts, "irq", "irq_handler_exit");
+	const struct strobe_format *se = strobe_formats_find(fmts, "irq", "softirq_entry");
+	const struct strobe_format *sx = strobe_formats_find(fmts, "irq", "softirq_exit");
+	const struct strobe_format *sr = strobe_formats_find(fmts, "irq", "softirq_raise");
 	bool hard, soft;
 
 	hard = he && hx && !strobe_field_resolve(he, "irq", &p->h_irq) &&
@@ -317,7 +317,7 @@ static int resolve(struct ana *a, struct tep_handle *tep)
 	if (sr)
 		strobe_field_resolve(sr, "vec", &p->r_vec);
 	if (a->core->filtered && sr) {
-		struct tep_event *sw = tep_find_event_by_name(tep, "sched", "sched_switch");
+		const struct strobe_format *sw = strobe_formats_find(fmts, "sched", "sched_switch");
 
 		/* without switches a raise may close after an unrecorded run */
 		if (!sw || strobe_field_resolve(sw, "next_pid", &p->next_pid))

@@ -21,6 +21,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "../stream/format-int.h"
 #include "analyses/analysis-int.h"
 
 enum { ALLOC, FREE, FREE_BATCHED };
@@ -148,12 +149,12 @@ log:
 	return ret ? -ENOMEM : 0;
 }
 
-static int resolve(struct ana *a, struct tep_handle *tep)
+static int resolve(struct ana *a, struct strobe_formats *fmts)
 {
 	struct mem *p = a->priv;
-	struct tep_event *al = tep_find_event_by_name(tep, "kmem", "mm_page_alloc");
-	struct tep_event *fr = tep_find_event_by_name(tep, "kmem", "mm_page_free");
-	int ps = tep_get_page_size(tep);
+	const struct strobe_format *al = strobe_formats_find(fmts, "kmem", "mm_page_alloc");
+	const struct strobe_format *fr = strobe_formats_find(fmts, "kmem", "mm_page_free");
+	int ps = tep_get_page_size(strobe_formats_tep(fmts));
 
 	p->page_size = ps > 0 ? (uint64_t)ps : 4096;
 	if (fr)

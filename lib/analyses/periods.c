@@ -40,8 +40,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <traceevent/event-parse.h>
-
 #include <strobe/expr.h>
 
 #include "analyses/analysis-int.h"
@@ -623,7 +621,7 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 		s->failed = true;
 }
 
-static ana_handler subscribe(struct ana *a, const struct tep_event *e, int *cookie)
+static ana_handler subscribe(struct ana *a, const struct strobe_format *e, int *cookie)
 {
 	struct periods *s = a->priv;
 
@@ -809,7 +807,7 @@ static int init(struct ana *a)
 	return ret ? -ENOMEM : 0;
 }
 
-static int resolve(struct ana *a, struct tep_handle *tep)
+static int resolve(struct ana *a, struct strobe_formats *fmts)
 {
 	struct periods *s = a->priv;
 	struct ana_core *c = a->core;
@@ -821,7 +819,7 @@ static int resolve(struct ana *a, struct tep_handle *tep)
 	 * formats, else this machine's */
 	if (strobe_syscall_args_new(&s->sysargs) < 0)
 		return -ENOMEM;
-	if (strobe_syscall_args_add_tep(s->sysargs, tep) <= 0)
+	if (strobe_syscall_args_add_formats(s->sysargs, fmts) <= 0)
 		strobe_syscall_args_load_tracefs(s->sysargs, NULL, NULL);
 	strobe_periods_set_syscall_args(s->eng, s->sysargs);
 	strobe_expr_env_model(&env, c->model);

@@ -368,15 +368,15 @@ static int init(struct ana *a)
 	return ret ? -ENOMEM : 0;
 }
 
-static int resolve(struct ana *a, struct tep_handle *tep)
+static int resolve(struct ana *a, struct strobe_formats *fmts)
 {
 	struct schedlat *p = a->priv;
-	struct tep_event *sw = tep_find_event_by_name(tep, "sched", "sched_switch");
-	struct tep_event *wk = tep_find_event_by_name(tep, "sched", "sched_waking");
-	struct tep_event *wu = tep_find_event_by_name(tep, "sched", "sched_wakeup");
+	const struct strobe_format *sw = strobe_formats_find(fmts, "sched", "sched_switch");
+	const struct strobe_format *wk = strobe_formats_find(fmts, "sched", "sched_waking");
+	const struct strobe_format *wu = strobe_formats_find(fmts, "sched", "sched_wakeup");
 
 	if (!wu)
-		wu = tep_find_event_by_name(tep, "sched", "sched_wakeup_new");
+		wu = strobe_formats_find(fmts, "sched", "sched_wakeup_new");
 	if (!sw || strobe_field_resolve(sw, "prev_pid", &p->prev_pid) ||
 	    strobe_field_resolve(sw, "next_pid", &p->next_pid) ||
 	    strobe_field_resolve(sw, "prev_state", &p->prev_state))

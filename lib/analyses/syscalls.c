@@ -179,7 +179,7 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 			return;
 		nr = (int)strobe_field_int(ev, cookie == ENTER_NAMED ? &p->nr_enter : &p->nr_exit);
 		if (nr >= 0 && nr < MAX_NR && !p->learnt[nr] && ev->format)
-			p->learnt[nr] = ev->format->name + (cookie == ENTER_NAMED ? 10 : 9);
+			p->learnt[nr] = strobe_format_name(ev->format) + (cookie == ENTER_NAMED ? 10 : 9);
 		if (cookie == ENTER_NAMED)
 			enter(a, ev->pid, nr, ev->ts);
 		else
@@ -264,26 +264,27 @@ static int init(struct ana *a)
 }
 
 /* Resolve the first format of a glob of syscalls:* events. */
-static int resolve_named(struct tep_handle *tep, const char *prefix, const char *field,
+static int resolve_named(struct strobe_formats *fmts, const char *prefix, const char *field,
 			 struct strobe_field *f)
 {
-	struct tep_event **evs = tep_list_events(tep, TEP_EVENT_SORT_ID);
-	int i;
+	int i, max_id = strobe_formats_max_id(fmts);
+	const struct strobe_format *e;
 
-	for (i = 0; evs && evs[i]; i++)
-		if (!strcmp(evs[i]->system, "syscalls") &&
-		    !strncmp(evs[i]->name, prefix, strlen(prefix)) &&
-		    !strobe_field_resolve(evs[i], field, f))
+	for (i = 0; i <= max_id; i++)
+		if ((e = strobe_formats_by_id(fmts, i)) &&
+		    !strcmp(strobe_format_system(e), "syscalls") &&
+		    !strncmp(strobe_format_name(e), prefix, strlen(prefix)) &&
+		    !strobe_field_resolve(e, field, f))
 			return 0;
 	return -ENOENT;
 }
 
-static int resolve(struct ana *a, struct tep_handle *tep)
+static int resolve(struct ana *a, struct strobe_formats *fmts)
 {
 	struct syscalls *p = a->priv;
-	struct tep_event *en = tep_find_event_by_name(tep, "raw_syscalls", "sys_enter");
-	struct tep_event *ex = tep_find_event_by_name(tep, "raw_syscalls", "sys_exit");
-	struct tep_event *pe = tep_find_event_by_name(tep, "sched", "sched_process_exit");
+	const struct strobe_format *en = strobe_formats_find(fmts, "raw_syscalls", "sys_enter");
+	const struct strobe_format *ex = strobe_formats_find(fmts, "raw_syscalls", "sys_exit");
+	const struct strobe_format *pe = strobe_formats_find(fmts, "sched", "sched_process_exit");
 
 	if (pe)
 		strobe_field_resolve(pe, "pid", &p->exit_pid);
@@ -293,9 +294,9 @@ static int resolve(struct ana *a, struct tep_handle *tep)
 		p->use_raw = true;
 		return 0;
 	}
-	if (!resolve_named(tep, "sys_enter_", "__syscall_nr", &p->nr_enter) &&
-	    !resolve_named(tep, "sys_exit_", "__syscall_nr", &p->nr_exit) &&
-	    !resolve_named(tep, "sys_exit_", "ret", &p->named_ret))
+	if (!resolve_named(fmts, "sys_enter_", "__syscall_nr", &p->nr_enter) &&
+	    !resolve_named(fmts, "sys_exit_", "__syscall_nr", &p->nr_exit) &&
+	    !resolve_named(fmts, "sys_exit_", "ret", &p->named_ret))
 		return 0;
 	return -ENOENT;
 }

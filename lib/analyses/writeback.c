@@ -55,6 +55,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "../stream/format-int.h"
 #include "analyses/writeback.h"
 
 #define SWEEP_EVERY_NS (10ull * 1000000000ull)
@@ -117,28 +118,28 @@ void wb_free(struct ana_wb *w)
 	ana_map_free(&w->last);
 }
 
-bool wb_resolve(struct ana_wb *w, struct tep_handle *tep)
+bool wb_resolve(struct ana_wb *w, struct strobe_formats *fmts)
 {
-	struct tep_event *e;
+	const struct strobe_format *e;
 
-	e = tep_find_event_by_name(tep, "writeback", "writeback_dirty_folio");
+	e = strobe_formats_find(fmts, "writeback", "writeback_dirty_folio");
 	w->have_dirty = e && !strobe_field_resolve(e, "name", &w->df_name) &&
 			!strobe_field_resolve(e, "ino", &w->df_ino);
-	e = tep_find_event_by_name(tep, "writeback", "writeback_dirty_inode");
+	e = strobe_formats_find(fmts, "writeback", "writeback_dirty_inode");
 	if (e && !strobe_field_resolve(e, "name", &w->di_name) &&
 	    !strobe_field_resolve(e, "ino", &w->di_ino))
 		w->have_dirty = true;
-	e = tep_find_event_by_name(tep, "writeback", "writeback_dirty_inode_enqueue");
+	e = strobe_formats_find(fmts, "writeback", "writeback_dirty_inode_enqueue");
 	w->have_enqueue = e && !strobe_field_resolve(e, "dev", &w->eq_dev) &&
 			  !strobe_field_resolve(e, "ino", &w->eq_ino);
-	e = tep_find_event_by_name(tep, "writeback", "writeback_single_inode_start");
+	e = strobe_formats_find(fmts, "writeback", "writeback_single_inode_start");
 	w->have_window = e && !strobe_field_resolve(e, "name", &w->ws_name) &&
 			 !strobe_field_resolve(e, "ino", &w->ws_ino);
-	e = tep_find_event_by_name(tep, "writeback", "writeback_single_inode");
+	e = strobe_formats_find(fmts, "writeback", "writeback_single_inode");
 	w->have_window = w->have_window && e && !strobe_field_resolve(e, "name", &w->we_name) &&
 			 !strobe_field_resolve(e, "ino", &w->we_ino);
-	if (tep_get_page_size(tep) > 0)
-		w->page_size = (uint64_t)tep_get_page_size(tep);
+	if (tep_get_page_size(strobe_formats_tep(fmts)) > 0)
+		w->page_size = (uint64_t)tep_get_page_size(strobe_formats_tep(fmts));
 	return w->have_window;
 }
 

@@ -74,7 +74,7 @@ void wb_init(struct ana_wb *w);
 void wb_free(struct ana_wb *w);
 /* Resolve the writeback events' fields; true if the windows (start and
  * end) are in the trace. */
-bool wb_resolve(struct ana_wb *w, struct tep_handle *tep);
+bool wb_resolve(struct ana_wb *w, struct strobe_formats *fmts);
 
 /*
  * A dirtying event (writeback_dirty_folio when folio, else

@@ -28,6 +28,7 @@
 
 #include <strobe/model.h>
 
+#include "../stream/format-int.h"
 #include "expr/expr-int.h"
 
 /* ---- resolution ------------------------------------------------------------ */
@@ -47,14 +48,14 @@ static void note_error(struct strobe_expr *e, int code, const char *fmt, ...)
 }
 
 /* A payload field by its ftrace name into rs; false if there is none. */
-static bool field_res(const struct tep_event *fmt, const char *name, struct rslot *rs)
+static bool field_res(const struct strobe_format *fmt, const char *name, struct rslot *rs)
 {
 	struct tep_format_field *fl;
 	bool chars;
 
 	if (!fmt)
 		return false;
-	fl = tep_find_any_field((struct tep_event *)fmt, name);
+	fl = tep_find_any_field(strobe_format_tep(fmt), name);
 	if (!fl || strobe_field_resolve(fmt, name, &rs->f) < 0)
 		return false;
 	chars = fl->type && strstr(fl->type, "char") && !strchr(fl->type, '*');
@@ -68,8 +69,8 @@ static bool field_res(const struct tep_event *fmt, const char *name, struct rslo
 		rs->kind = R_MISSING;	/* exists, but no comparable value */
 	/* syscalls:sys_enter_* store every argument as 8 unsigned bytes: read
 	 * an int argument as the int it is (fd -1, dfd AT_FDCWD) */
-	if (rs->kind == R_INT && fl->size == 8 && fl->type && fmt->system &&
-	    !strcmp(fmt->system, "syscalls")) {
+	if (rs->kind == R_INT && fl->size == 8 && fl->type && strobe_format_system(fmt) &&
+	    !strcmp(strobe_format_system(fmt), "syscalls")) {
 		enum strobe_sysarg_kind k = expr_sysarg_kind_of(fl->type);
 
 		if (k == STROBE_SYSARG_I32 || k == STROBE_SYSARG_U32) {
@@ -108,7 +109,7 @@ static int header_kind(const char *name)
 }
 
 /* Syscall argument `name` on raw_syscalls:sys_enter: the per-number map. */
-static bool sysarg_res(struct strobe_expr *e, const struct tep_event *fmt, const char *name,
+static bool sysarg_res(struct strobe_expr *e, const struct strobe_format *fmt, const char *name,
 		       struct rslot *rs)
 {
 	uint8_t *map;
@@ -249,7 +250,7 @@ static void resolve_name_cmp(struct strobe_expr *e, struct tcache *t, const stru
 	rs->raw = t->raw;
 }
 
-static struct tcache *tc_build(struct strobe_expr *e, const struct tep_event *fmt, int type)
+static struct tcache *tc_build(struct strobe_expr *e, const struct strobe_format *fmt, int type)
 {
 	struct tcache *t = calloc(1, sizeof(*t) + (size_t)e->nr_slots * sizeof(struct rslot));
 	int i;
@@ -261,9 +262,10 @@ static struct tcache *tc_build(struct strobe_expr *e, const struct tep_event *fm
 	t->fmt = fmt;
 	t->type = type;
 	t->verdict = VERDICT_UNSET;
-	t->raw = (uint8_t)expr_raw_kind(fmt);
+	t->raw = (uint8_t)expr_raw_kind(strobe_format_system(fmt), strobe_format_name(fmt));
 	if (!t->raw)
-		expr_type_name(fmt, t->name, sizeof(t->name));
+		expr_type_name(strobe_format_system(fmt), strobe_format_name(fmt), t->name,
+			       sizeof(t->name));
 	for (i = 0; i < e->nr_slots; i++) {
 		const struct xslot *s = &e->slots[i];
 		const struct xnode *n = &e->nodes[s->node];
@@ -276,7 +278,7 @@ static struct tcache *tc_build(struct strobe_expr *e, const struct tep_event *fm
 	return t;
 }
 
-static struct tcache *tc_get(struct strobe_expr *e, int scope, const struct tep_event *fmt,
+static struct tcache *tc_get(struct strobe_expr *e, int scope, const struct strobe_format *fmt,
 			     int type)
 {
 	struct tcache *t = e->last[scope];
@@ -837,13 +839,13 @@ void strobe_expr_value(struct strobe_expr *e, const struct strobe_expr_env *env,
 
 /* ---- what a type can match (subscriptions) ---------------------------------- */
 
-bool strobe_expr_may_match(struct strobe_expr *e, const struct tep_event *fmt)
+bool strobe_expr_may_match(struct strobe_expr *e, const struct strobe_format *fmt)
 {
 	struct tcache *t;
 
 	if (!e || e->is_ref || !e->nr_nodes)
 		return false;
-	t = tc_get(e, SC_EVT, fmt, fmt ? fmt->id : -1);
+	t = tc_get(e, SC_EVT, fmt, fmt ? strobe_format_id(fmt) : -1);
 	if (!t)
 		return true;	/* cannot tell: do not drop events */
 	return tri_node(e, t, e->root) != TRI_F;

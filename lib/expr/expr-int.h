@@ -94,7 +94,7 @@ struct rslot {
 };
 
 struct tcache {
-	const struct tep_event *fmt;
+	const struct strobe_format *fmt;
 	int type;
 	struct tcache *next;
 	uint8_t raw;		/* 1 raw_syscalls:sys_enter, 2 sys_exit, 0 */
@@ -145,9 +145,9 @@ size_t expr_print_ref(const struct xref *r, char *buf, size_t size) STROBE_HIDDE
 /* ---- names.c ---------------------------------------------------------------- */
 
 /* 1 raw_syscalls:sys_enter, 2 raw_syscalls:sys_exit, 0 other. */
-int expr_raw_kind(const struct tep_event *fmt) STROBE_HIDDEN;
+int expr_raw_kind(const char *sys, const char *name) STROBE_HIDDEN;
 /* LTTng name of a static (non-raw) type into buf. */
-void expr_type_name(const struct tep_event *fmt, char *buf, size_t size) STROBE_HIDDEN;
+void expr_type_name(const char *sys, const char *name, char *buf, size_t size) STROBE_HIDDEN;
 /* LTTng name of raw syscall record (raw 1/2) of number nr into buf. */
 void expr_raw_name(int raw, long nr, char *buf, size_t size) STROBE_HIDDEN;
 /* The other LTTng name of raw record nr (syscall_entry_newfstat for fstat)
@@ -155,13 +155,13 @@ void expr_raw_name(int raw, long nr, char *buf, size_t size) STROBE_HIDDEN;
 bool expr_raw_name_alt(int raw, long nr, char *buf, size_t size) STROBE_HIDDEN;
 /* Does a literal name (op OP_EQ/OP_NE: equality, OP_GLOB: pattern) name
  * this static type: its ftrace name, "system:name" or LTTng name? */
-bool expr_type_name_matches(const struct tep_event *fmt, const char *lttng, int op,
+bool expr_type_name_matches(const struct strobe_format *fmt, const char *lttng, int op,
 			    const char *lit) STROBE_HIDDEN;
 /* The ftrace payload field an LTTng field name stands for on this type
  * (sched_switch next_tid -> next_pid, ...), or NULL; *shadow set when
  * `name` is an ftrace field LTTng calls otherwise ("pid" on sched_waking,
  * which LTTng names tid: $evt.pid there is the process id). */
-const char *expr_field_alias(const struct tep_event *fmt, const char *name, bool *shadow)
+const char *expr_field_alias(const struct strobe_format *fmt, const char *name, bool *shadow)
 	STROBE_HIDDEN;
 /* fnmatch-like glob (*, ?, [...], [!...]) of pat over s[len]. */
 bool expr_glob(const char *pat, const char *s, size_t len) STROBE_HIDDEN;

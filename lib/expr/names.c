@@ -29,6 +29,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "../stream/format-int.h"
 #include "expr/expr-int.h"
 #include "analyses/analysis-int.h"
 
@@ -42,13 +43,13 @@ static bool starts(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
-int expr_raw_kind(const struct tep_event *fmt)
+int expr_raw_kind(const char *sys, const char *name)
 {
-	if (!fmt || !fmt->system || !fmt->name || strcmp(fmt->system, "raw_syscalls"))
+	if (!sys || !name || strcmp(sys, "raw_syscalls"))
 		return 0;
-	if (!strcmp(fmt->name, "sys_enter"))
+	if (!strcmp(name, "sys_enter"))
 		return 1;
-	if (!strcmp(fmt->name, "sys_exit"))
+	if (!strcmp(name, "sys_exit"))
 		return 2;
 	return 0;
 }
@@ -82,16 +83,14 @@ bool expr_raw_name_alt(int raw, long nr, char *buf, size_t size)
 	return false;
 }
 
-void expr_type_name(const struct tep_event *fmt, char *buf, size_t size)
+void expr_type_name(const char *sys, const char *n, char *buf, size_t size)
 {
-	const char *sys, *n;
-
-	if (!fmt || !fmt->name) {
+	if (!n) {
 		snprintf(buf, size, "%s", "");
 		return;
 	}
-	sys = fmt->system ? fmt->system : "";
-	n = fmt->name;
+	if (!sys)
+		sys = "";
 	if (!strcmp(sys, "syscalls") && starts(n, "sys_enter_"))
 		snprintf(buf, size, "syscall_entry_%s", n + 10);
 	else if (!strcmp(sys, "syscalls") && starts(n, "sys_exit_"))
@@ -112,17 +111,17 @@ void expr_type_name(const struct tep_event *fmt, char *buf, size_t size)
 		snprintf(buf, size, "%s", n);
 }
 
-const char *strobe_expr_lttng_name(const struct tep_event *fmt, long nr, char *buf,
-				   size_t size)
+const char *strobe_expr_lttng_name(const char *system, const char *name, long nr,
+				   char *buf, size_t size)
 {
-	int raw = expr_raw_kind(fmt);
+	int raw = expr_raw_kind(system, name);
 
 	if (!size)
 		return "";
 	if (raw)
 		expr_raw_name(raw, nr, buf, size);
 	else
-		expr_type_name(fmt, buf, size);
+		expr_type_name(system, name, buf, size);
 	return buf;
 }
 
@@ -133,7 +132,7 @@ static bool name_is(const char *name, size_t len, int op, const char *lit)
 	return strlen(lit) == len && !memcmp(name, lit, len);
 }
 
-bool expr_type_name_matches(const struct tep_event *fmt, const char *lttng, int op,
+bool expr_type_name_matches(const struct strobe_format *fmt, const char *lttng, int op,
 			    const char *lit)
 {
 	char full[256];
@@ -141,11 +140,11 @@ bool expr_type_name_matches(const struct tep_event *fmt, const char *lttng, int 
 
 	if (name_is(lttng, strlen(lttng), op, lit))
 		return true;
-	if (!fmt || !fmt->name)
+	if (!fmt || !strobe_format_name(fmt))
 		return false;
-	if (name_is(fmt->name, strlen(fmt->name), op, lit))
+	if (name_is(strobe_format_name(fmt), strlen(strobe_format_name(fmt)), op, lit))
 		return true;
-	n = snprintf(full, sizeof(full), "%s:%s", fmt->system ? fmt->system : "", fmt->name);
+	n = snprintf(full, sizeof(full), "%s:%s", strobe_format_system(fmt) ? strobe_format_system(fmt) : "", strobe_format_name(fmt));
 	return n > 0 && (size_t)n < sizeof(full) && name_is(full, (size_t)n, op, lit);
 }
 
@@ -155,19 +154,19 @@ static const char *const sched_tids[][2] = {
 	{ "parent_tid", "parent_pid" }, { "child_tid", "child_pid" }, { "old_tid", "old_pid" },
 };
 
-const char *expr_field_alias(const struct tep_event *fmt, const char *name, bool *shadow)
+const char *expr_field_alias(const struct strobe_format *fmt, const char *name, bool *shadow)
 {
 	size_t i;
 
 	*shadow = false;
-	if (!fmt || !fmt->name || !starts(fmt->name, "sched_") ||
-	    (fmt->system && strcmp(fmt->system, "sched")))
+	if (!fmt || !strobe_format_name(fmt) || !starts(strobe_format_name(fmt), "sched_") ||
+	    (strobe_format_system(fmt) && strcmp(strobe_format_system(fmt), "sched")))
 		return NULL;
 	for (i = 0; i < sizeof(sched_tids) / sizeof(sched_tids[0]); i++)
 		if (!strcmp(name, sched_tids[i][0]))
 			return sched_tids[i][1];
 	/* ftrace's "pid" is LTTng's "tid" on these events */
-	if (!strcmp(name, "pid") && tep_find_field((struct tep_event *)fmt, "pid"))
+	if (!strcmp(name, "pid") && tep_find_field(strobe_format_tep(fmt), "pid"))
 		*shadow = true;
 	return NULL;
 }

@@ -30,6 +30,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "../stream/format-int.h"
 #include "expr/expr-int.h"
 
 #define MAX_DEFS 64
@@ -82,7 +83,7 @@ struct operiod {
 };
 
 struct tinfo {
-	const struct tep_event *fmt;
+	const struct strobe_format *fmt;
 	int type;
 	struct tinfo *next;
 	bool any;			/* some definition or the fork rule */
@@ -442,7 +443,7 @@ int strobe_periods_error(const struct strobe_periods *p, struct strobe_error *er
 
 /* ---- per-type decisions ---------------------------------------------------------- */
 
-static struct tinfo *tinfo(struct strobe_periods *p, const struct tep_event *fmt, int type)
+static struct tinfo *tinfo(struct strobe_periods *p, const struct strobe_format *fmt, int type)
 {
 	struct tinfo *t = p->last_ti;
 	unsigned h;
@@ -469,10 +470,10 @@ static struct tinfo *tinfo(struct strobe_periods *p, const struct tep_event *fmt
 		t->any |= t->flags[i] != 0;
 	}
 	/* a new task: its TID may be an open period's owner's (PID reuse) */
-	if (fmt && fmt->system && fmt->name &&
-	    ((!strcmp(fmt->system, "sched") && !strcmp(fmt->name, "sched_process_fork") &&
+	if (fmt && strobe_format_system(fmt) && strobe_format_name(fmt) &&
+	    ((!strcmp(strobe_format_system(fmt), "sched") && !strcmp(strobe_format_name(fmt), "sched_process_fork") &&
 	      !strobe_field_resolve(fmt, "child_pid", &t->child)) ||
-	     (!strcmp(fmt->system, "task") && !strcmp(fmt->name, "task_newtask") &&
+	     (!strcmp(strobe_format_system(fmt), "task") && !strcmp(strobe_format_name(fmt), "task_newtask") &&
 	      !strobe_field_resolve(fmt, "pid", &t->child))))
 		t->any = true;
 	t->next = p->ti[h];
@@ -482,9 +483,9 @@ found:
 	return t;
 }
 
-bool strobe_periods_may_match(struct strobe_periods *p, const struct tep_event *fmt)
+bool strobe_periods_may_match(struct strobe_periods *p, const struct strobe_format *fmt)
 {
-	struct tinfo *t = tinfo(p, fmt, fmt ? fmt->id : -1);
+	struct tinfo *t = tinfo(p, fmt, fmt ? strobe_format_id(fmt) : -1);
 
 	return !t || t->any;
 }

@@ -22,6 +22,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "../stream/format-int.h"
 #include "expr/expr-int.h"
 
 #define NAME_MAX_LEN 48
@@ -314,8 +315,10 @@ int strobe_syscall_args_load_tracefs(struct strobe_syscall_args *t, const char *
 	return added;
 }
 
-int strobe_syscall_args_add_tep(struct strobe_syscall_args *t, struct tep_handle *tep)
+int strobe_syscall_args_add_formats(struct strobe_syscall_args *t,
+				    struct strobe_formats *fmts)
 {
+	struct tep_handle *tep = strobe_formats_tep(fmts);
 	struct tep_event **evs;
 	int i, n, added = 0;
 

@@ -35,7 +35,7 @@ int strobe_meta_parse(enum strobe_meta_kind kind, const char *text, size_t len,
 #include <stdbool.h>
 #include <stdint.h>
 
-struct tep_handle;
+struct strobe_formats;
 
 /* Flags of a task entry. */
 enum {
@@ -103,7 +103,7 @@ struct strobe_model {
 	/* interned paths */
 	struct mpath **paths;
 	size_t paths_cap, paths_nr;
-	struct tep_handle *tep;	/* a loaded file's cmdlines, may be NULL */
+	struct strobe_formats *fmts;	/* a loaded file's cmdlines, may be NULL */
 	bool live;		/* read /proc for tasks met for the first time */
 	bool lookup_names;	/* ask runtime metadata for new containers */
 	bool keep_exited;	/* never drop exited tasks (strobe ps -i) */

@@ -741,11 +741,12 @@ static void first_sight(struct strobe_model *m, struct mtask *e)
 	}
 	if (m->live && e->t.tid > 0 && model_read_proc(m, e, e->t.tid, NULL) == 0)
 		return;
-	if (m->tep) {
-		const char *comm = tep_data_comm_from_pid(m->tep, e->t.tid);
+	if (m->fmts) {
+		/* A file's saved cmdlines; "<...>" as trace-cmd prints an
+		 * unknown one. */
+		const char *comm = strobe_formats_comm(m->fmts, e->t.tid);
 
-		if (comm)
-			snprintf(e->t.comm, sizeof(e->t.comm), "%s", comm);
+		snprintf(e->t.comm, sizeof(e->t.comm), "%s", comm ? comm : "<...>");
 	}
 }
 

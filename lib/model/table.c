@@ -453,7 +453,7 @@ int strobe_model_load_file(struct strobe_model *m, struct strobe_tracefile *tf,
 	const char *text;
 	int r;
 
-	m->tep = strobe_tracefile_tep(tf);
+	m->fmts = strobe_tracefile_formats(tf);
 	text = strobe_tracefile_model_table(tf, &len);
 	if (!text)
 		return 0;

@@ -78,7 +78,7 @@ static const struct {
 };
 
 static void resolve_fields(struct model_fields *f, int kind,
-			   const struct tep_event *ev)
+			   const struct strobe_format *ev)
 {
 	switch (kind) {
 	case K_NEWTASK:
@@ -125,7 +125,7 @@ static void resolve_fields(struct model_fields *f, int kind,
 /* The kind of ev's type, classified on first sight.  K_NONE on ENOMEM. */
 static int event_kind(struct strobe_model *m, const struct strobe_event *ev)
 {
-	const struct tep_event *fmt = ev->format;
+	const struct strobe_format *fmt = ev->format;
 	struct model_fields *f;
 	size_t i;
 	int kind = K_NONE;
@@ -147,10 +147,10 @@ static int event_kind(struct strobe_model *m, const struct strobe_event *ev)
 	if (m->kind_by_type[ev->type] != K_UNRESOLVED)
 		return m->kind_by_type[ev->type];
 	f = m->fields;
-	if (fmt && fmt->system && fmt->name)
+	if (strobe_format_system(fmt) && strobe_format_name(fmt))
 		for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-			if (!strcmp(fmt->system, kinds[i].system) &&
-			    !strcmp(fmt->name, kinds[i].name)) {
+			if (!strcmp(strobe_format_system(fmt), kinds[i].system) &&
+			    !strcmp(strobe_format_name(fmt), kinds[i].name)) {
 				kind = kinds[i].kind;
 				if (!f->resolved[kind])
 					resolve_fields(f, kind, fmt);

@@ -26,6 +26,7 @@
 
 #include <strobe/stream.h>
 
+#include "../stream/format-int.h"
 #include "output/output-int.h"
 
 #define MAX_WALK 65536	/* argument nodes visited per record: a bound on time */
@@ -221,7 +222,7 @@ static bool has_nul(const uint8_t *p, uint64_t n)
 
 bool strobe_event_fits(const struct strobe_event *ev)
 {
-	const struct tep_event *event = ev->format;
+	const struct tep_event *event = strobe_format_tep(ev->format);
 	const struct tep_format_field *f;
 	struct walk w = { ev->data, ev->size, 8, MAX_WALK };
 	bool failed;

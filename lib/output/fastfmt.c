@@ -39,6 +39,7 @@
 #include <strobe/output.h>
 #include <strobe/stream.h>
 
+#include "../stream/format-int.h"
 #include "output/output-int.h"
 
 #define NR_IDS		65536
@@ -84,8 +85,9 @@ struct strobe_format_cache {
 	uint64_t fast, slow, disabled;	/* counters, for tests */
 };
 
-struct strobe_format_cache *strobe_format_cache_new(struct tep_handle *tep)
+struct strobe_format_cache *strobe_format_cache_new(struct strobe_formats *fmts)
 {
+	struct tep_handle *tep = strobe_formats_tep(fmts);
 	struct strobe_format_cache *c = calloc(1, sizeof(*c));
 
 	if (!c)
@@ -530,7 +532,7 @@ STROBE_HIDDEN bool strobe_cache_info(struct strobe_format_cache *c,
 				     const struct strobe_event *ev,
 				     struct trace_seq *s)
 {
-	struct tep_event *event = ev->format;
+	struct tep_event *event = strobe_format_tep(ev->format);
 	struct tep_record rec;
 	struct prog *p;
 	char buf[2048];

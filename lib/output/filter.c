@@ -23,6 +23,7 @@
 #include <strobe/output.h>
 #include <strobe/stream.h>
 
+#include "../stream/format-int.h"
 #include "output/output-int.h"
 
 #define NR_EVENT_IDS	65536
@@ -48,8 +49,9 @@ struct strobe_filter {
 	struct comm_slot *comm_cache;
 };
 
-int strobe_filter_new(struct tep_handle *tep, struct strobe_filter **out)
+int strobe_filter_new(struct strobe_formats *fmts, struct strobe_filter **out)
 {
+	struct tep_handle *tep = strobe_formats_tep(fmts);
 	struct strobe_filter *f = calloc(1, sizeof(*f));
 
 	if (!f)

@@ -23,6 +23,7 @@
 #include <strobe/output.h>
 #include <strobe/stream.h>
 
+#include "../stream/format-int.h"
 #include "output/output-int.h"
 
 /*
@@ -192,7 +193,7 @@ static void escape(struct sink *k, const char *str, size_t len)
 	sink_putc(k, '"');
 }
 
-int strobe_json_escape(struct trace_seq *s, const char *str, size_t len)
+int json_escape_seq(struct trace_seq *s, const char *str, size_t len)
 {
 	char buf[1024];
 	struct sink k = { .s = s, .buf = buf, .cap = sizeof(buf) - 1 };
@@ -200,6 +201,11 @@ int strobe_json_escape(struct trace_seq *s, const char *str, size_t len)
 	escape(&k, str, len);
 	sink_flush(&k);
 	return s->state == TRACE_SEQ__GOOD ? 0 : -ENOMEM;
+}
+
+int strobe_json_escape(struct strobe_buf *b, const char *str, size_t len)
+{
+	return json_escape_seq(strobe_buf_seq(b), str, len);
 }
 
 size_t strobe_json_escape_buf(char *dst, size_t size, const char *str, size_t len)
@@ -371,13 +377,15 @@ STROBE_HIDDEN struct strobe_json_type *strobe_json_type_new(const struct tep_eve
 	return t;
 }
 
-int strobe_format_event_json(struct tep_handle *tep, const struct strobe_event *ev,
+int strobe_format_event_json(struct strobe_formats *fmts, const struct strobe_event *ev,
 			     const char *buffer_name, struct strobe_format_cache *cache,
-			     struct trace_seq *s)
+			     struct strobe_buf *b)
 {
+	struct trace_seq *s = strobe_buf_seq(b);
+	struct tep_handle *tep = strobe_formats_tep(fmts);
 	char buf[4096];
 	struct sink k = { .s = s, .buf = buf, .cap = sizeof(buf) - 1 };
-	struct tep_event *event = ev->format;
+	struct tep_event *event = strobe_format_tep(ev->format);
 	const struct strobe_json_type *jt = NULL;
 	struct tep_handle *swap = tep;
 	int long_size = tep_get_long_size(tep);

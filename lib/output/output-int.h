@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <strobe/output.h>
+#include "util/buf.h"
 #include "util/err.h"
 
 struct tep_event;
@@ -62,6 +63,10 @@ void strobe_fill_record(struct tep_record *rec,
 /* Does ev's record hold every field of its format, including the data
  * of __data_loc/__rel_loc fields?  (bounds.c; false if no format) */
 bool strobe_event_fits(const struct strobe_event *ev) STROBE_HIDDEN;
+
+/* strobe_json_escape() on the trace_seq inside a strobe_buf. */
+struct trace_seq;
+int json_escape_seq(struct trace_seq *s, const char *str, size_t len) STROBE_HIDDEN;
 /* The note printed instead of the info of a record that does not. */
 void strobe_put_bad_record(struct trace_seq *s, const struct strobe_event *ev) STROBE_HIDDEN;
 

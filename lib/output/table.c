@@ -19,6 +19,7 @@
 #include <traceevent/trace-seq.h>
 
 #include "analyses/analysis-int.h"
+#include "output/output-int.h"
 
 /* End a text line: no trailing blanks (an empty last cell leaves some). */
 static void end_line(struct trace_seq *s)
@@ -111,8 +112,9 @@ static int write_hist(const struct strobe_table *t, struct trace_seq *s)
 	return seq_ok(s) ? 0 : -ENOMEM;
 }
 
-int strobe_table_write_text(const struct strobe_table *t, struct trace_seq *s)
+int strobe_table_write_text(const struct strobe_table *t, struct strobe_buf *b)
 {
+	struct trace_seq *s = strobe_buf_seq(b);
 	int *w, i;
 	size_t r;
 	char buf[64];
@@ -178,8 +180,9 @@ static int log_width(const struct strobe_column *c)
 	}
 }
 
-int strobe_table_write_text_header(const struct strobe_table *t, struct trace_seq *s)
+int strobe_table_write_text_header(const struct strobe_table *t, struct strobe_buf *b)
 {
+	struct trace_seq *s = strobe_buf_seq(b);
 	int i;
 
 	for (i = 0; i < t->nr_cols; i++)
@@ -190,8 +193,9 @@ int strobe_table_write_text_header(const struct strobe_table *t, struct trace_se
 }
 
 int strobe_table_write_text_row(const struct strobe_table *t, const union strobe_value *row,
-				struct trace_seq *s)
+				struct strobe_buf *b)
 {
+	struct trace_seq *s = strobe_buf_seq(b);
 	char buf[64];
 	int i;
 
@@ -217,7 +221,7 @@ static const char *view_name(enum strobe_view v)
 
 static void json_str(struct trace_seq *s, const char *str)
 {
-	strobe_json_escape(s, str ? str : "", str ? strlen(str) : 0);
+	json_escape_seq(s, str ? str : "", str ? strlen(str) : 0);
 }
 
 static void json_cell(struct trace_seq *s, const struct strobe_column *c,
@@ -255,8 +259,9 @@ static void json_row(struct trace_seq *s, const struct strobe_table *t,
 	trace_seq_putc(s, '}');
 }
 
-int strobe_table_write_json(const struct strobe_table *t, struct trace_seq *s)
+int strobe_table_write_json(const struct strobe_table *t, struct strobe_buf *b)
 {
+	struct trace_seq *s = strobe_buf_seq(b);
 	size_t r;
 
 	trace_seq_puts(s, "{\"table\":");
@@ -278,8 +283,9 @@ int strobe_table_write_json(const struct strobe_table *t, struct trace_seq *s)
 }
 
 int strobe_table_write_json_row(const struct strobe_table *t, const union strobe_value *row,
-				struct trace_seq *s)
+				struct strobe_buf *b)
 {
+	struct trace_seq *s = strobe_buf_seq(b);
 	int i;
 
 	trace_seq_puts(s, "{\"table\":");
@@ -317,8 +323,9 @@ static const char *class_name(const struct strobe_table *t)
 	return t->lami_class ? t->lami_class : t->name;
 }
 
-int strobe_lami_write_version(struct trace_seq *s)
+int strobe_lami_write_version(struct strobe_buf *b)
 {
+	struct trace_seq *s = strobe_buf_seq(b);
 	trace_seq_puts(s, "{\"major\":1,\"minor\":0}\n");
 	return seq_ok(s) ? 0 : -ENOMEM;
 }
@@ -337,8 +344,9 @@ static bool name_listed(const char *names, const char *name)
 }
 
 int strobe_lami_write_metadata(const char *names, const struct strobe_analysis_opts *opts,
-			       struct trace_seq *s)
+			       struct strobe_buf *b)
 {
+	struct trace_seq *s = strobe_buf_seq(b);
 	struct strobe_analysis_opts o = { 0 };
 	struct strobe_analysis *a;
 	int maj = 0, min = 0, pat = 0, i, j, n, first = 1;
@@ -435,8 +443,9 @@ static void lami_cell(struct trace_seq *s, const struct strobe_table *t,
 }
 
 int strobe_lami_write_row(const struct strobe_table *t, const union strobe_value *row,
-			  struct trace_seq *s)
+			  struct strobe_buf *b)
 {
+	struct trace_seq *s = strobe_buf_seq(b);
 	int j;
 
 	trace_seq_putc(s, '[');
@@ -449,16 +458,17 @@ int strobe_lami_write_row(const struct strobe_table *t, const union strobe_value
 	return seq_ok(s) ? 0 : -ENOMEM;
 }
 
-int strobe_lami_write_results(const struct strobe_analysis *a, struct trace_seq *s)
+int strobe_lami_write_results(const struct strobe_analysis *a, struct strobe_buf *b)
 {
-	return strobe_lami_write_results_logs(a, NULL, NULL, s);
+	return strobe_lami_write_results_logs(a, NULL, NULL, b);
 }
 
 int strobe_lami_write_results_logs(const struct strobe_analysis *a,
 				   int (*log_rows)(void *arg, const struct strobe_table *t,
-						   struct trace_seq *s),
-				   void *arg, struct trace_seq *s)
+						   struct strobe_buf *b),
+				   void *arg, struct strobe_buf *b)
 {
+	struct trace_seq *s = strobe_buf_seq(b);
 	uint64_t begin, end;
 	int i, j, n = strobe_analysis_nr_tables(a), first = 1, ret;
 	size_t r;
@@ -486,7 +496,7 @@ int strobe_lami_write_results_logs(const struct strobe_analysis *a,
 		}
 		trace_seq_puts(s, ",\"data\":[");
 		if (t->view == STROBE_VIEW_LOG) {
-			ret = log_rows(arg, t, s);
+			ret = log_rows(arg, t, b);
 			if (ret < 0)
 				return ret;
 		}

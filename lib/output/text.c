@@ -27,6 +27,7 @@
 #include <strobe/output.h>
 #include <strobe/stream.h>
 
+#include "../stream/format-int.h"
 #include "output/output-int.h"
 #include "util/err.h"
 
@@ -211,13 +212,15 @@ static void put_columns_slow(struct trace_seq *s, const struct strobe_event *ev,
 				 strlen(name) < 20 ? 20 - (int)strlen(name) : 0, "");
 }
 
-int strobe_format_event_text(struct tep_handle *tep, const struct strobe_event *ev,
+int strobe_format_event_text(struct strobe_formats *fmts, const struct strobe_event *ev,
 			     const char *buffer_name,
 			     const struct strobe_text_opts *opts,
-			     struct trace_seq *s)
+			     struct strobe_buf *b)
 {
+	struct trace_seq *s = strobe_buf_seq(b);
+	struct tep_handle *tep = strobe_formats_tep(fmts);
 	static const struct strobe_text_opts defaults;
-	struct tep_event *event = ev->format;
+	struct tep_event *event = strobe_format_tep(ev->format);
 	struct tep_record rec;
 	const char *comm, *name = event ? event->name : NULL;
 	size_t comm_len, name_len = name ? strlen(name) : 0;

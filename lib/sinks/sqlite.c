@@ -53,6 +53,7 @@
 #include <strobe/strobe.h>
 #include <strobe/sql.h>
 
+#include "../stream/format-int.h"
 #include "output/output-int.h"
 #include "util/err.h"
 
@@ -798,10 +799,11 @@ nomem:
 	goto out;
 }
 
-int strobe_sql_sink_new(struct sqlite3 *db, struct tep_handle *tep, struct strobe_model *m,
+int strobe_sql_sink_new(struct sqlite3 *db, struct strobe_formats *fmts, struct strobe_model *m,
 			const char *host, struct strobe_sql_sink **out,
 			struct strobe_error *err)
 {
+	struct tep_handle *tep = strobe_formats_tep(fmts);
 	struct strobe_sql_sink *k;
 	struct tep_event **evs;
 	int i, max_id = -1;
@@ -1528,7 +1530,7 @@ int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 			 const char *trace_path, const struct strobe_sql_opts *opts,
 			 struct strobe_sql_stats *st, struct strobe_error *err)
 {
-	struct tep_handle *tep = strobe_tracefile_tep(tf);
+	struct strobe_formats *fmts = strobe_tracefile_formats(tf);
 	struct load_facts f = { .trace_path = trace_path };
 	struct strobe_error e2 = { 0, "" };
 	struct strobe_model *m = NULL;
@@ -1561,7 +1563,7 @@ int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 	ret = strobe_model_load_file(m, tf, err);
 	if (ret < 0)
 		goto out;
-	ret = strobe_sql_sink_new(db, tep, m, f.host, &k, err);
+	ret = strobe_sql_sink_new(db, fmts, m, f.host, &k, err);
 	if (ret < 0)
 		goto out;
 	nbuf = strobe_tracefile_nr_buffers(tf);
@@ -1604,7 +1606,7 @@ int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 			strobe_err(err, ret, "%s", e2.msg);
 			goto out;
 		}
-		ret = strobe_analysis_attach(an, tep, m, &e2);
+		ret = strobe_analysis_attach(an, fmts, m, &e2);
 		if (ret < 0 && ret != -ENOENT) {
 			strobe_err(err, ret, "%s", e2.msg);
 			goto out;

@@ -195,7 +195,7 @@ int strobe_capture_stream(struct strobe_capture *c, struct strobe_stream **out,
 		feeds[n].cpu = n;
 	}
 	/* from here the stream owns the feeds (closed on failure too) */
-	e = strobe_stream_open_feeds(feeds, n, m->page_size, o->tep.commit_size, o->tep.tep,
+	e = strobe_stream_open_feeds(feeds, n, m->page_size, o->tep.commit_size, o->tep.formats,
 				     0, out, err);
 	free(feeds);
 	feeds = NULL;

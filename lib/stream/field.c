@@ -20,9 +20,12 @@
 
 #include <strobe/strobe.h>
 
-int strobe_field_resolve(const struct tep_event *ev, const char *name,
+#include "format-int.h"
+
+int strobe_field_resolve(const struct strobe_format *fmt, const char *name,
 			 struct strobe_field *f)
 {
+	struct tep_event *ev = strobe_format_tep(fmt);
 	struct tep_format_field *fl;
 
 	memset(f, 0, sizeof(*f));
@@ -137,10 +140,10 @@ const char *strobe_field_str(const struct strobe_event *e,
 
 const char *strobe_event_name(const struct strobe_event *e)
 {
-	return e->format ? e->format->name : NULL;
+	return strobe_format_name(e->format);
 }
 
 const char *strobe_event_system(const struct strobe_event *e)
 {
-	return e->format ? e->format->system : NULL;
+	return strobe_format_system(e->format);
 }

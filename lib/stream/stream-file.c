@@ -111,7 +111,7 @@ int strobe_stream_open_file(struct strobe_tracefile *tf,
 	}
 	r = strobe_stream_open_feeds(feeds, n, page_size,
 				     strobe_tracefile_commit_size(tf),
-				     strobe_tracefile_tep(tf),
+				     strobe_tracefile_formats(tf),
 				     strobe_tracefile_ts_offset(tf), out, err);
 	free(feeds);
 	return r;

@@ -16,7 +16,4 @@
 void strobe_stream_set_owner(struct strobe_stream *s, int wake_fd,
 			     void (*close_fn)(void *ctx), void *ctx) STROBE_HIDDEN;
 
-/* The stream's event formats (NULL if it has none). */
-struct tep_handle *strobe_stream_tep(const struct strobe_stream *s) STROBE_HIDDEN;
-
 #endif

@@ -40,9 +40,9 @@
 
 #include <strobe/strobe.h>
 #include "page.h"
+#include "format-int.h"
 #include "stream-int.h"
 
-#define MAX_EVENT_TYPES 65536
 
 /* One per-CPU feed and its decoding state. */
 struct feed {
@@ -72,13 +72,10 @@ struct strobe_stream {
 	unsigned page_size;
 	unsigned commit_size;
 	int64_t ts_offset;
-	struct tep_handle *tep;
+	struct strobe_formats *fmts;
 	/* Common field offsets, and the payload size needed to read them. */
 	uint32_t type_off, type_end;
 	uint32_t pid_off, pid_end;
-	/* Format per event id, grown on demand; format_unset = not looked up. */
-	struct tep_event **formats;
-	uint32_t nr_formats;
 	struct strobe_stream_stats stats;
 	/* Live feeds without a page: indices into feeds, nr_waiting used. */
 	int *waiting;
@@ -89,8 +86,6 @@ struct strobe_stream {
 	void *owner;
 };
 
-static char format_unset_mark;
-#define FORMAT_UNSET ((struct tep_event *)(void *)&format_unset_mark)
 
 static inline bool ent_less(const struct heap_ent *a, const struct heap_ent *b)
 {
@@ -219,30 +214,6 @@ static inline int feed_advance(struct strobe_stream *s, struct feed *f,
 	return feed_refill(s, f, err);
 }
 
-static struct tep_event *lookup_format(struct strobe_stream *s, uint32_t type)
-{
-	struct tep_event **n;
-	uint32_t size, i;
-
-	if (type >= s->nr_formats) {
-		size = s->nr_formats ? s->nr_formats : 64;
-		while (size <= type)
-			size *= 2;
-		if (size > MAX_EVENT_TYPES)
-			size = MAX_EVENT_TYPES;
-		n = realloc(s->formats, size * sizeof(*n));
-		if (!n)
-			return tep_find_event(s->tep, (int)type);
-		for (i = s->nr_formats; i < size; i++)
-			n[i] = FORMAT_UNSET;
-		s->formats = n;
-		s->nr_formats = size;
-	}
-	if (s->formats[type] == FORMAT_UNSET)
-		s->formats[type] = tep_find_event(s->tep, (int)type);
-	return s->formats[type];
-}
-
 static inline void fill_event(struct strobe_stream *s, const struct feed *f,
 			      struct strobe_event *ev)
 {
@@ -270,14 +241,7 @@ static inline void fill_event(struct strobe_stream *s, const struct feed *f,
 	} else {
 		ev->pid = -1;
 	}
-	ev->format = NULL;
-	if (s->tep && ev->type >= 0) {
-		if (__builtin_expect((uint32_t)ev->type < s->nr_formats &&
-				     s->formats[ev->type] != FORMAT_UNSET, 1))
-			ev->format = s->formats[ev->type];
-		else
-			ev->format = lookup_format(s, (uint32_t)ev->type);
-	}
+	ev->format = strobe_formats_get(s->fmts, ev->type);
 }
 
 /* Start feeds not yet started; a bad first page is retried next call. */
@@ -405,7 +369,8 @@ int strobe_stream_next(struct strobe_stream *s, struct strobe_event *ev,
 /* Offsets of common_type and common_pid from the formats, if any. */
 static void resolve_common(struct strobe_stream *s)
 {
-	struct tep_event *ev = s->tep ? tep_get_first_event(s->tep) : NULL;
+	struct tep_handle *tep = strobe_formats_tep(s->fmts);
+	struct tep_event *ev = tep ? tep_get_first_event(tep) : NULL;
 	struct tep_format_field *fl;
 
 	s->type_off = 0;
@@ -424,7 +389,7 @@ static void resolve_common(struct strobe_stream *s)
 
 int strobe_stream_open_feeds(struct strobe_page_feed *feeds, int nr_feeds,
 			     unsigned page_size, unsigned commit_size,
-			     struct tep_handle *tep, int64_t ts_offset,
+			     struct strobe_formats *formats, int64_t ts_offset,
 			     struct strobe_stream **out, struct strobe_error *err)
 {
 	struct strobe_stream *s = NULL;
@@ -466,7 +431,7 @@ int strobe_stream_open_feeds(struct strobe_page_feed *feeds, int nr_feeds,
 	s->page_size = page_size;
 	s->commit_size = commit_size;
 	s->ts_offset = ts_offset;
-	s->tep = tep;
+	s->fmts = formats;
 	s->wake_fd = -1;
 	resolve_common(s);
 	*out = s;
@@ -499,9 +464,9 @@ void strobe_stream_set_owner(struct strobe_stream *s, int wake_fd,
 	s->owner = ctx;
 }
 
-struct tep_handle *strobe_stream_tep(const struct strobe_stream *s)
+struct strobe_formats *strobe_stream_formats(const struct strobe_stream *s)
 {
-	return s->tep;
+	return s ? s->fmts : NULL;
 }
 
 int strobe_stream_fd(const struct strobe_stream *s)
@@ -544,6 +509,5 @@ void strobe_stream_close(struct strobe_stream *s)
 	free(s->feeds);
 	free(s->heap);
 	free(s->waiting);
-	free(s->formats);
 	free(s);
 }

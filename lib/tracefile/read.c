@@ -1053,6 +1053,11 @@ struct tep_handle *strobe_tracefile_tep(struct strobe_tracefile *tf)
 	return tf->t.tep;
 }
 
+struct strobe_formats *strobe_tracefile_formats(struct strobe_tracefile *tf)
+{
+	return tf->t.formats;
+}
+
 int64_t strobe_tracefile_ts_offset(const struct strobe_tracefile *tf)
 {
 	return tf->ts_offset;

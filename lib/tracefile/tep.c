@@ -12,6 +12,7 @@
 #include <strobe/strobe.h>
 #include "fmtcheck.h"
 #include "tep.h"
+#include "../stream/format-int.h"
 
 int strobe_tep_init(struct strobe_tep *t, unsigned long_size, unsigned page_size)
 {
@@ -19,6 +20,12 @@ int strobe_tep_init(struct strobe_tep *t, unsigned long_size, unsigned page_size
 	t->tep = tep_alloc();
 	if (!t->tep)
 		return -ENOMEM;
+	t->formats = strobe_formats_new(t->tep);
+	if (!t->formats) {
+		tep_free(t->tep);
+		t->tep = NULL;
+		return -ENOMEM;
+	}
 	tep_set_file_bigendian(t->tep, TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(t->tep, TEP_LITTLE_ENDIAN);
 	tep_set_long_size(t->tep, (int)long_size);
@@ -178,6 +185,7 @@ int strobe_tep_from_meta(struct strobe_tep *t, const struct strobe_tf_meta *m,
 
 void strobe_tep_release(struct strobe_tep *t)
 {
+	strobe_formats_free(t->formats);
 	if (t->tep) {
 		if (t->plugins)
 			tep_unload_plugins(t->plugins, t->tep);

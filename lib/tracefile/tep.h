@@ -17,15 +17,18 @@
 struct tep_handle;
 struct tep_plugin_list;
 struct strobe_tf_meta;
+struct strobe_formats;
 
 struct strobe_tep {
 	struct tep_handle *tep;
+	struct strobe_formats *formats;	/* the public catalogue over tep */
 	struct tep_plugin_list *plugins;
 	unsigned commit_size;	/* ring-buffer page commit field: 4 or 8 */
 	unsigned nr_bad_formats;	/* formats skipped as damaged */
 };
 
-/* Allocate the handle (little endian, plugins loaded).  0 or -ENOMEM. */
+/* Allocate the handle (little endian, plugins loaded) and its catalogue.
+ * 0 or -ENOMEM. */
 int strobe_tep_init(struct strobe_tep *t, unsigned long_size, unsigned page_size) STROBE_HIDDEN;
 
 /* events/header_page text (text need not be NUL-terminated): sets
@@ -50,5 +53,9 @@ int strobe_tep_from_meta(struct strobe_tep *t, const struct strobe_tf_meta *m,
 			 struct strobe_error *err) STROBE_HIDDEN;
 
 void strobe_tep_release(struct strobe_tep *t) STROBE_HIDDEN;	/* zeroes *t */
+
+/* A trace file's tep_handle, for the library's own formatting. */
+struct strobe_tracefile;
+struct tep_handle *strobe_tracefile_tep(struct strobe_tracefile *tf) STROBE_HIDDEN;
 
 #endif

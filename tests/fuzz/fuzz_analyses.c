@@ -24,6 +24,7 @@
 #include <traceevent/trace-seq.h>
 
 #include <strobe/strobe.h>
+#include "../unit/buf_of.h"
 
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
@@ -43,8 +44,8 @@ static void on_log(void *arg, const struct strobe_table *t, const union strobe_v
 {
 	struct trace_seq *s = arg;
 
-	strobe_table_write_json_row(t, row, s);
-	strobe_table_write_text_row(t, row, s);
+	strobe_table_write_json_row(t, row, buf_of(s));
+	strobe_table_write_text_row(t, row, buf_of(s));
 	keep_small(s);
 }
 
@@ -82,11 +83,11 @@ static void analyses(struct strobe_tracefile *tf, size_t size, struct trace_seq 
 		for (i = 0; i < strobe_analysis_nr_tables(an); i++) {
 			const struct strobe_table *t = strobe_analysis_table(an, i);
 
-			strobe_table_write_text(t, s);
-			strobe_table_write_json(t, s);
+			strobe_table_write_text(t, buf_of(s));
+			strobe_table_write_json(t, buf_of(s));
 			keep_small(s);
 		}
-		strobe_lami_write_results(an, s);
+		strobe_lami_write_results(an, buf_of(s));
 		keep_small(s);
 	}
 	for (i = 0; i < strobe_analysis_nr_notes(an); i++)

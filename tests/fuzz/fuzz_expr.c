@@ -30,6 +30,7 @@
 #include <strobe/expr.h>
 
 #include "../unit/formats.h"
+#include "../unit/formats_of.h"
 
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
@@ -69,7 +70,8 @@ static const char *const formats[][2] = {
 #define NR_FORMATS (int)(sizeof(formats) / sizeof(formats[0]))
 
 static struct tep_handle *tep;
-static struct tep_event *fmts[NR_FORMATS];
+static struct strobe_formats *catalogue;
+static const struct strobe_format *fmts[NR_FORMATS];
 static struct strobe_syscall_args *sysargs;
 
 static void setup(void)
@@ -83,16 +85,17 @@ static void setup(void)
 	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
 	tep_set_page_size(tep, 4096);
+	catalogue = strobe_formats_new(tep);
 	for (i = 0; i < NR_FORMATS; i++) {
 		struct tep_event *ev = NULL;
 
 		if (tep_parse_format(tep, &ev, formats[i][1], strlen(formats[i][1]),
 				     formats[i][0]))
 			__builtin_trap();
-		fmts[i] = ev;
+		fmts[i] = strobe_formats_by_id(catalogue, ev->id);
 	}
 	strobe_syscall_args_new(&sysargs);
-	strobe_syscall_args_add_tep(sysargs, tep);
+	strobe_syscall_args_add_formats(sysargs, catalogue);
 }
 
 static int task(void *arg, int tid, struct strobe_expr_task *t)
@@ -143,7 +146,7 @@ static void evaluate(struct strobe_expr *e, const uint8_t *data, size_t size)
 
 		memset(&ev, 0, sizeof(ev));
 		ev.format = i < NR_FORMATS ? fmts[i] : NULL;
-		ev.type = ev.format ? ev.format->id : 4242;
+		ev.type = ev.format ? strobe_format_id(ev.format) : 4242;
 		payload[0] = (uint8_t)ev.type;
 		payload[1] = (uint8_t)(ev.type >> 8);
 		ev.data = payload;
@@ -246,7 +249,7 @@ static void run_periods(const char *text, size_t size)
 		memset(payload, 0, sizeof(payload));
 		memset(&ev, 0, sizeof(ev));
 		ev.format = fmts[b[0] % NR_FORMATS];
-		ev.type = ev.format->id;
+		ev.type = strobe_format_id(ev.format);
 		payload[0] = (uint8_t)ev.type;
 		payload[1] = (uint8_t)(ev.type >> 8);
 		ev.pid = b[1] % 8;

@@ -25,6 +25,8 @@
 
 #include <strobe/strobe.h>
 #include "tracefile/fmtcheck.h"
+#include "../unit/formats_of.h"
+#include "../unit/buf_of.h"
 
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
@@ -47,10 +49,10 @@ static struct tep_handle *new_tep(void)
 	return tep;
 }
 
-static void print_all(struct tep_handle *tep, struct tep_event *fmt,
+static void print_all(struct tep_handle *tep, const struct strobe_format *fmt,
 		      const uint8_t *payload, uint32_t size)
 {
-	struct strobe_format_cache *cache = strobe_format_cache_new(tep);
+	struct strobe_format_cache *cache = strobe_format_cache_new(formats_of(tep));
 	struct strobe_event ev;
 	struct trace_seq s;
 	uint8_t *copy = malloc(size);
@@ -62,26 +64,26 @@ static void print_all(struct tep_handle *tep, struct tep_event *fmt,
 	}
 	memcpy(copy, payload, size);
 	if (size >= 2) {	/* common_type must name the format */
-		copy[0] = (uint8_t)fmt->id;
-		copy[1] = (uint8_t)(fmt->id >> 8);
+		copy[0] = (uint8_t)strobe_format_id(fmt);
+		copy[1] = (uint8_t)(strobe_format_id(fmt) >> 8);
 	}
 	memset(&ev, 0, sizeof(ev));
 	ev.ts = 1234567890;
 	ev.data = copy;
 	ev.size = size;
-	ev.type = fmt->id;
+	ev.type = strobe_format_id(fmt);
 	ev.pid = 1;
 	ev.format = fmt;
 	trace_seq_init(&s);
 	/* twice with the cache: its first use compares both paths */
 	for (i = 0; i < 2; i++) {
-		strobe_format_event_text(tep, &ev, NULL, NULL, &s);
+		strobe_format_event_text(formats_of(tep), &ev, NULL, NULL, buf_of(&s));
 		if (cache) {
 			struct strobe_text_opts o = { .cache = cache };
 
-			strobe_format_event_text(tep, &ev, NULL, &o, &s);
+			strobe_format_event_text(formats_of(tep), &ev, NULL, &o, buf_of(&s));
 		}
-		strobe_format_event_json(tep, &ev, NULL, cache, &s);
+		strobe_format_event_json(formats_of(tep), &ev, NULL, cache, buf_of(&s));
 		trace_seq_reset(&s);
 	}
 	trace_seq_destroy(&s);
@@ -93,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t zeros[4096], ones[4096];
 	struct tep_handle *tep;
-	struct tep_event *fmt = NULL;
+	const struct strobe_format *fmt = NULL;
 	uint8_t mixed[256];
 	const char *why;
 	size_t i;
@@ -107,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (tep_parse_event(tep, (const char *)data, size, "fz") == 0 &&
 	    tep_get_events_count(tep) > 0)
-		fmt = tep_get_event(tep, 0);
+		fmt = strobe_formats_by_id(formats_of(tep), tep_get_event(tep, 0)->id);
 	if (fmt) {
 		memset(ones, 0xff, sizeof(ones));
 		for (i = 0; i < sizeof(mixed); i++)
@@ -117,6 +119,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		print_all(tep, fmt, mixed, sizeof(mixed));
 		print_all(tep, fmt, zeros, 8);
 	}
-	tep_free(tep);
+	free_tep(tep);
 	return 0;
 }

@@ -24,6 +24,7 @@
 #include "stream/page.h"
 
 #include "../unit/formats.h"
+#include "../unit/formats_of.h"
 
 #define MAX_FEEDS 4
 
@@ -78,7 +79,7 @@ static struct tep_handle *fuzz_tep(void)
 		tried = true;
 		tep = tep_alloc();
 		if (tep && tep_parse_event(tep, fuzz_fmt, sizeof(fuzz_fmt) - 1, "fz")) {
-			tep_free(tep);
+			free_tep(tep);
 			tep = NULL;
 		}
 	}
@@ -122,7 +123,7 @@ static void walk_stream(const uint8_t *data, size_t size, unsigned cs,
 	struct strobe_stream *s;
 	struct strobe_event ev;
 	size_t nr_pages = size / page_size, i, steps = 0;
-	struct tep_event *fmt;
+	const struct strobe_format *fmt;
 	struct tep_handle *tep = fuzz_tep();
 	uint32_t len;
 	int k, r;
@@ -146,10 +147,10 @@ static void walk_stream(const uint8_t *data, size_t size, unsigned cs,
 		memcpy(pg, data + i * page_size, page_size);
 		f->pages[f->n++] = pg;
 	}
-	if (strobe_stream_open_feeds(feeds, nr_feeds, page_size, cs, tep, 0,
+	if (strobe_stream_open_feeds(feeds, nr_feeds, page_size, cs, formats_of(tep), 0,
 				     &s, &err) < 0)
 		return;
-	fmt = tep ? tep_find_event(tep, 1) : NULL;
+	fmt = strobe_formats_by_id(formats_of(tep), 1);
 	strobe_field_resolve(fmt, "name", &fl[0]);
 	strobe_field_resolve(fmt, "rel", &fl[1]);
 	strobe_field_resolve(fmt, "val", &fl[2]);

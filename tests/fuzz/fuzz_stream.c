@@ -22,6 +22,7 @@
 #include <traceevent/trace-seq.h>
 
 #include <strobe/strobe.h>
+#include "../unit/buf_of.h"
 
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
@@ -33,8 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void stream_all(struct strobe_tracefile *tf, size_t size)
 {
-	struct tep_handle *tep = strobe_tracefile_tep(tf);
-	struct strobe_format_cache *cache = strobe_format_cache_new(tep);
+	struct strobe_formats *fmts = strobe_tracefile_formats(tf);
+	struct strobe_format_cache *cache = strobe_format_cache_new(fmts);
 	struct strobe_text_opts plain = { 0 }, cached = { .cache = cache };
 	struct strobe_stream_stats st;
 	struct strobe_stream *s;
@@ -54,10 +55,10 @@ static void stream_all(struct strobe_tracefile *tf, size_t size)
 			__builtin_trap();	/* the stream does not advance */
 		if (r < 0)
 			continue;
-		strobe_format_event_text(tep, &ev, NULL, &plain, &seq);
-		strobe_format_event_text(tep, &ev, "buf", &cached, &seq);
-		strobe_format_event_json(tep, &ev, NULL, cache, &seq);
-		strobe_format_event_json(tep, &ev, "buf", NULL, &seq);
+		strobe_format_event_text(fmts, &ev, NULL, &plain, buf_of(&seq));
+		strobe_format_event_text(fmts, &ev, "buf", &cached, buf_of(&seq));
+		strobe_format_event_json(fmts, &ev, NULL, cache, buf_of(&seq));
+		strobe_format_event_json(fmts, &ev, "buf", NULL, buf_of(&seq));
 		if (seq.len > (1u << 20))
 			trace_seq_reset(&seq);
 	}

@@ -18,6 +18,7 @@
 
 #include <strobe/strobe.h>
 
+#include "stream/format-int.h"
 #include "formats.h"
 #include "test.h"
 
@@ -88,12 +89,21 @@ static inline void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 struct feeder {
 	struct strobe_analysis *a;
 	struct tep_handle *tep;
+	struct strobe_formats *fmts;	/* over tep, made by fixture_fmts() */
 	struct strobe_model *m;
 #ifdef FIXTURE_FEEDER_EXTRA
 	FIXTURE_FEEDER_EXTRA
 #endif
 	uint8_t d[64];
 };
+
+/* The format catalogue over f->tep (made on first use, freed by stop()). */
+static inline struct strobe_formats *fixture_fmts(struct feeder *f)
+{
+	if (!f->fmts && f->tep)
+		f->fmts = strobe_formats_new(f->tep);
+	return f->fmts;
+}
 
 /* One event of `type` with the payload in f->d (the analyses read it
  * during the feed), then clears the payload for the next one. */
@@ -112,7 +122,7 @@ static inline void feed(struct feeder *f, int type, int pid, int cpu, uint64_t t
 	ev.type = type;
 	ev.pid = pid;
 	ev.missed = missed;
-	ev.format = tep_find_event(f->tep, type);
+	ev.format = strobe_formats_by_id(fixture_fmts(f), type);
 	if (f->m)
 		strobe_model_update(f->m, &ev);
 	strobe_analysis_feed(f->a, &ev);
@@ -140,6 +150,7 @@ static inline void stop(struct feeder *f)
 {
 	strobe_analysis_free(f->a);
 	strobe_model_free(f->m);
+	strobe_formats_free(f->fmts);
 	tep_free(f->tep);
 }
 

@@ -19,6 +19,7 @@
 
 #include "analyses/analysis-int.h"
 #include "analysis_fixture.h"
+#include "buf_of.h"
 
 static const char fmt_alloc[] = "name: mm_page_alloc\nID: 704\nformat:\n" FMT_COMMON
 	"\tfield:unsigned long pfn;\toffset:8;\tsize:8;\tsigned:0;\n"
@@ -106,7 +107,7 @@ static struct strobe_analysis *start(struct feeder *f, const char *names,
 	f->tep = make_tep(irq_mem);
 	if (!f->tep || strobe_analysis_new(names, o, &f->a, &err) < 0)
 		return NULL;
-	if (strobe_analysis_attach(f->a, f->tep, NULL, &err) < 0) {
+	if (strobe_analysis_attach(f->a, fixture_fmts(f), NULL, &err) < 0) {
 		fprintf(stderr, "  attach: %s\n", err.msg);
 		return NULL;
 	}
@@ -351,20 +352,22 @@ static void test_missing_events_and_unknown_names(void)
 	struct strobe_error err = { 0 };
 	struct strobe_analysis *a = NULL;
 	struct tep_handle *tep = make_tep(false);
+	struct strobe_formats *fmts = tep ? strobe_formats_new(tep) : NULL;
 
-	REQUIRE(tep);
+	REQUIRE(fmts);
 	CHECK_EQ(strobe_analysis_new("cputop,nope", NULL, &a, &err), -EINVAL);
 	CHECK(strstr(err.msg, "nope") != NULL);
 	REQUIRE(strobe_analysis_new("mem", NULL, &a, &err) == 0);
-	CHECK_EQ(strobe_analysis_attach(a, tep, NULL, &err), -ENOENT);
+	CHECK_EQ(strobe_analysis_attach(a, fmts, NULL, &err), -ENOENT);
 	CHECK(strstr(err.msg, "--preset mem") != NULL);
 	strobe_analysis_free(a);
 	/* one of two missing: a note, not an error */
 	REQUIRE(strobe_analysis_new("cputop,irq", NULL, &a, &err) == 0);
-	CHECK_EQ(strobe_analysis_attach(a, tep, NULL, &err), 0);
+	CHECK_EQ(strobe_analysis_attach(a, fmts, NULL, &err), 0);
 	CHECK_EQ(strobe_analysis_nr_notes(a), 1);
 	CHECK(strstr(strobe_analysis_note(a, 0), "--preset irq") != NULL);
 	strobe_analysis_free(a);
+	strobe_formats_free(fmts);
 	tep_free(tep);
 }
 
@@ -460,22 +463,22 @@ static void test_writers_text_json_lami_and_histogram(void)
 	CHECK(find_row(t, NULL, NULL, "lo", 2, 0) != NULL);
 	CHECK_EQ(find_row(t, NULL, NULL, "lo", 2, 0)[2].i, 10);
 	trace_seq_init(&s);
-	CHECK_EQ(strobe_table_write_text(t, &s), 0);
+	CHECK_EQ(strobe_table_write_text(t, buf_of(&s)), 0);
 	trace_seq_terminate(&s);
 	CHECK(strstr(s.buffer, "usecs") != NULL);
 	CHECK(strstr(s.buffer, "2 -> 3") != NULL);
 	CHECK(strstr(s.buffer, "|****************************************|") != NULL);
 	trace_seq_reset(&s);
-	CHECK_EQ(strobe_table_write_json(table(f.a, "syscalls.top"), &s), 0);
+	CHECK_EQ(strobe_table_write_json(table(f.a, "syscalls.top"), buf_of(&s)), 0);
 	trace_seq_terminate(&s);
 	CHECK(strstr(s.buffer, "\"syscall\":\"getppid\",\"count\":10") != NULL);
 	trace_seq_reset(&s);
-	CHECK_EQ(strobe_lami_write_results(f.a, &s), 0);
+	CHECK_EQ(strobe_lami_write_results(f.a, buf_of(&s)), 0);
 	trace_seq_terminate(&s);
 	CHECK(strstr(s.buffer, "{\"results\":[{\"time-range\":{\"class\":\"time-range\"") != NULL);
 	CHECK(strstr(s.buffer, "\"inherit\":\"syscalls.freq\"") != NULL);
 	trace_seq_reset(&s);
-	CHECK_EQ(strobe_lami_write_metadata("syscalls", &o, &s), 0);
+	CHECK_EQ(strobe_lami_write_metadata("syscalls", &o, buf_of(&s)), 0);
 	trace_seq_terminate(&s);
 	CHECK(strstr(s.buffer, "\"mi-version\":{\"major\":1,\"minor\":0}") != NULL);
 	CHECK(strstr(s.buffer, "\"syscalls.freq\":{\"title\"") != NULL);

@@ -95,7 +95,7 @@ static bool start(struct feeder *f, const char *names, enum strobe_group_by g,
 	    strobe_model_table_load(f->m, table_text, sizeof(table_text) - 1, &err) < 0 ||
 	    strobe_analysis_new(names, &o, &f->a, &err) < 0 ||
 	    strobe_analysis_set_target(f->a, target, pids, conts, &err) < 0 ||
-	    strobe_analysis_attach(f->a, f->tep, f->m, &err) < 0) {
+	    strobe_analysis_attach(f->a, fixture_fmts(f), f->m, &err) < 0) {
 		fprintf(stderr, "  start: %s\n", err.msg);
 		return false;
 	}

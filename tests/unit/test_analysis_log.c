@@ -37,6 +37,7 @@ struct rows {
 
 #define FIXTURE_FEEDER_EXTRA struct rows rows;
 #include "analysis_fixture.h"
+#include "buf_of.h"
 
 enum { ID_ALLOC = 704, ID_FREE = 707, ID_RAISE = 708, ID_SOFT_ENTRY = 709,
        ID_SOFT_EXIT = 710, ID_ISSUE = 711, ID_COMPLETE = 712 };
@@ -209,7 +210,7 @@ static struct strobe_analysis *start(struct feeder *f, const char *names,
 		return NULL;
 	if (target_pid && strobe_analysis_set_target(f->a, "command", target_pid, NULL, &err))
 		return NULL;
-	if (strobe_analysis_attach(f->a, f->tep, NULL, &err) < 0) {
+	if (strobe_analysis_attach(f->a, fixture_fmts(f), NULL, &err) < 0) {
 		fprintf(stderr, "  attach: %s\n", err.msg);
 		return NULL;
 	}
@@ -540,17 +541,17 @@ static void keep_lami(void *arg, const struct strobe_table *t, const union strob
 
 	if (l->kept.len)
 		trace_seq_putc(&l->kept, ',');
-	strobe_lami_write_row(t, v, &l->kept);
+	strobe_lami_write_row(t, v, buf_of(&l->kept));
 	l->t = t;
 }
 
-static int lami_rows(void *arg, const struct strobe_table *t, struct trace_seq *s)
+static int lami_rows(void *arg, const struct strobe_table *t, struct strobe_buf *b)
 {
 	struct lami_rows *l = arg;
 
 	l->calls++;
 	if (t == l->t)
-		trace_seq_putc(s, '#');	/* a marker where the rows go */
+		strobe_buf_putc(b, '#');	/* a marker where the rows go */
 	return 0;
 }
 
@@ -566,7 +567,7 @@ static void test_writers_for_log_rows(void)
 	trace_seq_init(&s);
 	trace_seq_init(&l.kept);
 	/* metadata declares the log classes */
-	CHECK_EQ(strobe_lami_write_metadata("cputop,irq", &o, &s), 0);
+	CHECK_EQ(strobe_lami_write_metadata("cputop,irq", &o, buf_of(&s)), 0);
 	trace_seq_terminate(&s);
 	CHECK(strstr(s.buffer, "\"cputop.log\":{\"title\":\"On-CPU intervals\"") != NULL);
 	CHECK(strstr(s.buffer, "\"irq.log\":{") != NULL);
@@ -583,11 +584,11 @@ static void test_writers_for_log_rows(void)
 	      == l.kept.buffer);
 	CHECK(strstr(l.kept.buffer, "]," "[{\"class\":\"timestamp\",\"value\":1500},") != NULL);
 	/* without a callback log tables are left out; with one, its rows go in */
-	CHECK_EQ(strobe_lami_write_results(f.a, &s), 0);
+	CHECK_EQ(strobe_lami_write_results(f.a, buf_of(&s)), 0);
 	trace_seq_terminate(&s);
 	CHECK_STR(s.buffer, "{\"results\":[]}\n");
 	trace_seq_reset(&s);
-	CHECK_EQ(strobe_lami_write_results_logs(f.a, lami_rows, &l, &s), 0);
+	CHECK_EQ(strobe_lami_write_results_logs(f.a, lami_rows, &l, buf_of(&s)), 0);
 	trace_seq_terminate(&s);
 	CHECK_EQ(l.calls, 1);
 	CHECK(strstr(s.buffer, "\"class\":\"cputop.log\",\"data\":[#]}]}") != NULL);
@@ -598,13 +599,13 @@ static void test_writers_for_log_rows(void)
 					    { .s = "five" }, { .s = "host" }, { .i = 0 },
 					    { .i = 6 }, { .s = "six" } };
 
-		CHECK_EQ(strobe_table_write_json_row(l.t, v, &s), 0);
+		CHECK_EQ(strobe_table_write_json_row(l.t, v, buf_of(&s)), 0);
 		trace_seq_terminate(&s);
 		CHECK_STR(s.buffer, "{\"table\":\"cputop.log\",\"ts\":1000,\"duration\":500,"
 			  "\"tid\":5,\"pid\":5,\"comm\":\"five\",\"container\":\"host\",\"cpu\":0,"
 			  "\"next_tid\":6,\"next_comm\":\"six\"}\n");
 		trace_seq_reset(&s);
-		CHECK_EQ(strobe_table_write_text_row(l.t, v, &s), 0);
+		CHECK_EQ(strobe_table_write_text_row(l.t, v, buf_of(&s)), 0);
 		trace_seq_terminate(&s);
 		CHECK(strstr(s.buffer, "0.000001000         0.500") != NULL);
 		CHECK(strstr(s.buffer, "  six\n") != NULL);

@@ -111,7 +111,7 @@ static bool start(struct feeder *f, struct logged *l, const struct setup *s)
 	if (!f->tep)
 		return false;
 	if (strobe_analysis_new(s->names ? s->names : "periods", &o, &f->a, &err) < 0 ||
-	    strobe_analysis_attach(f->a, f->tep, NULL, &err) < 0) {
+	    strobe_analysis_attach(f->a, fixture_fmts(f), NULL, &err) < 0) {
 		fprintf(stderr, "  %s\n", err.msg);
 		return false;
 	}

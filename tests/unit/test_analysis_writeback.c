@@ -100,7 +100,7 @@ static bool start(struct feeder *f, enum strobe_group_by g, const char *const *c
 	if (!f->tep || strobe_model_new(&f->m, &err) < 0 ||
 	    strobe_model_table_load(f->m, table_text, sizeof(table_text) - 1, &err) < 0 ||
 	    strobe_analysis_new("io", &o, &f->a, &err) < 0 ||
-	    strobe_analysis_attach(f->a, f->tep, f->m, &err) < 0) {
+	    strobe_analysis_attach(f->a, fixture_fmts(f), f->m, &err) < 0) {
 		fprintf(stderr, "  start: %s\n", err.msg);
 		return false;
 	}
@@ -487,7 +487,7 @@ static void test_writeback_needs_window_events(void)
 	REQUIRE(strobe_model_new(&f.m, NULL) == 0);
 	REQUIRE(strobe_model_table_load(f.m, table_text, sizeof(table_text) - 1, NULL) == 0);
 	REQUIRE(strobe_analysis_new("io", &o, &f.a, NULL) == 0);
-	REQUIRE(strobe_analysis_attach(f.a, f.tep, f.m, NULL) == 0);
+	REQUIRE(strobe_analysis_attach(f.a, fixture_fmts(&f), f.m, NULL) == 0);
 	request(&f, 50, 5100, 8000, 8192, 9000, 0);
 	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
 	CHECK_EQ(cell(table(f.a, "io.block"), "container", "host", 0, "direct_bytes"), 8192);

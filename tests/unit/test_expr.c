@@ -53,7 +53,7 @@ static const char fmt_probe[] = "name: probe\nID: 900\nformat:\n" FMT_COMMON
 	"\tfield:char t[16];\toffset:48;\tsize:16;\tsigned:0;\n\n"
 	"print fmt: \"x=%d\", REC->x\n";
 
-static struct tep_handle *tep_all(void)
+static struct strobe_formats *fmts_all(void)
 {
 	static const struct fixture_fmt f[] = {
 		{ fmt_switch, "sched" }, { fmt_enter, "raw_syscalls" },
@@ -63,7 +63,7 @@ static struct tep_handle *tep_all(void)
 		{ fmt_openat, "syscalls" }, { fmt_probe, "test" },
 	};
 
-	return fixture_tep(f, sizeof(f) / sizeof(f[0]));
+	return strobe_formats_adopt(fixture_tep(f, sizeof(f) / sizeof(f[0])));
 }
 
 /* One synthetic event: payload in d, common fields set by mk(). */
@@ -72,7 +72,7 @@ struct evb {
 	struct strobe_event ev;
 };
 
-static struct strobe_event *mk(struct evb *b, struct tep_handle *tep, int type, int pid)
+static struct strobe_event *mk(struct evb *b, struct strobe_formats *fmts, int type, int pid)
 {
 	b->d[0] = (uint8_t)type;
 	b->d[1] = (uint8_t)(type >> 8);
@@ -84,11 +84,11 @@ static struct strobe_event *mk(struct evb *b, struct tep_handle *tep, int type, 
 	b->ev.pid = pid;
 	b->ev.cpu = 1;
 	b->ev.ts = 1000;
-	b->ev.format = tep_find_event(tep, type);
+	b->ev.format = strobe_formats_by_id(fmts, type);
 	return &b->ev;
 }
 
-static struct strobe_event *ev_switch(struct evb *b, struct tep_handle *tep, int prev,
+static struct strobe_event *ev_switch(struct evb *b, struct strobe_formats *fmts, int prev,
 				      const char *prev_comm, int next, const char *next_comm)
 {
 	memset(b->d, 0, sizeof(b->d));
@@ -96,10 +96,10 @@ static struct strobe_event *ev_switch(struct evb *b, struct tep_handle *tep, int
 	put32(b->d + 24, (uint32_t)prev);
 	strncpy((char *)b->d + 40, next_comm, 15);
 	put32(b->d + 56, (uint32_t)next);
-	return mk(b, tep, ID_SWITCH, prev);
+	return mk(b, fmts, ID_SWITCH, prev);
 }
 
-static struct strobe_event *ev_raw(struct evb *b, struct tep_handle *tep, bool enter, int pid,
+static struct strobe_event *ev_raw(struct evb *b, struct strobe_formats *fmts, bool enter, int pid,
 				   long nr, uint64_t a0, uint64_t a1)
 {
 	memset(b->d, 0, sizeof(b->d));
@@ -107,16 +107,16 @@ static struct strobe_event *ev_raw(struct evb *b, struct tep_handle *tep, bool e
 	put64(b->d + 16, a0);	/* args[0], or ret */
 	if (enter)
 		put64(b->d + 24, a1);
-	return mk(b, tep, enter ? ID_ENTER : ID_EXIT, pid);
+	return mk(b, fmts, enter ? ID_ENTER : ID_EXIT, pid);
 }
 
-static struct strobe_event *ev_probe(struct evb *b, struct tep_handle *tep, int x, int y, int z)
+static struct strobe_event *ev_probe(struct evb *b, struct strobe_formats *fmts, int x, int y, int z)
 {
 	memset(b->d, 0, sizeof(b->d));
 	put32(b->d + 8, (uint32_t)x);
 	put32(b->d + 12, (uint32_t)y);
 	put32(b->d + 16, (uint32_t)z);
-	return mk(b, tep, ID_PROBE, 77);
+	return mk(b, fmts, ID_PROBE, 77);
 }
 
 /* A caller-supplied context: tasks 10 (nginx in container "web") and 20. */
@@ -266,22 +266,22 @@ static void test_expr_precedence_matches_c(void)
 		{ "$evt.x != 1 && !($evt.y == 1) || !!($evt.z == 1)", p5 },
 		{ "$evt.x == 1 || $evt.y == 1 || $evt.z == 1 && $evt.x == 0", p6 },
 	};
-	struct tep_handle *tep = tep_all();
+	struct strobe_formats *fmts = fmts_all();
 	struct evb b;
 	size_t i;
 	int m;
 
-	REQUIRE(tep);
+	REQUIRE(fmts);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		for (m = 0; m < 8; m++) {
 			int a = m & 1, bb = (m >> 1) & 1, c = (m >> 2) & 1;
-			int got = eval1(cases[i].text, 0, ev_probe(&b, tep, a, bb, c), NULL);
+			int got = eval1(cases[i].text, 0, ev_probe(&b, fmts, a, bb, c), NULL);
 
 			if (got != cases[i].fn(a, bb, c))
 				fprintf(stderr, "  '%s' with %d%d%d: %d\n", cases[i].text, a, bb, c, got);
 			CHECK_EQ(got, cases[i].fn(a, bb, c));
 		}
-	tep_free(tep);
+	strobe_formats_free(fmts);
 }
 
 static const struct {
@@ -608,12 +608,12 @@ static void test_period_captures_errors(void)
 
 static void test_expr_eval_sched_switch_fields_and_lttng_aliases(void)
 {
-	struct tep_handle *tep = tep_all();
+	struct strobe_formats *fmts = fmts_all();
 	struct evb b;
 	struct strobe_event *ev;
 
-	REQUIRE(tep);
-	ev = ev_switch(&b, tep, 10, "nginx", 20, "bash");
+	REQUIRE(fmts);
+	ev = ev_switch(&b, fmts, 10, "nginx", 20, "bash");
 	CHECK_EQ(eval1("$evt.$name == \"sched_switch\"", 0, ev, NULL), 1);
 	CHECK_EQ(eval1("$evt.$name == \"sched:sched_switch\"", 0, ev, NULL), 1);
 	CHECK_EQ(eval1("$evt.$name == \"sched_wakeup\"", 0, ev, NULL), 0);
@@ -641,25 +641,25 @@ static void test_expr_eval_sched_switch_fields_and_lttng_aliases(void)
 	CHECK_EQ(eval1("$evt.$stream_ctx.cpu_id == 1 || $evt.$pkt_header.magic == 1", 0, ev, NULL),
 		 0);
 	/* a task the context does not know: only tid is */
-	ev = ev_switch(&b, tep, 99, "x", 0, "swapper/1");
+	ev = ev_switch(&b, fmts, 99, "x", 0, "swapper/1");
 	CHECK_EQ(eval1("$evt.tid == 99", 0, ev, NULL), 1);
 	CHECK_EQ(eval1("$evt.pid == 99", 0, ev, NULL), 0);
 	CHECK_EQ(eval1("$evt.procname =* \"*\"", 0, ev, NULL), 0);
 	CHECK_EQ(eval1("$evt.$name == \"sched_switch\" && $evt.next_tid != 0", 0, ev, NULL), 0);
-	tep_free(tep);
+	strobe_formats_free(fmts);
 }
 
 static void test_expr_eval_sched_waking_tid_is_payload_pid_is_process(void)
 {
-	struct tep_handle *tep = tep_all();
+	struct strobe_formats *fmts = fmts_all();
 	struct evb b;
 	struct strobe_event *ev;
 
-	REQUIRE(tep);
+	REQUIRE(fmts);
 	memset(b.d, 0, sizeof(b.d));
 	strcpy((char *)b.d + 8, "bash");
 	put32(b.d + 24, 20);	/* the woken task */
-	ev = mk(&b, tep, ID_WAKING, 11);	/* woken by nginx's thread 11 */
+	ev = mk(&b, fmts, ID_WAKING, 11);	/* woken by nginx's thread 11 */
 	/* LTTng's sched_waking payload says tid: the woken task */
 	CHECK_EQ(eval1("$evt.tid == 20", 0, ev, NULL), 1);
 	CHECK_EQ(eval1("$evt.$payload.tid == 20", 0, ev, NULL), 1);
@@ -668,17 +668,17 @@ static void test_expr_eval_sched_waking_tid_is_payload_pid_is_process(void)
 	CHECK_EQ(eval1("$evt.$payload.pid == 20", 0, ev, NULL), 1);
 	CHECK_EQ(eval1("$evt.$ctx.tid == 11", 0, ev, NULL), 1);
 	CHECK_EQ(eval1("$evt.comm == \"bash\"", 0, ev, NULL), 1);	/* payload first */
-	tep_free(tep);
+	strobe_formats_free(fmts);
 }
 
 static void test_expr_eval_missing_fields_follow_lttng(void)
 {
-	struct tep_handle *tep = tep_all();
+	struct strobe_formats *fmts = fmts_all();
 	struct evb b;
 	struct strobe_event *ev;
 
-	REQUIRE(tep);
-	ev = ev_probe(&b, tep, 1, 2, 3);
+	REQUIRE(fmts);
+	ev = ev_probe(&b, fmts, 1, 2, 3);
 	CHECK_EQ(eval1("$evt.nope == 1", 0, ev, NULL), 0);
 	CHECK_EQ(eval1("$evt.nope < 1 || $evt.nope >= 1", 0, ev, NULL), 0);
 	/* lttng: != is !(==), so true when the field is missing */
@@ -696,23 +696,23 @@ static void test_expr_eval_missing_fields_follow_lttng(void)
 	CHECK_EQ(eval1("$evt.z == 3", 0, ev, NULL), 0);
 	CHECK_EQ(eval1("$evt.x == 1", 0, ev, NULL), 1);
 	/* an event whose format is unknown: only context and header */
-	ev = ev_probe(&b, tep, 1, 2, 3);
+	ev = ev_probe(&b, fmts, 1, 2, 3);
 	ev->format = NULL;
 	ev->type = 4242;
 	CHECK_EQ(eval1("$evt.x == 1", 0, ev, NULL), 0);
 	CHECK_EQ(eval1("$evt.$name == \"probe\"", 0, ev, NULL), 0);
 	CHECK_EQ(eval1("$evt.tid == 77 && $evt.$header.id == 4242", 0, ev, NULL), 1);
-	tep_free(tep);
+	strobe_formats_free(fmts);
 }
 
 static void test_expr_eval_numbers_durations_and_lttng_truncation(void)
 {
-	struct tep_handle *tep = tep_all();
+	struct strobe_formats *fmts = fmts_all();
 	struct evb b;
 	struct strobe_event *ev;
 
-	REQUIRE(tep);
-	ev = ev_probe(&b, tep, 10000000, -5, 1500000000);
+	REQUIRE(fmts);
+	ev = ev_probe(&b, fmts, 10000000, -5, 1500000000);
 	put64(b.d + 24, 0xfffffffffffffff0ull);	/* big: beyond int64 */
 	CHECK_EQ(eval1("$evt.x == 10ms && $evt.x == 10000us && $evt.x == 10000000ns", 0, ev, NULL),
 		 1);
@@ -722,7 +722,7 @@ static void test_expr_eval_numbers_durations_and_lttng_truncation(void)
 	CHECK_EQ(eval1("$evt.y == +5", 0, ev, NULL), 0);
 	CHECK_EQ(eval1("$evt.y < -4.5 && $evt.y >= -5.9", 0, ev, NULL), 1);	/* -4, -5 */
 	/* lttng compares an integer field with a real's integer part */
-	ev = ev_probe(&b, tep, 1, 2, 3);
+	ev = ev_probe(&b, fmts, 1, 2, 3);
 	CHECK_EQ(eval1("$evt.x >= 1.5", 0, ev, NULL), 1);
 	CHECK_EQ(eval1("$evt.x == 1.9", 0, ev, NULL), 1);
 	CHECK_EQ(eval1("$evt.x < 1e30", 0, ev, NULL), 1);	/* beyond int64: as reals */
@@ -734,7 +734,7 @@ static void test_expr_eval_numbers_durations_and_lttng_truncation(void)
 	CHECK_EQ(eval1("$evt.big == -16", 0, ev, NULL), 0);
 	CHECK_EQ(eval1("$evt.x == 0x1 && $evt.y == 0X2 && $evt.z == -0x0", 0, ev, NULL), 0);
 	CHECK_EQ(eval1("$evt.x == 0x1 && $evt.y == 0X2 && $evt.z == 0x3", 0, ev, NULL), 1);
-	tep_free(tep);
+	strobe_formats_free(fmts);
 }
 
 static void test_expr_eval_globs(void)
@@ -754,14 +754,14 @@ static void test_expr_eval_globs(void)
 		{ "\\*", "\\x", true },	/* no escapes, as Python's fnmatch */
 		{ "abc", "abcd", false }, { "abcd", "abc", false },
 	};
-	struct tep_handle *tep = tep_all();
+	struct strobe_formats *fmts = fmts_all();
 	struct evb b;
 	size_t i;
 
-	REQUIRE(tep);
+	REQUIRE(fmts);
 	for (i = 0; i < sizeof(g) / sizeof(g[0]); i++) {
 		char text[128];
-		struct strobe_event *ev = ev_probe(&b, tep, 0, 0, 0);
+		struct strobe_event *ev = ev_probe(&b, fmts, 0, 0, 0);
 
 		strcpy((char *)b.d + 32, g[i].s);
 		snprintf(text, sizeof(text), "$evt.s =* \"%s\"", g[i].pat);
@@ -769,28 +769,28 @@ static void test_expr_eval_globs(void)
 			fprintf(stderr, "  glob '%s' on '%s'\n", g[i].pat, g[i].s);
 		CHECK_EQ(eval1(text, 0, ev, NULL), g[i].match);
 	}
-	tep_free(tep);
+	strobe_formats_free(fmts);
 }
 
 static void test_expr_eval_data_loc_strings(void)
 {
-	struct tep_handle *tep = tep_all();
+	struct strobe_formats *fmts = fmts_all();
 	struct evb b;
 	struct strobe_event *ev;
 
-	REQUIRE(tep);
+	REQUIRE(fmts);
 	memset(b.d, 0, sizeof(b.d));
 	put32(b.d + 8, 41);
 	put32(b.d + 12, (5u << 16) | 16);	/* __data_loc: 5 bytes at 16 */
 	memcpy(b.d + 16, "ahci", 5);
-	ev = mk(&b, tep, ID_IRQ_ENTRY, 0);
+	ev = mk(&b, fmts, ID_IRQ_ENTRY, 0);
 	CHECK_EQ(eval1("$evt.$name =* \"irq_*_entry\" && $evt.name == \"ahci\" && $evt.irq == 41",
 		       0, ev, NULL), 1);
 	/* a location beyond the payload reads as missing */
 	put32(b.d + 12, (5u << 16) | 126);
 	CHECK_EQ(eval1("$evt.name == \"ahci\"", 0, ev, NULL), 0);
 	CHECK_EQ(eval1("$evt.name != \"ahci\"", 0, ev, NULL), 1);
-	tep_free(tep);
+	strobe_formats_free(fmts);
 }
 
 static struct strobe_syscall_args *fixture_sysargs(void)
@@ -810,13 +810,13 @@ static struct strobe_syscall_args *fixture_sysargs(void)
 
 static void test_expr_eval_lttng_syscall_names_on_raw_syscalls(void)
 {
-	struct tep_handle *tep = tep_all();
+	struct strobe_formats *fmts = fmts_all();
 	struct evb b;
 	struct strobe_event *ev;
 	char buf[64];
 
-	REQUIRE(tep);
-	ev = ev_raw(&b, tep, true, 10, 3, 7, 0);	/* close(7) */
+	REQUIRE(fmts);
+	ev = ev_raw(&b, fmts, true, 10, 3, 7, 0);	/* close(7) */
 	CHECK_EQ(eval1("$evt.$name == \"syscall_entry_close\"", 0, ev, NULL), 1);
 	CHECK_EQ(eval1("$evt.$name == \"syscall_entry_read\"", 0, ev, NULL), 0);
 	CHECK_EQ(eval1("$evt.$name != \"syscall_entry_read\"", 0, ev, NULL), 1);
@@ -825,66 +825,66 @@ static void test_expr_eval_lttng_syscall_names_on_raw_syscalls(void)
 	CHECK_EQ(eval1("$evt.$name =* \"syscall_entry_r*\"", 0, ev, NULL), 0);
 	CHECK_EQ(eval1("$evt.$name == \"sys_enter\" && $evt.id == 3", 0, ev, NULL), 1);
 	CHECK_EQ(eval1("$evt.$name == \"raw_syscalls:sys_enter\"", 0, ev, NULL), 1);
-	CHECK_STR(strobe_expr_lttng_name(ev->format, 3, buf, sizeof(buf)), "syscall_entry_close");
-	ev = ev_raw(&b, tep, false, 10, 288, 5, 0);	/* accept4() = 5 */
+	CHECK_STR(strobe_expr_lttng_name(strobe_event_system(ev), strobe_event_name(ev), 3, buf, sizeof(buf)), "syscall_entry_close");
+	ev = ev_raw(&b, fmts, false, 10, 288, 5, 0);	/* accept4() = 5 */
 	CHECK_EQ(eval1("$evt.$name == \"syscall_exit_accept4\" && $evt.ret >= 0", 0, ev, NULL), 1);
 	CHECK_EQ(eval1("$evt.$name == \"syscall_exit_accept\"", 0, ev, NULL), 0);
-	CHECK_STR(strobe_expr_lttng_name(ev->format, 288, buf, sizeof(buf)),
+	CHECK_STR(strobe_expr_lttng_name(strobe_event_system(ev), strobe_event_name(ev), 288, buf, sizeof(buf)),
 		  "syscall_exit_accept4");
 	/* fstat's raw records answer to LTTng's (and syscalls:*'s) newfstat too */
-	ev = ev_raw(&b, tep, false, 10, 5, 0, 0);
+	ev = ev_raw(&b, fmts, false, 10, 5, 0, 0);
 	CHECK_EQ(eval1("$evt.$name == \"syscall_exit_newfstat\"", 0, ev, NULL), 1);
 	CHECK_EQ(eval1("$evt.$name == \"syscall_exit_fstat\"", 0, ev, NULL), 1);
 	CHECK_EQ(eval1("$evt.$name == \"syscall_exit_newstat\"", 0, ev, NULL), 0);
 	/* numbers beyond the table are syscall_*_unknown, as LTTng names them */
-	ev = ev_raw(&b, tep, false, 10, 5000, 0, 0);
+	ev = ev_raw(&b, fmts, false, 10, 5000, 0, 0);
 	CHECK_EQ(eval1("$evt.$name == \"syscall_exit_unknown\"", 0, ev, NULL), 1);
 	CHECK_EQ(eval1("$evt.$name == \"syscall_exit_close\"", 0, ev, NULL), 0);
-	ev = ev_raw(&b, tep, false, 10, -1, 0, 0);
+	ev = ev_raw(&b, fmts, false, 10, -1, 0, 0);
 	CHECK_EQ(eval1("$evt.$name =* \"syscall_exit_unk*\"", 0, ev, NULL), 1);
 	/* the syscalls:* events carry the same LTTng names */
 	memset(b.d, 0, sizeof(b.d));
 	put64(b.d + 16, 4);
-	ev = mk(&b, tep, ID_CLOSE, 10);
+	ev = mk(&b, fmts, ID_CLOSE, 10);
 	CHECK_EQ(eval1("$evt.$name == \"syscall_entry_close\" && $evt.fd == 4", 0, ev, NULL), 1);
 	CHECK_EQ(eval1("$evt.$name == \"sys_enter_close\"", 0, ev, NULL), 1);
 	CHECK_EQ(eval1("$evt.$name == \"syscalls:sys_enter_close\"", 0, ev, NULL), 1);
 	memset(b.d, 0, sizeof(b.d));
 	put64(b.d + 16, (uint64_t)-11);
-	ev = mk(&b, tep, ID_X_ACCEPT4, 10);
+	ev = mk(&b, fmts, ID_X_ACCEPT4, 10);
 	CHECK_EQ(eval1("$evt.$name == \"syscall_exit_accept4\" && $evt.ret == -11", 0, ev, NULL), 1);
 	/* int arguments of syscalls:* formats read as ints (8 bytes stored) */
 	memset(b.d, 0, sizeof(b.d));
 	put64(b.d + 16, 0xffffff9c);	/* AT_FDCWD as the kernel stores it */
-	ev = mk(&b, tep, ID_OPENAT, 10);
+	ev = mk(&b, fmts, ID_OPENAT, 10);
 	CHECK_EQ(eval1("$evt.dfd == -100 && $evt.mode == 0", 0, ev, NULL), 1);
-	tep_free(tep);
+	strobe_formats_free(fmts);
 }
 
 static void test_expr_eval_raw_syscall_argument_names(void)
 {
-	struct tep_handle *tep = tep_all();
+	struct strobe_formats *fmts = fmts_all();
 	struct strobe_syscall_args *sa = fixture_sysargs();
 	struct strobe_expr *e = NULL;
 	struct strobe_error err = { 0 };
 	struct evb b;
 	struct strobe_event *ev;
 
-	REQUIRE(tep && sa);
-	ev = ev_raw(&b, tep, true, 10, 3, 7, 0);	/* close(7) */
+	REQUIRE(fmts && sa);
+	ev = ev_raw(&b, fmts, true, 10, 3, 7, 0);	/* close(7) */
 	CHECK_EQ(eval1("$evt.fd == 7", 0, ev, sa), 1);
 	CHECK_EQ(eval1("$evt.$payload.fd == 7", 0, ev, sa), 1);
 	CHECK_EQ(eval1("$evt.fd == 8", 0, ev, sa), 0);
 	CHECK_EQ(eval1("$evt.count == 0", 0, ev, sa), 0);	/* close has no count */
-	ev = ev_raw(&b, tep, true, 10, 0, 3, 0x1000);	/* read(3, 0x1000, ...) */
+	ev = ev_raw(&b, fmts, true, 10, 0, 3, 0x1000);	/* read(3, 0x1000, ...) */
 	put64(b.d + 32, 4096);				/* count */
 	CHECK_EQ(eval1("$evt.fd == 3 && $evt.buf == 0x1000 && $evt.count == 4096", 0, ev, sa), 1);
-	ev = ev_raw(&b, tep, true, 10, 257, 0xffffffffffffff9cull, 0);	/* openat(AT_FDCWD) */
+	ev = ev_raw(&b, fmts, true, 10, 257, 0xffffffffffffff9cull, 0);	/* openat(AT_FDCWD) */
 	CHECK_EQ(eval1("$evt.dfd == -100", 0, ev, sa), 1);
-	ev = ev_raw(&b, tep, true, 10, 257, 0x00000000ffffff9cull, 0);
+	ev = ev_raw(&b, fmts, true, 10, 257, 0x00000000ffffff9cull, 0);
 	CHECK_EQ(eval1("$evt.dfd == -100", 0, ev, sa), 1);
 	/* an argument name that is also context: context for other syscalls */
-	ev = ev_raw(&b, tep, true, 10, 3, 7, 0);
+	ev = ev_raw(&b, fmts, true, 10, 3, 7, 0);
 	CHECK_EQ(eval1("$evt.pid == 10", 0, ev, sa), 1);
 	/* without a table: false, and the expression says why */
 	REQUIRE(strobe_expr_parse("$evt.fd == 7", 0, &e, &err) == 0);
@@ -898,26 +898,26 @@ static void test_expr_eval_raw_syscall_argument_names(void)
 	CHECK_EQ(strobe_expr_error(e, NULL), 0);
 	strobe_expr_free(e);
 	strobe_syscall_args_free(sa);
-	tep_free(tep);
+	strobe_formats_free(fmts);
 }
 
 static void test_expr_eval_begin_and_parent_scopes(void)
 {
-	struct tep_handle *tep = tep_all();
+	struct strobe_formats *fmts = fmts_all();
 	struct strobe_expr *e = NULL;
 	struct evb b1, b2, b3;
 	struct strobe_expr_match m;
 	struct strobe_expr_task snap = { .tid = 10, .pid = 10, .ppid = -1, .vtid = -1, .vpid = -1,
 					 .procname = "old-name", .container = "web" };
 
-	REQUIRE(tep);
+	REQUIRE(fmts);
 	REQUIRE(strobe_expr_parse("$evt.$name == \"sched_switch\" && $evt.prev_tid == "
 				  "$begin.$evt.next_tid && $evt.cpu_id == $begin.$evt.cpu_id && "
 				  "$parent.$begin.$evt.x == 1", 0, &e, NULL) == 0);
 	memset(&m, 0, sizeof(m));
-	m.begin.ev = ev_switch(&b1, tep, 20, "bash", 10, "nginx");
-	m.evt.ev = ev_switch(&b2, tep, 10, "nginx", 20, "bash");
-	m.parent_begin.ev = ev_probe(&b3, tep, 1, 0, 0);
+	m.begin.ev = ev_switch(&b1, fmts, 20, "bash", 10, "nginx");
+	m.evt.ev = ev_switch(&b2, fmts, 10, "nginx", 20, "bash");
+	m.parent_begin.ev = ev_probe(&b3, fmts, 1, 0, 0);
 	CHECK_EQ(strobe_expr_eval(e, &fake_env, &m), 1);
 	b2.ev.cpu = 0;
 	CHECK_EQ(strobe_expr_eval(e, &fake_env, &m), 0);
@@ -928,18 +928,18 @@ static void test_expr_eval_begin_and_parent_scopes(void)
 	/* $begin.$evt's context comes from the snapshot given with it */
 	REQUIRE(strobe_expr_parse("$begin.$evt.procname == \"old-name\" && $evt.procname == "
 				  "\"nginx\" && $begin.$evt.$name == $evt.$name", 0, &e, NULL) == 0);
-	m.begin.ev = ev_switch(&b1, tep, 10, "nginx", 20, "bash");
+	m.begin.ev = ev_switch(&b1, fmts, 10, "nginx", 20, "bash");
 	m.begin.task = &snap;
 	CHECK_EQ(strobe_expr_eval(e, &fake_env, &m), 1);
 	m.begin.task = NULL;
 	CHECK_EQ(strobe_expr_eval(e, &fake_env, &m), 0);
 	strobe_expr_free(e);
-	tep_free(tep);
+	strobe_formats_free(fmts);
 }
 
 static void test_expr_value_of_references(void)
 {
-	struct tep_handle *tep = tep_all();
+	struct strobe_formats *fmts = fmts_all();
 	struct strobe_expr *r = NULL;
 	struct strobe_expr_value v;
 	struct strobe_expr_match m;
@@ -948,8 +948,8 @@ static void test_expr_value_of_references(void)
 	struct evb b;
 	char buf[64];
 
-	REQUIRE(tep);
-	m.evt.ev = ev_raw(&b, tep, false, 10, 288, 6, 0);
+	REQUIRE(fmts);
+	m.evt.ev = ev_raw(&b, fmts, false, 10, 288, 6, 0);
 	REQUIRE(strobe_expr_parse_ref("$evt.$name", 0, &r, NULL) == 0);
 	strobe_expr_value(r, NULL, &m, &v, buf, sizeof(buf));
 	CHECK_EQ(v.type, STROBE_EXPR_VAL_STR);
@@ -981,7 +981,7 @@ static void test_expr_value_of_references(void)
 	strobe_expr_value(r, NULL, &m, &v, buf, sizeof(buf));
 	CHECK_EQ(v.type, STROBE_EXPR_VAL_NONE);
 	strobe_expr_free(r);
-	tep_free(tep);
+	strobe_formats_free(fmts);
 }
 
 static void test_expr_may_match_decides_subscriptions_by_type(void)
@@ -1000,26 +1000,26 @@ static void test_expr_may_match_decides_subscriptions_by_type(void)
 		{ "$evt.x == 1 || $begin.$evt.x == 1", 1, 1, 1, 1, 1, 1 },
 		{ "$evt.$name == \"sched_switch\" || $evt.$name == \"probe\"", 1, 0, 0, 0, 1, 0 },
 	};
-	struct tep_handle *tep = tep_all();
+	struct strobe_formats *fmts = fmts_all();
 	struct strobe_syscall_args *sa = fixture_sysargs();
 	size_t i;
 
-	REQUIRE(tep && sa);
+	REQUIRE(fmts && sa);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct strobe_expr *e = NULL;
 
 		REQUIRE(strobe_expr_parse(cases[i].text, 0, &e, NULL) == 0);
 		strobe_expr_set_syscall_args(e, sa);
-		CHECK_EQ(strobe_expr_may_match(e, tep_find_event(tep, ID_SWITCH)), cases[i].sw);
-		CHECK_EQ(strobe_expr_may_match(e, tep_find_event(tep, ID_ENTER)), cases[i].enter);
-		CHECK_EQ(strobe_expr_may_match(e, tep_find_event(tep, ID_EXIT)), cases[i].exit);
-		CHECK_EQ(strobe_expr_may_match(e, tep_find_event(tep, ID_CLOSE)), cases[i].close);
-		CHECK_EQ(strobe_expr_may_match(e, tep_find_event(tep, ID_PROBE)), cases[i].probe);
+		CHECK_EQ(strobe_expr_may_match(e, strobe_formats_by_id(fmts, ID_SWITCH)), cases[i].sw);
+		CHECK_EQ(strobe_expr_may_match(e, strobe_formats_by_id(fmts, ID_ENTER)), cases[i].enter);
+		CHECK_EQ(strobe_expr_may_match(e, strobe_formats_by_id(fmts, ID_EXIT)), cases[i].exit);
+		CHECK_EQ(strobe_expr_may_match(e, strobe_formats_by_id(fmts, ID_CLOSE)), cases[i].close);
+		CHECK_EQ(strobe_expr_may_match(e, strobe_formats_by_id(fmts, ID_PROBE)), cases[i].probe);
 		CHECK_EQ(strobe_expr_may_match(e, NULL), cases[i].unknown);
 		strobe_expr_free(e);
 	}
 	strobe_syscall_args_free(sa);
-	tep_free(tep);
+	strobe_formats_free(fmts);
 }
 
 static void test_expr_lttng_names_of_ftrace_events(void)
@@ -1044,12 +1044,10 @@ static void test_expr_lttng_names_of_ftrace_events(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(n) / sizeof(n[0]); i++) {
-		struct tep_event ev = { 0 };
 		char buf[64];
 
-		ev.system = (char *)n[i].sys;
-		ev.name = (char *)n[i].name;
-		CHECK_STR(strobe_expr_lttng_name(&ev, 0, buf, sizeof(buf)), n[i].lttng);
+		CHECK_STR(strobe_expr_lttng_name(n[i].sys, n[i].name, 0, buf, sizeof(buf)),
+			  n[i].lttng);
 	}
 }
 
@@ -1061,25 +1059,25 @@ static void test_expr_env_from_task_model(void)
 		"\talpha\t\n"
 		"T\t500\t500\t90\tsh\t2\t500,1\t500,1\t4026532000\t4026532001\t0\t9\t/x\n"
 		"T\t501\t500\t90\tsh\t2\t501,2\t500,1\t4026532000\t4026532001\t0\t9\t/x\n";
-	struct tep_handle *tep = tep_all();
+	struct strobe_formats *fmts = fmts_all();
 	struct strobe_model *m = NULL;
 	struct strobe_expr_env env;
 	struct strobe_expr *e = NULL;
 	struct evb b;
 
-	REQUIRE(tep);
+	REQUIRE(fmts);
 	REQUIRE(strobe_model_new(&m, NULL) == 0);
 	REQUIRE(strobe_model_table_load(m, tab, sizeof(tab) - 1, NULL) == 0);
 	strobe_expr_env_model(&env, m);
 	REQUIRE(strobe_expr_parse("$evt.container == \"alpha\" && $evt.pid == 500 && "
 				  "$evt.tid == 501 && $evt.vtid == 2 && $evt.vpid == 1 && "
 				  "$evt.procname == \"sh\" && $evt.ppid == 90", 0, &e, NULL) == 0);
-	CHECK_EQ(strobe_expr_match_event(e, &env, ev_probe(&b, tep, 0, 0, 0)), 0);
+	CHECK_EQ(strobe_expr_match_event(e, &env, ev_probe(&b, fmts, 0, 0, 0)), 0);
 	b.ev.pid = 501;
 	CHECK_EQ(strobe_expr_match_event(e, &env, &b.ev), 1);
 	strobe_expr_free(e);
 	strobe_model_free(m);
-	tep_free(tep);
+	strobe_formats_free(fmts);
 }
 
 /* ---- the syscall argument table -------------------------------------------------- */
@@ -1162,10 +1160,10 @@ static void test_sysargs_from_a_tracefs_directory_and_a_tep(void)
 	char dir[] = "/tmp/strobe-test-sysargs-XXXXXX", path[256];
 	struct strobe_syscall_args *t = NULL;
 	struct strobe_error err = { 0 };
-	struct tep_handle *tep = tep_all();
+	struct strobe_formats *fmts = fmts_all();
 	FILE *f;
 
-	REQUIRE(tep && mkdtemp(dir));
+	REQUIRE(fmts && mkdtemp(dir));
 	REQUIRE(strobe_syscall_args_new(&t) == 0);
 	CHECK_EQ(strobe_syscall_args_load_tracefs(t, dir, &err), -ENOENT);
 	CHECK(strstr(err.msg, "/syscalls: No such file or directory") != NULL);
@@ -1184,13 +1182,13 @@ static void test_sysargs_from_a_tracefs_directory_and_a_tep(void)
 	CHECK_EQ(strobe_syscall_args_load_tracefs(t, dir, &err), 1);
 	CHECK_EQ(strobe_syscall_args_lookup(t, "read", "count", NULL), 2);
 	/* from the syscalls:* formats a trace file holds */
-	CHECK_EQ(strobe_syscall_args_add_tep(t, tep), 2);
+	CHECK_EQ(strobe_syscall_args_add_formats(t, fmts), 2);
 	CHECK_EQ(strobe_syscall_args_count(t), 3);	/* read, close, openat */
 	CHECK_EQ(strobe_syscall_args_lookup(t, "openat", "flags", NULL), 2);
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	CHECK_EQ(system(path), 0);
 	strobe_syscall_args_free(t);
-	tep_free(tep);
+	strobe_formats_free(fmts);
 }
 
 /* The machine's own formats, when readable (not needed to pass). */

@@ -20,7 +20,7 @@
 /* x86_64 syscall numbers */
 enum { NR_CLOSE = 3, NR_NANOSLEEP = 35, NR_ACCEPT4 = 288 };
 
-static struct tep_handle *tep_all(void)
+static struct strobe_formats *fmts_all(void)
 {
 	static const struct fixture_fmt f[] = {
 		{ fmt_switch, "sched" }, { fmt_enter, "raw_syscalls" },
@@ -28,7 +28,7 @@ static struct tep_handle *tep_all(void)
 		{ fmt_irq_entry, "irq" }, { fmt_irq_exit, "irq" }, { fmt_waking, "sched" },
 	};
 
-	return fixture_tep(f, sizeof(f) / sizeof(f[0]));
+	return strobe_formats_adopt(fixture_tep(f, sizeof(f) / sizeof(f[0])));
 }
 
 static int fake_task(void *arg, int tid, struct strobe_expr_task *t)
@@ -43,7 +43,7 @@ static int fake_task(void *arg, int tid, struct strobe_expr_task *t)
 /* What the callback saw, one line per period, and the engine's stats. */
 struct run {
 	struct strobe_periods *p;
-	struct tep_handle *tep;
+	struct strobe_formats *fmts;
 	char log[4096];
 	size_t n;
 	int nr;
@@ -107,8 +107,8 @@ static bool start(struct run *r, const char *const *defs, const char *const *cap
 	struct strobe_error err = { 0 };
 
 	memset(r, 0, sizeof(*r));
-	r->tep = tep_all();
-	if (!r->tep || strobe_periods_new(on_period, r, &r->p) < 0)
+	r->fmts = fmts_all();
+	if (!r->fmts || strobe_periods_new(on_period, r, &r->p) < 0)
 		return false;
 	strobe_periods_set_env(r->p, &env);
 	for (; defs && *defs; defs++)
@@ -127,7 +127,7 @@ static bool start(struct run *r, const char *const *defs, const char *const *cap
 static void finish(struct run *r)
 {
 	strobe_periods_free(r->p);
-	tep_free(r->tep);
+	strobe_formats_free(r->fmts);
 }
 
 /* Feed the event in r->d; time advances by 100 per event. */
@@ -146,7 +146,7 @@ static void feed_ev(struct run *r, int type, int tid, int cpu, int64_t missed)
 	ev.type = type;
 	ev.pid = tid;
 	ev.missed = missed;
-	ev.format = tep_find_event(r->tep, type);
+	ev.format = strobe_formats_by_id(r->fmts, type);
 	CHECK_EQ(strobe_periods_feed(r->p, &ev), 0);
 	memset(r->d, 0, sizeof(r->d));
 }
@@ -470,18 +470,18 @@ static void test_periods_subscribe_to_what_the_definitions_name(void)
 
 	REQUIRE(sa && start(&r, request_defs, NULL));
 	/* without the argument table $evt.fd names nothing on raw records */
-	CHECK(!strobe_periods_may_match(r.p, tep_find_event(r.tep, ID_ENTER)));
+	CHECK(!strobe_periods_may_match(r.p, strobe_formats_by_id(r.fmts, ID_ENTER)));
 	CHECK_EQ(strobe_periods_error(r.p, &err), -ENOENT);
 	CHECK_STR(err.msg, "period 'request': $evt.fd on raw_syscalls:sys_enter records needs "
 		  "the syscall argument table (the file has none and the syscalls:sys_enter_* "
 		  "formats are not available)");
 	strobe_periods_set_syscall_args(r.p, sa);
 	CHECK_EQ(strobe_periods_error(r.p, NULL), 0);
-	CHECK(strobe_periods_may_match(r.p, tep_find_event(r.tep, ID_ENTER)));
-	CHECK(strobe_periods_may_match(r.p, tep_find_event(r.tep, ID_EXIT)));
-	CHECK(strobe_periods_may_match(r.p, tep_find_event(r.tep, ID_FORK)));	/* PID reuse */
-	CHECK(!strobe_periods_may_match(r.p, tep_find_event(r.tep, ID_SWITCH)));
-	CHECK(!strobe_periods_may_match(r.p, tep_find_event(r.tep, ID_IRQ_ENTRY)));
+	CHECK(strobe_periods_may_match(r.p, strobe_formats_by_id(r.fmts, ID_ENTER)));
+	CHECK(strobe_periods_may_match(r.p, strobe_formats_by_id(r.fmts, ID_EXIT)));
+	CHECK(strobe_periods_may_match(r.p, strobe_formats_by_id(r.fmts, ID_FORK)));	/* PID reuse */
+	CHECK(!strobe_periods_may_match(r.p, strobe_formats_by_id(r.fmts, ID_SWITCH)));
+	CHECK(!strobe_periods_may_match(r.p, strobe_formats_by_id(r.fmts, ID_IRQ_ENTRY)));
 	CHECK(!strobe_periods_may_match(r.p, NULL));
 	finish(&r);
 	strobe_syscall_args_free(sa);

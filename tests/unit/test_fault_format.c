@@ -15,6 +15,7 @@
 #include <traceevent/event-parse.h>
 
 #include <strobe/strobe.h>
+#include "stream/format-int.h"
 #include "output/output-int.h"
 #include "tracefile/fmtcheck.h"
 #include "formats.h"
@@ -142,7 +143,8 @@ static void test_every_kernel_format_passes(void)
 /* ---- records against their format (bounds.c) ---- */
 
 static struct tep_handle *tep;
-static struct tep_event *fmt;
+static struct strobe_formats *fmts;
+static const struct strobe_format *fmt;
 
 static bool fits(const uint8_t *rec, uint32_t size)
 {
@@ -174,7 +176,8 @@ static void test_record_bounds(void)
 	tep_set_long_size(tep, 8);
 	REQUIRE(tf_format_check(text, sizeof(text) - 1, NULL));
 	REQUIRE(tep_parse_event(tep, text, sizeof(text) - 1, "fz") == 0);
-	fmt = tep_find_event(tep, 7);
+	fmts = strobe_formats_new(tep);
+	fmt = strobe_formats_by_id(fmts, 7);
 	REQUIRE(fmt);
 
 	memset(rec, 0, sizeof(rec));
@@ -194,6 +197,7 @@ static void test_record_bounds(void)
 	CHECK(!fits(rec, sizeof(rec)));
 	put32(rec + 12, 24);			/* up to the record's end: fine */
 	CHECK(fits(rec, sizeof(rec)));
+	strobe_formats_free(fmts);
 	tep_free(tep);
 }
 

@@ -17,6 +17,7 @@
 
 #include <strobe/strobe.h>
 
+#include "stream/format-int.h"
 #include "formats.h"
 #include "test.h"
 
@@ -78,6 +79,7 @@ static const uint32_t fixed_size[] = {
 };
 
 static struct tep_handle *tep;
+static struct strobe_formats *fmts;
 
 #define ID64A "f307780c078fc996856e2eb488c7e31491df6908a83915cdf55ba9a46158d944"
 #define ID64B "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -103,7 +105,7 @@ static void ev_start(struct evb *b, int id, int pid, uint64_t ts)
 	b->ev.type = id;
 	b->ev.pid = pid;
 	b->ev.data = b->buf;
-	b->ev.format = tep_find_event(tep, id);
+	b->ev.format = strobe_formats_by_id(fmts, id);
 }
 
 static void ev_i32(struct evb *b, unsigned off, int v)
@@ -649,7 +651,8 @@ static int setup(void)
 		if (tep_parse_event(tep, formats[i].text, strlen(formats[i].text),
 				    formats[i].system))
 			return -1;
-	return 0;
+	fmts = strobe_formats_new(tep);
+	return fmts ? 0 : -1;
 }
 
 static void test_model_setup(void)

@@ -19,6 +19,8 @@
 #include "output/output-int.h"
 #include "formats.h"
 #include "test.h"
+#include "formats_of.h"
+#include "buf_of.h"
 
 static const char fmt_sched_switch[] =
 	"name: sched_switch\n"
@@ -121,7 +123,7 @@ static struct tep_handle *make_tep(void)
 	    tep_parse_event(tep, fmt_openat, sizeof(fmt_openat) - 1, "syscalls") ||
 	    tep_parse_event(tep, fmt_runtime, sizeof(fmt_runtime) - 1, "sched") ||
 	    tep_parse_event(tep, fmt_waking, sizeof(fmt_waking) - 1, "sched")) {
-		tep_free(tep);
+		free_tep(tep);
 		return NULL;
 	}
 	tep_register_comm(tep, "bash", 1234);
@@ -166,7 +168,7 @@ static void make_event(struct strobe_event *ev, struct tep_handle *tep,
 	ev->cpu = cpu;
 	ev->type = d[0] | d[1] << 8;
 	ev->pid = (int)(d[4] | d[5] << 8 | d[6] << 16 | (uint32_t)d[7] << 24);
-	ev->format = tep_find_event(tep, ev->type);
+	ev->format = strobe_formats_by_id(formats_of(tep), ev->type);
 }
 
 /* trace-cmd's time column through libtraceevent (literal formats, so the
@@ -192,13 +194,13 @@ static void reference_line(struct tep_handle *tep, const struct strobe_event *ev
 			   enum strobe_ts_style style, struct trace_seq *s)
 {
 	struct tep_record rec;
-	size_t len = strlen(ev->format->name);
+	size_t len = strlen(strobe_event_name(ev));
 
 	strobe_fill_record(&rec, ev);
 	tep_print_event(tep, s, &rec, "%16s-%-5d [%03d]", TEP_PRINT_COMM,
 			TEP_PRINT_PID, TEP_PRINT_CPU);
 	reference_time(tep, &rec, style, s);
-	trace_seq_printf(s, " %s: ", ev->format->name);
+	trace_seq_printf(s, " %s: ", strobe_event_name(ev));
 	if (len < 20)
 		trace_seq_printf(s, "%.*s", (int)(20 - len), "                    ");
 	tep_print_event(tep, s, &rec, "%s", TEP_PRINT_INFO);
@@ -240,7 +242,7 @@ static void test_time_column_matches_libtraceevent(void)
 		}
 	}
 	trace_seq_destroy(&s);
-	tep_free(tep);
+	free_tep(tep);
 }
 
 static void test_text_line_matches_trace_cmd_recipe(void)
@@ -265,14 +267,14 @@ static void test_text_line_matches_trace_cmd_recipe(void)
 			trace_seq_reset(&want);
 			trace_seq_reset(&got);
 			reference_line(tep, &ev, STROBE_TS_USECS, &want);
-			CHECK_EQ(strobe_format_event_text(tep, &ev, NULL, NULL, &got), 0);
+			CHECK_EQ(strobe_format_event_text(formats_of(tep), &ev, NULL, NULL, buf_of(&got)), 0);
 			trace_seq_terminate(&got);
 			CHECK_STR(got.buffer, want.buffer);
 		}
 	}
 	trace_seq_destroy(&want);
 	trace_seq_destroy(&got);
-	tep_free(tep);
+	free_tep(tep);
 }
 
 static void test_text_exact_lines(void)
@@ -291,15 +293,15 @@ static void test_text_exact_lines(void)
 	make_event(&ev, tep, d, 64, 366971494123ULL, 1);
 	trace_seq_init(&s);
 
-	strobe_format_event_text(tep, &ev, NULL, NULL, &s);
+	strobe_format_event_text(formats_of(tep), &ev, NULL, NULL, buf_of(&s));
 	trace_seq_terminate(&s);
 	CHECK_STR(s.buffer, "       getppid_n-5016  [001]   366.971494: sys_enter:            "
 			    "NR 39 (0, 0, 0, 7f, 0, 0)\n");
 
 	/* instance buffer column, and blanks for the top-level buffer */
 	trace_seq_reset(&s);
-	strobe_format_event_text(tep, &ev, "probe1", &opts, &s);
-	strobe_format_event_text(tep, &ev, "", &opts, &s);
+	strobe_format_event_text(formats_of(tep), &ev, "probe1", &opts, buf_of(&s));
+	strobe_format_event_text(formats_of(tep), &ev, "", &opts, buf_of(&s));
 	trace_seq_terminate(&s);
 	CHECK_STR(s.buffer,
 		  "probe1:        getppid_n-5016  [001]   366.971494: sys_enter:            NR 39 (0, 0, 0, 7f, 0, 0)\n"
@@ -308,10 +310,10 @@ static void test_text_exact_lines(void)
 	/* lost events: the buffer column goes with the DROPPED line only */
 	trace_seq_reset(&s);
 	ev.missed = 5;
-	strobe_format_event_text(tep, &ev, "probe1", &opts, &s);
+	strobe_format_event_text(formats_of(tep), &ev, "probe1", &opts, buf_of(&s));
 	ev.missed = -1;
 	ev.ts = 999;
-	strobe_format_event_text(tep, &ev, NULL, NULL, &s);
+	strobe_format_event_text(formats_of(tep), &ev, NULL, NULL, buf_of(&s));
 	trace_seq_terminate(&s);
 	CHECK_STR(s.buffer,
 		  "probe1: CPU:1 [5 EVENTS DROPPED]\n"
@@ -329,7 +331,7 @@ static void test_text_exact_lines(void)
 	make_event(&ev, tep, x, 20, 123456789, 0);
 	opts.ts_style = STROBE_TS_RAW;
 	trace_seq_reset(&s);
-	strobe_format_event_text(tep, &ev, "x", &opts, &s);
+	strobe_format_event_text(formats_of(tep), &ev, "x", &opts, buf_of(&s));
 	trace_seq_terminate(&s);
 	CHECK_STR(s.buffer, "     x:            <...>-31337 [000]   123456789: "
 			    "an_event_with_a_rather_long_name: small=65533\n");
@@ -340,12 +342,12 @@ static void test_text_exact_lines(void)
 	make_event(&ev, tep, x, 4, 2000000000, 2);
 	CHECK(ev.format == NULL);
 	trace_seq_reset(&s);
-	strobe_format_event_text(tep, &ev, NULL, NULL, &s);
+	strobe_format_event_text(formats_of(tep), &ev, NULL, NULL, buf_of(&s));
 	trace_seq_terminate(&s);
 	CHECK_STR(s.buffer, "           <...>-31337 [002]     2.000000: [UNKNOWN TYPE 1337] 39 05 00 00\n");
 
 	trace_seq_destroy(&s);
-	tep_free(tep);
+	free_tep(tep);
 }
 
 static void test_ts_style_for_clock(void)
@@ -403,7 +405,7 @@ static void test_format_cache_same_output(void)
 	size_t i, j, k;
 
 	REQUIRE(tep);
-	cache = strobe_format_cache_new(tep);
+	cache = strobe_format_cache_new(formats_of(tep));
 	REQUIRE(cache);
 	fast.cache = cache;
 	trace_seq_init(&want);
@@ -428,8 +430,8 @@ static void test_format_cache_same_output(void)
 		make_event(&ev, tep, d, size, rnd_value() >> (rnd() % 40), (int)(rnd() % 4));
 		trace_seq_reset(&want);
 		trace_seq_reset(&got);
-		strobe_format_event_text(tep, &ev, NULL, &plain, &want);
-		strobe_format_event_text(tep, &ev, NULL, &fast, &got);
+		strobe_format_event_text(formats_of(tep), &ev, NULL, &plain, buf_of(&want));
+		strobe_format_event_text(formats_of(tep), &ev, NULL, &fast, buf_of(&got));
 		trace_seq_terminate(&want);
 		trace_seq_terminate(&got);
 		if (strcmp(want.buffer, got.buffer)) {
@@ -439,8 +441,8 @@ static void test_format_cache_same_output(void)
 		/* JSON: the cache changes nothing either */
 		trace_seq_reset(&want);
 		trace_seq_reset(&got);
-		strobe_format_event_json(tep, &ev, "b", NULL, &want);
-		strobe_format_event_json(tep, &ev, "b", cache, &got);
+		strobe_format_event_json(formats_of(tep), &ev, "b", NULL, buf_of(&want));
+		strobe_format_event_json(formats_of(tep), &ev, "b", cache, buf_of(&got));
 		trace_seq_terminate(&want);
 		trace_seq_terminate(&got);
 		if (strcmp(want.buffer, got.buffer)) {
@@ -456,7 +458,7 @@ static void test_format_cache_same_output(void)
 	trace_seq_destroy(&got);
 	strobe_format_cache_free(cache);
 	strobe_format_cache_free(NULL);
-	tep_free(tep);
+	free_tep(tep);
 }
 
 /* ---- JSON ----------------------------------------------------------- */
@@ -472,9 +474,9 @@ static void test_json_sched_switch(void)
 	make_switch(d, 1234, "a\"b\\c\n", -1);
 	make_event(&ev, tep, d, 64, 366971494123ULL, 3);
 	trace_seq_init(&s);
-	CHECK_EQ(strobe_format_event_json(tep, &ev, NULL, NULL, &s), 0);
+	CHECK_EQ(strobe_format_event_json(formats_of(tep), &ev, NULL, NULL, buf_of(&s)), 0);
 	ev.missed = -1;
-	CHECK_EQ(strobe_format_event_json(tep, &ev, "probe1", NULL, &s), 0);
+	CHECK_EQ(strobe_format_event_json(formats_of(tep), &ev, "probe1", NULL, buf_of(&s)), 0);
 	trace_seq_terminate(&s);
 	CHECK_STR(s.buffer,
 		  "{\"ts\":366971494123,\"cpu\":3,\"pid\":1234,\"comm\":\"bash\","
@@ -486,7 +488,7 @@ static void test_json_sched_switch(void)
 		  "\"prev_comm\":\"bash\",\"prev_pid\":1234,\"prev_prio\":120,\"prev_state\":1,"
 		  "\"next_comm\":\"a\\\"b\\\\c\\n\",\"next_pid\":-1,\"next_prio\":120}}\n");
 	trace_seq_destroy(&s);
-	tep_free(tep);
+	free_tep(tep);
 }
 
 static void test_json_arrays_and_dynamic_fields(void)
@@ -506,7 +508,7 @@ static void test_json_arrays_and_dynamic_fields(void)
 	put64(d + 16, 0xffffffffffffffffULL);
 	put64(d + 24, 42);
 	make_event(&ev, tep, d, 64, 5, 0);
-	strobe_format_event_json(tep, &ev, NULL, NULL, &s);
+	strobe_format_event_json(formats_of(tep), &ev, NULL, NULL, buf_of(&s));
 
 	/* __data_loc char[] with an invalid UTF-8 byte and a control char */
 	memset(e, 0, sizeof(e));
@@ -516,7 +518,7 @@ static void test_json_arrays_and_dynamic_fields(void)
 	put32(e + 12, 5016);
 	put32(e + 16, 5016);
 	make_event(&ev, tep, e, 29, 6, 1);
-	strobe_format_event_json(tep, &ev, NULL, NULL, &s);
+	strobe_format_event_json(formats_of(tep), &ev, NULL, NULL, buf_of(&s));
 
 	/* __data_loc s32[] */
 	memset(x, 0, sizeof(x));
@@ -526,12 +528,12 @@ static void test_json_arrays_and_dynamic_fields(void)
 	put32(x + 16, (uint32_t)-7);
 	put32(x + 20, 8);
 	make_event(&ev, tep, x, 24, 7, 0);
-	strobe_format_event_json(tep, &ev, NULL, NULL, &s);
+	strobe_format_event_json(formats_of(tep), &ev, NULL, NULL, buf_of(&s));
 
 	/* data_loc pointing outside the payload: null, never read */
 	put32(x + 8, (8u << 16) | 20);
 	make_event(&ev, tep, x, 24, 8, 0);
-	strobe_format_event_json(tep, &ev, NULL, NULL, &s);
+	strobe_format_event_json(formats_of(tep), &ev, NULL, NULL, buf_of(&s));
 
 	trace_seq_terminate(&s);
 	CHECK_STR(s.buffer,
@@ -551,12 +553,12 @@ static void test_json_arrays_and_dynamic_fields(void)
 	/* a payload shorter than the format: fields past the end are null */
 	trace_seq_reset(&s);
 	make_event(&ev, tep, d, 20, 9, 0);
-	strobe_format_event_json(tep, &ev, NULL, NULL, &s);
+	strobe_format_event_json(formats_of(tep), &ev, NULL, NULL, buf_of(&s));
 	trace_seq_terminate(&s);
 	CHECK(strstr(s.buffer, "\"id\":-1,\"args\":null}}\n") != NULL);
 
 	trace_seq_destroy(&s);
-	tep_free(tep);
+	free_tep(tep);
 }
 
 static void test_json_escape_cases(void)
@@ -608,7 +610,7 @@ static void test_json_escape_long_string_into_trace_seq(void)
 	want[w++] = '"';
 	want[w] = '\0';
 	trace_seq_init(&s);
-	CHECK_EQ(strobe_json_escape(&s, in, sizeof(in)), 0);
+	CHECK_EQ(strobe_json_escape(buf_of(&s), in, sizeof(in)), 0);
 	trace_seq_terminate(&s);
 	CHECK_EQ(s.len, w);
 	CHECK_STR(s.buffer, want);
@@ -626,7 +628,7 @@ static bool match(struct strobe_filter *f, struct tep_handle *tep, int type,
 	ev.type = type;
 	ev.pid = pid;
 	ev.cpu = cpu;
-	ev.format = tep_find_event(tep, type);
+	ev.format = strobe_formats_by_id(formats_of(tep), type);
 	return strobe_filter_match(f, &ev);
 }
 
@@ -653,7 +655,7 @@ static void test_filter_events(void)
 
 	REQUIRE(tep);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		REQUIRE(strobe_filter_new(tep, &f) == 0);
+		REQUIRE(strobe_filter_new(formats_of(tep), &f) == 0);
 		CHECK_EQ(strobe_filter_add_events(f, cases[i].pattern, &err), 0);
 		CHECK_EQ(match(f, tep, 372, 1, 0), cases[i].sw);
 		CHECK_EQ(match(f, tep, 443, 1, 0), cases[i].enter);
@@ -662,7 +664,7 @@ static void test_filter_events(void)
 		CHECK(!match(f, tep, 1337, 1, 0));	/* unknown ids never pass */
 		strobe_filter_free(f);
 	}
-	REQUIRE(strobe_filter_new(tep, &f) == 0);
+	REQUIRE(strobe_filter_new(formats_of(tep), &f) == 0);
 	CHECK_EQ(strobe_filter_add_events(f, "sched:nope", &err), -ENOENT);
 	CHECK(strstr(err.msg, "sched:nope") != NULL);
 	/* several -e add up */
@@ -672,7 +674,7 @@ static void test_filter_events(void)
 	strobe_filter_free(f);
 	strobe_filter_free(NULL);
 	CHECK(strobe_filter_match(NULL, &(struct strobe_event){ .type = 1 }));
-	tep_free(tep);
+	free_tep(tep);
 }
 
 static void test_filter_cpus(void)
@@ -685,7 +687,7 @@ static void test_filter_cpus(void)
 	size_t i;
 
 	REQUIRE(tep);
-	REQUIRE(strobe_filter_new(tep, &f) == 0);
+	REQUIRE(strobe_filter_new(formats_of(tep), &f) == 0);
 	CHECK_EQ(strobe_filter_cpu_mask(f, &mask), 0);
 	CHECK(mask == NULL);
 	CHECK_EQ(strobe_filter_add_cpus(f, "0,2-3", &err), 0);
@@ -703,13 +705,13 @@ static void test_filter_cpus(void)
 	strobe_filter_free(f);
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		REQUIRE(strobe_filter_new(tep, &f) == 0);
+		REQUIRE(strobe_filter_new(formats_of(tep), &f) == 0);
 		err.msg[0] = '\0';
 		CHECK_EQ(strobe_filter_add_cpus(f, bad[i], &err), -EINVAL);
 		CHECK(err.msg[0] != '\0');
 		strobe_filter_free(f);
 	}
-	tep_free(tep);
+	free_tep(tep);
 }
 
 static void test_filter_tasks(void)
@@ -719,7 +721,7 @@ static void test_filter_tasks(void)
 	struct strobe_filter *f;
 
 	REQUIRE(tep);
-	REQUIRE(strobe_filter_new(tep, &f) == 0);
+	REQUIRE(strobe_filter_new(formats_of(tep), &f) == 0);
 	CHECK_EQ(strobe_filter_add_pids(f, "300,100", &err), 0);
 	CHECK_EQ(strobe_filter_add_pids(f, "200", &err), 0);
 	CHECK(match(f, tep, 372, 100, 0));
@@ -739,7 +741,7 @@ static void test_filter_tasks(void)
 	CHECK(match(f, tep, 443, 1234, 0));
 	strobe_filter_free(f);
 
-	REQUIRE(strobe_filter_new(tep, &f) == 0);
+	REQUIRE(strobe_filter_new(formats_of(tep), &f) == 0);
 	CHECK_EQ(strobe_filter_add_comms(f, "kworker/*,getppid_?", &err), 0);
 	CHECK(match(f, tep, 372, 77, 0));
 	CHECK(match(f, tep, 372, 5016, 0));
@@ -751,7 +753,7 @@ static void test_filter_tasks(void)
 	CHECK_EQ(strobe_filter_add_pids(f, "-5", &err), -EINVAL);
 	CHECK_EQ(strobe_filter_add_pids(f, "", &err), -EINVAL);
 	strobe_filter_free(f);
-	tep_free(tep);
+	free_tep(tep);
 }
 
 TESTS(T(test_time_column_matches_libtraceevent),

@@ -26,6 +26,7 @@
 
 #include "formats.h"
 #include "test.h"
+#include "buf_of.h"
 
 #define PS	4096u
 
@@ -518,7 +519,7 @@ static void test_sql_events_view_matches_report_json(void)
 			int len;
 
 			trace_seq_reset(&ts);
-			strobe_format_event_json(strobe_tracefile_tep(tf), &ev, NULL, NULL, &ts);
+			strobe_format_event_json(strobe_tracefile_formats(tf), &ev, NULL, NULL, buf_of(&ts));
 			trace_seq_terminate(&ts);
 			if (sqlite3_step(st) != SQLITE_ROW) {
 				bad++;
@@ -540,9 +541,9 @@ static void test_sql_events_view_matches_report_json(void)
 					(const char *)sqlite3_column_text(st, 5));
 			}
 			if (ev.format && (strcmp((const char *)sqlite3_column_text(st, 3),
-						 ev.format->system) ||
+						 strobe_format_system(ev.format)) ||
 					  strcmp((const char *)sqlite3_column_text(st, 4),
-						 ev.format->name)))
+						 strobe_format_name(ev.format))))
 				bad++;
 		}
 		CHECK_EQ(sqlite3_step(st), SQLITE_DONE);
@@ -857,7 +858,7 @@ static void test_sql_sink_over_a_callers_stream(void)
 	CHECK_EQ(strobe_tracefile_open(path, &tf, &err), 0);
 	CHECK_EQ(strobe_model_new(&m, &err), 0);
 	if (tf && m && db && strobe_model_load_file(m, tf, &err) == 0 &&
-	    strobe_sql_sink_new(db, strobe_tracefile_tep(tf), m, "x", &k, &err) == 0 &&
+	    strobe_sql_sink_new(db, strobe_tracefile_formats(tf), m, "x", &k, &err) == 0 &&
 	    strobe_stream_open_file(tf, NULL, &s, &err) == 0) {
 		static const char *const bufs[] = { "", "inst" };
 

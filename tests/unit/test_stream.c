@@ -14,6 +14,7 @@
 #include <strobe/strobe.h>
 #include "formats.h"
 #include "test.h"
+#include "formats_of.h"
 
 #define PS 256		/* small pages: several per feed */
 #define MAX_PAGES 4096
@@ -175,7 +176,7 @@ static struct strobe_stream *open_stream(struct strobe_page_feed *f, int n,
 	struct strobe_stream *s = NULL;
 	struct strobe_error err = { 0 };
 
-	if (strobe_stream_open_feeds(f, n, PS, 8, tep, off, &s, &err) < 0) {
+	if (strobe_stream_open_feeds(f, n, PS, 8, formats_of(tep), off, &s, &err) < 0) {
 		fprintf(stderr, "  open: %s\n", err.msg);
 		return NULL;
 	}
@@ -536,7 +537,7 @@ static struct tep_handle *test_tep(void)
 		return NULL;
 	if (tep_parse_event(tep, sched_switch_fmt, sizeof(sched_switch_fmt) - 1, "sched") ||
 	    tep_parse_event(tep, exec_fmt, sizeof(exec_fmt) - 1, "sched")) {
-		tep_free(tep);
+		free_tep(tep);
 		return NULL;
 	}
 	return tep;
@@ -582,12 +583,12 @@ static void test_stream_format_lookup_by_type(void)
 	REQUIRE(s);
 	REQUIRE(strobe_stream_next(s, &ev, &err) == 1);
 	REQUIRE(ev.format);
-	CHECK_STR(ev.format->name, "sched_switch");
+	CHECK_STR(strobe_format_name(ev.format), "sched_switch");
 	REQUIRE(strobe_stream_next(s, &ev, &err) == 1);
-	CHECK(ev.format && ev.format->id == 372);
+	CHECK(ev.format && strobe_format_id(ev.format) == 372);
 	REQUIRE(strobe_stream_next(s, &ev, &err) == 1);
 	REQUIRE(ev.format);
-	CHECK_STR(ev.format->name, "sched_process_exec");
+	CHECK_STR(strobe_format_name(ev.format), "sched_process_exec");
 	REQUIRE(strobe_stream_next(s, &ev, &err) == 1);
 	CHECK_EQ(ev.type, 372);
 	strobe_stream_close(s);
@@ -602,7 +603,7 @@ static void test_stream_format_lookup_by_type(void)
 	CHECK_EQ(ev.type, 999);
 	CHECK(ev.format == NULL);
 	strobe_stream_close(s);
-	tep_free(tep);
+	free_tep(tep);
 }
 
 static void test_fields_fixed_ints_arrays_and_signs(void)
@@ -675,7 +676,7 @@ static void test_fields_fixed_ints_arrays_and_signs(void)
 	shortev.size = 20;
 	CHECK(strobe_field_str(&shortev, &f_prev_comm, NULL) == NULL);
 	strobe_stream_close(s);
-	tep_free(tep);
+	free_tep(tep);
 }
 
 static void test_fields_data_loc_and_rel_loc_strings(void)
@@ -745,7 +746,7 @@ static void test_fields_data_loc_and_rel_loc_strings(void)
 	CHECK(strobe_field_str(&bad, &f_file, &len) == NULL);
 	CHECK(strobe_field_str(&bad, &f_rel, &len) == NULL);
 	strobe_stream_close(s);
-	tep_free(tep);
+	free_tep(tep);
 }
 
 static void test_stream_common_offsets_taken_from_formats(void)
@@ -781,7 +782,7 @@ static void test_stream_common_offsets_taken_from_formats(void)
 	CHECK_EQ(ev.pid, 31337);
 	CHECK(ev.format != NULL);
 	strobe_stream_close(s);
-	tep_free(tep);
+	free_tep(tep);
 }
 
 /* ---- volume: many feeds and pages, order and counts (no timing) -------- */

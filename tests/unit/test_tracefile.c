@@ -309,7 +309,7 @@ static void test_v6_round_trip_reads_back_metadata_and_pages(void)
 	struct strobe_tracefile *tf;
 	struct strobe_tf_buffer_info bi;
 	struct strobe_error err = { 0 };
-	struct tep_event *ev;
+	const struct strobe_format *ev;
 	const char *uname;
 	size_t size;
 
@@ -342,13 +342,15 @@ static void test_v6_round_trip_reads_back_metadata_and_pages(void)
 	CHECK(strobe_tracefile_info(tf, "missing") == NULL);
 	uname = strobe_tracefile_option(tf, STROBE_TFO_UNAME, &size);
 	CHECK(uname && size == strlen(UNAME) + 1);
-	ev = tep_find_event(strobe_tracefile_tep(tf), SWITCH_ID);
-	CHECK(ev && !strcmp(ev->name, "sched_switch") && !strcmp(ev->system, "sched"));
-	ev = tep_find_event(strobe_tracefile_tep(tf), ENTER_ID);
-	CHECK(ev && !strcmp(ev->system, "raw_syscalls"));
-	ev = tep_find_event(strobe_tracefile_tep(tf), 5);
-	CHECK(ev && !strcmp(ev->system, "ftrace"));
-	CHECK_STR(tep_data_comm_from_pid(strobe_tracefile_tep(tf), 5678), "other");
+	ev = strobe_formats_by_id(strobe_tracefile_formats(tf), SWITCH_ID);
+	CHECK(ev && !strcmp(strobe_format_name(ev), "sched_switch") &&
+	      !strcmp(strobe_format_system(ev), "sched"));
+	ev = strobe_formats_by_id(strobe_tracefile_formats(tf), ENTER_ID);
+	CHECK(ev && !strcmp(strobe_format_system(ev), "raw_syscalls"));
+	ev = strobe_formats_by_id(strobe_tracefile_formats(tf), 5);
+	CHECK(ev && !strcmp(strobe_format_system(ev), "ftrace"));
+	CHECK_STR(strobe_formats_comm(strobe_tracefile_formats(tf), 5678), "other");
+	CHECK(strobe_formats_comm(strobe_tracefile_formats(tf), 5679) == NULL);
 	CHECK_EQ(check_pages(tf, 0), 0);
 	strobe_tracefile_close(tf);
 	drop(path);
@@ -421,7 +423,7 @@ static int check_conversion(const char *path, const char *args, const char *algo
 	bad += strobe_tracefile_cpu_overrun(tf, 0, 1) != 7;
 	bad += !strobe_tracefile_info(tf, "command") ||
 	       strcmp(strobe_tracefile_info(tf, "command"), "sleep 1");
-	bad += tep_find_event(strobe_tracefile_tep(tf), SWITCH_ID) == NULL;
+	bad += strobe_formats_by_id(strobe_tracefile_formats(tf), SWITCH_ID) == NULL;
 	bad += check_pages(tf, 0);
 	strobe_tracefile_close(tf);
 	drop(out);
@@ -1249,8 +1251,8 @@ static void test_malformed_printk_lines_and_formats_are_skipped(void)
 	CHECK_EQ(strobe_tf_writer_close(w, NULL, NULL, &err), 0);
 	CHECK_EQ(strobe_tracefile_open(path, &tf, &err), 0);
 	if (tf) {
-		CHECK(tep_find_event(strobe_tracefile_tep(tf), SWITCH_ID) != NULL);
-		CHECK(tep_find_event(strobe_tracefile_tep(tf), 77) == NULL);
+		CHECK(strobe_formats_by_id(strobe_tracefile_formats(tf), SWITCH_ID) != NULL);
+		CHECK(strobe_formats_by_id(strobe_tracefile_formats(tf), 77) == NULL);
 		strobe_tracefile_close(tf);
 	}
 	drop(path);

@@ -1,0 +1,236 @@
+/*
+ * format.c - the event-format catalogue: public handles over
+ * libtraceevent's tep_handle and tep_event (see format-int.h).
+ *
+ * Look-ups by id are the hot path (once per event in the stream): an array
+ * indexed by id, filled on first look-up, answers them.  Field lists for
+ * strobe_format_field() are made once per type, on first use.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "format-int.h"
+
+/* Event ids are 16-bit in the ring buffer. */
+#define MAX_EVENT_IDS 65536u
+
+char strobe_formats_absent_mark;
+
+struct strobe_formats *strobe_formats_new(struct tep_handle *tep)
+{
+	struct strobe_formats *f = calloc(1, sizeof(*f));
+
+	if (f)
+		f->tep = tep;
+	return f;
+}
+
+struct strobe_formats *strobe_formats_adopt(struct tep_handle *tep)
+{
+	struct strobe_formats *f;
+
+	if (!tep)
+		return NULL;
+	f = strobe_formats_new(tep);
+	if (!f)
+		tep_free(tep);
+	else
+		f->owns_tep = true;
+	return f;
+}
+
+void strobe_formats_free(struct strobe_formats *f)
+{
+	uint32_t i;
+
+	if (!f)
+		return;
+	if (f->owns_tep)
+		tep_free(f->tep);
+	for (i = 0; i < f->nr_ids; i++) {
+		if (f->by_id[i] && f->by_id[i] != FORMATS_ABSENT) {
+			free(f->by_id[i]->fields);
+			free(f->by_id[i]);
+		}
+	}
+	free(f->by_id);
+	free(f);
+}
+
+const struct strobe_format *strobe_formats_lookup(struct strobe_formats *f, uint32_t id)
+{
+	struct strobe_format **n, *fm;
+	struct tep_event *ev;
+	uint32_t size;
+
+	if (!f || !f->tep || id >= MAX_EVENT_IDS)
+		return NULL;
+	if (id >= f->nr_ids) {
+		size = f->nr_ids ? f->nr_ids : 64;
+		while (size <= id)
+			size *= 2;
+		n = realloc(f->by_id, size * sizeof(*n));
+		if (!n)
+			return NULL;
+		memset(n + f->nr_ids, 0, (size - f->nr_ids) * sizeof(*n));
+		f->by_id = n;
+		f->nr_ids = size;
+	}
+	if (f->by_id[id] == FORMATS_ABSENT)
+		return NULL;
+	if (f->by_id[id])
+		return f->by_id[id];
+	ev = tep_find_event(f->tep, (int)id);
+	if (!ev) {
+		f->by_id[id] = FORMATS_ABSENT;
+		return NULL;
+	}
+	fm = calloc(1, sizeof(*fm));
+	if (!fm)
+		return NULL;	/* not remembered: asked again next time */
+	fm->tep = ev;
+	fm->owner = f;
+	fm->id = (int)id;
+	fm->nr_fields = -1;
+	f->by_id[id] = fm;
+	return fm;
+}
+
+const struct strobe_format *strobe_formats_by_id(struct strobe_formats *f, int id)
+{
+	return strobe_formats_get(f, id);
+}
+
+const struct strobe_format *strobe_formats_find(struct strobe_formats *f,
+						const char *system, const char *name)
+{
+	struct tep_event *ev;
+
+	if (!f || !f->tep || !name)
+		return NULL;
+	if (system)
+		ev = tep_find_event_by_name(f->tep, system, name);
+	else
+		ev = tep_find_event_by_name(f->tep, NULL, name);
+	return ev ? strobe_formats_get(f, ev->id) : NULL;
+}
+
+int strobe_formats_max_id(struct strobe_formats *f)
+{
+	struct tep_event **list;
+	int i, n, max = -1;
+
+	if (!f || !f->tep)
+		return -1;
+	list = tep_list_events(f->tep, TEP_EVENT_SORT_ID);
+	n = tep_get_events_count(f->tep);
+	for (i = 0; list && i < n && list[i]; i++)
+		if (list[i]->id > max)
+			max = list[i]->id;
+	return max;
+}
+
+int strobe_formats_each(struct strobe_formats *f,
+			int (*cb)(const struct strobe_format *fmt, void *arg), void *arg)
+{
+	struct tep_event **list;
+	const struct strobe_format *fm;
+	int i, n, r;
+
+	if (!f || !f->tep)
+		return 0;
+	list = tep_list_events(f->tep, TEP_EVENT_SORT_ID);
+	if (!list)
+		return -ENOMEM;
+	n = tep_get_events_count(f->tep);
+	for (i = 0; i < n && list[i]; i++) {
+		fm = strobe_formats_get(f, list[i]->id);
+		if (fm && (r = cb(fm, arg)) != 0)
+			return r;
+	}
+	return 0;
+}
+
+const char *strobe_formats_comm(struct strobe_formats *f, int pid)
+{
+	if (!f || !f->tep || !tep_is_pid_registered(f->tep, pid))
+		return NULL;
+	return tep_data_comm_from_pid(f->tep, pid);
+}
+
+const char *strobe_format_name(const struct strobe_format *fmt)
+{
+	return fmt ? fmt->tep->name : NULL;
+}
+
+const char *strobe_format_system(const struct strobe_format *fmt)
+{
+	return fmt ? fmt->tep->system : NULL;
+}
+
+int strobe_format_id(const struct strobe_format *fmt)
+{
+	return fmt ? fmt->id : -1;
+}
+
+static int make_fields(struct strobe_format *fm)
+{
+	struct tep_format_field *fl;
+	struct strobe_field_info *v;
+	int n = 0;
+
+	for (fl = fm->tep->format.fields; fl; fl = fl->next)
+		n++;
+	v = calloc(n ? (size_t)n : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	n = 0;
+	for (fl = fm->tep->format.fields; fl; fl = fl->next) {
+		struct strobe_field_info *in = &v[n];
+
+		if (strobe_field_resolve(fm, fl->name, &in->field) < 0)
+			continue;	/* offsets out of range: not readable */
+		in->name = fl->name;
+		in->type = fl->type;
+		in->is_array = !!(fl->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC));
+		in->is_string = !!(fl->flags & TEP_FIELD_IS_STRING);
+		in->is_pointer = !!(fl->flags & TEP_FIELD_IS_POINTER);
+		in->elem_size = (uint16_t)(in->is_array && fl->elementsize > 0 &&
+					   fl->elementsize <= UINT16_MAX ?
+					   fl->elementsize : in->field.size);
+		n++;
+	}
+	fm->fields = v;
+	fm->nr_fields = n;
+	return 0;
+}
+
+int strobe_format_nr_fields(const struct strobe_format *fmt)
+{
+	/* The list is made on first use; the handle is the catalogue's. */
+	struct strobe_format *fm = (struct strobe_format *)fmt;
+
+	if (!fm)
+		return 0;
+	if (fm->nr_fields < 0 && make_fields(fm) < 0)
+		return 0;
+	return fm->nr_fields;
+}
+
+int strobe_format_field(const struct strobe_format *fmt, int i,
+			struct strobe_field_info *out)
+{
+	struct strobe_format *fm = (struct strobe_format *)fmt;
+
+	if (!fm)
+		return -ENOENT;
+	if (fm->nr_fields < 0 && make_fields(fm) < 0)
+		return -ENOMEM;
+	if (i < 0 || i >= fm->nr_fields)
+		return -ENOENT;
+	*out = fm->fields[i];
+	return 0;
+}
