@@ -16,7 +16,7 @@ DESTDIR ?=
 CC      ?= cc
 O       := build
 
-PKGS    := libtraceevent libzstd sqlite3
+PKGS    := libtraceevent libzstd sqlite3 libcurl zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -53,8 +53,25 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 
 SONAME  := libstrobe.so.0
 
-.PHONY: all check demo fuzz install clean deps bench
-all: $(O)/strobe $(O)/libstrobe.a $(O)/$(SONAME) $(O)/strobe.pc $(HELPER_BIN) $(EXAMPLE_BIN)
+# The Python module: build/python/strobe/ is the package (python/strobe/*.py)
+# plus the _strobe C extension (python/*.c with libstrobe's PIC objects
+# linked in); skipped with a note when python3-dev is missing.
+PYTHON  ?= $(firstword $(wildcard /usr/bin/python3) python3)
+PY_CFLAGS := $(shell pkg-config --cflags python3 2>/dev/null)
+PY_EXT  := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))' 2>/dev/null)
+PY_VER  := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PY_SITE ?= $(PREFIX)/lib/python$(PY_VER)/$(if $(wildcard /usr/lib/python3/dist-packages),dist-packages,site-packages)
+PY_SRC  := $(sort $(wildcard python/strobe/*.py python/strobe/*/*.py))
+PY_EXTMOD := $(O)/python/strobe/_strobe$(PY_EXT)
+# Python C API tables ({ "name", fn, flags, doc }) leave fields out
+PY_WARN := -Wno-missing-field-initializers -Wno-cast-function-type
+PY_ALL  := $(if $(PY_CFLAGS),$(PY_EXTMOD) $(PY_SRC:python/%=$(O)/python/%))
+
+.PHONY: all check demo fuzz install clean deps bench bench-python
+all: $(O)/strobe $(O)/libstrobe.a $(O)/$(SONAME) $(O)/strobe.pc $(HELPER_BIN) $(EXAMPLE_BIN) $(PY_ALL)
+ifeq ($(PY_CFLAGS),)
+	@echo "note: python3-dev is missing: the strobe Python module is not built"
+endif
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -80,6 +97,14 @@ $(O)/strobe: $(CLI_OBJ) $(O)/libstrobe.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(O)/libstrobe.a $(LIBS)
 $(O)/san/strobe: $(SAN_CLI_OBJ) $(O)/san/libstrobe.a
 	$(CC) $(SAN_FLAGS) -o $@ $(SAN_CLI_OBJ) $(O)/san/libstrobe.a $(LIBS)
+
+$(PY_EXTMOD): $(wildcard python/*.c) python/_strobe.h python/_strobe.map $(PIC_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(PY_CFLAGS) $(CFLAGS) $(PY_WARN) -fPIC -fvisibility=hidden -shared \
+		-Wl,--version-script=python/_strobe.map -o $@ $(wildcard python/*.c) $(PIC_OBJ) $(LIBS)
+$(O)/python/%.py: python/%.py
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 $(O)/strobe.pc: strobe.pc.in
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/.*STROBE_VERSION "\(.*\)"/\1/p' include/strobe/strobe.h)|' $< > $@
@@ -151,6 +176,10 @@ demo: deps
 bench: all $(O)/bench/live_check
 	@bench/run
 
+# events/s into a no-op Python callback vs perf script -s (root, ~1 min)
+bench-python: all
+	@$(PYTHON) bench/python-callbacks
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 		$(DESTDIR)$(PREFIX)/include/strobe
@@ -162,6 +191,10 @@ install: all
 	install -m 644 $(O)/strobe.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	for m in $(MAN_SRC); do s=$${m##*.}; install -d $(DESTDIR)$(PREFIX)/share/man/man$$s; \
 		install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s/; done
+ifneq ($(PY_CFLAGS),)
+	cd $(O)/python && for f in strobe/_strobe$(PY_EXT) $(PY_SRC:python/%=%); do \
+		install -D -m 644 $$f $(DESTDIR)$(PY_SITE)/$$f; done
+endif
 
 clean:
 	rm -rf $(O)

@@ -33,6 +33,7 @@ int cmd_periods(int argc, char **argv);
 #include <stdio.h>
 int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv);
 void cli_periods_usage(FILE *f);
+int cmd_export(int argc, char **argv);
 
 /* Print "strobe <cmd>: <message>\n" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)

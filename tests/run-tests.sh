@@ -7,6 +7,7 @@
 #   cli:    tests/cli/*.sh          the command line without tracing (no root)
 #   kernel: tests/kernel/*.sh       real tracing; skipped with a reason when
 #                                   not root or tracefs cannot be mounted
+#   python: tests/python/test_*.py  the Python module, under pytest
 #
 # Every test prints lines "PASS name", "FAIL name" or "SKIP name: reason".
 # TESTS=pattern limits the run to tests whose file name contains pattern.
@@ -71,6 +72,22 @@ for k in tests/cli/[0-9]*.sh tests/kernel/[0-9]*.sh; do
 		run "${d##*/} $(basename "$k" .sh)" flock "$KLOCK" bash "$k"
 	else
 		run "${d##*/} $(basename "$k" .sh)" bash "$k"
+	fi
+done
+
+# python: tests/python/test_*.py under pytest (conftest.py prints the
+# PASS/FAIL/SKIP lines); test_kernel_* files trace, so they take the lock
+PYTEST=${PYTEST:-/usr/bin/python3 -m pytest -q -p no:cacheprovider}
+for t in tests/python/test_*.py; do
+	[ -f "$t" ] || continue
+	want "$t" || continue
+	n=$(basename "$t" .py)
+	if [ ! -f $B/python/strobe/__init__.py ] || ! /usr/bin/python3 -c 'import pytest' 2>/dev/null; then
+		run "python $n" echo "SKIP python-$n: needs python3-dev (module) and python3-pytest"
+	elif [[ $n == test_kernel_* ]]; then
+		run "python $n" flock "$KLOCK" $PYTEST "$t"
+	else
+		run "python $n" $PYTEST "$t"
 	fi
 done
 

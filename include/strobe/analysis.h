@@ -108,6 +108,7 @@ enum strobe_group_by {
  * rows, top view only, log2 histograms, no filters.
  */
 struct strobe_analysis_opts {
+	size_t size;		/* sizeof(struct strobe_analysis_opts), or 0 */
 	enum strobe_group_by group_by;
 	/* Window in trace clock ns: 0 = from the first / to the last event. */
 	uint64_t begin, end;

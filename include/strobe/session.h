@@ -4,7 +4,9 @@
  * needs.  (Implemented in lib/session/.)
  *
  * A session owns one tracefs instance named "strobe-<pid>" (or
- * "strobe-<pid>-<n>" when a process opens several).  Everything strobe
+ * "strobe-<pid>-<n>" when a process opens several, or a name the caller
+ * gives; it may also attach to an existing instance by name and leave it
+ * in place at close: STROBE_SESSION_ATTACH, STROBE_SESSION_KEEP).  Everything strobe
  * changes is inside that instance: the top-level tracing_on, current_tracer,
  * set_event, buffer_size_kb, trace_clock and options are never written, so
  * two strobe sessions (and trace-cmd) can trace at the same time without
@@ -123,7 +125,8 @@ struct strobe_session;	/* opaque */
 
 struct strobe_session_opts {
 	unsigned buffer_kb;	/* per-CPU buffer size in KiB; 0 = kernel default */
-	const char *clock;	/* trace clock; NULL = "local" */
+	const char *clock;	/* trace clock; NULL = "local" (attached:
+				 * the instance's own) */
 };
 
 /*
@@ -136,6 +139,34 @@ struct strobe_session_opts {
 int strobe_session_open(const struct strobe_session_opts *opts,
 			struct strobe_session **out, struct strobe_error *err);
 
+/* Use the existing instance `name` (-ENOENT if there is none) as it is:
+ * its events, filters, PIDs and tracing_on stay until changed, and
+ * close leaves it in place unless strobe_session_set_keep(s, false). */
+#define STROBE_SESSION_ATTACH	(1u << 0)
+/* strobe_session_close() leaves the instance in place (detached), as it
+ * is: events, filters, PIDs and tracing_on. */
+#define STROBE_SESSION_KEEP	(1u << 1)
+
+/*
+ * strobe_session_open() with an instance name of the caller's (a single
+ * path component of at most 63 bytes; NULL = "strobe-<pid>[-n]") and
+ * flags (STROBE_SESSION_*, which need a name).  Without ATTACH the
+ * instance must not exist yet (-EEXIST); with it, it must (-ENOENT), and
+ * opts' clock and buffer size change it only when given.  -EINVAL for a
+ * bad name.  Instances named "strobe-<pid>" are removed by
+ * strobe_session_cleanup_stale() once that process is gone.
+ */
+int strobe_session_open_named(const char *name, unsigned flags,
+			      const struct strobe_session_opts *opts,
+			      struct strobe_session **out, struct strobe_error *err);
+
+/* The instance's name ("strobe-42", or the name given). */
+const char *strobe_session_name(const struct strobe_session *s);
+
+/* Whether strobe_session_close() leaves the instance in place (true) or
+ * removes it (false: the default for instances this session created). */
+void strobe_session_set_keep(struct strobe_session *s, bool keep);
+
 /*
  * Enable the events of `spec` (see above) in the instance; if `filter`
  * is not NULL, set it as the kernel filter of each of them first.  A
@@ -145,6 +176,23 @@ int strobe_session_open(const struct strobe_session_opts *opts,
  */
 int strobe_session_enable(struct strobe_session *s, const char *spec,
 			  const char *filter, struct strobe_error *err);
+
+/*
+ * Disable the events of `spec` (as strobe_session_enable) in the
+ * instance.  Their filters stay.  Returns the number of events disabled
+ * or -errno (-ENOENT with close names for an unknown event).
+ */
+int strobe_session_disable(struct strobe_session *s, const char *spec,
+			   struct strobe_error *err);
+
+/*
+ * Set the kernel filter of the events of `spec` without enabling them;
+ * filter NULL clears it.  A filter the kernel rejects gives -EINVAL with
+ * the kernel's error_log text, as strobe_session_enable.  Returns the
+ * number of events changed or -errno.
+ */
+int strobe_session_set_filter(struct strobe_session *s, const char *spec,
+			      const char *filter, struct strobe_error *err);
 
 /* The events enabled so far, as "system:event"; owned by s. */
 const struct strobe_strv *strobe_session_events(const struct strobe_session *s);
@@ -177,6 +225,12 @@ int strobe_proc_threads(pid_t pid, pid_t **out, size_t *n,
 /* Clear the instance's buffers and turn tracing on / off. */
 int strobe_session_start(struct strobe_session *s, struct strobe_error *err);
 int strobe_session_stop(struct strobe_session *s, struct strobe_error *err);
+/* Turn the instance's tracing_on on or off without clearing anything
+ * (strobe_session_stop is set_tracing(s, false)).  0 or -errno. */
+int strobe_session_set_tracing(struct strobe_session *s, bool on,
+			       struct strobe_error *err);
+/* 1 if the instance's tracing_on is on, 0 if off, or -errno. */
+int strobe_session_tracing(struct strobe_session *s, struct strobe_error *err);
 
 /* The instance's directory ("/sys/kernel/tracing/instances/strobe-42"). */
 const char *strobe_session_dir(const struct strobe_session *s);
@@ -193,9 +247,11 @@ int strobe_session_cpu_stats(struct strobe_session *s, int cpu, char **text,
 			     unsigned long long *overrun, struct strobe_error *err);
 
 /*
- * Turn tracing off, remove the instance, free s.  Safe at any point of
- * the lifecycle and with NULL.  Returns 0 or -errno if the instance could
- * not be removed (s is freed anyway).
+ * Turn tracing off, remove the instance, free s; a kept instance
+ * (STROBE_SESSION_KEEP, ATTACH, strobe_session_set_keep) is left as it is
+ * and only s is freed.  Safe at any point of the lifecycle and with NULL.
+ * Returns 0 or -errno if the instance could not be removed (s is freed
+ * anyway).
  */
 int strobe_session_close(struct strobe_session *s);
 

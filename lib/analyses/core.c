@@ -39,6 +39,7 @@
 
 #include "../stream/stream-int.h"
 #include "analyses/analysis-int.h"
+#include "util/opts.h"
 
 static const struct ana_ops *const all_ops[] = {
 	&ana_cputop_ops, &ana_syscalls_ops, &ana_schedlat_ops,
@@ -146,8 +147,7 @@ int strobe_analysis_new(const char *names, const struct strobe_analysis_opts *op
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return strobe_err(err, -ENOMEM, "out of memory");
-	if (opts)
-		a->core.opts = *opts;
+	strobe_opts_copy(&a->core.opts, sizeof(a->core.opts), opts);
 	a->core.want_hist = ana_view(&a->core, STROBE_VIEW_FREQ);
 	ana_map_init(&a->core.inst, sizeof(struct ana_inst));
 	a->anas = calloc(NR_OPS * 4, sizeof(*a->anas));	/* names may repeat: capped */

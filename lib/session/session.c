@@ -178,8 +178,92 @@ static int set_clock(struct strobe_session *s, const char *clock,
 	return 0;
 }
 
+/* The clock in brackets of a trace_clock text ("local [mono] ..."). */
+static void current_clock(struct strobe_session *s)
+{
+	char p[512], *text, *a, *b;
+
+	s->clock[0] = '\0';
+	inst_path(s, p, sizeof(p), "trace_clock");
+	if (strobe_fs_read(p, &text, NULL) < 0)
+		return;
+	a = strchr(text, '[');
+	b = a ? strchr(a, ']') : NULL;
+	if (b && b - a - 1 < (long)sizeof(s->clock))
+		snprintf(s->clock, sizeof(s->clock), "%.*s", (int)(b - a - 1), a + 1);
+	free(text);
+}
+
+/* The events an existing instance has enabled (its set_event file). */
+static int load_enabled(struct strobe_session *s, struct strobe_error *err)
+{
+	char p[512], *text, *line, *save = NULL;
+	int r;
+
+	inst_path(s, p, sizeof(p), "set_event");
+	r = strobe_fs_read(p, &text, NULL);
+	if (r < 0)
+		return strobe_err(err, r, "cannot read %s: %s", p, strerror(-r));
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char **nv;
+
+		if (!strchr(line, ':'))
+			continue;
+		nv = realloc(s->events.v, (s->events.n + 1) * sizeof(*nv));
+		if (!nv || !(nv[s->events.n] = strdup(line))) {
+			if (nv)
+				s->events.v = nv;
+			free(text);
+			return strobe_err(err, -ENOMEM, "out of memory");
+		}
+		s->events.v = nv;
+		s->events.n++;
+	}
+	free(text);
+	return 0;
+}
+
+/*
+ * A named instance: create it, or with STROBE_SESSION_ATTACH find it.
+ * Returns 1 when attached (nothing to set up), 0 when created, -errno.
+ */
+static int open_named(struct strobe_session *s, const char *name, unsigned flags,
+		      struct strobe_error *err)
+{
+	struct stat st;
+
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..") ||
+	    strlen(name) >= sizeof(s->name))
+		return strobe_err(err, -EINVAL, "bad tracefs instance name '%s'", name);
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	snprintf(s->dir, sizeof(s->dir), "%s/instances/%s", s->top, s->name);
+	if (flags & STROBE_SESSION_ATTACH) {
+		if (stat(s->dir, &st) < 0 || !S_ISDIR(st.st_mode))
+			return strobe_err(err, -ENOENT, "no tracefs instance '%s'", name);
+		s->created = true;
+		s->keep = true;
+		return 1;
+	}
+	if (mkdir(s->dir, 0755) < 0) {
+		if (errno == EEXIST)
+			return strobe_err(err, -EEXIST, "tracefs instance '%s' exists already", name);
+		return strobe_err(err, -errno, "cannot create tracefs instance %s: %s", s->dir,
+				  strerror(errno));
+	}
+	s->created = true;
+	s->keep = !!(flags & STROBE_SESSION_KEEP);
+	return 0;
+}
+
 int strobe_session_open(const struct strobe_session_opts *opts,
 			struct strobe_session **out, struct strobe_error *err)
+{
+	return strobe_session_open_named(NULL, 0, opts, out, err);
+}
+
+int strobe_session_open_named(const char *name, unsigned flags,
+			      const struct strobe_session_opts *opts,
+			      struct strobe_session **out, struct strobe_error *err)
 {
 	struct strobe_session *s;
 	const char *top;
@@ -190,10 +274,45 @@ int strobe_session_open(const struct strobe_session_opts *opts,
 	r = strobe_tracefs_dir(&top, err);
 	if (r < 0)
 		return r;
+	if (!name && (flags & (STROBE_SESSION_ATTACH | STROBE_SESSION_KEEP)))
+		return strobe_err(err, -EINVAL, "attaching to or keeping an instance needs its name");
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return strobe_err(err, -ENOMEM, "out of memory");
 	snprintf(s->top, sizeof(s->top), "%s", top);
+	if (name) {
+		r = open_named(s, name, flags, err);
+		if (r < 0) {
+			free(s);
+			return r;
+		}
+		if (r == 1) {
+			current_clock(s);
+			r = load_enabled(s, err);
+			if (r == 0 && opts && opts->clock)
+				r = set_clock(s, opts->clock, err);
+			if (r == 0 && opts && opts->buffer_kb) {
+				snprintf(kb, sizeof(kb), "%u", opts->buffer_kb);
+				r = inst_write(s, "buffer_size_kb", kb, 0);
+				if (r < 0)
+					strobe_err(err, r, "cannot set a buffer of %u KiB per CPU: %s",
+						   opts->buffer_kb, strerror(-r));
+			}
+			if (r == 0) {
+				r = count_cpus(s->dir);
+				if (r > 0) {
+					s->nr_cpus = r;
+					*out = s;
+					return 0;
+				}
+				strobe_err(err, r < 0 ? r : -ENODEV, "cannot list %s/per_cpu", s->dir);
+				r = r < 0 ? r : -ENODEV;
+			}
+			strobe_session_close(s);	/* kept: only freed */
+			return r;
+		}
+		goto created;
+	}
 	for (i = 1; i < 100; i++) {
 		if (i == 1)
 			snprintf(s->name, sizeof(s->name), "strobe-%d", (int)getpid());
@@ -214,6 +333,7 @@ int strobe_session_open(const struct strobe_session_opts *opts,
 		return strobe_err(err, -EEXIST, "too many strobe instances in this process");
 	}
 	s->created = true;
+created:
 	r = inst_write(s, "tracing_on", "0", 0);
 	if (r < 0) {
 		strobe_err(err, r, "cannot write %s/tracing_on: %s", s->dir, strerror(-r));
@@ -241,8 +361,19 @@ int strobe_session_open(const struct strobe_session_opts *opts,
 	*out = s;
 	return 0;
 fail:
+	s->keep = false;	/* a half-made instance goes */
 	strobe_session_close(s);
 	return r;
+}
+
+const char *strobe_session_name(const struct strobe_session *s)
+{
+	return s->name;
+}
+
+void strobe_session_set_keep(struct strobe_session *s, bool keep)
+{
+	s->keep = keep;
 }
 
 /*
@@ -314,6 +445,99 @@ static int load_avail(struct strobe_session *s, struct strobe_error *err)
 	return 0;
 }
 
+/*
+ * Write the kernel filter of event `name` ("system:event"); filter NULL
+ * clears it ("0").  A rejected filter is -EINVAL with error_log's text.
+ */
+static int write_filter(struct strobe_session *s, const char *name, const char *filter,
+			struct strobe_error *err)
+{
+	char file[512], ev[256], ktext[300], *c;
+	int r;
+
+	snprintf(ev, sizeof(ev), "%s", name);
+	c = strchr(ev, ':');
+	if (!c)
+		return strobe_err(err, -EINVAL, "bad event name '%s'", name);
+	*c = '\0';
+	/* Start from an empty log so the entry we read is ours. */
+	if (filter)
+		inst_write(s, "error_log", "", 0);
+	r = strobe_fs_path(file, sizeof(file), "%s/events/%s/%s/filter", s->dir, ev, c + 1);
+	if (r == 0)
+		r = strobe_fs_write(file, filter ? filter : "0", 0);
+	if (r < 0 && filter) {
+		kernel_error_text(s->dir, ktext, sizeof(ktext));
+		return strobe_err(err, r, "bad filter '%s' for %s: %s", filter, name,
+				  ktext[0] ? ktext : strerror(-r));
+	}
+	if (r < 0)
+		return strobe_err(err, r, "cannot clear the filter of %s: %s", name, strerror(-r));
+	return 0;
+}
+
+int strobe_session_set_filter(struct strobe_session *s, const char *spec,
+			      const char *filter, struct strobe_error *err)
+{
+	struct strobe_strv m = { NULL, 0 };
+	size_t i;
+	int r;
+
+	r = load_avail(s, err);
+	if (r < 0)
+		return r;
+	r = strobe_events_expand(&s->avail, spec, &m, err);
+	if (r < 0)
+		return r;
+	for (i = 0, r = 0; i < m.n && r == 0; i++)
+		r = write_filter(s, m.v[i], filter, err);
+	if (r == 0)
+		r = (int)m.n;
+	strobe_strv_free(&m);
+	return r;
+}
+
+int strobe_session_disable(struct strobe_session *s, const char *spec,
+			   struct strobe_error *err)
+{
+	struct strobe_strv m = { NULL, 0 };
+	char file[512], ev[256], *c;
+	size_t i, j;
+	int r;
+
+	r = load_avail(s, err);
+	if (r < 0)
+		return r;
+	r = strobe_events_expand(&s->avail, spec, &m, err);
+	if (r < 0)
+		return r;
+	for (i = 0, r = 0; i < m.n && r == 0; i++) {
+		snprintf(ev, sizeof(ev), "%s", m.v[i]);
+		c = strchr(ev, ':');
+		*c = '\0';
+		r = strobe_fs_path(file, sizeof(file), "%s/events/%s/%s/enable", s->dir, ev, c + 1);
+		if (r == 0)
+			r = strobe_fs_write(file, "0", 0);
+		if (r < 0) {
+			strobe_err(err, r, "cannot disable %s: %s", m.v[i], strerror(-r));
+			break;
+		}
+		for (j = 0; j < s->events.n; j++) {
+			if (strcmp(s->events.v[j], m.v[i]))
+				continue;
+			free(s->events.v[j]);
+			memmove(s->events.v + j, s->events.v + j + 1,
+				(s->events.n - j - 1) * sizeof(*s->events.v));
+			s->events.n--;
+			break;
+		}
+	}
+	if (r == 0)
+		r = (int)m.n;
+	strobe_strv_free(&m);
+	return r;
+}
+
 int strobe_session_enable(struct strobe_session *s, const char *spec,
 			  const char *filter, struct strobe_error *err)
 {
@@ -335,19 +559,9 @@ int strobe_session_enable(struct strobe_session *s, const char *spec,
 		c = strchr(ev, ':');
 		*c = '\0';
 		if (filter) {
-			char ktext[300];
-
-			/* Start from an empty log so the entry we read is ours. */
-			inst_write(s, "error_log", "", 0);
-			strobe_fs_path(file, sizeof(file), "%s/events/%s/%s/filter",
-				       s->dir, ev, c + 1);
-			r = strobe_fs_write(file, filter, 0);
-			if (r < 0) {
-				kernel_error_text(s->dir, ktext, sizeof(ktext));
-				strobe_err(err, r, "bad filter '%s' for %s: %s", filter,
-					   m.v[i], ktext[0] ? ktext : strerror(-r));
+			r = write_filter(s, m.v[i], filter, err);
+			if (r < 0)
 				goto out;
-			}
 		}
 		strobe_fs_path(file, sizeof(file), "%s/events/%s/%s/enable", s->dir,
 			       ev, c + 1);
@@ -479,12 +693,31 @@ int strobe_session_start(struct strobe_session *s, struct strobe_error *err)
 
 int strobe_session_stop(struct strobe_session *s, struct strobe_error *err)
 {
-	int r = inst_write(s, "tracing_on", "0", 0);
+	return strobe_session_set_tracing(s, false, err);
+}
+
+int strobe_session_set_tracing(struct strobe_session *s, bool on, struct strobe_error *err)
+{
+	int r = inst_write(s, "tracing_on", on ? "1" : "0", 0);
 
 	if (r < 0)
-		return strobe_err(err, r, "cannot turn tracing off in %s: %s", s->dir,
-				  strerror(-r));
+		return strobe_err(err, r, "cannot turn tracing %s in %s: %s", on ? "on" : "off",
+				  s->dir, strerror(-r));
 	return 0;
+}
+
+int strobe_session_tracing(struct strobe_session *s, struct strobe_error *err)
+{
+	char p[512], *text;
+	int r;
+
+	inst_path(s, p, sizeof(p), "tracing_on");
+	r = strobe_fs_read(p, &text, NULL);
+	if (r < 0)
+		return strobe_err(err, r, "cannot read %s: %s", p, strerror(-r));
+	r = text[0] == '1';
+	free(text);
+	return r;
 }
 
 const char *strobe_session_dir(const struct strobe_session *s)
@@ -529,7 +762,7 @@ int strobe_session_close(struct strobe_session *s)
 
 	if (!s)
 		return 0;
-	if (s->created) {
+	if (s->created && !s->keep) {
 		inst_write(s, "tracing_on", "0", 0);
 		inst_write(s, "events/enable", "0", 0);
 		inst_write(s, "set_event_pid", "", 0);

@@ -1,0 +1,210 @@
+/*
+ * _strobe.h - what the C files of the strobe Python module share: the
+ * objects (Source, Event, Instance), the batch records events travel in,
+ * the live loop, and the functions one file calls in another.
+ *
+ *   events.c    event types and their fields, Source, batches, Event
+ *   instance.c  Instance and the verbs on it (events, filters, hooks)
+ *   live.c      the live loop: iterate_trace, trace_process
+ *   files.c     read_trace, analyze
+ *   _strobe.c   the module: its function table and initialisation
+ *
+ * Everything here is internal to the extension (hidden by its version
+ * script); only PyInit__strobe is exported.
+ */
+#ifndef STROBE_PY_H
+#define STROBE_PY_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <strobe/strobe.h>
+
+#define BATCH_EVENTS 1024
+#define BATCH_BYTES (256 * 1024)
+#define MAX_PAYLOAD 65536	/* an event never exceeds a ring-buffer page */
+#define WAIT_MS 100		/* longest wait without looking at signals */
+
+extern PyObject *Stop;		/* strobe.STOP */
+
+/* ---- events.c ---------------------------------------------------------- */
+
+enum fkind { F_NONE, F_INT, F_UINT, F_STR, F_ARRAY };
+
+struct pyfield {
+	PyObject *name;		/* str */
+	struct strobe_field acc;
+	uint8_t kind;		/* enum fkind */
+	uint8_t elem;		/* F_ARRAY: element size 1, 2, 4 or 8 */
+	uint8_t elem_signed;
+	uint8_t common;		/* common_*: in ev[...] but not ev.fields */
+	uint8_t rest;		/* "char x[]" of size 0: the rest of the payload */
+};
+
+struct ftype {
+	const void *format;	/* the stream's event format, NULL unknown */
+	PyObject *name, *system;	/* str, or None for an unknown id */
+	int nr_fields;		/* -1 until the fields are first asked for */
+	struct pyfield *fields;
+	PyObject *index;	/* dict: name -> position in fields */
+};
+
+typedef struct {
+	PyObject_HEAD
+	struct strobe_tracefile *tf;	/* read_trace: the file */
+	struct strobe_stream *st;
+	struct strobe_model *model;
+	struct ftype **types;		/* by type id */
+	int nr_types;
+	PyObject **buffers;		/* file: buffer names (None: top level) */
+	int nr_buffers;
+} SourceObject;
+
+/* One event as the consumer saw it; the payload follows, 8-byte aligned. */
+struct rec {
+	uint64_t ts;
+	int64_t missed;
+	const void *format;
+	const struct strobe_container *cont;	/* NULL: no model */
+	int32_t cpu, pid, tgid, type, buffer;
+	uint32_t size;
+	char comm[16];
+};
+
+struct batch {
+	uint8_t *buf;
+	size_t used;		/* bytes filled */
+	size_t pos;		/* next record to hand out */
+	int n;			/* records filled */
+};
+
+/*
+ * Which event types a live loop hands to Python: those the user enabled,
+ * not the ones the loop enabled for the task model (fork, exec, exit ...).
+ * vis[id]: 0 not decided yet, 1 shown, -1 hidden.
+ */
+struct shown {
+	const struct strobe_strv *user;	/* "system:event" the user enabled */
+	int8_t vis[65536];
+};
+
+typedef struct {
+	PyObject_VAR_HEAD		/* ob_size: room for the payload */
+	SourceObject *src;		/* strong */
+	struct ftype *ft;		/* owned by src */
+	struct rec r;			/* as in the batch */
+	uint8_t data[];			/* r.size bytes of payload */
+} EventObject;
+
+extern PyTypeObject SourceType, EventType;
+
+/* OSError(errno, msg); for calls naming events or filters, ValueError for
+ * an unknown event (-ENOENT) or a refused filter (-EINVAL).  NULL. */
+PyObject *raise_os(int code, const char *msg);
+PyObject *raise_ev(int code, const struct strobe_error *err);
+
+/* A new, empty Source. */
+SourceObject *source_new(void);
+
+/* Without the GIL: fill b from st (see events.c).  1 full, 0 end,
+ * -EAGAIN nothing ready, -errno. */
+int batch_fill(struct batch *b, struct strobe_stream *st, struct strobe_model *m,
+	       struct strobe_analysis *an, struct shown *sh, struct strobe_tracefile *tf,
+	       struct strobe_error *err);
+void batch_reset(struct batch *b);
+const struct rec *batch_next(struct batch *b);
+
+/* An Event for record r (reusing `reuse` when nobody else holds it). */
+EventObject *event_make(SourceObject *src, const struct rec *r, EventObject *reuse);
+
+/* ---- instance.c -------------------------------------------------------- */
+
+typedef struct InstanceObject {
+	PyObject_HEAD
+	struct strobe_session *s;	/* NULL once destroyed */
+	bool detached;			/* left in place at exit */
+	bool busy;			/* being iterated */
+	char **containers;		/* hook2container targets, for rescans */
+	int nr_containers;
+	struct strobe_model *hook_model;	/* their tasks, rescanned */
+	struct InstanceObject *next, *prev;	/* every open Instance */
+} InstanceObject;
+
+extern PyTypeObject InstanceType;
+extern InstanceObject *open_instances;
+
+/* Close the session: removed if `remove`, else unless kept. */
+int instance_close(InstanceObject *i, bool remove);
+/* The session behind an `instance=` argument, or NULL (raised). */
+struct strobe_session *session_of(PyObject *o);
+/* strobe_model_rescan_proc's callback: hook a task that entered a
+ * target container of Instance arg. */
+void on_new_task(const struct strobe_task *t, void *arg);
+
+PyObject *py_create_instance(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *py_find_instance(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *py_destroy_instance(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *py_enable_event(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *py_enable_events(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *py_disable_event(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *py_disable_events(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *py_set_event_filter(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *py_clear_event_filter(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *py_hook2pid(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *py_hook2container(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *py_tracing_ON(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *py_tracing_OFF(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *py_is_tracing_ON(PyObject *self, PyObject *args, PyObject *kw);
+
+/* ---- live.c ------------------------------------------------------------ */
+
+enum why { W_END, W_STOP, W_TIMEOUT, W_TARGET, W_INTERRUPT, W_ERROR };
+
+struct loop {
+	struct strobe_session *s;
+	InstanceObject *inst;		/* for container rescans; may be NULL */
+	PyObject *cb;			/* may be NULL (events only counted) */
+	struct strobe_analysis *an;	/* live analyze: fed every event */
+	int64_t deadline;		/* mono ms; 0 none */
+	pid_t target;			/* stop when it exits; 0 none */
+	struct strobe_capture *cap;
+	struct strobe_stream *st;
+	SourceObject *src;
+	struct batch b;
+	struct strobe_strv user;	/* events the user enabled */
+	struct strobe_strv added;	/* model events the loop enabled */
+	struct shown *shown;
+	bool stopping;			/* capture stopped: draining */
+	enum why why;
+	int was_on;			/* tracing_on before the loop */
+	int64_t next_scan;
+	int64_t next_target_check;
+	uint64_t events, batches;
+	struct strobe_error err;
+};
+
+/* What the last loop did (events, batches, lost), for benchmarks. */
+extern uint64_t last_events, last_batches, last_lost;
+
+int loop_open(struct loop *l, struct strobe_session *s);
+int loop_start(struct loop *l);
+int loop_run(struct loop *l);
+void loop_close(struct loop *l);
+/* timeout (seconds or None) into a CLOCK_MONOTONIC deadline in ms. */
+int timeout_ms(PyObject *timeout, int64_t *deadline);
+
+PyObject *py_iterate_trace(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *py_trace_process(PyObject *self, PyObject *args, PyObject *kw);
+
+/* ---- files.c ----------------------------------------------------------- */
+
+extern PyTypeObject ReaderType;
+
+PyObject *py_read_trace(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *py_analyze(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *py_analysis_names(PyObject *self, PyObject *unused);
+
+#endif

@@ -1,0 +1,671 @@
+/*
+ * live.c - the live loop behind iterate_trace, trace_process and live
+ * analyze: a capture of the instance, batches filled without the GIL
+ * (waiting without spinning), each event into the callback holding it,
+ * stop conditions (STOP, an exception, Ctrl-C, a timeout, the target's
+ * exit), and the model's own events enabled and hidden meanwhile.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "_strobe.h"
+
+/* ---- the live loop: iterate_trace, trace_process, live analyze ---------- */
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Has our child pid exited?  Looked at without reaping it. */
+static bool exited(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0)
+		return si.si_pid == pid;
+	return errno == ECHILD && kill(pid, 0) < 0 && errno == ESRCH;
+}
+
+#define CONTAINER_SCAN_MS 100
+#define TARGET_CHECK_MS 10
+#define COALESCE_MS 2
+
+/* The events that keep the task model current (as strobe record's). */
+static const char *const model_events[] = {
+	"sched:sched_process_fork", "sched:sched_process_exec",
+	"sched:sched_process_exit", "task:task_newtask", "task:task_rename",
+	"cgroup:cgroup_attach_task",
+};
+
+static int strv_add(struct strobe_strv *sv, const char *s)
+{
+	char **nv = realloc(sv->v, (sv->n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	sv->v = nv;
+	if (!(nv[sv->n] = strdup(s)))
+		return -ENOMEM;
+	sv->n++;
+	return 0;
+}
+
+/* Note what the user enabled, and enable the model's events besides
+ * (hidden from the callback, disabled again at the end). */
+static int loop_model_events(struct loop *l)
+{
+	const struct strobe_strv *ev = strobe_session_events(l->s);
+	size_t i, j;
+
+	for (i = 0; i < ev->n; i++)
+		if (strv_add(&l->user, ev->v[i]) < 0)
+			return -ENOMEM;
+	for (i = 0; i < sizeof(model_events) / sizeof(model_events[0]); i++) {
+		for (j = 0; j < l->user.n && strcmp(l->user.v[j], model_events[i]); j++)
+			;
+		if (j < l->user.n)
+			continue;
+		if (strobe_session_enable(l->s, model_events[i], NULL, NULL) > 0 &&
+		    strv_add(&l->added, model_events[i]) < 0)
+			return -ENOMEM;
+	}
+	l->shown = calloc(1, sizeof(*l->shown));
+	if (!l->shown)
+		return -ENOMEM;
+	l->shown->user = &l->user;
+	return 0;
+}
+
+/* Set up capture, stream, model and source; tracing still off.  -1 raised. */
+int loop_open(struct loop *l, struct strobe_session *s)
+{
+	int r;
+
+	l->s = s;
+	l->was_on = strobe_session_tracing(s, NULL);
+	l->src = source_new();
+	if (!l->src)
+		return -1;
+	if (loop_model_events(l) < 0) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	l->b.buf = PyMem_RawMalloc(BATCH_BYTES);
+	if (!l->b.buf) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	batch_reset(&l->b);
+	r = strobe_capture_open(s, NULL, &l->cap, &l->err);
+	if (r == 0)
+		r = strobe_capture_stream(l->cap, &l->st, &l->err);
+	/* the stream goes to the source, which events keep alive */
+	l->src->st = l->st;
+	if (r == 0)
+		r = strobe_model_new(&l->src->model, &l->err);
+	if (r < 0) {
+		raise_os(r, l->err.msg);
+		return -1;
+	}
+	/* the tasks alive now, then tasks met for the first time are read
+	 * from /proc; containers named */
+	strobe_model_set_options(l->src->model, STROBE_MODEL_LIVE | STROBE_MODEL_NAMES);
+	Py_BEGIN_ALLOW_THREADS
+	strobe_model_load_proc(l->src->model, NULL);
+	Py_END_ALLOW_THREADS
+	return 0;
+}
+
+int loop_start(struct loop *l)
+{
+	int r;
+
+	Py_BEGIN_ALLOW_THREADS
+	r = strobe_capture_start(l->cap, &l->err);
+	Py_END_ALLOW_THREADS
+	if (r < 0) {
+		raise_os(r, l->err.msg);
+		return -1;
+	}
+	l->next_scan = mono_ms() + CONTAINER_SCAN_MS;
+	return 0;
+}
+
+/* What the last loop did, for benchmarks: events, batches, lost. */
+uint64_t last_events, last_batches, last_lost;
+
+/* Tracing off and the capture freed; the session as it was before. */
+void loop_close(struct loop *l)
+{
+	struct strobe_stream_stats st;
+
+	last_events = l->events;
+	last_batches = l->batches;
+	last_lost = 0;
+	if (l->st) {
+		strobe_stream_stats(l->st, &st);
+		last_lost = st.missed;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	if (l->cap) {
+		strobe_capture_stop(l->cap, NULL);
+		strobe_capture_free(l->cap);
+	}
+	Py_END_ALLOW_THREADS
+	l->cap = NULL;
+	if (l->was_on == 1 && l->s)
+		strobe_session_set_tracing(l->s, true, NULL);
+	for (size_t i = 0; l->s && i < l->added.n; i++)
+		strobe_session_disable(l->s, l->added.v[i], NULL);
+	strobe_strv_free(&l->added);
+	strobe_strv_free(&l->user);
+	free(l->shown);
+	l->shown = NULL;
+	if (!l->src)
+		strobe_stream_close(l->st);
+	l->st = NULL;
+	Py_CLEAR(l->src);
+	PyMem_RawFree(l->b.buf);
+	l->b.buf = NULL;
+}
+
+/* Without the GIL: a timeout or the target's exit stops the capture;
+ * what it captured still drains through the callback. */
+static void loop_check(struct loop *l)
+{
+	enum why w = W_END;
+
+	if (l->stopping)
+		return;
+	int64_t now = mono_ms();
+
+	if (l->deadline && now >= l->deadline) {
+		w = W_TIMEOUT;
+	} else if (l->target > 0 && now >= l->next_target_check) {
+		/* a syscall: at most every TARGET_CHECK_MS */
+		l->next_target_check = now + TARGET_CHECK_MS;
+		if (exited(l->target))
+			w = W_TARGET;
+	}
+	if (w == W_END)
+		return;
+	l->why = w;
+	l->stopping = true;
+	strobe_capture_stop(l->cap, NULL);
+}
+
+/* Without the GIL: fill a batch, waiting up to WAIT_MS when there is
+ * nothing yet.  Returns what batch_fill returned last. */
+static int loop_step(struct loop *l)
+{
+	int r, ms;
+
+	batch_reset(&l->b);
+	loop_check(l);
+	if (l->inst && l->inst->nr_containers && l->inst->hook_model && !l->stopping &&
+	    mono_ms() >= l->next_scan) {
+		strobe_model_rescan_proc(l->inst->hook_model, on_new_task, l->inst, NULL);
+		l->next_scan = mono_ms() + CONTAINER_SCAN_MS;
+	}
+	r = batch_fill(&l->b, l->st, l->src->model, l->an, l->shown, NULL, &l->err);
+	/* a small batch while events flow: give the readers a moment to
+	 * bring more, rather than a round trip through Python per page */
+	if (r == -EAGAIN && l->b.n && l->b.n < BATCH_EVENTS / 4 && !l->stopping) {
+		strobe_stream_wait(l->st, COALESCE_MS);
+		r = batch_fill(&l->b, l->st, l->src->model, l->an, l->shown, NULL, &l->err);
+	}
+	if (r != -EAGAIN || l->b.n)
+		return r;
+	ms = WAIT_MS;
+	if (l->deadline && !l->stopping) {
+		int64_t left = l->deadline - mono_ms();
+
+		ms = left < 1 ? 1 : left < ms ? (int)left : ms;
+	}
+	if (l->target > 0 && !l->stopping && ms > 20)
+		ms = 20;
+	strobe_stream_wait(l->st, ms);
+	loop_check(l);
+	return batch_fill(&l->b, l->st, l->src->model, l->an, l->shown, NULL, &l->err);
+}
+
+/*
+ * Hand every event to the callback until the stream ends, a stop
+ * condition holds, the callback returns STOP or raises, or Ctrl-C.
+ * KeyboardInterrupt ends the loop cleanly (not raised); any other
+ * exception is left set and -1 returned.
+ */
+int loop_run(struct loop *l)
+{
+	EventObject *spare = NULL;
+	const struct rec *rc;
+	int r, ret = 0;
+	bool done = false;
+
+	while (!done) {
+		Py_BEGIN_ALLOW_THREADS
+		r = loop_step(l);
+		Py_END_ALLOW_THREADS
+		l->batches++;
+		while ((rc = batch_next(&l->b))) {
+			EventObject *e;
+			PyObject *res;
+
+			l->events++;
+			if (!l->cb)
+				continue;
+			e = event_make(l->src, rc, spare);
+			if (!e) {
+				ret = -1;
+				done = true;
+				break;
+			}
+			Py_XDECREF(spare);
+			spare = e;
+			res = PyObject_CallOneArg(l->cb, (PyObject *)e);
+			if (!res) {
+				if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
+					PyErr_Clear();
+					l->why = W_INTERRUPT;
+				} else {
+					l->why = W_ERROR;
+					ret = -1;
+				}
+				done = true;
+				break;
+			}
+			if (res == Stop) {
+				l->why = W_STOP;
+				done = true;
+			}
+			Py_DECREF(res);
+			if (done)
+				break;
+		}
+		if (done)
+			break;
+		if (PyErr_CheckSignals() < 0) {
+			if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
+				PyErr_Clear();
+				l->why = W_INTERRUPT;
+			} else {
+				l->why = W_ERROR;
+				ret = -1;
+			}
+			break;
+		}
+		if (r == 0) {
+			if (!l->stopping)
+				l->why = W_END;
+			break;
+		}
+		if (r < 0 && r != -EAGAIN) {
+			raise_os(r, l->err.msg);
+			l->why = W_ERROR;
+			ret = -1;
+			break;
+		}
+	}
+	Py_XDECREF(spare);
+	return ret;
+}
+
+int timeout_ms(PyObject *timeout, int64_t *deadline)
+{
+	double t;
+
+	*deadline = 0;
+	if (!timeout || timeout == Py_None)
+		return 0;
+	t = PyFloat_AsDouble(timeout);
+	if (t == -1.0 && PyErr_Occurred())
+		return -1;
+	if (t < 0) {
+		PyErr_SetString(PyExc_ValueError, "timeout must be >= 0 seconds");
+		return -1;
+	}
+	*deadline = mono_ms() + (int64_t)(t * 1000.0 + 0.5);
+	if (*deadline == 0)
+		*deadline = 1;
+	return 0;
+}
+
+PyObject *py_iterate_trace(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *kwl[] = { "instance", "callback", "timeout", NULL };
+	PyObject *inst = NULL, *cb = NULL, *timeout = Py_None;
+	struct loop l;
+	struct strobe_session *s;
+	InstanceObject *i;
+	int ret;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:iterate_trace", kwl, &inst, &cb,
+					 &timeout))
+		return NULL;
+	s = session_of(inst);
+	if (!s)
+		return NULL;
+	if (!PyCallable_Check(cb)) {
+		PyErr_SetString(PyExc_TypeError, "callback must be callable");
+		return NULL;
+	}
+	i = (InstanceObject *)inst;
+	if (i->busy) {
+		PyErr_SetString(PyExc_RuntimeError, "the instance is being iterated already");
+		return NULL;
+	}
+	memset(&l, 0, sizeof(l));
+	if (timeout_ms(timeout, &l.deadline) < 0)
+		return NULL;
+	l.cb = cb;
+	l.inst = i;
+	i->busy = true;
+	Py_INCREF(inst);
+	ret = loop_open(&l, s);
+	if (ret == 0)
+		ret = loop_start(&l);
+	if (ret == 0)
+		ret = loop_run(&l);
+	loop_close(&l);
+	i->busy = false;
+	Py_DECREF(inst);
+	if (ret < 0)
+		return NULL;
+	Py_RETURN_NONE;
+}
+
+/* ---- trace_process ----------------------------------------------------- */
+
+static void free_argv(char **argv)
+{
+	char **p;
+
+	for (p = argv; p && *p; p++)
+		PyMem_Free(*p);
+	PyMem_Free(argv);
+}
+
+/* A sequence of str/bytes/path-like into a NULL-terminated argv. */
+static char **make_argv(PyObject *seq)
+{
+	Py_ssize_t n, i;
+	char **argv;
+
+	if (PyUnicode_Check(seq) || PyBytes_Check(seq) || !PySequence_Check(seq)) {
+		PyErr_SetString(PyExc_TypeError, "argv must be a list of strings");
+		return NULL;
+	}
+	n = PySequence_Size(seq);
+	if (n <= 0) {
+		PyErr_SetString(PyExc_ValueError, "argv is empty");
+		return NULL;
+	}
+	argv = PyMem_Calloc(n + 1, sizeof(*argv));
+	if (!argv)
+		return (char **)PyErr_NoMemory();
+	for (i = 0; i < n; i++) {
+		PyObject *x = PySequence_GetItem(seq, i), *b = NULL;
+
+		if (!x || !PyUnicode_FSConverter(x, &b)) {
+			Py_XDECREF(x);
+			free_argv(argv);
+			return NULL;
+		}
+		Py_DECREF(x);
+		argv[i] = PyMem_Malloc(PyBytes_GET_SIZE(b) + 1);
+		if (!argv[i]) {
+			Py_DECREF(b);
+			free_argv(argv);
+			return (char **)PyErr_NoMemory();
+		}
+		memcpy(argv[i], PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b) + 1);
+		Py_DECREF(b);
+	}
+	return argv;
+}
+
+/*
+ * Fork the command; it waits on *go (write end) until released, then
+ * execs.  A failed exec writes its errno to *ex (read end; EOF means the
+ * exec happened).
+ */
+static pid_t spawn(char **argv, int *go, int *ex)
+{
+	int g[2], e[2];
+	pid_t pid;
+
+	if (pipe2(g, O_CLOEXEC) < 0)
+		return -1;
+	if (pipe2(e, O_CLOEXEC) < 0) {
+		close(g[0]);
+		close(g[1]);
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		sigset_t none;
+		char c;
+		ssize_t n;
+		int err;
+
+		/* Python ignores SIGPIPE; a command expects the default */
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGXFSZ, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		do
+			n = read(g[0], &c, 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		err = errno;
+		if (write(e[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(g[0]);
+	close(e[1]);
+	if (pid < 0) {
+		int err = errno;
+
+		close(g[1]);
+		close(e[0]);
+		errno = err;
+		return -1;
+	}
+	*go = g[1];
+	*ex = e[0];
+	return pid;
+}
+
+/* Reap the child; with sig, ask it to end first (SIGKILL after 2 s). */
+static int reap(pid_t pid, int sig)
+{
+	int st = 0, i;
+	pid_t r;
+
+	if (sig)
+		kill(pid, sig);
+	for (i = 0; sig && i < 200; i++) {
+		r = waitpid(pid, &st, WNOHANG);
+		if (r == pid)
+			return st;
+		usleep(10000);
+	}
+	if (sig)
+		kill(pid, SIGKILL);
+	while ((r = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+		;
+	return st;
+}
+
+/* Enable each spec of a list, and set the filters of a dict. */
+static int setup_events(struct strobe_session *s, PyObject *events, PyObject *filters)
+{
+	struct strobe_error err = { 0, "" };
+	PyObject *k, *v;
+	Py_ssize_t i, n, pos = 0;
+	int r;
+
+	if (!events || events == Py_None) {
+		static const char *const dflt[] = { "sched", "syscalls" };
+
+		for (i = 0; i < 2; i++)
+			if ((r = strobe_session_enable(s, dflt[i], NULL, &err)) < 0)
+				return raise_ev(r, &err), -1;
+	} else {
+		if (PyUnicode_Check(events) || !PySequence_Check(events)) {
+			PyErr_SetString(PyExc_TypeError, "events must be a list of event names");
+			return -1;
+		}
+		n = PySequence_Size(events);
+		for (i = 0; i < n; i++) {
+			PyObject *x = PySequence_GetItem(events, i);
+			const char *spec = x ? PyUnicode_AsUTF8(x) : NULL;
+
+			if (!spec) {
+				Py_XDECREF(x);
+				return -1;
+			}
+			r = strobe_session_enable(s, spec, NULL, &err);
+			Py_DECREF(x);
+			if (r < 0)
+				return raise_ev(r, &err), -1;
+		}
+	}
+	if (!filters || filters == Py_None)
+		return 0;
+	if (!PyDict_Check(filters)) {
+		PyErr_SetString(PyExc_TypeError, "filters must be a dict {event: filter}");
+		return -1;
+	}
+	while (PyDict_Next(filters, &pos, &k, &v)) {
+		const char *spec = PyUnicode_AsUTF8(k), *f = PyUnicode_AsUTF8(v);
+
+		if (!spec || !f)
+			return -1;
+		r = strobe_session_set_filter(s, spec, f, &err);
+		if (r < 0)
+			return raise_ev(r, &err), -1;
+	}
+	return 0;
+}
+
+PyObject *py_trace_process(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *kwl[] = { "argv", "callback", "events", "filters", "timeout", NULL };
+	PyObject *pargv, *cb = Py_None, *events = Py_None, *filters = Py_None,
+		*timeout = Py_None;
+	struct strobe_error err = { 0, "" };
+	struct strobe_session *s = NULL;
+	struct loop l;
+	char **argv;
+	pid_t child;
+	enum why why;
+	int go = -1, ex = -1, r, st, e = 0, ret;
+	ssize_t n;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOO:trace_process", kwl, &pargv, &cb,
+					 &events, &filters, &timeout))
+		return NULL;
+	if (cb != Py_None && !PyCallable_Check(cb)) {
+		PyErr_SetString(PyExc_TypeError, "callback must be callable or None");
+		return NULL;
+	}
+	memset(&l, 0, sizeof(l));
+	if (timeout_ms(timeout, &l.deadline) < 0)
+		return NULL;
+	argv = make_argv(pargv);
+	if (!argv)
+		return NULL;
+	strobe_session_cleanup_stale(NULL, NULL);
+	r = strobe_session_open(NULL, &s, &err);
+	if (r < 0) {
+		free_argv(argv);
+		return raise_os(r, err.msg);
+	}
+	if (setup_events(s, events, filters) < 0)
+		goto fail_session;
+	child = spawn(argv, &go, &ex);
+	if (child < 0) {
+		raise_os(-errno, "cannot fork");
+		goto fail_session;
+	}
+	r = strobe_session_set_pids(s, &child, 1, true, &err);
+	if (r < 0) {
+		raise_os(r, err.msg);
+		goto fail_child;
+	}
+	l.cb = cb == Py_None ? NULL : cb;
+	l.target = child;
+	if (loop_open(&l, s) < 0 || loop_start(&l) < 0)
+		goto fail_child;
+	/* tracing is on: release the command, and learn whether it exec'd */
+	if (write(go, "g", 1) != 1) {
+		raise_os(-errno, "cannot start the command");
+		goto fail_child;
+	}
+	close(go);
+	go = -1;
+	Py_BEGIN_ALLOW_THREADS
+	do
+		n = read(ex, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	Py_END_ALLOW_THREADS
+	close(ex);
+	ex = -1;
+	if (n == (ssize_t)sizeof(e)) {
+		char msg[600];
+
+		snprintf(msg, sizeof(msg), "cannot run '%s': %s", argv[0], strerror(e));
+		raise_os(-e, msg);
+		goto fail_child;
+	}
+	ret = loop_run(&l);
+	why = l.why;
+	loop_close(&l);
+	if (ret < 0) {
+		/* the callback raised: the command goes too */
+		Py_BEGIN_ALLOW_THREADS
+		reap(child, SIGTERM);
+		Py_END_ALLOW_THREADS
+		strobe_session_close(s);
+		free_argv(argv);
+		return NULL;
+	}
+	/* as strobe record: a timeout ends the command, Ctrl-C passes on;
+	 * otherwise (it exited, or STOP) it runs to its end */
+	Py_BEGIN_ALLOW_THREADS
+	st = reap(child, why == W_TIMEOUT ? SIGTERM : why == W_INTERRUPT ? SIGINT : 0);
+	Py_END_ALLOW_THREADS
+	strobe_session_close(s);
+	free_argv(argv);
+	if (WIFSIGNALED(st))
+		return PyLong_FromLong(-WTERMSIG(st));
+	return PyLong_FromLong(WEXITSTATUS(st));
+fail_child:
+	if (go >= 0)
+		close(go);	/* an unreleased child sees EOF and exits */
+	if (ex >= 0)
+		close(ex);
+	loop_close(&l);
+	Py_BEGIN_ALLOW_THREADS
+	reap(child, e ? 0 : SIGTERM);
+	Py_END_ALLOW_THREADS
+fail_session:
+	strobe_session_close(s);
+	free_argv(argv);
+	return NULL;
+}

@@ -1,0 +1,98 @@
+"""Linux kernel tracing of processes and containers, from Python.
+
+A thin layer over libstrobe (the C library behind the `strobe` command):
+tracing instances, events and kernel filters, following a process and its
+children or a container, live events into a Python callback, trace.dat
+files, and strobe's analyses returning Python objects.
+
+Live tracing (root), with trace-cruncher's verbs and keyword names:
+
+    import strobe
+
+    def callback(ev):
+        print(ev.comm, ev.pid, ev.container, ev["target_cpu"])
+
+    with strobe.create_instance() as inst:
+        strobe.enable_event(instance=inst, system="sched", event="sched_wakeup")
+        strobe.set_event_filter(instance=inst, system="sched",
+                                event="sched_wakeup", filter="prio < 120")
+        strobe.hook2pid(instance=inst, pid=1234, fork=True)
+        strobe.iterate_trace(instance=inst, callback=callback, timeout=10)
+
+A command traced from its first instruction:
+
+    status = strobe.trace_process(["make", "-j2"], callback,
+                                  events=["syscalls:sys_enter_openat"])
+
+Files and analyses:
+
+    for ev in strobe.read_trace("trace.dat"):
+        ...
+    strobe.analyze("trace.dat", ["syscalls"], group_by="container")
+        -> {"syscalls.top": [{"container": "web", "syscall": "read", ...}, ...]}
+
+Events (strobe.Event): name, system, ts (ns), cpu, pid (the thread ID),
+tgid, comm, container (name or short ID; None on the host), ev["field"]
+and ev.fields (a dict).  Fields are decoded only when read.  An event is
+valid after the callback returns (keep it if you like: only events nobody
+kept are reused).
+
+A callback returns strobe.STOP to end the iteration; an exception in it
+stops tracing and propagates; Ctrl-C ends the iteration without raising.
+
+Errors: OSError with the errno (PermissionError without root,
+ProcessLookupError for a process or container that is gone) and the
+library's message; ValueError for an unknown event (naming close ones) or
+a filter the kernel refused (with the kernel's error_log text).
+
+Instances made by this module are removed when the Instance is destroyed,
+leaves a with block, or Python exits, unless created with a name and
+detach=True; strobe never changes the top-level tracing instance.
+
+trace-cruncher's modules, for scripts written for it: strobe.compat.ftracepy
+and strobe.compat.ft_utils.  `python3 -m strobe --help` lists a few
+command-line helpers.
+"""
+import atexit as _atexit
+
+from . import _strobe
+from ._strobe import (
+    STOP,
+    Event,
+    Instance,
+    TraceReader,
+    analysis_names,
+    analyze,
+    available_events,
+    clear_event_filter,
+    create_instance,
+    destroy_instance,
+    disable_event,
+    disable_events,
+    enable_event,
+    enable_events,
+    find_instance,
+    hook2container,
+    hook2pid,
+    is_tracing_ON,
+    iterate_trace,
+    read_trace,
+    set_event_filter,
+    trace_process,
+    tracing_OFF,
+    tracing_ON,
+)
+
+__version__ = _strobe.version
+
+__all__ = [
+    "STOP", "Event", "Instance", "TraceReader", "analysis_names", "analyze",
+    "available_events", "clear_event_filter", "create_instance",
+    "destroy_instance", "disable_event", "disable_events", "enable_event",
+    "enable_events", "find_instance", "hook2container", "hook2pid",
+    "is_tracing_ON", "iterate_trace", "read_trace", "set_event_filter",
+    "trace_process", "tracing_OFF", "tracing_ON",
+]
+
+# Instances this module made go when Python exits (unless detached).
+_atexit.register(_strobe._cleanup)
