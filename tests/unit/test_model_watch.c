@@ -34,11 +34,16 @@
 static char root[64];
 static char cg[96], meta[96], proc[96];
 
+/* A shell command made of fmt (a literal of this file) with a in each of
+ * its up to three %s. */
 static void sh(const char *fmt, const char *a)
 {
 	char cmd[1024];
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
 	snprintf(cmd, sizeof(cmd), fmt, a, a, a);
+#pragma GCC diagnostic pop
 	if (system(cmd) != 0)
 		fprintf(stderr, "  failed: %s\n", cmd);
 }
