@@ -107,7 +107,15 @@ int loop_open(struct loop *l, struct strobe_session *s)
 		return -1;
 	}
 	batch_reset(&l->b);
-	r = strobe_capture_open(s, NULL, &l->cap, &l->err);
+	/* the formats without kallsyms: events are decoded, never printed
+	 * with kernel symbols, and kallsyms is most of the start-up time */
+	r = strobe_session_meta_collect_flags(s, NULL, STROBE_META_NO_KALLSYMS, &l->meta,
+					      &l->err);
+	if (r == 0) {
+		struct strobe_capture_opts co = { sizeof(co), 0, 0, l->meta };
+
+		r = strobe_capture_open(s, &co, &l->cap, &l->err);
+	}
 	if (r == 0)
 		r = strobe_capture_stream(l->cap, &l->st, &l->err);
 	/* the stream goes to the source, which events keep alive */
@@ -164,6 +172,8 @@ void loop_close(struct loop *l)
 	}
 	Py_END_ALLOW_THREADS
 	l->cap = NULL;
+	strobe_session_meta_free(l->meta);	/* after the capture */
+	l->meta = NULL;
 	if (l->was_on == 1 && l->s)
 		strobe_session_set_tracing(l->s, true, NULL);
 	for (size_t i = 0; l->s && i < l->added.n; i++)
