@@ -40,6 +40,7 @@ static bool exited(pid_t pid)
 #define CONTAINER_SCAN_MS 100
 #define TARGET_CHECK_MS 10
 #define COALESCE_MS 2
+#define IDLE_PAUSE_MS 10
 
 /* The events that keep the task model current (as strobe record's). */
 static const char *const model_events[] = {
@@ -247,7 +248,19 @@ static int loop_step(struct loop *l)
 		ms = 20;
 	strobe_stream_wait(l->st, ms);
 	loop_check(l);
-	return batch_fill(&l->b, l->st, l->src->model, l->an, l->shown, NULL, &l->err);
+	r = batch_fill(&l->b, l->st, l->src->model, l->an, l->shown, NULL, &l->err);
+	/*
+	 * Woken with still nothing to hand out: the stream waits for a quiet
+	 * CPU's watermark, and asking again at once only makes its reader
+	 * answer again (a loop that kept a CPU busy while nothing happened).
+	 * Pause a little; events still arrive within the stream's ~100 ms.
+	 */
+	if (r == -EAGAIN && !l->b.n && !l->stopping) {
+		struct timespec pause = { 0, IDLE_PAUSE_MS * 1000000L };
+
+		nanosleep(&pause, NULL);
+	}
+	return r;
 }
 
 /*
