@@ -25,6 +25,15 @@ int cmd_io(int argc, char **argv);
 int cmd_irq(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
 int cmd_sql(int argc, char **argv);
+int cmd_periods(int argc, char **argv);
+
+/* The analysis commands' shared option parser and run loop
+ * (cmd-analyze.c): names NULL takes -a.  cli_periods_usage is the help
+ * of `strobe periods` (cmd-periods.c). */
+#include <stdio.h>
+int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv);
+void cli_periods_usage(FILE *f);
+int cmd_export(int argc, char **argv);
 
 /* Print "strobe <cmd>: <message>\n" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)

@@ -37,18 +37,27 @@ struct analyze_args {
 	bool *cpu_mask;
 	char *copies[64];	/* strings the comm/container lists point into */
 	int nr_copies;
+	/* periods: --period and --period-captures arguments */
+	const char *periods[64], *captures[64];
+	bool group_key;		/* --group-by names a capture key */
 };
 
 static void usage(FILE *f, const char *cmd)
 {
 	bool all = !strcmp(cmd, "analyze");
 
+	if (!strcmp(cmd, "periods")) {
+		cli_periods_usage(f);
+		return;
+	}
+
 	if (all)
 		fprintf(f,
 			"usage: strobe analyze -a ANALYSES [options] [FILE]\n"
 			"\n"
 			"Run several analyses over a trace file (default trace.dat) in one\n"
-			"pass: cputop, syscalls, schedlat, io, irq, mem (comma-separated).\n");
+			"pass: cputop, syscalls, schedlat, io, irq, mem, periods\n"
+			"(comma-separated).\n");
 	else
 		fprintf(f,
 			"usage: strobe %s [options] [FILE]\n"
@@ -85,7 +94,9 @@ static void usage(FILE *f, const char *cmd)
 		"events and which 'strobe record --preset' records them.\n"
 		"\n"
 		"Examples:\n",
-		all ? "  -a, --analyses LIST     cputop,syscalls,schedlat,io,irq,mem\n" : "");
+		all ? "  -a, --analyses LIST     cputop,syscalls,schedlat,io,irq,mem,periods\n"
+		      "      --period DEF, --period-captures CAPS, --aggregate-by NAME\n"
+		      "                          periods: see strobe-periods(1)\n" : "");
 	if (all)
 		fprintf(f,
 			"  strobe analyze -a cputop,syscalls,schedlat -i run.dat\n"
@@ -458,12 +469,13 @@ out:
 #define MAX_LIST 4096
 #define MAX_CPUS 4096
 
-static int analyze_main(const char *cmd, const char *names, int argc, char **argv)
+int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 {
 	enum {
 		OPT_TOP = 256, OPT_STATS, OPT_FREQ, OPT_FREQ_RES, OPT_LOG, OPT_MIN, OPT_MAX,
 		OPT_BEGIN, OPT_END, OPT_CPU, OPT_TID, OPT_PID, OPT_COMM, OPT_CONTAINER,
 		OPT_GROUP, OPT_JSON, OPT_LAMI, OPT_MI_VERSION, OPT_METADATA, OPT_PROGRESS,
+		OPT_PERIOD, OPT_PERIOD_CAPTURES, OPT_AGGREGATE_BY,
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -488,6 +500,9 @@ static int analyze_main(const char *cmd, const char *names, int argc, char **arg
 		{ "mi-version", no_argument, NULL, OPT_MI_VERSION },
 		{ "metadata", no_argument, NULL, OPT_METADATA },
 		{ "output-progress", no_argument, NULL, OPT_PROGRESS },
+		{ "period", required_argument, NULL, OPT_PERIOD },
+		{ "period-captures", required_argument, NULL, OPT_PERIOD_CAPTURES },
+		{ "aggregate-by", required_argument, NULL, OPT_AGGREGATE_BY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -512,6 +527,8 @@ static int analyze_main(const char *cmd, const char *names, int argc, char **arg
 	a.o.pids = a.pids;
 	a.o.comms = a.comms;
 	a.o.containers = a.containers;
+	a.o.periods = a.periods;
+	a.o.period_captures = a.captures;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, names ? "i:h" : "i:a:h", longopts, NULL)) != -1) {
@@ -589,8 +606,25 @@ static int analyze_main(const char *cmd, const char *names, int argc, char **arg
 				a.o.group_by = STROBE_GROUP_CONTAINER;
 			else if (!strcmp(optarg, "cpu"))
 				a.o.group_by = STROBE_GROUP_CPU;
+			else if (*optarg)
+				a.group_key = true;	/* a period capture's key */
 			else
 				goto bad_arg;
+			/* periods: by thread, process, container or a capture */
+			a.o.period_group_by = strcmp(optarg, "cpu") ? optarg : NULL;
+			break;
+		case OPT_PERIOD:
+			if (a.o.nr_periods == 64)
+				goto bad_arg;
+			a.periods[a.o.nr_periods++] = optarg;
+			break;
+		case OPT_PERIOD_CAPTURES:
+			if (a.o.nr_period_captures == 64)
+				goto bad_arg;
+			a.captures[a.o.nr_period_captures++] = optarg;
+			break;
+		case OPT_AGGREGATE_BY:
+			a.o.aggregate_by = optarg;
 			break;
 		case OPT_JSON:
 			a.json = true;
@@ -628,6 +662,36 @@ static int analyze_main(const char *cmd, const char *names, int argc, char **arg
 		cli_error(cmd, "which analyses? -a cputop,syscalls,schedlat,io,irq,mem");
 		goto out;
 	}
+	if (strstr(a.names, "periods") && !a.o.nr_periods && !a.mi_version && !a.metadata) {
+		cli_error(cmd, "which periods? --period 'NAME : BEGIN_EXPR : END_EXPR' "
+			  "(see strobe-periods(1))");
+		goto out;
+	}
+	if (a.group_key && !strstr(a.names, "periods")) {
+		cli_error(cmd, "bad value '%s' for --group-by (thread, process, container or "
+			  "cpu; a capture key with periods)", a.o.period_group_by);
+		goto out;
+	}
+	if (!strstr(a.names, "periods") &&
+	    (a.o.nr_periods || a.o.nr_period_captures || a.o.aggregate_by)) {
+		cli_error(cmd, "--period, --period-captures and --aggregate-by need the "
+			  "periods analysis (-a periods)");
+		goto out;
+	}
+	if (a.o.aggregate_by && !a.o.views)	/* its rows are log rows */
+		a.o.views = STROBE_VIEW_LOG | STROBE_VIEW_STATS;
+	if (a.o.nr_periods) {	/* a bad definition is a usage error, file or not */
+		struct strobe_analysis *probe = NULL;
+		struct strobe_error err = { 0 };
+		int ret = strobe_analysis_new("periods", &a.o, &probe, &err);
+
+		strobe_analysis_free(probe);
+		if (ret < 0) {
+			cli_error_e(cmd, &err);
+			status = ret == -EINVAL ? CLI_USAGE : CLI_FAIL;
+			goto out;
+		}
+	}
 	if (a.json && a.lami) {
 		cli_error(cmd, "--json and --lami exclude each other");
 		goto out;
@@ -652,35 +716,35 @@ out:
 
 int cmd_analyze(int argc, char **argv)
 {
-	return analyze_main("analyze", NULL, argc, argv);
+	return cli_analyze_main("analyze", NULL, argc, argv);
 }
 
 int cmd_cputop(int argc, char **argv)
 {
-	return analyze_main("cputop", "cputop", argc, argv);
+	return cli_analyze_main("cputop", "cputop", argc, argv);
 }
 
 int cmd_syscalls(int argc, char **argv)
 {
-	return analyze_main("syscalls", "syscalls", argc, argv);
+	return cli_analyze_main("syscalls", "syscalls", argc, argv);
 }
 
 int cmd_schedlat(int argc, char **argv)
 {
-	return analyze_main("schedlat", "schedlat", argc, argv);
+	return cli_analyze_main("schedlat", "schedlat", argc, argv);
 }
 
 int cmd_io(int argc, char **argv)
 {
-	return analyze_main("io", "io", argc, argv);
+	return cli_analyze_main("io", "io", argc, argv);
 }
 
 int cmd_irq(int argc, char **argv)
 {
-	return analyze_main("irq", "irq", argc, argv);
+	return cli_analyze_main("irq", "irq", argc, argv);
 }
 
 int cmd_mem(int argc, char **argv)
 {
-	return analyze_main("mem", "mem", argc, argv);
+	return cli_analyze_main("mem", "mem", argc, argv);
 }

@@ -32,7 +32,9 @@ static const struct command commands[] = {
 	{ "io", cmd_io, "I/O bytes and latency per process, file and disk" },
 	{ "irq", cmd_irq, "hard and soft IRQ durations, softirq raise latency" },
 	{ "mem", cmd_mem, "pages allocated and freed per process and container" },
+	{ "periods", cmd_periods, "user-defined periods (requests) from begin/end expressions" },
 	{ "sql", cmd_sql, "SQL queries over a trace file (SQLite)" },
+	{ "export", cmd_export, "export a trace file to ClickHouse" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -108,6 +108,7 @@ enum strobe_group_by {
  * rows, top view only, log2 histograms, no filters.
  */
 struct strobe_analysis_opts {
+	size_t size;		/* sizeof(struct strobe_analysis_opts), or 0 */
 	enum strobe_group_by group_by;
 	/* Window in trace clock ns: 0 = from the first / to the last event. */
 	uint64_t begin, end;
@@ -134,6 +135,18 @@ struct strobe_analysis_opts {
 	void (*log)(void *arg, const struct strobe_table *t,
 		    const union strobe_value *row);
 	void *log_arg;
+	/* The periods analysis (strobe-periods(1)): --period definitions and
+	 * --period-captures arguments, in order (strobe_periods_define and
+	 * _capture of expr.h); period_group_by: NULL (one row per period
+	 * name), "thread", "process", "container" or a capture key;
+	 * aggregate_by: a period name whose children are summed per period
+	 * of it (log rows of periods.aggregated instead of periods.log). */
+	const char *const *periods;
+	int nr_periods;
+	const char *const *period_captures;
+	int nr_period_captures;
+	const char *period_group_by;
+	const char *aggregate_by;
 };
 
 struct strobe_analysis;

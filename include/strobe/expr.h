@@ -335,7 +335,8 @@ struct strobe_period {
 	int def;			/* definition index (order of _define) */
 	int depth;			/* 0 for a root definition */
 	const struct strobe_period *parent;	/* its parent period (NULL for
-						 * roots); valid during the call */
+						 * roots; its own parent is set
+						 * too); valid during the call */
 	enum strobe_period_status status;
 	bool lost;			/* events were lost while it was open:
 					 * its duration is not to be trusted */
@@ -375,6 +376,12 @@ void strobe_periods_set_syscall_args(struct strobe_periods *p,
 				     const struct strobe_syscall_args *t);
 void strobe_periods_set_max_open(struct strobe_periods *p, size_t max_open);
 int strobe_periods_nr_defs(const struct strobe_periods *p);
+/* Definition i's name ("" when unnamed), its path of names from the root
+ * ("req/sleep"), its parent's index (-1 for a root); NULL or -1 when i is
+ * out of range.  Strings are owned by p. */
+const char *strobe_periods_def_name(const struct strobe_periods *p, int i);
+const char *strobe_periods_def_path(const struct strobe_periods *p, int i);
+int strobe_periods_def_parent(const struct strobe_periods *p, int i);
 
 /* The first problem resolving a definition's references (as
  * strobe_expr_error, prefixed with the period's name); 0 when none. */
@@ -385,6 +392,9 @@ bool strobe_periods_may_match(struct strobe_periods *p, const struct strobe_form
 /* Feed one event, in time order.  Returns 0, or -ENOMEM (that event's
  * begins were not recorded; counted as dropped). */
 int strobe_periods_feed(struct strobe_periods *p, const struct strobe_event *ev);
+/* Events were lost somewhere (a gap in a stream whose events are not all
+ * fed here): the periods open now are marked lost. */
+void strobe_periods_note_lost(struct strobe_periods *p);
 /* The events ended: report every open period as STROBE_PERIOD_OPEN. */
 void strobe_periods_finish(struct strobe_periods *p);
 

@@ -200,6 +200,9 @@ struct strobe_container_meta {
  *               .sandbox-name, .sandbox-namespace, or the io.kubernetes.*
  *               ones) for ns k8s.io, moby, default
  *   kubepods, unknown: each of the above in turn
+ *   any container under a Kubernetes pod, when the above found nothing:
+ *               the kubelet's log links /var/log/containers/<pod>_<ns>_
+ *               <container>-<id>.log (names only, never followed)
  *   lxc         the name is the ID
  * A runtime that is absent or unreadable is not an error.  Reads at most a
  * few small files (each capped at 32 MiB), never blocking and never

@@ -36,6 +36,7 @@ struct strobe_record_event {
 };
 
 struct strobe_record_opts {
+	size_t size;			/* sizeof(struct strobe_record_opts), or 0 */
 	const char *output;		/* NULL = "trace.dat" */
 	const struct strobe_record_event *events;
 	size_t nr_events;		/* 0 = presets "sched" and "syscalls" */

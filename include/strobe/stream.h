@@ -89,6 +89,7 @@ struct strobe_page_feed {
 struct strobe_stream;
 
 struct strobe_stream_opts {
+	size_t size;		/* sizeof(struct strobe_stream_opts), or 0 */
 	int buffer;		/* -1: every buffer of the file; else that index */
 	/* Only these CPUs if cpu_mask != NULL (cpu_mask[cpu] true = keep),
 	 * cpu_mask has nr_cpu_mask entries. */

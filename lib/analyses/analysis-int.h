@@ -149,8 +149,12 @@ struct ana_ops {
 	size_t priv_size;
 	/* Declare the result tables (schemas only) from a->core->opts. */
 	int (*init)(struct ana *a);
-	/* Subscriptions, terminated by a zero entry. */
+	/* Subscriptions, terminated by a zero entry (may be NULL). */
 	const struct ana_sub *subs;
+	/* Per-instance subscriptions (may be NULL): asked at attach, after
+	 * resolve, for every event type of the trace; returns the handler for
+	 * events of type e (and its cookie) or NULL. */
+	ana_handler (*subscribe)(struct ana *a, const struct strobe_format *e, int *cookie);
 	/* Resolve fields in the file's formats; return 0 if the analysis can
 	 * run, -ENOENT if required events are missing. */
 	int (*resolve)(struct ana *a, struct strobe_formats *fmts);
@@ -382,6 +386,7 @@ extern const struct ana_ops ana_schedlat_ops STROBE_HIDDEN;
 extern const struct ana_ops ana_io_ops STROBE_HIDDEN;
 extern const struct ana_ops ana_irq_ops STROBE_HIDDEN;
 extern const struct ana_ops ana_mem_ops STROBE_HIDDEN;
+extern const struct ana_ops ana_periods_ops STROBE_HIDDEN;
 
 /* Syscall names (x86_64 table, or learnt from syscalls:* formats). */
 const char *ana_syscall_name(int nr) STROBE_HIDDEN;

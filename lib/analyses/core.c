@@ -39,15 +39,16 @@
 
 #include "../stream/stream-int.h"
 #include "analyses/analysis-int.h"
+#include "util/opts.h"
 
 static const struct ana_ops *const all_ops[] = {
 	&ana_cputop_ops, &ana_syscalls_ops, &ana_schedlat_ops,
-	&ana_io_ops, &ana_irq_ops, &ana_mem_ops,
+	&ana_io_ops, &ana_irq_ops, &ana_mem_ops, &ana_periods_ops,
 };
 #define NR_OPS (sizeof(all_ops) / sizeof(all_ops[0]))
 
 static const char *const all_names[] = {
-	"cputop", "syscalls", "schedlat", "io", "irq", "mem", NULL
+	"cputop", "syscalls", "schedlat", "io", "irq", "mem", "periods", NULL
 };
 
 struct handler {
@@ -146,8 +147,7 @@ int strobe_analysis_new(const char *names, const struct strobe_analysis_opts *op
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return strobe_err(err, -ENOMEM, "out of memory");
-	if (opts)
-		a->core.opts = *opts;
+	strobe_opts_copy(&a->core.opts, sizeof(a->core.opts), opts);
 	a->core.want_hist = ana_view(&a->core, STROBE_VIEW_FREQ);
 	ana_map_init(&a->core.inst, sizeof(struct ana_inst));
 	a->anas = calloc(NR_OPS * 4, sizeof(*a->anas));	/* names may repeat: capped */
@@ -166,7 +166,7 @@ int strobe_analysis_new(const char *names, const struct strobe_analysis_opts *op
 		if (!o) {
 			ret = strobe_err(err, -EINVAL,
 					 "unknown analysis '%.*s' (known: cputop, syscalls, "
-					 "schedlat, io, irq, mem)", (int)(e - p), p);
+					 "schedlat, io, irq, mem, periods)", (int)(e - p), p);
 			strobe_analysis_free(a);
 			return ret;
 		}
@@ -177,9 +177,15 @@ int strobe_analysis_new(const char *names, const struct strobe_analysis_opts *op
 			an->ops = o;
 			an->core = &a->core;
 			an->priv = calloc(1, o->priv_size ? o->priv_size : 1);
-			if (!an->priv || (o->init && o->init(an) < 0)) {
+			ret = !an->priv ? -ENOMEM : o->init ? o->init(an) : 0;
+			if (ret < 0) {
+				/* an option it rejects: the note it added says why */
+				if (ret != -ENOMEM && a->core.nr_notes)
+					strobe_err(err, ret, "%s", a->core.notes[a->core.nr_notes - 1]);
+				else
+					ret = strobe_err(err, -ENOMEM, "out of memory");
 				strobe_analysis_free(a);
-				return strobe_err(err, -ENOMEM, "out of memory");
+				return ret;
 			}
 		}
 		p = *e ? e + 1 : e;
@@ -354,7 +360,14 @@ int strobe_analysis_attach(struct strobe_analysis *a, struct strobe_formats *fmt
 
 			if (!an->active)
 				continue;
-			for (k = 0; an->ops->subs[k].fn; k++) {
+			if (an->ops->subscribe) {
+				int cookie = 0;
+				ana_handler fn = an->ops->subscribe(an, e, &cookie);
+
+				if (fn && add_handler(a, i, fn, an, cookie) < 0)
+					return strobe_err(err, -ENOMEM, "out of memory");
+			}
+			for (k = 0; an->ops->subs && an->ops->subs[k].fn; k++) {
 				const struct ana_sub *s = &an->ops->subs[k];
 
 				if (fnmatch(s->system, sys, 0) || fnmatch(s->event, name, 0))

@@ -396,6 +396,23 @@ int strobe_periods_nr_defs(const struct strobe_periods *p)
 	return p->nr_defs;
 }
 
+const char *strobe_periods_def_name(const struct strobe_periods *p, int i)
+{
+	if (i < 0 || i >= p->nr_defs)
+		return NULL;
+	return p->defs[i].d->name ? p->defs[i].d->name : "";
+}
+
+const char *strobe_periods_def_path(const struct strobe_periods *p, int i)
+{
+	return i < 0 || i >= p->nr_defs ? NULL : p->defs[i].path;
+}
+
+int strobe_periods_def_parent(const struct strobe_periods *p, int i)
+{
+	return i < 0 || i >= p->nr_defs ? -1 : p->defs[i].parent;
+}
+
 void strobe_periods_stats(const struct strobe_periods *p, struct strobe_periods_stats *st)
 {
 	*st = p->st;
@@ -657,6 +674,7 @@ static void open_period(struct strobe_periods *p, int di, struct operiod *parent
 	op->pub.path = d->path;
 	op->pub.def = di;
 	op->pub.depth = d->depth;
+	op->pub.parent = parent ? &parent->pub : NULL;
 	op->pub.begin_ts = ev->ts;
 	op->pub.begin_cpu = ev->cpu;
 	op->pub.begin_captures = op->bcap;
@@ -708,7 +726,8 @@ static void close_period(struct strobe_periods *p, struct operiod *op,
 		if (op->pub.lost)
 			p->st.lost++;
 		if (op->parent) {
-			op->parent->pub.children_ns += ts - op->pub.begin_ts;
+			/* time going backwards (a damaged file) adds nothing */
+			op->parent->pub.children_ns += ts > op->pub.begin_ts ? ts - op->pub.begin_ts : 0;
 			op->parent->pub.nr_children++;
 		}
 		break;
@@ -875,6 +894,11 @@ int strobe_periods_feed(struct strobe_periods *p, const struct strobe_event *ev)
 		if (t->flags[di] & F_BEGIN)
 			begin_def(p, di, ev);
 	return 0;
+}
+
+void strobe_periods_note_lost(struct strobe_periods *p)
+{
+	p->lost_counter++;
 }
 
 void strobe_periods_finish(struct strobe_periods *p)

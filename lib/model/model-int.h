@@ -29,6 +29,20 @@ int strobe_meta_parse(enum strobe_meta_kind kind, const char *text, size_t len,
 		      const char *id, struct strobe_container_meta *out)
 	STROBE_HIDDEN;
 
+/*
+ * A Kubernetes pod's own cgroup (no container ID): namespace and pod name
+ * from the kubelet's /var/log/pods/<namespace>_<pod>_<uid>/ under root
+ * (NULL or "/": the real one).  *out is reset first.  Returns 1 if found
+ * (out->pod, out->pod_ns), 0 if not, -EINVAL for a malformed UID.
+ */
+int strobe_pod_lookup(const char *root, const char *pod_uid,
+		      struct strobe_container_meta *out) STROBE_HIDDEN;
+
+/* The display name of a lookup's answer into name[size]: "ns/pod/name"
+ * for Kubernetes containers, "ns/pod" for a pod, else the name. */
+void strobe_meta_display(const struct strobe_container_meta *m, char *name,
+			 size_t size) STROBE_HIDDEN;
+
 
 /* ---- the task model's internals (model.c, update.c, table.c) ------------- */
 
@@ -128,6 +142,15 @@ int mtask_move(struct strobe_model *m, struct mtable *from, struct mtable *to,
 /* Copy the NSpid/NStgid lists (may be NULL with 0 entries). -ENOMEM. */
 int mtask_set_ns(struct mtask *e, const int *nspid, int nr_nspid,
 		 const int *nstgid, int nr_nstgid) STROBE_HIDDEN;
+/*
+ * The task's namespaced PIDs as shown (t.nstid, t.nstgid) from its lists:
+ * the innermost level, except for a task in a container whose list has
+ * only the reader's level (a runtime's helper such as runc init's first
+ * stages, in the container's cgroup but the host's PID namespace): it has
+ * no PID inside the container, and -1 says so rather than the host PID.
+ * Call after the container or the lists changed (mtask_set_ns does).
+ */
+void mtask_ns_view(struct mtask *e) STROBE_HIDDEN;
 /* Copy everything but the tid and table links from src to dst. */
 int mtask_copy_info(struct mtask *dst, const struct mtask *src) STROBE_HIDDEN;
 /* Mark exited at ts (and queue for dropping unless keep_exited). */
@@ -155,5 +178,54 @@ int model_read_proc(struct strobe_model *m, struct mtask *e, int tid,
 /* strobe_model_rescan_proc for the one task tid (for the recorder's
  * command child): 1 if added, 0 if known or gone, -ENOMEM. */
 int model_rescan_tid(struct strobe_model *m, int tid) STROBE_HIDDEN;
+
+/* starttime (field 22 of <root>/<tid>/stat), 0 if unreadable. */
+uint64_t model_read_starttime(const char *root, int tid) STROBE_HIDDEN;
+/*
+ * A task read from /proc by someone else (the watcher) while it lived:
+ * added as a task that appeared during the recording (an A record), in
+ * the container of cgpath, unless the model knows it already (a known
+ * late task still on the host takes the new cgroup).  Returns 1 if added
+ * or moved (*added is then the task), 0 if not, -ENOMEM.
+ */
+int model_add_seen(struct strobe_model *m, const struct strobe_proc_info *pi,
+		   uint64_t starttime, const char *cgpath,
+		   const struct strobe_task **added) STROBE_HIDDEN;
+
+/* ---- the watcher (watch.c): containers named the moment they appear ------ */
+
+struct model_watch;
+
+/*
+ * Start watching the cgroup trees for new container cgroups (inotify, in a
+ * thread of its own): each one's name is looked up in the runtime metadata
+ * at once, while it exists, and the tasks in it are read from /proc during
+ * its first seconds (NSpid while they live).  cg_roots (NULL-terminated,
+ * may be NULL) are cgroup hierarchy mount points; NULL picks the host's:
+ * the v2 tree (/sys/fs/cgroup or /sys/fs/cgroup/unified) and one v1 tree.
+ * proc_root and meta_root as strobe_model_set_roots (NULL or "": the real
+ * ones).  The thread never touches a model: model_watch_apply does, on the
+ * caller's thread.  Start it in a process that may have threads (not
+ * before a fork that must be single-threaded).  Returns 0, -ENOENT when no
+ * root could be watched, -errno.
+ */
+int model_watch_start(struct model_watch **out, const char *const *cg_roots,
+		      const char *proc_root, const char *meta_root,
+		      struct strobe_error *err) STROBE_HIDDEN;
+/*
+ * Put what the watcher found since the last call into m: containers (with
+ * their names) and tasks (as late tasks); fn (may be NULL) is called for
+ * each task added or moved, as strobe_model_rescan_proc's.  Returns the
+ * number of containers newly named or added, or -ENOMEM.
+ */
+int model_watch_apply(struct model_watch *w, struct strobe_model *m,
+		      void (*fn)(const struct strobe_task *t, void *arg), void *arg)
+	STROBE_HIDDEN;
+/* The thread's tid (named "strobe-watch"), for keeping it out of a trace;
+ * waits up to a second for the thread to say it; 0 if it did not (or w is
+ * NULL). */
+int model_watch_tid(struct model_watch *w) STROBE_HIDDEN;
+/* Stop the thread and free; NULL ok. */
+void model_watch_free(struct model_watch *w) STROBE_HIDDEN;
 
 #endif

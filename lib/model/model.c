@@ -237,7 +237,19 @@ int mtask_set_ns(struct mtask *e, const int *nspid, int nr_nspid,
 	e->nr_nstgid = (uint8_t)nr_nstgid;
 	e->t.nstid = nr_nspid ? ns[nr_nspid - 1] : -1;
 	e->t.nstgid = nr_nstgid ? ns[nr_nspid + nr_nstgid - 1] : -1;
+	mtask_ns_view(e);
 	return 0;
+}
+
+void mtask_ns_view(struct mtask *e)
+{
+	bool ctr = e->t.container && e->t.container->index >= 2;
+
+	if (e->nr_nspid)
+		e->t.nstid = ctr && e->nr_nspid == 1 ? -1 : e->ns[e->nr_nspid - 1];
+	if (e->nr_nstgid)
+		e->t.nstgid = ctr && e->nr_nstgid == 1 ? -1
+						       : e->ns[e->nr_nspid + e->nr_nstgid - 1];
 }
 
 int mtask_copy_info(struct mtask *dst, const struct mtask *src)
@@ -308,6 +320,19 @@ static struct mcont *cont_add(struct strobe_model *m)
 	return c;
 }
 
+/* "namespace/pod" of a pod-level cgroup from the kubelet's files. */
+static bool pod_name(struct strobe_model *m, const char *uid, char *name, size_t size)
+{
+	struct strobe_container_meta *meta = malloc(sizeof(*meta));
+	bool found = meta && strobe_pod_lookup(m->meta_root[0] ? m->meta_root : NULL, uid,
+					       meta) == 1;
+
+	if (found)
+		strobe_meta_display(meta, name, size);
+	free(meta);
+	return found;
+}
+
 const struct strobe_container *model_container(struct strobe_model *m,
 					       const struct strobe_cgroup_id *id,
 					       int r, const char *name)
@@ -346,6 +371,9 @@ const struct strobe_container *model_container(struct strobe_model *m,
 		c->named = true;
 	} else if (id->id[0]) {
 		snprintf(c->c.name, sizeof(c->c.name), "%s", id->short_id);
+	} else if (m->lookup_names && pod_name(m, id->pod_uid, c->c.name,
+						sizeof(c->c.name))) {
+		c->named = true;
 	} else {
 		snprintf(c->c.name, sizeof(c->c.name), "pod-%s", id->pod_uid);
 	}
@@ -501,7 +529,7 @@ static const char *proc_root(const struct strobe_model *m)
 }
 
 /* starttime (field 22 of /proc/<tid>/stat), 0 if unreadable. */
-static uint64_t read_starttime(const char *root, int tid)
+uint64_t model_read_starttime(const char *root, int tid)
 {
 	char path[512], buf[1024], *p;
 	unsigned long long v = 0;
@@ -563,6 +591,7 @@ static int read_cgroup(struct strobe_model *m, struct mtask *e, int tid)
 	if (e->t.container == mp->c)
 		return 0;
 	e->t.container = mp->c;
+	mtask_ns_view(e);
 	return 1;
 }
 
@@ -588,7 +617,7 @@ int model_read_proc(struct strobe_model *m, struct mtask *e, int tid,
 		e->t.nstid = tid;
 		e->t.nstgid = pi.tgid;
 	}
-	e->starttime = read_starttime(proc_root(m), tid);
+	e->starttime = model_read_starttime(proc_root(m), tid);
 	r = read_cgroup(m, e, tid);
 	if (r == -ENOMEM)
 		return strobe_err(err, r, "out of memory");
@@ -726,6 +755,48 @@ int model_rescan_tid(struct strobe_model *m, int tid)
 	return r < 0 ? r : rs.added;
 }
 
+int model_add_seen(struct strobe_model *m, const struct strobe_proc_info *pi,
+		   uint64_t starttime, const char *cgpath,
+		   const struct strobe_task **added)
+{
+	const struct mpath *mp = model_path(m, cgpath, strlen(cgpath));
+	int tid = pi->tid;
+	struct mtask *e;
+
+	if (!mp)
+		return 0;	/* ENOMEM or a path the parser refuses */
+	if (tid <= 0 || mtask_find(&m->tasks, tid))
+		return 0;
+	e = mtask_find(&m->late, tid);
+	if (e && e->t.container->index >= 2)
+		return 0;
+	if (!e) {
+		e = mtask_new(m, &m->late, tid);
+		if (!e)
+			return -ENOMEM;
+		e->flags |= MT_LATE;
+	}
+	e->t.tgid = pi->tgid;
+	e->t.ppid = pi->ppid;
+	memcpy(e->t.comm, pi->comm, sizeof(e->t.comm));
+	e->t.pidns = pi->pidns;
+	e->mntns = pi->mntns;
+	e->cgroupns = pi->cgroupns;
+	if (mtask_set_ns(e, pi->nspid, pi->nr_nspid, pi->nstgid, pi->nr_nstgid) < 0)
+		return -ENOMEM;
+	if (!pi->nr_nspid) {
+		e->t.nstid = tid;
+		e->t.nstgid = pi->tgid;
+	}
+	e->starttime = starttime;
+	e->cgpath = mp->s;
+	e->cg_root = -1;
+	e->t.container = mp->c;
+	mtask_ns_view(e);
+	*added = &e->t;
+	return 1;
+}
+
 /* ---- lookups -------------------------------------------------------------- */
 
 /* Fill a task met for the first time from a late record, /proc or the
@@ -736,6 +807,7 @@ static void first_sight(struct strobe_model *m, struct mtask *e)
 
 	if (l) {
 		mtask_copy_info(e, l);
+		mtask_ns_view(e);
 		mtask_drop(m, &m->late, l);
 		return;
 	}

@@ -13,6 +13,10 @@
  *               container.name}
  *   containerd  /run/containerd/io.containerd.runtime.v2.task/<ns>/<id>/
  *               config.json annotations io.kubernetes.cri.*
+ *   kubelet     /var/log/containers/<pod>_<namespace>_<container>-<id>.log
+ *               (the kubelet's log links, whatever the CRI runtime: only
+ *               the names are read, never the links); a pod's own cgroup
+ *               from /var/log/pods/<namespace>_<pod>_<uid>/
  *
  * Every file is optional: a runtime that is not installed, not running or
  * not readable simply does not answer, and the caller gets the short ID.
@@ -30,6 +34,7 @@
  * /var/lib and /run.
  */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -505,6 +510,99 @@ static int try_storage(const char *root, const char *id, int uid,
 	return 0;
 }
 
+/*
+ * Kubernetes names need no runtime at all: the kubelet names a link per
+ * container /var/log/containers/<pod>_<namespace>_<container>-<id>.log
+ * (pod and namespace names are DNS names, container names DNS labels:
+ * none holds '_').  Only directory entries are read.
+ */
+static bool split3(const char *s, size_t len, char sep, char *f0, char *f1, char *f2,
+		   size_t size)
+{
+	const char *a = memchr(s, sep, len), *b;
+
+	if (!a || a == s)
+		return false;
+	b = memchr(a + 1, sep, len - (size_t)(a + 1 - s));
+	if (!b || b == a + 1 || b + 1 >= s + len || memchr(b + 1, sep, len - (size_t)(b + 1 - s)))
+		return false;
+	if ((size_t)(a - s) >= size || (size_t)(b - a - 1) >= size ||
+	    (size_t)(s + len - b - 1) >= size)
+		return false;
+	snprintf(f0, size, "%.*s", (int)(a - s), s);
+	snprintf(f1, size, "%.*s", (int)(b - a - 1), a + 1);
+	snprintf(f2, size, "%.*s", (int)(s + len - b - 1), b + 1);
+	return true;
+}
+
+static int try_kubelet(const char *root, const char *id,
+		       struct strobe_container_meta *out)
+{
+	char dir[400], suffix[72];
+	struct dirent *de;
+	size_t sl;
+	DIR *d;
+	int found = 0;
+
+	if (!fmt(dir, sizeof(dir), "%s/var/log/containers", root))
+		return 0;
+	snprintf(suffix, sizeof(suffix), "-%s.log", id);
+	sl = strlen(suffix);
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+
+		if (n <= sl || strcmp(de->d_name + n - sl, suffix))
+			continue;
+		if (split3(de->d_name, n - sl, '_', out->pod, out->pod_ns, out->name,
+			   sizeof(out->name))) {
+			found = 1;
+			fmt(out->source, sizeof(out->source), "%s/%.200s", dir, de->d_name);
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+int strobe_pod_lookup(const char *root, const char *pod_uid,
+		      struct strobe_container_meta *out)
+{
+	char dir[400], suffix[40], ns[256], pod[256], uid[256];
+	struct dirent *de;
+	size_t sl;
+	DIR *d;
+	int found = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!pod_uid || !pod_uid[0] || strlen(pod_uid) > 36 || strchr(pod_uid, '/'))
+		return -EINVAL;
+	if (!root || !strcmp(root, "/"))
+		root = "";
+	out->runtime = STROBE_RT_KUBEPODS;
+	if (!fmt(dir, sizeof(dir), "%s/var/log/pods", root))
+		return 0;
+	snprintf(suffix, sizeof(suffix), "_%s", pod_uid);
+	sl = strlen(suffix);
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+
+		if (n <= sl || strcmp(de->d_name + n - sl, suffix) ||
+		    !split3(de->d_name, n, '_', ns, pod, uid, sizeof(ns)))
+			continue;
+		snprintf(out->pod_ns, sizeof(out->pod_ns), "%s", ns);
+		snprintf(out->pod, sizeof(out->pod), "%s", pod);
+		fmt(out->source, sizeof(out->source), "%s/%.200s", dir, de->d_name);
+		found = 1;
+	}
+	closedir(d);
+	return found;
+}
+
 int strobe_container_lookup(const char *root, const struct strobe_cgroup_id *id,
 			    struct strobe_container_meta *out)
 {
@@ -548,6 +646,10 @@ int strobe_container_lookup(const char *root, const struct strobe_cgroup_id *id,
 			out->runtime = out->pod[0] ? STROBE_RT_CRIO : STROBE_RT_PODMAN;
 		return 1;
 	}
+	/* any runtime under a Kubernetes pod: the kubelet's names */
+	if ((id->pod_uid[0] || rt == STROBE_RT_KUBEPODS || rt == STROBE_RT_UNKNOWN) &&
+	    try_kubelet(root, cid, out))
+		return 1;
 fallback:
 	memcpy(warning, out->warning, sizeof(warning));
 	memset(out, 0, sizeof(*out));
@@ -555,6 +657,19 @@ fallback:
 	out->runtime = rt;
 	snprintf(out->name, sizeof(out->name), "%s", id->short_id);
 	return 0;
+}
+
+void strobe_meta_display(const struct strobe_container_meta *m, char *name,
+			 size_t size)
+{
+	if (m->pod[0] && m->name[0])
+		snprintf(name, size, "%s%s%s/%s", m->pod_ns,
+			 m->pod_ns[0] ? "/" : "", m->pod, m->name);
+	else if (m->pod[0])
+		snprintf(name, size, "%s%s%s", m->pod_ns,
+			 m->pod_ns[0] ? "/" : "", m->pod);
+	else
+		snprintf(name, size, "%s", m->name);
 }
 
 int strobe_container_name(const char *root, const struct strobe_cgroup_id *id,
@@ -570,16 +685,8 @@ int strobe_container_name(const char *root, const struct strobe_cgroup_id *id,
 	if (!m)
 		return -ENOMEM;
 	ret = strobe_container_lookup(root, id, m);
-	if (ret >= 0) {
-		if (m->pod[0] && m->name[0])
-			snprintf(name, size, "%s%s%s/%s", m->pod_ns,
-				 m->pod_ns[0] ? "/" : "", m->pod, m->name);
-		else if (m->pod[0])
-			snprintf(name, size, "%s%s%s", m->pod_ns,
-				 m->pod_ns[0] ? "/" : "", m->pod);
-		else
-			snprintf(name, size, "%s", m->name);
-	}
+	if (ret >= 0)
+		strobe_meta_display(m, name, size);
 	free(m);
 	return ret;
 }

@@ -258,6 +258,7 @@ static struct mtask *do_clone(struct strobe_model *m, int parent_tid, int child_
 				c->cgpath = cgpath;
 				c->cg_root = cg_root;
 			}
+			mtask_ns_view(c);
 		}
 		mtask_drop(m, &m->late, l);
 	}
@@ -287,6 +288,7 @@ static void on_attach(struct strobe_model *m, const struct strobe_event *ev,
 			mtask_set_ns(e, NULL, 0, NULL, 0);
 			e->flags &= (uint8_t)~MT_NS_GUESS;
 		}
+		mtask_ns_view(e);
 	} else if (e->t.container->index == STROBE_CONTAINER_UNKNOWN ||
 		   e->t.container->index == STROBE_CONTAINER_HOST ||
 		   e->cg_root == root) {

@@ -330,6 +330,19 @@ int strobe_lami_write_version(struct strobe_buf *b)
 	return seq_ok(s) ? 0 : -ENOMEM;
 }
 
+/* Is name one of the comma-separated names (not a part of one: "io" is
+ * not in "periods")? */
+static bool name_listed(const char *names, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = names; (p = strstr(p, name)); p += n)
+		if ((p == names || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
 int strobe_lami_write_metadata(const char *names, const struct strobe_analysis_opts *opts,
 			       struct strobe_buf *b)
 {
@@ -365,7 +378,7 @@ int strobe_lami_write_metadata(const char *names, const struct strobe_analysis_o
 	json_str(s, "strobe analyses of trace-cmd trace.dat files (see strobe-analyze(1))");
 	trace_seq_puts(s, ",\"authors\":[\"strobe\"],\"tags\":[\"strobe\"");
 	for (i = 0; strobe_analysis_names()[i]; i++)
-		if (strstr(names, strobe_analysis_names()[i])) {
+		if (name_listed(names, strobe_analysis_names()[i])) {
 			trace_seq_putc(s, ',');
 			json_str(s, strobe_analysis_names()[i]);
 		}

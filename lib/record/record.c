@@ -38,8 +38,11 @@
  * MODEL_SCAN_S seconds (CONTAINER_SCAN_S with -c, whose scan also adds
  * tasks that entered a target container to set_event_pid) and a last one
  * at the end; it is appended after the CPU data.  Names of containers are
- * looked up when a scan first meets them, while their metadata exists: a
- * container that lives between two scans is named by its short ID.
+ * looked up when a scan first meets them, while their metadata exists.
+ * A container that lives between two scans is caught by the model's
+ * watcher (lib/model/watch.c: inotify on the cgroup trees, names looked up
+ * the moment a container's cgroup appears), started once the guardian
+ * exists (it is a thread) and applied to the table at every loop turn.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +53,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,6 +61,7 @@
 #include <strobe/strobe.h>
 
 #include "../model/model-int.h"
+#include "../util/opts.h"
 #include "../session/internal.h"
 #include "../stream/page.h"
 #include "../util/file.h"
@@ -80,6 +85,7 @@ struct rec {
 	bool child_reaped;
 	char *extra_cmdlines;
 	struct strobe_model *model;	/* NULL with no_model and no -c */
+	struct model_watch *watch;	/* NULL if the watcher could not start */
 	double next_scan;
 };
 
@@ -398,6 +404,7 @@ static void model_scan(struct rec *r, bool force)
 
 	if (!r->model)
 		return;
+	model_watch_apply(r->watch, r->model, on_new_task, r);
 	now = now_s();
 	if (!force && now < r->next_scan)
 		return;
@@ -651,6 +658,7 @@ static void cleanup(struct rec *r, bool keep_output)
 	strobe_session_meta_free(r->meta);
 	strobe_session_close(r->s);
 	stop_guardian(r);
+	model_watch_free(r->watch);
 	free(r->extra_cmdlines);
 	strobe_model_free(r->model);
 }
@@ -712,6 +720,7 @@ static int finish_file(struct rec *r, int cap_err, struct strobe_error *err)
 	struct strobe_record_result *res = r->res;
 	struct strobe_error e2 = { 0, "" };
 	char *info = NULL, *target;
+	struct utsname un;
 	struct stat st;
 	int i, e, ret = 0;
 
@@ -766,7 +775,12 @@ static int finish_file(struct rec *r, int cap_err, struct strobe_error *err)
 	target = target_info(r);
 	/* command= last: the info slot is cut at a line boundary, and a long
 	 * command line must not push out the facts before it */
-	if (asprintf(&info, "strobe_version=%s\n%s%s%s%scommand=%s\n", STROBE_VERSION,
+	/* host= (the node name) lets strobe sql and strobe export tell hosts
+	 * apart without a --host-name */
+	if (uname(&un) < 0)
+		un.nodename[0] = '\0';
+	if (asprintf(&info, "strobe_version=%s\n%s%s%s%s%s%s%scommand=%s\n", STROBE_VERSION,
+		     un.nodename[0] ? "host=" : "", un.nodename, un.nodename[0] ? "\n" : "",
 		     target ? target : "",
 		     res->incomplete[0] ? "incomplete=" : "", res->incomplete,
 		     res->incomplete[0] ? "\n" : "",
@@ -857,6 +871,14 @@ int strobe_record(const struct strobe_record_opts *opts,
 	e = start_guardian(&r, err);	/* before any thread exists */
 	if (e < 0)
 		goto fail;
+	/* short-lived containers' names; without it the scans still work.
+	 * Its reads stay out of the trace, as the capture's own threads do */
+	if (r.model && model_watch_start(&r.watch, NULL, NULL, NULL, NULL) == 0) {
+		pid_t wt = model_watch_tid(r.watch);
+
+		if (wt > 0)
+			strobe_session_set_notrace_pids(r.s, &wt, 1, NULL);
+	}
 	{
 		struct strobe_capture_opts co = { sizeof(co), 0, 0, r.meta };
 

@@ -55,6 +55,7 @@
 
 #include "../stream/format-int.h"
 #include "output/output-int.h"
+#include "sinks/sinks-int.h"
 #include "util/err.h"
 
 #define NCOMMON		8	/* seq, ts, cpu, tid, pid, comm, container, buffer */
@@ -1488,13 +1489,9 @@ static int write_meta(sqlite3 *db, struct strobe_tracefile *tf, const struct loa
 	return ret;
 }
 
-/*
- * The host a file was recorded on: strobe's info "host" key when a
- * recording stored one; else, for files strobe did not write, the node
- * name in trace-cmd's UNAME option ("sysname nodename release machine";
- * strobe's own UNAME has no node name); else "".
- */
-static const char *file_host(struct strobe_tracefile *tf, char *buf, size_t size)
+/* The host a file was recorded on (sinks-int.h). */
+STROBE_HIDDEN const char *strobe_sink_file_host(struct strobe_tracefile *tf, char *buf,
+						size_t size)
 {
 	const char *h = strobe_tracefile_info(tf, "host");
 	const char *u, *end;
@@ -1550,7 +1547,8 @@ int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 	f.analyses = opts && opts->analyses ? opts->analyses : STROBE_SQL_ANALYSES;
 	f.host_from_option = opts && opts->host;
 	f.logs = opts && opts->logs;
-	f.host = f.host_from_option ? opts->host : file_host(tf, uname_host, sizeof(uname_host));
+	f.host = f.host_from_option ? opts->host
+				  : strobe_sink_file_host(tf, uname_host, sizeof(uname_host));
 	if (sqlite3_get_autocommit(db)) {
 		if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
 			return sql_fail(db, err, "BEGIN");

@@ -15,6 +15,7 @@
 
 #include <strobe/strobe.h>
 #include "../util/err.h"
+#include "../util/opts.h"
 
 struct file_feed {
 	struct strobe_tf_cpu *cpu;
@@ -54,6 +55,7 @@ int strobe_stream_open_file(struct strobe_tracefile *tf,
 			    const struct strobe_stream_opts *opts,
 			    struct strobe_stream **out, struct strobe_error *err)
 {
+	struct strobe_stream_opts own;
 	struct strobe_page_feed *feeds = NULL;
 	struct strobe_tf_buffer_info info;
 	struct strobe_tf_cpu *c;
@@ -64,6 +66,10 @@ int strobe_stream_open_file(struct strobe_tracefile *tf,
 	*out = NULL;
 	if (!tf)
 		return strobe_err(err, -EINVAL, "no trace file");
+	if (opts) {
+		strobe_opts_copy(&own, sizeof(own), opts);
+		opts = &own;
+	}
 	nr_buffers = strobe_tracefile_nr_buffers(tf);
 	if (opts && opts->buffer >= nr_buffers)
 		return strobe_err(err, -ENOENT, "the trace file has no buffer %d "

@@ -21,11 +21,14 @@ grep -q 'record' "$D/out" && grep -q 'report' "$D/out" || echo "FAIL help_lists_
 t no_args_is_usage_error 2 $S
 t unknown_command_is_usage_error 2 $S frobnicate
 grep -q "not a strobe command" "$D/err" || echo "FAIL unknown_command_message"
-for c in record report list ps analyze cputop syscalls schedlat io irq mem sql; do
+for c in record report list ps analyze cputop syscalls schedlat io irq mem periods sql; do
 	t "${c}_help_exits_0" 0 $S $c --help
 	grep -qi 'usage' "$D/out" || echo "FAIL ${c}_help_shows_usage"
 	t "help_${c}_exits_0" 0 $S help $c
 done
+t periods_without_a_period_is_usage_error 2 $S periods -i "$D/nonexistent.dat"
+t periods_bad_expression_is_usage_error 2 $S periods --period 'req : $evt.ret >=' -i "$D/nonexistent.dat"
+grep -q "^strobe periods: .*column 18" "$D/err" || echo "FAIL periods_bad_expression_names_the_column: $(cat "$D/err")"
 t report_bad_option_is_usage_error 2 $S report --no-such-option
 t report_missing_file_fails 1 $S report -i "$D/nonexistent.dat"
 if [ "$(wc -l < "$D/err")" = 1 ] && grep -q '^strobe report: ' "$D/err" && grep -q nonexistent "$D/err"; then

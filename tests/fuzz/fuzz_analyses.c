@@ -1,7 +1,7 @@
 /*
  * fuzz_analyses.c - libFuzzer harness for everything that reads a whole
  * trace file after the report path: every analysis at once (cputop,
- * syscalls, schedlat, io, irq, mem) with every view and a log callback,
+ * syscalls, schedlat, io, irq, mem, periods) with every view and a log callback,
  * their tables written as text, JSON and LAMI, the file's diagnostics,
  * and `strobe ps -i`'s path (the stored process table, then the events
  * replayed through the task model, then each task's details).
@@ -61,7 +61,23 @@ static void analyses(struct strobe_tracefile *tf, size_t size, struct trace_seq 
 	o.freq_resolution = size % 3 ? 0 : 20;
 	o.log = on_log;
 	o.log_arg = s;
-	if (strobe_analysis_new("cputop,syscalls,schedlat,io,irq,mem", &o, &an, &err) < 0)
+	/* periods: a root, a child, captures, every grouping, --aggregate-by */
+	static const char *const periods[] = {
+		"run : $evt.$name == \"sched_switch\" : $evt.$name == \"sched_switch\" && "
+		"$evt.prev_pid == $begin.$evt.next_pid",
+		"sys(run) : $evt.$name =* \"syscall_entry_*\" && "
+		"$evt.tid == $parent.$begin.$evt.next_pid : $evt.$name =* \"syscall_exit_*\" && "
+		"$evt.tid == $begin.$evt.tid",
+	};
+	static const char *const caps[] = { "run : next = $evt.next_comm : prev = $evt.prev_comm" };
+	static const char *const groups[] = { NULL, "thread", "process", "container", "next" };
+	o.periods = periods;
+	o.nr_periods = 2;
+	o.period_captures = caps;
+	o.nr_period_captures = 1;
+	o.period_group_by = groups[size % 5];
+	o.aggregate_by = size % 7 == 0 ? "run" : NULL;
+	if (strobe_analysis_new("cputop,syscalls,schedlat,io,irq,mem,periods", &o, &an, &err) < 0)
 		__builtin_trap();
 	if (strobe_analysis_run_file(an, tf, &err) == 0) {
 		for (i = 0; i < strobe_analysis_nr_tables(an); i++) {

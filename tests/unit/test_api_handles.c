@@ -15,6 +15,7 @@
 #include "formats.h"
 #include "test.h"
 #include "stream/format-int.h"
+#include "util/opts.h"
 
 static const char fmt_switch[] =
 	"name: sched_switch\nID: 372\nformat:\n" FMT_COMMON FMT_SWITCH_FIELDS
@@ -207,6 +208,44 @@ static void test_buf_printf_across_growth(void)
 	strobe_buf_free(b);
 }
 
+/* Options structs from older and newer callers. */
+struct opts_v2 {
+	size_t size;
+	int a, b;
+	long c;
+};
+struct opts_v1 {
+	size_t size;
+	int a;
+};
+
+static void test_opts_copy_by_size(void)
+{
+	struct opts_v2 got, full = { 0, 1, 2, 3 };
+	struct opts_v1 old;
+	struct { struct opts_v2 v2; long extra; } newer = { { 0, 4, 5, 6 }, 99 };
+
+	/* callers zero their struct, padding included (as libbpf's OPTS) */
+	memset(&old, 0, sizeof(old));
+	old.size = sizeof(old);
+	old.a = 7;
+
+	memset(&got, 0x5a, sizeof(got));
+	strobe_opts_copy(&got, sizeof(got), &full);	/* size 0: ours */
+	CHECK(got.size == sizeof(got) && got.a == 1 && got.b == 2 && got.c == 3);
+	memset(&got, 0x5a, sizeof(got));
+	strobe_opts_copy(&got, sizeof(got), &old);	/* older: the rest zero */
+	CHECK(got.size == sizeof(got) && got.a == 7 && got.b == 0 && got.c == 0);
+	newer.v2.size = sizeof(newer);
+	strobe_opts_copy(&got, sizeof(got), &newer);	/* newer: known part */
+	CHECK(got.size == sizeof(got) && got.a == 4 && got.b == 5 && got.c == 6);
+	strobe_opts_copy(&got, sizeof(got), NULL);
+	CHECK(got.size == sizeof(got) && got.a == 0 && got.c == 0);
+	full.size = 3;					/* less than the size field */
+	strobe_opts_copy(&got, sizeof(got), &full);
+	CHECK(got.size == sizeof(got) && got.a == 0);
+}
+
 static void test_json_escape_into_a_buf(void)
 {
 	struct strobe_buf *b = strobe_buf_new();
@@ -219,4 +258,4 @@ static void test_json_escape_into_a_buf(void)
 
 TESTS(T(test_formats_find_by_name_and_id), T(test_format_field_list),
       T(test_buf_appends_truncates_and_flushes), T(test_buf_printf_across_growth),
-      T(test_json_escape_into_a_buf));
+      T(test_opts_copy_by_size), T(test_json_escape_into_a_buf));

@@ -3,7 +3,8 @@
  * fixture tree written under /tmp (no runtime needs to be installed):
  * docker config.v2.json (and a daemon.json data-root), podman's
  * containers.json (rootful and rootless), cri-o's userdata config.json and
- * k8s_ storage names, containerd's k8s.io bundle config.json; plus the
+ * k8s_ storage names, containerd's k8s.io bundle config.json, the
+ * kubelet's /var/log/containers links and /var/log/pods folders; plus the
  * short-ID fallback, malformed files and JSON escapes.
  *
  * The containers.json shape is the one podman 4 wrote on the development
@@ -401,6 +402,80 @@ static void test_fifo_and_symlink_at_podman_metadata_are_skipped_with_warning(vo
 	remove_root();
 }
 
+/* A link named as the kubelet names it, pointing nowhere (never followed). */
+static void link_at(const char *rel)
+{
+	char path[512], *s;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (s = path + strlen(root) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		mkdir(path, 0755);
+		*s = '/';
+	}
+	if (symlink("/nonexistent/strobe/0.log", path) < 0)
+		abort();
+}
+
+static void test_kubelet_log_links_name_any_runtime(void)
+{
+	/* cgroupfs kubepods (no runtime in the path), and a CRI-O scope in a
+	 * pod slice, with no runtime metadata left: the kubelet's links */
+	struct strobe_cgroup_id kp = cg("/kubepods/burstable/pod1234abcd-5678-90ef-1234-567890abcdef/" C);
+	struct strobe_cgroup_id cr = cg("/kubepods.slice/kubepods-besteffort.slice/"
+					"kubepods-besteffort-pod1234abcd_5678_90ef_1234_567890abcdef.slice/"
+					"crio-" X ".scope");
+	struct strobe_cgroup_id dk = cg("/docker/" D);
+	struct strobe_container_meta m;
+	char name[128];
+
+	make_root();
+	link_at("var/log/containers/web-7d9f-abcde_default_nginx-" C ".log");
+	link_at("var/log/containers/etcd-node1_kube-system_etcd-" X ".log");
+	/* malformed names are skipped: too few or too many fields */
+	link_at("var/log/containers/lonely_nginx-" D ".log");
+	link_at("var/log/containers/a_b_c_d-" D ".log");
+	CHECK_EQ(strobe_container_lookup(root, &kp, &m), 1);
+	CHECK_STR(m.name, "nginx");
+	CHECK_STR(m.pod, "web-7d9f-abcde");
+	CHECK_STR(m.pod_ns, "default");
+	CHECK(strstr(m.source, "/var/log/containers/web-7d9f-abcde_default_nginx-") != NULL);
+	CHECK_EQ(strobe_container_name(root, &kp, name, sizeof(name)), 1);
+	CHECK_STR(name, "default/web-7d9f-abcde/nginx");
+	CHECK_EQ(strobe_container_name(root, &cr, name, sizeof(name)), 1);
+	CHECK_STR(name, "kube-system/etcd-node1/etcd");
+	/* not in a pod: docker's own metadata or nothing */
+	CHECK_EQ(strobe_container_lookup(root, &dk, &m), 0);
+	CHECK_STR(m.name, "9ec39b91f3d7");
+	remove_root();
+}
+
+static void test_kubelet_pod_dirs_name_pod_cgroups(void)
+{
+	struct strobe_cgroup_id pod = cg("/kubepods/besteffort/pod1234abcd-5678-90ef-1234-567890abcdef");
+	const char *path = "/kubepods/besteffort/pod1234abcd-5678-90ef-1234-567890abcdef";
+	const struct mpath *mp;
+	struct strobe_container_meta m;
+	struct strobe_model *model = NULL;
+
+	make_root();
+	put("var/log/pods/prod_db-migrate-x7k2p_1234abcd-5678-90ef-1234-567890abcdef/migrate/0.log", "");
+	put("var/log/pods/prod_other_99999999-5678-90ef-1234-567890abcdef/x/0.log", "");
+	CHECK_EQ(strobe_pod_lookup(root, pod.pod_uid, &m), 1);
+	CHECK_STR(m.pod, "db-migrate-x7k2p");
+	CHECK_STR(m.pod_ns, "prod");
+	CHECK_EQ(strobe_pod_lookup(root, "../x", &m), -EINVAL);
+	CHECK_EQ(strobe_pod_lookup(root, "00000000-5678-90ef-1234-567890abcdef", &m), 0);
+	/* the model names a pod's own cgroup so */
+	REQUIRE(strobe_model_new(&model, NULL) == 0);
+	REQUIRE(strobe_model_set_roots(model, "/nonexistent-proc", root) == 0);
+	strobe_model_set_options(model, STROBE_MODEL_NAMES);
+	mp = model_path(model, path, strlen(path));
+	CHECK(mp && !strcmp(mp->c->name, "prod/db-migrate-x7k2p"));
+	strobe_model_free(model);
+	remove_root();
+}
+
 TESTS(T(test_docker_config_v2_name),
       T(test_docker_data_root_and_kube_labels),
       T(test_podman_containers_json),
@@ -411,4 +486,6 @@ TESTS(T(test_docker_config_v2_name),
       T(test_no_container_id),
       T(test_malformed_metadata_is_not_an_error),
       T(test_json_escapes_and_deep_nesting),
-      T(test_fifo_and_symlink_at_podman_metadata_are_skipped_with_warning));
+      T(test_fifo_and_symlink_at_podman_metadata_are_skipped_with_warning),
+      T(test_kubelet_log_links_name_any_runtime),
+      T(test_kubelet_pod_dirs_name_pod_cgroups));

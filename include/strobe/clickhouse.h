@@ -1,0 +1,226 @@
+/*
+ * clickhouse.h - a trace's events and per-second per-container aggregates
+ * in ClickHouse, the column store a fleet already runs, so one SQL query
+ * spans hosts and weeks.  (Implemented in lib/sinks/clickhouse.c.)
+ *
+ * Two objects:
+ *
+ *  - struct strobe_clickhouse: a client of one server's HTTP interface
+ *    (libcurl; one connection kept alive).  It creates the database and
+ *    the tables when missing and inserts batches of rows, gzip-compressed
+ *    (Debian's clickhouse-server 18.16 takes gzip, not zstd, bodies).
+ *  - struct strobe_ch_sink: turns a stream of events into rows, in
+ *    ClickHouse's RowBinary format, and hands each full batch to a sender
+ *    (strobe_clickhouse_send for a server; any function of that type for
+ *    a spool file or a test).
+ *
+ * Schema (documented in strobe-export(1); accepted by ClickHouse 18.16,
+ * which has neither DateTime64 nor, without an experimental setting,
+ * LowCardinality):
+ *
+ *   events (host String, ts UInt64, time DateTime, cpu UInt16, tid Int32,
+ *           pid Int32, comm String, container String, system String,
+ *           event String, fields String)
+ *     ENGINE = MergeTree() PARTITION BY toYYYYMMDD(time)
+ *     ORDER BY (host, ts)
+ *   container_seconds (host String, time DateTime, container String,
+ *           cpu_ns UInt64, syscalls UInt64, errors UInt64,
+ *           syscall_ns UInt64, lat_log2 Array(UInt64))
+ *     ENGINE = MergeTree() PARTITION BY toYYYYMMDD(time)
+ *     ORDER BY (host, time, container)
+ *
+ * ts is the event's trace-clock time (ns); time is the wall-clock second
+ * of the event: ts plus the recording's clock offset (see
+ * strobe_clickhouse_export_file).  fields is the JSON text of the event's
+ * fields exactly as `strobe report --json` writes them (and strobe sql's
+ * events view): read it with visitParamExtractInt(fields, 'ret') and
+ * friends.  pid is the thread group (-1 unknown), comm and container come
+ * from the task model ("" unknown).
+ *
+ * container_seconds rows are partial sums: a second may have several rows
+ * for one container (on-CPU time that reaches back into a second already
+ * sent), so always aggregate: sum(cpu_ns), sumForEach(lat_log2).
+ * cpu_ns: on-CPU time of the container's tasks from sched_switch (idle,
+ * pid 0, excluded; an interval is split at second boundaries); syscalls:
+ * system-call exits (raw_syscalls:sys_exit or syscalls:sys_exit_*);
+ * errors: exits with ret < 0; syscall_ns and lat_log2: latency of calls
+ * whose entry was seen, bucket i counting latencies in [2^i, 2^(i+1)) ns
+ * (bucket 0 also 0 ns), STROBE_CH_LAT_BUCKETS buckets, the last open.
+ *
+ * Credentials: opts.user/opts.password, else the environment's
+ * CLICKHOUSE_USER / CLICKHOUSE_PASSWORD; sent as HTTP basic
+ * authentication and never put in an error message (nor is a
+ * user:password@ part of the URL).  The library never prints; errors are
+ * -errno with a struct strobe_error message that carries ClickHouse's own
+ * error text when the server refused a request.
+ */
+#ifndef STROBE_CLICKHOUSE_H
+#define STROBE_CLICKHOUSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct strobe_error;
+struct strobe_event;
+struct strobe_formats;
+struct strobe_model;
+struct strobe_tracefile;
+
+#define STROBE_CH_LAT_BUCKETS 32
+/* Rows per insert unless opts say otherwise. */
+#define STROBE_CH_BATCH_ROWS 100000
+
+/* ---- the HTTP client ---------------------------------------------- */
+
+struct strobe_clickhouse_opts {
+	const char *url;	/* "http://HOST:8123" (https works if curl's does) */
+	const char *database;	/* NULL: "strobe" */
+	const char *user;	/* NULL: $CLICKHOUSE_USER, else the server's default */
+	const char *password;	/* NULL: $CLICKHOUSE_PASSWORD, else none */
+	bool no_compress;	/* send bodies as they are, not gzip */
+	long timeout_s;		/* per request; 0: 300 s */
+	/* When the server cannot be reached (connection refused, host not
+	 * found, the connection dropped without an answer), retry the request
+	 * with growing pauses (0.1 s doubling up to 5 s) for up to this many
+	 * seconds; 0: fail at once.  A server that died after committing an
+	 * INSERT but before answering gets that batch twice. */
+	double retry_s;
+};
+
+struct strobe_clickhouse;
+/*
+ * A client for opts->url (strings copied).  Does not connect; the first
+ * request does.  Returns 0 or -errno (-EINVAL: a URL that is not http(s),
+ * a database name that is not [A-Za-z0-9_]+).  Free with
+ * strobe_clickhouse_free().
+ */
+int strobe_clickhouse_new(const struct strobe_clickhouse_opts *opts,
+			  struct strobe_clickhouse **out, struct strobe_error *err);
+void strobe_clickhouse_free(struct strobe_clickhouse *ch);	/* NULL ok */
+
+/*
+ * Run one query (the body of a POST).  With out non-NULL, *out receives
+ * the server's answer, NUL-terminated (free() it), *out_len its length
+ * (out_len may be NULL).  Returns 0, -ECONNREFUSED/-EHOSTUNREACH/
+ * -ETIMEDOUT ... when the server cannot be reached, -EIO with the
+ * server's error text when it answered with an HTTP error.
+ */
+int strobe_clickhouse_query(struct strobe_clickhouse *ch, const char *sql, char **out,
+			    size_t *out_len, struct strobe_error *err);
+
+/* CREATE DATABASE / TABLE IF NOT EXISTS for the schema above.  0 or -errno. */
+int strobe_clickhouse_create_schema(struct strobe_clickhouse *ch, struct strobe_error *err);
+
+/*
+ * Insert `rows` rows of RowBinary data into table (of the client's
+ * database), compressed unless opts.no_compress.  The signature is
+ * strobe_ch_send_fn's: pass it with the client as arg.  0 or -errno.
+ */
+int strobe_clickhouse_send(void *ch, const char *table, const void *data, size_t len,
+			   uint64_t rows, struct strobe_error *err);
+
+/* ---- the sink: events into rows ------------------------------------ */
+
+/* Receives a batch of `rows` rows of `table` in RowBinary (data valid
+ * during the call only).  Returns 0 or -errno (with err set). */
+typedef int (*strobe_ch_send_fn)(void *arg, const char *table, const void *data,
+				 size_t len, uint64_t rows, struct strobe_error *err);
+
+struct strobe_ch_sink_opts {
+	const char *host;	/* the host column; NULL: "" */
+	int64_t wall_offset_ns;	/* added to ts for the time column */
+	uint64_t batch_rows;	/* rows per events batch; 0: STROBE_CH_BATCH_ROWS */
+	bool no_aggregates;	/* no container_seconds rows */
+};
+
+struct strobe_ch_stats {
+	uint64_t events;	/* events fed */
+	uint64_t rows_sent;	/* events rows the sender accepted */
+	uint64_t agg_rows_sent;	/* container_seconds rows accepted */
+	uint64_t batches;	/* sender calls that succeeded */
+	uint64_t bytes;		/* RowBinary bytes handed to the sender */
+	uint64_t rows_failed;	/* rows of batches the sender refused */
+};
+
+/*
+ * A sink for events described by fmts (borrowed: strobe_tracefile_formats,
+ * strobe_stream_formats), whose pid, comm
+ * and container come from model m (borrowed; the caller feeds it with
+ * strobe_model_update before each strobe_ch_sink_feed; NULL: unknown).
+ * send(send_arg, ...) receives the batches.  Returns 0 or -errno.
+ */
+struct strobe_ch_sink;
+int strobe_ch_sink_new(struct strobe_formats *fmts, struct strobe_model *m,
+		       const struct strobe_ch_sink_opts *opts, strobe_ch_send_fn send,
+		       void *send_arg, struct strobe_ch_sink **out, struct strobe_error *err);
+/*
+ * The same for the events of stream s (a file's or a live capture's; its
+ * formats are borrowed: s must outlive the sink).  This is how a live
+ * recording feeds ClickHouse: iterate the capture's stream, update the
+ * model, feed the sink (examples/clickhouse_live.c).  The sink sends
+ * from strobe_ch_sink_feed, so a slow server holds up the callback and,
+ * once the capture's queues are full, the kernel drops events (counted
+ * by the capture as lost); the trace file of a recording is unaffected.
+ */
+struct strobe_stream;
+int strobe_ch_sink_new_stream(struct strobe_stream *s, struct strobe_model *m,
+			      const struct strobe_ch_sink_opts *opts, strobe_ch_send_fn send,
+			      void *send_arg, struct strobe_ch_sink **out,
+			      struct strobe_error *err);
+/*
+ * One event, in stream order.  A full batch is sent from here, so a
+ * failure may be the sender's.  Returns 0 or -errno; after a failure
+ * every later call returns it again (the rows of the refused batch are
+ * counted in stats.rows_failed).
+ */
+int strobe_ch_sink_feed(struct strobe_ch_sink *k, const struct strobe_event *ev,
+			struct strobe_error *err);
+/* Send every buffered row and aggregate.  Call once at the end.  0 or -errno. */
+int strobe_ch_sink_finish(struct strobe_ch_sink *k, struct strobe_error *err);
+void strobe_ch_sink_stats(const struct strobe_ch_sink *k, struct strobe_ch_stats *st);
+void strobe_ch_sink_free(struct strobe_ch_sink *k);	/* NULL ok */
+
+/* ---- whole files ---------------------------------------------------- */
+
+/* Called about every `progress_every` events with the stats so far. */
+typedef void (*strobe_ch_progress_fn)(void *arg, const struct strobe_ch_stats *st);
+
+struct strobe_ch_export_opts {
+	const char *host;	/* NULL: the file's host (strobe info "host", else
+				 * trace-cmd's UNAME node name), else "" */
+	bool have_wall_offset;	/* use wall_offset_ns, not the file's */
+	int64_t wall_offset_ns;
+	uint64_t batch_rows;	/* 0: STROBE_CH_BATCH_ROWS */
+	strobe_ch_progress_fn progress;
+	void *progress_arg;
+	uint64_t progress_every;	/* 0: 1 M events */
+};
+
+/*
+ * The wall-clock offset of a trace file's clock, estimated when the
+ * recording did not store one: the file's modification time (its
+ * close) less the latest "now ts" of its per-CPU statistics.  Returns 0
+ * and *ns, or -ENOENT when the file has no such statistics.
+ */
+int strobe_ch_file_wall_offset(struct strobe_tracefile *tf, const char *path, int64_t *ns);
+
+/*
+ * Export trace file tf (at path) through client ch: the schema (created
+ * if missing), every event, the aggregates.  Damaged pages are skipped.
+ * st may be NULL.  Returns 0 or -errno; on failure st says what was
+ * delivered (rows_sent) and what was not (events - rows_sent).
+ */
+int strobe_clickhouse_export_file(struct strobe_clickhouse *ch, struct strobe_tracefile *tf,
+				  const char *path, const struct strobe_ch_export_opts *opts,
+				  struct strobe_ch_stats *st, struct strobe_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

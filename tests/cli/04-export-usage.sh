@@ -1,0 +1,38 @@
+# 04-export-usage.sh - strobe export's command line, no server and no
+# tracing needed: help, usage errors with status 2 and one-line messages,
+# a missing trace file and an unreachable server with status 1, and a
+# password file whose content never appears in any message.
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+S=${STROBE:-$ROOT/build/strobe}
+D=$(mktemp -d /tmp/strobe-cli.XXXXXX)
+trap 'rm -rf "$D"' EXIT
+
+t() {	# name expected-status expected-stderr-pattern command...
+	local name=$1 want=$2 pat=$3 rc
+	shift 3
+	timeout 20 "$@" > "$D/out" 2> "$D/err"
+	rc=$?
+	if [ "$rc" = "$want" ] && grep -q -- "$pat" "$D/err" "$D/out"; then echo "PASS $name"; else
+		echo "FAIL $name: exit $rc, wanted $want and '$pat'"; head -5 "$D/out" "$D/err"; fi
+}
+
+t export_help_exits_0 0 'format clickhouse' $S export --help
+t export_help_lists_retry 0 '\-\-retry' $S export --help
+t export_without_format_is_usage_error 2 'strobe export: which format' $S export
+t export_unknown_format_is_usage_error 2 "unknown format 'csv'" $S export --format csv
+t export_bad_url_is_usage_error 2 'must start with http' $S export --format clickhouse --url ftp://x
+t export_bad_batch_is_usage_error 2 'batch-rows wants' $S export --format clickhouse --batch-rows 0
+t export_bad_retry_is_usage_error 2 'retry wants seconds' $S export --format clickhouse --retry x
+t export_missing_trace_fails 1 "strobe export: .*nosuch.dat" $S export --format clickhouse \
+	-i "$D/nosuch.dat"
+t export_missing_password_file_fails 1 "cannot open '$D/nopw'" $S export --format clickhouse \
+	--password-file "$D/nopw"
+# an unreachable server: a loopback port that is bound but not listened to
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+echo "pw-$$-secret" > "$D/pw"
+cp "$ROOT/tests/fuzz/corpus/fuzz_stream/v6-sched-syscalls.dat" "$D/t.dat" 2>/dev/null
+t export_unreachable_server_fails 1 "clickhouse at http://127.0.0.1:$port: " $S export \
+	--format clickhouse --url "http://user:pw-$$-secret@127.0.0.1:$port" \
+	--password-file "$D/pw" -i "$D/t.dat"
+grep -q "pw-$$-secret" "$D/err" "$D/out" && echo "FAIL export_errors_never_show_the_password" ||
+	echo "PASS export_errors_never_show_the_password"
