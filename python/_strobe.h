@@ -45,7 +45,7 @@ struct pyfield {
 };
 
 struct ftype {
-	const void *format;	/* the stream's event format, NULL unknown */
+	const struct strobe_format *format;	/* NULL: unknown id */
 	PyObject *name, *system;	/* str, or None for an unknown id */
 	int nr_fields;		/* -1 until the fields are first asked for */
 	struct pyfield *fields;
@@ -67,7 +67,7 @@ typedef struct {
 struct rec {
 	uint64_t ts;
 	int64_t missed;
-	const void *format;
+	const struct strobe_format *format;
 	const struct strobe_container *cont;	/* NULL: no model */
 	int32_t cpu, pid, tgid, type, buffer;
 	uint32_t size;
@@ -170,6 +170,7 @@ struct loop {
 	struct strobe_analysis *an;	/* live analyze: fed every event */
 	int64_t deadline;		/* mono ms; 0 none */
 	pid_t target;			/* stop when it exits; 0 none */
+	struct strobe_session_meta *meta;	/* the stream's formats' source */
 	struct strobe_capture *cap;
 	struct strobe_stream *st;
 	SourceObject *src;

@@ -8,9 +8,9 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include <traceevent/event-parse.h>
 
 #include "_strobe.h"
 
@@ -53,47 +53,70 @@ struct fdesc {
 	int arraylen;
 };
 
-/*
- * The one place that looks inside libtraceevent's format description:
- * every field of format `fmt`, common ones first.  Fills at most max
- * entries and returns how many there are.  (When include/strobe gets
- * format accessors, this is the function to switch.)
- */
-static int format_fields(const void *fmt, struct fdesc *out, int max)
+/* Element size of a dynamic array from its type ("__data_loc u32[]"),
+ * the JSON writer's rule, when the format does not say. */
+static int type_elem_size(const char *t)
 {
-	const struct tep_event *e = fmt;
-	const struct tep_format_field *f;
-	int n = 0, pass;
+	return strstr(t, "long long") || strstr(t, "64") ? 8 :
+	       strstr(t, "long") ? (int)sizeof(long) :
+	       strstr(t, "short") || strstr(t, "16") ? 2 :
+	       strstr(t, "char") || strstr(t, "8") || strstr(t, "bool") ? 1 :
+	       strstr(t, "int") || strstr(t, "32") || strstr(t, "pid_t") ? 4 : 1;
+}
 
-	for (pass = 0; pass < 2; pass++) {
-		for (f = pass ? e->format.fields : e->format.common_fields; f; f = f->next, n++) {
-			struct fdesc *d;
+/*
+ * Every field of format `fmt`, the common ones first, from the format
+ * catalogue (strobe_format_field; the common fields by name).  Fills at
+ * most max entries and returns how many there are.
+ */
+static int format_fields(const struct strobe_format *fmt, struct fdesc *out, int max)
+{
+	static const char *const common[] = {
+		"common_type", "common_flags", "common_preempt_count", "common_pid",
+	};
+	struct strobe_field_info in;
+	struct strobe_field f;
+	int n = 0, i, nr;
+	size_t k;
 
-			if (n >= max)
-				continue;
-			d = &out[n];
-			d->name = f->name;
-			d->offset = f->offset;
-			d->size = f->size;
-			d->is_signed = f->flags & TEP_FIELD_IS_SIGNED;
-			d->is_array = f->flags & TEP_FIELD_IS_ARRAY;
-			d->is_dynamic = f->flags & TEP_FIELD_IS_DYNAMIC;
-			d->is_string = (f->flags & TEP_FIELD_IS_STRING) ||
-				       (f->type && strstr(f->type, "char"));
-			d->common = !pass;
-			d->arraylen = f->arraylen;
-			d->elem = f->elementsize;
-			if (!d->elem && d->is_dynamic && f->type) {
-				/* the JSON writer's rule for "__data_loc u32[]" */
-				const char *t = f->type;
+	for (k = 0; k < sizeof(common) / sizeof(common[0]) && n < max; k++) {
+		if (strobe_field_resolve(fmt, common[k], &f) < 0)
+			continue;
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].name = common[k];
+		out[n].offset = f.offset;
+		out[n].size = f.size;
+		out[n].is_signed = f.is_signed;
+		out[n].common = true;
+		n++;
+	}
+	nr = strobe_format_nr_fields(fmt);
+	for (i = 0; i < nr && n < max; i++) {
+		struct fdesc *d = &out[n];
+		const char *br;
 
-				d->elem = strstr(t, "long long") || strstr(t, "64") ? 8 :
-					  strstr(t, "long") ? (int)sizeof(long) :
-					  strstr(t, "short") || strstr(t, "16") ? 2 :
-					  strstr(t, "char") || strstr(t, "8") || strstr(t, "bool") ? 1 :
-					  strstr(t, "int") || strstr(t, "32") || strstr(t, "pid_t") ? 4 : 1;
-			}
+		if (strobe_format_field(fmt, i, &in) < 0)
+			continue;
+		memset(d, 0, sizeof(*d));
+		d->name = in.name;
+		d->offset = in.field.offset;
+		d->size = in.field.size;
+		d->is_signed = in.field.is_signed;
+		d->is_dynamic = in.field.is_dynamic;
+		d->is_array = in.is_array;
+		d->is_string = in.is_string || (in.type && strstr(in.type, "char"));
+		d->elem = in.elem_size;
+		/* "unsigned long[6]": the element count, when the format gave
+		 * no element size */
+		br = in.type ? strrchr(in.type, '[') : NULL;
+		d->arraylen = br ? atoi(br + 1) : 0;
+		if (d->is_array && d->elem == in.field.size) {
+			if (d->is_dynamic)
+				d->elem = in.type ? type_elem_size(in.type) : 1;
+			else if (d->arraylen > 0)
+				d->elem = d->size / d->arraylen;
 		}
+		n++;
 	}
 	return n;
 }
@@ -218,7 +241,7 @@ SourceObject *source_new(void)
 }
 
 /* The type of events with this id and format, made on first sight. */
-static struct ftype *source_type(SourceObject *s, int id, const void *format)
+static struct ftype *source_type(SourceObject *s, int id, const struct strobe_format *format)
 {
 	struct ftype *t;
 
@@ -252,7 +275,7 @@ static struct ftype *source_type(SourceObject *s, int id, const void *format)
 
 		memset(&e, 0, sizeof(e));
 		e.type = id;
-		e.format = (void *)format;
+		e.format = format;
 		name = strobe_event_name(&e);
 		sys = strobe_event_system(&e);
 		t->name = name ? PyUnicode_InternFromString(name) : Py_NewRef(Py_None);
@@ -446,7 +469,7 @@ static void event_view(const EventObject *e, struct strobe_event *v)
 	v->cpu = e->r.cpu;
 	v->type = e->r.type;
 	v->pid = e->r.pid;
-	v->format = (void *)e->r.format;
+	v->format = e->r.format;
 }
 
 /* A str from bytes that may not be UTF-8 (then read as Latin-1, as the

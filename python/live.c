@@ -40,6 +40,7 @@ static bool exited(pid_t pid)
 #define CONTAINER_SCAN_MS 100
 #define TARGET_CHECK_MS 10
 #define COALESCE_MS 2
+#define IDLE_PAUSE_MS 10
 
 /* The events that keep the task model current (as strobe record's). */
 static const char *const model_events[] = {
@@ -107,7 +108,15 @@ int loop_open(struct loop *l, struct strobe_session *s)
 		return -1;
 	}
 	batch_reset(&l->b);
-	r = strobe_capture_open(s, NULL, &l->cap, &l->err);
+	/* the formats without kallsyms: events are decoded, never printed
+	 * with kernel symbols, and kallsyms is most of the start-up time */
+	r = strobe_session_meta_collect_flags(s, NULL, STROBE_META_NO_KALLSYMS, &l->meta,
+					      &l->err);
+	if (r == 0) {
+		struct strobe_capture_opts co = { sizeof(co), 0, 0, l->meta };
+
+		r = strobe_capture_open(s, &co, &l->cap, &l->err);
+	}
 	if (r == 0)
 		r = strobe_capture_stream(l->cap, &l->st, &l->err);
 	/* the stream goes to the source, which events keep alive */
@@ -164,6 +173,8 @@ void loop_close(struct loop *l)
 	}
 	Py_END_ALLOW_THREADS
 	l->cap = NULL;
+	strobe_session_meta_free(l->meta);	/* after the capture */
+	l->meta = NULL;
 	if (l->was_on == 1 && l->s)
 		strobe_session_set_tracing(l->s, true, NULL);
 	for (size_t i = 0; l->s && i < l->added.n; i++)
@@ -237,7 +248,19 @@ static int loop_step(struct loop *l)
 		ms = 20;
 	strobe_stream_wait(l->st, ms);
 	loop_check(l);
-	return batch_fill(&l->b, l->st, l->src->model, l->an, l->shown, NULL, &l->err);
+	r = batch_fill(&l->b, l->st, l->src->model, l->an, l->shown, NULL, &l->err);
+	/*
+	 * Woken with still nothing to hand out: the stream waits for a quiet
+	 * CPU's watermark, and asking again at once only makes its reader
+	 * answer again (a loop that kept a CPU busy while nothing happened).
+	 * Pause a little; events still arrive within the stream's ~100 ms.
+	 */
+	if (r == -EAGAIN && !l->b.n && !l->stopping) {
+		struct timespec pause = { 0, IDLE_PAUSE_MS * 1000000L };
+
+		nanosleep(&pause, NULL);
+	}
+	return r;
 }
 
 /*

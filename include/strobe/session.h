@@ -270,6 +270,17 @@ int strobe_session_meta_collect(struct strobe_session *s,
 				const char *extra_cmdlines,
 				struct strobe_session_meta **out,
 				struct strobe_error *err);
+/*
+ * The same, with flags: STROBE_META_NO_KALLSYMS leaves /proc/kallsyms out
+ * (megabytes, most of the time collecting takes): enough to decode the
+ * events of a live stream (strobe_capture_opts.meta), not to print kernel
+ * addresses as symbols.
+ */
+#define STROBE_META_NO_KALLSYMS	(1u << 0)
+int strobe_session_meta_collect_flags(struct strobe_session *s,
+				      const char *extra_cmdlines, unsigned flags,
+				      struct strobe_session_meta **out,
+				      struct strobe_error *err);
 /* The collected metadata in the writer's form; owned by m. */
 const struct strobe_tf_meta *strobe_session_meta_tf(const struct strobe_session_meta *m);
 /* Width of a page header's commit field (4 or 8), from header_page. */

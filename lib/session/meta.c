@@ -122,6 +122,13 @@ int strobe_session_meta_collect(struct strobe_session *s, const char *extra_cmdl
 				struct strobe_session_meta **out,
 				struct strobe_error *err)
 {
+	return strobe_session_meta_collect_flags(s, extra_cmdlines, 0, out, err);
+}
+
+int strobe_session_meta_collect_flags(struct strobe_session *s, const char *extra_cmdlines,
+				      unsigned flags, struct strobe_session_meta **out,
+				      struct strobe_error *err)
+{
 	struct strobe_session_meta *m;
 	struct utsname u;
 	char path[512];
@@ -192,7 +199,8 @@ int strobe_session_meta_collect(struct strobe_session *s, const char *extra_cmdl
 
 	/* Symbols and printk formats are optional: a file without them
 	 * still reads, with addresses instead of names. */
-	if (strobe_fs_read("/proc/kallsyms", &m->kallsyms, &len) == 0) {
+	if (!(flags & STROBE_META_NO_KALLSYMS) &&
+	    strobe_fs_read("/proc/kallsyms", &m->kallsyms, &len) == 0) {
 		m->tf.kallsyms.data = m->kallsyms;
 		m->tf.kallsyms.len = len;
 	}

@@ -9,6 +9,8 @@ test lock.
 """
 import os
 import sys
+import threading
+import time
 
 import pytest
 
@@ -78,3 +80,20 @@ def kernel():
     before = our_instances()
     yield
     assert our_instances() == before, "instances left behind"
+
+
+def when_tracing(inst, fn):
+    """Call fn from a thread once inst's tracing is on: iterate_trace turns
+    it on when its capture runs, so work released then is seen whole (the
+    instance must be created with tracing_on=False)."""
+    def wait():
+        p = os.path.join(inst.dir, "tracing_on")
+        for _ in range(6000):
+            with open(p) as f:
+                if f.read().strip() == "1":
+                    break
+            time.sleep(0.005)
+        fn()
+    t = threading.Thread(target=wait)
+    t.start()
+    return t

@@ -15,7 +15,9 @@ from conftest import BUILD, ROOT, TRACEFS
 
 
 def test_seed_script_prints_the_shells_wakeups(kernel):
-    sh = subprocess.Popen(["sh", "-c", "read go; for i in 1 2 3 4 5; do sleep 0.05; done"],
+    # wakes up every 0.1 s for 2 s: the script's own start-up (not under the
+    # test's control) may miss the first ones
+    sh = subprocess.Popen(["sh", "-c", "read go; for i in $(seq 20); do sleep 0.1; done"],
                           stdin=subprocess.PIPE)
     env = dict(os.environ, PYTHONPATH=os.path.join(BUILD, "python"))
     script = subprocess.Popen([sys.executable, os.path.join(ROOT, "examples", "wakeups_tc.py"),
@@ -47,9 +49,9 @@ def test_seed_script_prints_the_shells_wakeups(kernel):
 
 def test_examples_wakeups_and_container_syscalls_run(kernel):
     env = dict(os.environ, PYTHONPATH=os.path.join(BUILD, "python"))
-    sh = subprocess.Popen(["sh", "-c", "sleep 0.5; for i in 1 2 3; do sleep 0.05; done"])
+    sh = subprocess.Popen(["sh", "-c", "sleep 1; for i in $(seq 20); do sleep 0.1; done"])
     p = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "wakeups.py"),
-                        str(sh.pid), "2"], env=env, stdout=subprocess.PIPE,
+                        str(sh.pid), "3"], env=env, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True, timeout=60)
     sh.wait()
     assert p.returncode == 0, p.stderr

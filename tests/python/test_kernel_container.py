@@ -8,13 +8,12 @@ import os
 import shutil
 import signal
 import subprocess
-import threading
 import time
 
 import pytest
 
 import strobe
-from conftest import HELPERS, our_instances
+from conftest import HELPERS, our_instances, when_tracing
 
 PODMAN = ["podman", "--runtime", "/usr/sbin/runc", "--cgroup-manager", "cgroupfs"]
 
@@ -58,7 +57,6 @@ def test_hook2container_sees_only_that_container(rootfs):
                 counts[ev.container] += 1
 
         def work():
-            time.sleep(0.5)
             # a task that enters alpha later (podman exec): found by the
             # rescans while iterating, its children followed
             subprocess.run(PODMAN + ["exec", a, "/bin/sh", "-c", "sleep 0.5; getppid_n 300"],
@@ -73,8 +71,7 @@ def test_hook2container_sees_only_that_container(rootfs):
         with strobe.create_instance(tracing_on=False) as inst:
             strobe.enable_event(instance=inst, system="syscalls", event="sys_enter_getppid")
             strobe.hook2container(instance=inst, container=a)
-            t = threading.Thread(target=work)
-            t.start()
+            t = when_tracing(inst, work)
             strobe.iterate_trace(instance=inst, callback=cb, timeout=90)
             t.join()
         assert counts == {a: 1200 + 300}, seen

@@ -11,7 +11,7 @@ import time
 import pytest
 
 import strobe
-from conftest import HELPERS, TRACEFS, our_instances
+from conftest import HELPERS, TRACEFS, our_instances, when_tracing
 
 GETPPID = os.path.join(HELPERS, "getppid_n")
 
@@ -77,8 +77,9 @@ def test_hook2pid_follows_the_children_a_shell_starts_later(kernel):
             strobe.enable_events(instance=inst, systems=["syscalls", "sched"],
                                  events=[["sys_enter_getppid"], ["sched_process_exit"]])
             strobe.hook2pid(instance=inst, pid=sh.pid, fork=True)
-            threading.Timer(0.3, release).start()
+            t = when_tracing(inst, release)
             strobe.iterate_trace(instance=inst, callback=cb, timeout=30)
+            t.join()
     finally:
         sh.wait()
     assert sorted(counts.values()) == [100, 200, 300], counts
@@ -209,9 +210,10 @@ def test_analyze_live_counts_the_hooked_process(kernel):
         with strobe.create_instance(tracing_on=False) as inst:
             strobe.enable_events(instance=inst, systems=["raw_syscalls", "sched"])
             strobe.hook2pid(instance=inst, pid=p.pid, fork=True)
-            threading.Timer(0.3, release).start()
+            t = when_tracing(inst, release)
             tables = strobe.analyze(inst, ["syscalls"], group_by="process", top=0,
                                     timeout=3)
+            t.join()
     finally:
         p.wait()
     rows = [r for r in tables["syscalls.top"] if r["syscall"] == "getppid"]
