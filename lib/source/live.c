@@ -35,8 +35,12 @@
 #include "live.h"
 #include "pageq.h"
 
-/* Events reserved before "now ts" may commit a little later. */
-#define IDLE_MARGIN_NS 1000000ULL
+/* Events reserved before "now ts" may commit a little later: by the
+ * time an interrupt takes, or, in a virtual machine, the time the host
+ * stops the virtual CPU in the middle of a write (1 ms was seen to be too
+ * little on a loaded 2-CPU VM: one event in 150 000 out of order).  It
+ * delays a quiet CPU's events by as much, far below the ~100 ms asked. */
+#define IDLE_MARGIN_NS 10000000ULL
 
 struct live_cpu {
 	struct strobe_live *l;

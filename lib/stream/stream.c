@@ -349,7 +349,12 @@ int strobe_stream_next(struct strobe_stream *s, struct strobe_event *ev,
 		if (s->nr_waiting && (!s->heap_n || s->heap[0].ts > limit)) {
 			int i;
 
-			for (i = 0; i < s->nr_waiting; i++) {
+			/* Kick the waiting feeds only when they hold events
+			 * back: with nothing to hand out, asking the readers
+			 * again and again (each answer waking us) spins a CPU
+			 * on an idle system; their periodic flush brings what
+			 * comes. */
+			for (i = 0; s->heap_n && i < s->nr_waiting; i++) {
 				f = &s->feeds[s->waiting[i]];
 				if (f->src.kick)
 					f->src.kick(f->src.ctx);

@@ -98,5 +98,16 @@ else fail example-eventcount-exact-count "rc=$rc $(tr '\n' ' ' < $WORK/ex)"; fi
 timeout 60 $EX -e syscalls:sys_enter_getppid -- sh -c 'exit 7' > /dev/null 2>&1
 [ $? = 7 ] && pass example-eventcount-passes-the-exit-status || fail example-eventcount-passes-the-exit-status
 
+# 9. a live stream with nothing to hand out waits instead of spinning: an
+# event that (almost) never happens, for 3 s, costs a few per cent of a CPU
+# (it once cost 3.7 s of CPU in 3.3 s, the stream and the readers asking
+# each other in a loop).  CPU time, not wall time: load does not inflate it.
+TIMEFORMAT='%U %S'
+{ time $EX -e sched:sched_process_exec -d 3 > /dev/null 2>&1; } 2> $WORK/idle.time
+cpu=$(awk '{ printf "%.2f", $1 + $2 }' $WORK/idle.time 2>/dev/null)
+if [ -n "$cpu" ] && awk -v c="$cpu" 'BEGIN { exit !(c < 1.0) }'
+then pass "live-idle-stream-does-not-spin (${cpu} s of CPU in 3 s)"
+else fail live-idle-stream-does-not-spin "cpu=${cpu:-?} s in 3 s"; fi
+
 [ "$(tracefs_state)" = "$BEFORE" ] && pass live-tracefs-untouched ||
 	fail live-tracefs-untouched "$(diff <(echo "$BEFORE") <(tracefs_state) | tr '\n' ' ')"
