@@ -175,8 +175,10 @@ demo: deps
 
 bench: all $(O)/bench/live_check
 	@bench/run
+	@$(PYTHON) bench/python-callbacks
 
-# events/s into a no-op Python callback vs perf script -s (root, ~1 min)
+# only the Python part of make bench: events/s into a no-op Python
+# callback vs perf script -s (root, ~1 min)
 bench-python: all
 	@$(PYTHON) bench/python-callbacks
 

@@ -42,7 +42,7 @@ static int on_event(const struct strobe_event *ev, void *arg)
 
 int main(int argc, char **argv)
 {
-	struct strobe_session_opts so = { 0, NULL };
+	struct strobe_session_opts so = { .size = sizeof(so) };
 	struct strobe_iterate_opts io = { sizeof(io), 0, 0, NULL, NULL };
 	struct strobe_clickhouse_opts co = { .url = "http://localhost:8123" };
 	struct strobe_ch_sink_opts ko = { 0 };

@@ -69,7 +69,7 @@ static int by_count(const void *a, const void *b, void *arg)
 
 int main(int argc, char **argv)
 {
-	struct strobe_session_opts so = { 0, NULL };
+	struct strobe_session_opts so = { .size = sizeof(so) };
 	struct strobe_iterate_opts io = { sizeof(io), 0, 0, &stop, NULL };
 	struct strobe_error err = { 0, "" };
 	struct strobe_session *s = NULL;

@@ -124,6 +124,7 @@ bool strobe_glob_match(const char *glob, const char *s);
 struct strobe_session;	/* opaque */
 
 struct strobe_session_opts {
+	size_t size;		/* sizeof(struct strobe_session_opts), or 0 */
 	unsigned buffer_kb;	/* per-CPU buffer size in KiB; 0 = kernel default */
 	const char *clock;	/* trace clock; NULL = "local" (attached:
 				 * the instance's own) */

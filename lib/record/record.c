@@ -805,7 +805,7 @@ int strobe_record(const struct strobe_record_opts *opts,
 		  struct strobe_record_result *resp, struct strobe_error *err)
 {
 	struct strobe_record_result dummy;
-	struct strobe_session_opts so = { 0, NULL };
+	struct strobe_session_opts so = { .size = sizeof(so) };
 	struct rec r;
 	const char *dir;
 	double t0, t1;

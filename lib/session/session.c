@@ -22,6 +22,7 @@
 
 #include "internal.h"
 #include "session_priv.h"
+#include "../util/opts.h"
 
 static int inst_path(const struct strobe_session *s, char *buf, size_t size,
 		     const char *file)
@@ -265,12 +266,17 @@ int strobe_session_open_named(const char *name, unsigned flags,
 			      const struct strobe_session_opts *opts,
 			      struct strobe_session **out, struct strobe_error *err)
 {
+	struct strobe_session_opts own;
 	struct strobe_session *s;
 	const char *top;
 	char kb[32];
 	int r, i;
 
 	*out = NULL;
+	if (opts) {
+		strobe_opts_copy(&own, sizeof(own), opts);
+		opts = &own;
+	}
 	r = strobe_tracefs_dir(&top, err);
 	if (r < 0)
 		return r;

@@ -75,7 +75,8 @@ struct live {
 static void live_open(struct live *l, unsigned buffer_kb, const char *const *events,
 		      unsigned queue_pages, const char *clock)
 {
-	struct strobe_session_opts so = { buffer_kb, clock };
+	struct strobe_session_opts so = { .size = sizeof(so), .buffer_kb = buffer_kb,
+					  .clock = clock };
 	struct strobe_capture_opts co = { sizeof(co), 0, queue_pages, NULL };
 
 	if (strobe_session_open(&so, &l->s, &l->err) < 0)
@@ -435,7 +436,7 @@ static struct strobe_analysis *new_analysis(const char *names)
 static int mode_tee(const char *dir, char **argv)
 {
 	static const char *const evs[] = { "sched", "syscalls", NULL };
-	struct strobe_session_opts so = { 0, NULL };
+	struct strobe_session_opts so = { .size = sizeof(so) };
 	struct strobe_session_meta *meta = NULL;
 	struct strobe_capture_opts co = { sizeof(co), 0, 0, NULL };
 	struct strobe_analysis *live_a, *file_a;
