@@ -196,31 +196,6 @@ static int parse_strs(struct analyze_args *a, const char *list, const char **out
 	return 0;	/* copy is referenced by out */
 }
 
-static int parse_cpus(const char *list, bool *mask, int max)
-{
-	char *copy = strdup(list), *tok, *save = NULL;
-	int ret = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *dash = strchr(tok, '-');
-		int lo, hi, i;
-
-		if (dash)
-			*dash = '\0';
-		if (cli_parse_int(tok, 0, max - 1, &lo) < 0 ||
-		    cli_parse_int(dash ? dash + 1 : tok, 0, max - 1, &hi) < 0 || hi < lo) {
-			ret = -EINVAL;
-			break;
-		}
-		for (i = lo; i <= hi; i++)
-			mask[i] = true;
-	}
-	free(copy);
-	return ret;
-}
-
 #define MAX_LOG_TABLES 16
 
 struct log_ctx {
@@ -575,12 +550,17 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		case OPT_END:
 			a.end = optarg;
 			break;
-		case OPT_CPU:
-			if (parse_cpus(optarg, a.cpu_mask, MAX_CPUS) < 0)
-				goto bad_arg;
+		case OPT_CPU: {
+			struct strobe_error cerr = { 0 };
+
+			if (strobe_cpu_list_parse(optarg, a.cpu_mask, MAX_CPUS, &cerr) < 0) {
+				cli_error(cmd, "--cpu: %s", cerr.msg);
+				goto out;
+			}
 			a.o.cpu_mask = a.cpu_mask;
 			a.o.nr_cpu_mask = MAX_CPUS;
 			break;
+		}
 		case OPT_TID:
 			if (parse_ints(optarg, a.tids, MAX_LIST, &a.o.nr_tids) < 0)
 				goto bad_arg;

@@ -170,6 +170,14 @@ void strobe_filter_free(struct strobe_filter *f);		/* NULL ok */
  */
 int strobe_filter_add_events(struct strobe_filter *f, const char *patterns,
 			     struct strobe_error *err);
+/*
+ * A CPU list like "0,2-3" into mask[0..max) (sets the CPUs named, leaves
+ * the others).  Every strobe option that takes CPUs parses with this.
+ * Returns 0 or -EINVAL ("bad CPU list item '9-2' (expected N or N-M,
+ * N < max)", "empty CPU list"), -ENOMEM.
+ */
+int strobe_cpu_list_parse(const char *list, bool *mask, int max, struct strobe_error *err);
+
 /* Add CPUs: a list like "0,2-3".  Returns 0 or -EINVAL (err says why). */
 int strobe_filter_add_cpus(struct strobe_filter *f, const char *list,
 			   struct strobe_error *err);

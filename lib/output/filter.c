@@ -159,8 +159,8 @@ int strobe_filter_add_events(struct strobe_filter *f, const char *patterns,
 
 /* ---- CPUs ----------------------------------------------------------- */
 
-/* Strict non-negative decimal at *p, advancing it; -1 if none or too big. */
-static long parse_num(const char **p)
+/* Strict non-negative decimal at *p, advancing it; -1 if none or >= max. */
+static long parse_num(const char **p, int max)
 {
 	const char *s = *p;
 	long v = 0;
@@ -169,51 +169,77 @@ static long parse_num(const char **p)
 		return -1;
 	while (*s >= '0' && *s <= '9') {
 		v = v * 10 + (*s++ - '0');
-		if (v >= MAX_CPUS)
+		if (v >= max)
 			return -1;
 	}
 	*p = s;
 	return v;
 }
 
+struct cpu_ctx {
+	bool *mask;
+	int max;
+	struct strobe_error *err;
+};
+
 static int add_cpu_item(void *ctx, const char *item)
 {
-	struct event_ctx *c = ctx;
-	struct strobe_filter *f = c->f;
+	struct cpu_ctx *c = ctx;
 	const char *p = item;
 	long a, b, i;
 
-	a = b = parse_num(&p);
+	a = b = parse_num(&p, c->max);
 	if (a >= 0 && *p == '-') {
 		p++;
-		b = parse_num(&p);
+		b = parse_num(&p, c->max);
 	}
 	if (a < 0 || b < 0 || *p || b < a)
 		return strobe_err(c->err, -EINVAL,
 				  "bad CPU list item '%s' (expected N or N-M, N < %d)",
-				  item, MAX_CPUS);
-	if (b >= f->nr_cpus) {
-		bool *n = realloc(f->cpus, (b + 1) * sizeof(*n));
-
-		if (!n)
-			return strobe_err(c->err, -ENOMEM, "out of memory");
-		memset(n + f->nr_cpus, 0, (b + 1 - f->nr_cpus) * sizeof(*n));
-		f->cpus = n;
-		f->nr_cpus = (int)b + 1;
-	}
+				  item, c->max);
 	for (i = a; i <= b; i++)
-		f->cpus[i] = true;
+		c->mask[i] = true;
 	return 0;
+}
+
+int strobe_cpu_list_parse(const char *list, bool *mask, int max, struct strobe_error *err)
+{
+	struct cpu_ctx c = { mask, max, err };
+	int r;
+
+	if (!list || !*list)
+		return strobe_err(err, -EINVAL, "empty CPU list");
+	r = for_each_item(list, add_cpu_item, &c);
+	return r == -ENOMEM ? strobe_err(err, r, "out of memory") : r;
 }
 
 int strobe_filter_add_cpus(struct strobe_filter *f, const char *list,
 			   struct strobe_error *err)
 {
-	struct event_ctx c = { f, err };
+	bool *mask = calloc(MAX_CPUS, sizeof(*mask));
+	int i, r, hi = -1;
 
-	if (!*list)
-		return strobe_err(err, -EINVAL, "empty CPU list");
-	return for_each_item(list, add_cpu_item, &c);
+	if (!mask)
+		return strobe_err(err, -ENOMEM, "out of memory");
+	r = strobe_cpu_list_parse(list, mask, MAX_CPUS, err);
+	for (i = 0; r == 0 && i < MAX_CPUS; i++)
+		if (mask[i])
+			hi = i;
+	if (r == 0 && hi >= f->nr_cpus) {
+		bool *n = realloc(f->cpus, ((size_t)hi + 1) * sizeof(*n));
+
+		if (!n) {
+			free(mask);
+			return strobe_err(err, -ENOMEM, "out of memory");
+		}
+		memset(n + f->nr_cpus, 0, ((size_t)hi + 1 - (size_t)f->nr_cpus) * sizeof(*n));
+		f->cpus = n;
+		f->nr_cpus = hi + 1;
+	}
+	for (i = 0; r == 0 && i <= hi; i++)
+		f->cpus[i] |= mask[i];
+	free(mask);
+	return r;
 }
 
 int strobe_filter_cpu_mask(const struct strobe_filter *f, const bool **mask)

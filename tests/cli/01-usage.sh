@@ -54,3 +54,8 @@ grep -q '^strobe sql: ' "$D/err" || { echo "FAIL sql_text_file_message"; cat "$D
 if [ -e "$S" ]; then
 	t stdout_full_is_an_error 1 sh -c "$S --help > /dev/full"
 fi
+# one CPU-list parser (the library's) for every --cpu: the message names the item
+t analyze_bad_cpu_list_is_usage 2 $S syscalls --cpu 9-2 -i "$D/text.dat"
+if grep -qx "strobe syscalls: --cpu: bad CPU list item '9-2' (expected N or N-M, N < 4096)" "$D/err"
+then echo "PASS analyze_bad_cpu_list_names_the_item"
+else echo "FAIL analyze_bad_cpu_list_names_the_item"; cat "$D/err"; fi

@@ -246,6 +246,23 @@ static void test_opts_copy_by_size(void)
 	CHECK(got.size == sizeof(got) && got.a == 0);
 }
 
+static void test_cpu_list_parse(void)
+{
+	struct strobe_error err = { 0 };
+	bool m[8] = { false };
+
+	CHECK_EQ(strobe_cpu_list_parse("0,2-3,7", m, 8, &err), 0);
+	CHECK(m[0] && !m[1] && m[2] && m[3] && !m[4] && m[7]);
+	CHECK_EQ(strobe_cpu_list_parse("8", m, 8, &err), -EINVAL);	/* >= max */
+	CHECK_STR(err.msg, "bad CPU list item '8' (expected N or N-M, N < 8)");
+	CHECK_EQ(strobe_cpu_list_parse("3-1", m, 8, &err), -EINVAL);
+	CHECK_EQ(strobe_cpu_list_parse("1-", m, 8, &err), -EINVAL);
+	CHECK_EQ(strobe_cpu_list_parse("+1", m, 8, &err), -EINVAL);
+	CHECK_EQ(strobe_cpu_list_parse("", m, 8, &err), -EINVAL);
+	CHECK_STR(err.msg, "empty CPU list");
+	CHECK(!m[1] && !m[4]);	/* failures set nothing new here */
+}
+
 static void test_json_escape_into_a_buf(void)
 {
 	struct strobe_buf *b = strobe_buf_new();
@@ -258,4 +275,4 @@ static void test_json_escape_into_a_buf(void)
 
 TESTS(T(test_formats_find_by_name_and_id), T(test_format_field_list),
       T(test_buf_appends_truncates_and_flushes), T(test_buf_printf_across_growth),
-      T(test_opts_copy_by_size), T(test_json_escape_into_a_buf));
+      T(test_opts_copy_by_size), T(test_cpu_list_parse), T(test_json_escape_into_a_buf));
