@@ -75,8 +75,15 @@ int strobe_buf_printf(struct strobe_buf *b, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return -EINVAL;
-	if ((size_t)n < sizeof(tmp))
+	if ((size_t)n < sizeof(tmp)) {
+		/* the common case, no NUL inside: one append, not a second
+		 * formatting pass through strobe_buf_write */
+		if (strlen(tmp) == (size_t)n) {
+			trace_seq_puts(&b->s, tmp);
+			return strobe_buf_status(b);
+		}
 		return strobe_buf_write(b, tmp, (size_t)n);
+	}
 	big = malloc((size_t)n + 1);
 	if (!big) {
 		b->s.state = TRACE_SEQ__MEM_ALLOC_FAILED;
