@@ -154,8 +154,8 @@ static PyMethodDef methods[] = {
 	{ "iterate_trace", KW py_iterate_trace, METH_VARARGS | METH_KEYWORDS,
 	  "iterate_trace($module, /, instance, callback, timeout=None)\n--\n\n"
 	  "Trace live and call callback(event) for every event, in time order,\n"
-	  "from now until callback returns strobe.STOP, timeout seconds pass (the\n"
-	  "events captured until then are still delivered), or Ctrl-C (ends the\n"
+	  "from now until callback returns strobe.STOP, timeout seconds of tracing\n"
+	  "pass (the events captured until then are still delivered), or Ctrl-C (ends the\n"
 	  "iteration without raising).  An exception in the callback stops\n"
 	  "tracing and propagates.  Events are delivered in batches; the GIL is\n"
 	  "released while waiting and decoding." },

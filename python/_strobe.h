@@ -168,7 +168,8 @@ struct loop {
 	InstanceObject *inst;		/* for container rescans; may be NULL */
 	PyObject *cb;			/* may be NULL (events only counted) */
 	struct strobe_analysis *an;	/* live analyze: fed every event */
-	int64_t deadline;		/* mono ms; 0 none */
+	int64_t limit;			/* timeout in ms from the capture's start; -1 none */
+	int64_t deadline;		/* mono ms, set by loop_start; 0 none */
 	pid_t target;			/* stop when it exits; 0 none */
 	struct strobe_session_meta *meta;	/* the stream's formats' source */
 	struct strobe_capture *cap;
@@ -194,8 +195,10 @@ int loop_open(struct loop *l, struct strobe_session *s);
 int loop_start(struct loop *l);
 int loop_run(struct loop *l);
 void loop_close(struct loop *l);
-/* timeout (seconds or None) into a CLOCK_MONOTONIC deadline in ms. */
-int timeout_ms(PyObject *timeout, int64_t *deadline);
+/* timeout (seconds or None) into ms (-1: none).  The loop's deadline
+ * counts from the capture's start, not from the call: opening an instance
+ * can take a while on a machine that never traced since boot. */
+int timeout_ms(PyObject *timeout, int64_t *ms);
 
 PyObject *py_iterate_trace(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *py_trace_process(PyObject *self, PyObject *args, PyObject *kw);

@@ -383,7 +383,7 @@ PyObject *py_analyze(PyObject *self, PyObject *args, PyObject *kw)
 			goto out;
 		}
 		memset(&l, 0, sizeof(l));
-		if (timeout_ms(timeout, &l.deadline) < 0)
+		if (timeout_ms(timeout, &l.limit) < 0)
 			goto out;
 		l.inst = i;
 		l.an = a;

@@ -148,6 +148,8 @@ int loop_start(struct loop *l)
 		return -1;
 	}
 	l->next_scan = mono_ms() + CONTAINER_SCAN_MS;
+	if (l->limit >= 0)
+		l->deadline = mono_ms() + l->limit;
 	return 0;
 }
 
@@ -349,11 +351,11 @@ int loop_run(struct loop *l)
 	return ret;
 }
 
-int timeout_ms(PyObject *timeout, int64_t *deadline)
+int timeout_ms(PyObject *timeout, int64_t *ms)
 {
 	double t;
 
-	*deadline = 0;
+	*ms = -1;
 	if (!timeout || timeout == Py_None)
 		return 0;
 	t = PyFloat_AsDouble(timeout);
@@ -363,9 +365,7 @@ int timeout_ms(PyObject *timeout, int64_t *deadline)
 		PyErr_SetString(PyExc_ValueError, "timeout must be >= 0 seconds");
 		return -1;
 	}
-	*deadline = mono_ms() + (int64_t)(t * 1000.0 + 0.5);
-	if (*deadline == 0)
-		*deadline = 1;
+	*ms = (int64_t)(t * 1000.0 + 0.5);
 	return 0;
 }
 
@@ -394,7 +394,7 @@ PyObject *py_iterate_trace(PyObject *self, PyObject *args, PyObject *kw)
 		return NULL;
 	}
 	memset(&l, 0, sizeof(l));
-	if (timeout_ms(timeout, &l.deadline) < 0)
+	if (timeout_ms(timeout, &l.limit) < 0)
 		return NULL;
 	l.cb = cb;
 	l.inst = i;
@@ -613,7 +613,7 @@ PyObject *py_trace_process(PyObject *self, PyObject *args, PyObject *kw)
 		return NULL;
 	}
 	memset(&l, 0, sizeof(l));
-	if (timeout_ms(timeout, &l.deadline) < 0)
+	if (timeout_ms(timeout, &l.limit) < 0)
 		return NULL;
 	argv = make_argv(pargv);
 	if (!argv)
