@@ -48,7 +48,6 @@ void cli_warn(const char *cmd, const char *fmt, ...)
  * {"kind":..,"message":..} objects appended to s. */
 struct strobe_buf;
 void cli_warn_diags(const char *cmd, const struct strobe_tracefile *tf);
-void cli_json_diags(struct strobe_buf *s, const struct strobe_tracefile *tf);
 
 /* Strict parsers: whole string must be a number in range.  Return 0 or
  * -EINVAL/-ERANGE. */

@@ -403,24 +403,8 @@ static int run(struct analyze_args *a)
 			if (strobe_buf_len(s) >= CLI_FLUSH_BYTES && !cli_flush(s))
 				break;
 		}
-		if (a->json) {
-			uint64_t b, e;
-
-			strobe_analysis_window(an, &b, &e);
-			strobe_buf_printf(s, "{\"summary\":{\"analyses\":\"%s\",\"begin\":%llu,"
-					 "\"end\":%llu,\"notes\":[", a->names,
-					 (unsigned long long)b, (unsigned long long)e);
-			for (i = 0; i < strobe_analysis_nr_notes(an); i++) {
-				const char *note = strobe_analysis_note(an, i);
-
-				if (i)
-					strobe_buf_putc(s, ',');
-				strobe_json_escape(s, note, strlen(note));
-			}
-			strobe_buf_puts(s, "],\"diagnostics\":");
-			cli_json_diags(s, tf);
-			strobe_buf_puts(s, "}}\n");
-		}
+		if (a->json)
+			strobe_analysis_write_json_summary(an, tf, s);
 	}
 	if (strobe_buf_failed(s)) {
 		cli_error(a->cmd, "out of memory");

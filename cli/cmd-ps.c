@@ -278,7 +278,7 @@ int cmd_ps(int argc, char **argv)
 
 		s = cli_buf_new();
 		strobe_buf_puts(s, "{\"diagnostics\":");
-		cli_json_diags(s, tf);
+		strobe_tracefile_write_json_diags(tf, s);
 		strobe_buf_puts(s, "}\n");
 		fwrite(strobe_buf_data(s), 1, strobe_buf_len(s), stdout);
 		strobe_buf_free(s);

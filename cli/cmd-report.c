@@ -170,7 +170,7 @@ static int warn_diags(struct strobe_tracefile *tf, struct strobe_stream *stream,
 		return -ENOMEM;
 	if (json && strobe_tracefile_nr_diags(tf)) {
 		strobe_buf_puts(s, "{\"diagnostics\":");
-		cli_json_diags(s, tf);
+		strobe_tracefile_write_json_diags(tf, s);
 		strobe_buf_puts(s, "}\n");
 		if (strobe_buf_failed(s))
 			return -ENOMEM;

@@ -16,19 +16,3 @@ void cli_warn_diags(const char *cmd, const struct strobe_tracefile *tf)
 	for (i = 0; i < strobe_tracefile_nr_diags(tf); i++)
 		cli_warn(cmd, "%s", strobe_tracefile_diag(tf, i, NULL));
 }
-
-void cli_json_diags(struct strobe_buf *s, const struct strobe_tracefile *tf)
-{
-	enum strobe_tf_diag_kind kind;
-	const char *msg;
-	int i;
-
-	strobe_buf_putc(s, '[');
-	for (i = 0; (msg = strobe_tracefile_diag(tf, i, &kind)); i++) {
-		strobe_buf_printf(s, "%s{\"kind\":\"%s\",\"message\":", i ? "," : "",
-				 strobe_tf_diag_name(kind));
-		strobe_json_escape(s, msg, strlen(msg));
-		strobe_buf_putc(s, '}');
-	}
-	strobe_buf_putc(s, ']');
-}

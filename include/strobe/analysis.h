@@ -18,9 +18,9 @@
  * are not stored: they go to a callback as they happen, so memory stays
  * bounded by live threads and in-flight requests, never by trace length.
  *
- * The writers at the end turn any table into aligned text (histograms as
- * bcc prints them), JSON or LAMI 1.0 (Trace Compass), appending to a
- * struct strobe_buf: every strobe command prints through them.
+ * Tables and their writers (text, JSON, LAMI rows) are table.h's; the
+ * writers at the end of this file write an analysis' results as one
+ * document (LAMI 1.0 results, the --json summary).
  *
  * Errors: -errno and a struct strobe_error message (see strobe.h).
  */
@@ -30,6 +30,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <strobe/table.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,57 +44,6 @@ struct strobe_stream;
 struct strobe_tracefile;
 struct strobe_formats;
 struct strobe_buf;
-
-/* ---- tables -------------------------------------------------------- */
-
-enum strobe_col_type {
-	STROBE_COL_STR,		/* .s (owned by the table) */
-	STROBE_COL_INT,		/* .i, a signed count or id */
-	STROBE_COL_DURATION,	/* .u nanoseconds */
-	STROBE_COL_TIMESTAMP,	/* .u trace clock (ns) */
-	STROBE_COL_BYTES,	/* .u bytes */
-	STROBE_COL_PERCENT,	/* .d percent (0..100, more for multi-CPU
-				 * groups) */
-};
-
-struct strobe_column {
-	const char *key;	/* stable JSON key: "tid", "total", ... */
-	const char *title;	/* column heading for text */
-	enum strobe_col_type type;
-};
-
-union strobe_value {
-	int64_t i;
-	uint64_t u;
-	double d;
-	const char *s;
-};
-
-enum strobe_view {
-	STROBE_VIEW_TOP = 1 << 0,	/* the main ranking (--top N) */
-	STROBE_VIEW_STATS = 1 << 1,	/* count/min/avg/max/stddev (--stats) */
-	STROBE_VIEW_FREQ = 1 << 2,	/* histograms (--freq): columns lo, hi,
-					 * count; lo/hi in the unit the table's
-					 * "unit" names */
-	STROBE_VIEW_LOG = 1 << 3,	/* one row per occurrence (--log) */
-};
-
-struct strobe_table;
-
-const char *strobe_table_name(const struct strobe_table *t);	/* "cputop.threads" */
-const char *strobe_table_title(const struct strobe_table *t);
-enum strobe_view strobe_table_view(const struct strobe_table *t);
-/* For FREQ tables: "usecs" (log2 of microseconds, as bcc) or "nsecs"
- * (linear buckets of nanoseconds); "" otherwise. */
-const char *strobe_table_unit(const struct strobe_table *t);
-int strobe_table_nr_columns(const struct strobe_table *t);
-const struct strobe_column *strobe_table_column(const struct strobe_table *t, int i);
-size_t strobe_table_nr_rows(const struct strobe_table *t);
-/* Row r: strobe_table_nr_columns() values in column order. */
-const union strobe_value *strobe_table_row(const struct strobe_table *t, size_t r);
-/* Measurements dropped because events were lost inside them (never
- * counted as a wrong value). */
-uint64_t strobe_table_dropped(const struct strobe_table *t);
 
 /* ---- analyses ------------------------------------------------------- */
 
@@ -240,37 +191,20 @@ const char *strobe_analysis_note(const struct strobe_analysis *a, int i);
 void strobe_analysis_window(const struct strobe_analysis *a, uint64_t *begin,
 			    uint64_t *end);
 
-/* ---- writing tables (lib/output/table.c) ---------------------------- */
+/* ---- writing results ------------------------------------------------ */
 
 /*
- * Append table t as aligned text: a title line, a header and one line per
- * row; durations in microseconds with three decimals, percentages with
- * two.  FREQ tables print as bcc's log2 histograms:
- *
- *      usecs               : count     distribution
- *          0 -> 1          : 0        |                                        |
- *          2 -> 3          : 12       |****************************************|
- *
- * Returns 0 or -ENOMEM.
+ * The last line of every analysis' --json output, after its tables
+ * (strobe_table_write_json):
+ *   {"summary":{"analyses":"cputop,syscalls","begin":B,"end":E,
+ *    "notes":["..."],"diagnostics":[...]}}
+ * begin/end: the window analysed (strobe_analysis_window); notes: the
+ * analysis' notes; diagnostics: strobe_tracefile_write_json_diags(tf),
+ * tf NULL for a live source.  After finish.  Returns 0 or -ENOMEM.
  */
-int strobe_table_write_text(const struct strobe_table *t, struct strobe_buf *b);
-/* One log row as one text line (columns separated by two spaces). */
-int strobe_table_write_text_row(const struct strobe_table *t,
-				const union strobe_value *row, struct strobe_buf *b);
-/* The header line that goes above text log rows. */
-int strobe_table_write_text_header(const struct strobe_table *t, struct strobe_buf *b);
-
-/*
- * Append t as one JSON object and a newline:
- *   {"table":"syscalls.stats","title":"...","view":"stats","dropped":0,
- *    "rows":[{"tid":12,"comm":"x","syscall":"read","count":3,...},...]}
- * Durations and timestamps are integers (ns), percentages numbers.
- * FREQ tables also have "unit".  Returns 0 or -ENOMEM.
- */
-int strobe_table_write_json(const struct strobe_table *t, struct strobe_buf *b);
-/* One row as a JSON object with a "table" key, and a newline (--log). */
-int strobe_table_write_json_row(const struct strobe_table *t,
-				const union strobe_value *row, struct strobe_buf *b);
+int strobe_analysis_write_json_summary(const struct strobe_analysis *a,
+				       const struct strobe_tracefile *tf,
+				       struct strobe_buf *b);
 
 /*
  * LAMI 1.0 (the LTTng analyses machine interface Trace Compass runs):
@@ -299,8 +233,6 @@ int strobe_lami_write_results(const struct strobe_analysis *a, struct strobe_buf
  * (strobe_lami_write_metadata) declares the log tables' classes when
  * opts has STROBE_VIEW_LOG.  Return 0 or -ENOMEM.
  */
-int strobe_lami_write_row(const struct strobe_table *t, const union strobe_value *row,
-			  struct strobe_buf *b);
 int strobe_lami_write_results_logs(const struct strobe_analysis *a,
 				   int (*log_rows)(void *arg, const struct strobe_table *t,
 						   struct strobe_buf *b),

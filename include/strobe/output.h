@@ -36,6 +36,7 @@ struct strobe_error;
 struct strobe_event;
 struct strobe_formats;
 struct strobe_buf;
+struct strobe_tracefile;
 
 /* ---- trace-cmd compatible text -------------------------------------- */
 
@@ -143,6 +144,14 @@ int strobe_json_escape(struct strobe_buf *b, const char *str, size_t len);
  * needs without the NUL, like snprintf.
  */
 size_t strobe_json_escape_buf(char *dst, size_t size, const char *str, size_t len);
+
+/*
+ * What the reader found wrong with tf (strobe_tracefile_diag) as a JSON
+ * array, [{"kind":"damaged-page","message":"..."},...]; "[]" when tf is
+ * NULL (a live source) or clean.  The same list every --json output ends
+ * with.  Returns 0 or -ENOMEM.
+ */
+int strobe_tracefile_write_json_diags(const struct strobe_tracefile *tf, struct strobe_buf *b);
 
 /* ---- event selection ------------------------------------------------ */
 

@@ -32,6 +32,7 @@
 #include <strobe/strobe.h>
 #include <strobe/analysis.h>
 
+#include "table/table-int.h"
 #include "util/err.h"
 
 struct ana;
@@ -100,35 +101,8 @@ void ana_stats_add(struct ana_stats *st, uint64_t ns, bool want_hist) STROBE_HID
 double ana_stats_stddev(const struct ana_stats *st) STROBE_HIDDEN;
 void ana_stats_free(struct ana_stats *st) STROBE_HIDDEN;
 
-/* ---- tables ------------------------------------------------------------ */
-
-struct strobe_table {
-	char *name;
-	char *title;
-	enum strobe_view view;
-	const char *unit;
-	int nr_cols;
-	struct strobe_column *cols;	/* keys/titles static or pooled */
-	union strobe_value *cells;	/* nr_rows * nr_cols */
-	size_t nr_rows, cap_rows;
-	char **strs;			/* string pool */
-	size_t nr_strs, cap_strs;
-	uint64_t dropped;
-	const char *lami_class;		/* LAMI table class, NULL: the name */
-	bool schema_only;		/* declares a class (per-group histograms
-					 * follow it); never a result */
-};
-
-struct strobe_table *ana_table_new(const char *name, const char *title,
-				   enum strobe_view view) STROBE_HIDDEN;
-void ana_table_free(struct strobe_table *t) STROBE_HIDDEN;
-/* Add a column (key and title must be static strings). 0 or -ENOMEM. */
-int ana_table_col(struct strobe_table *t, const char *key, const char *title,
-		  enum strobe_col_type type) STROBE_HIDDEN;
-/* A new zeroed row, NULL on ENOMEM. */
-union strobe_value *ana_table_row(struct strobe_table *t) STROBE_HIDDEN;
-/* A copy of s owned by t ("" on ENOMEM). */
-const char *ana_table_str(struct strobe_table *t, const char *s) STROBE_HIDDEN;
+/* The name of the i-th analysis a runs ("cputop"), NULL past the last. */
+const char *ana_name_at(const struct strobe_analysis *a, int i) STROBE_HIDDEN;
 
 /* ---- the analysis interface ------------------------------------------- */
 

@@ -132,6 +132,12 @@ const char *strobe_analysis_note(const struct strobe_analysis *a, int i)
 	return a && i >= 0 && i < a->core.nr_notes ? a->core.notes[i] : NULL;
 }
 
+/* The name of the i-th analysis a runs, NULL past the last. */
+const char *ana_name_at(const struct strobe_analysis *a, int i)
+{
+	return i >= 0 && i < a->nr_anas ? a->anas[i].ops->name : NULL;
+}
+
 /* ---- lifecycle ------------------------------------------------------------ */
 
 int strobe_analysis_new(const char *names, const struct strobe_analysis_opts *opts,
@@ -211,7 +217,7 @@ void strobe_analysis_free(struct strobe_analysis *a)
 			an->ops->free(an);
 		free(an->priv);
 		for (j = 0; j < an->nr_tables; j++)
-			ana_table_free(an->tables[j]);
+			tbl_free(an->tables[j]);
 		free(an->tables);
 	}
 	free(a->anas);

@@ -274,28 +274,28 @@ static int init(struct ana *a)
 	if (!p->top)
 		return -ENOMEM;
 	ret |= ana_owner_cols(c, p->top);
-	ret |= ana_table_col(p->top, "cpu_time", "CPU time(us)", STROBE_COL_DURATION);
-	ret |= ana_table_col(p->top, "cpu_pct", "CPU%", STROBE_COL_PERCENT);
+	ret |= tbl_col(p->top, "cpu_time", "CPU time(us)", STROBE_COL_DURATION);
+	ret |= tbl_col(p->top, "cpu_pct", "CPU%", STROBE_COL_PERCENT);
 	if (c->opts.group_by != STROBE_GROUP_CPU) {
 		p->cpu_table = ana_add_table(a, "cputop.cpus", "CPU usage per CPU",
 					     STROBE_VIEW_TOP);
 		if (!p->cpu_table)
 			return -ENOMEM;
-		ret |= ana_table_col(p->cpu_table, "cpu", "CPU", STROBE_COL_INT);
-		ret |= ana_table_col(p->cpu_table, "busy", "Busy(us)", STROBE_COL_DURATION);
-		ret |= ana_table_col(p->cpu_table, "busy_pct", "Busy%", STROBE_COL_PERCENT);
+		ret |= tbl_col(p->cpu_table, "cpu", "CPU", STROBE_COL_INT);
+		ret |= tbl_col(p->cpu_table, "busy", "Busy(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->cpu_table, "busy_pct", "Busy%", STROBE_COL_PERCENT);
 	}
 log:
 	if (ana_view(c, STROBE_VIEW_LOG)) {
 		p->log = ana_add_table(a, "cputop.log", "On-CPU intervals", STROBE_VIEW_LOG);
 		if (!p->log)
 			return -ENOMEM;
-		ret |= ana_table_col(p->log, "ts", "Switch-in", STROBE_COL_TIMESTAMP);
-		ret |= ana_table_col(p->log, "duration", "Duration(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->log, "ts", "Switch-in", STROBE_COL_TIMESTAMP);
+		ret |= tbl_col(p->log, "duration", "Duration(us)", STROBE_COL_DURATION);
 		ret |= ana_task_cols(p->log);
-		ret |= ana_table_col(p->log, "cpu", "CPU", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "next_tid", "Next", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "next_comm", "Next comm", STROBE_COL_STR);
+		ret |= tbl_col(p->log, "cpu", "CPU", STROBE_COL_INT);
+		ret |= tbl_col(p->log, "next_tid", "Next", STROBE_COL_INT);
+		ret |= tbl_col(p->log, "next_comm", "Next comm", STROBE_COL_STR);
 	}
 	return ret ? -ENOMEM : 0;
 }
@@ -347,7 +347,7 @@ static int finish(struct ana *a)
 		return -ENOMEM;
 	for (i = 0; i < ana_top_n(c, n); i++) {
 		g = r[i].item;
-		if (!(v = ana_table_row(p->top))) {
+		if (!(v = tbl_row(p->top))) {
 			free(r);
 			return -ENOMEM;
 		}
@@ -360,7 +360,7 @@ static int finish(struct ana *a)
 		for (cpu = 0; cpu < p->nr_cpus; cpu++) {
 			if (!p->cpus[cpu].seen)
 				continue;
-			if (!(v = ana_table_row(p->cpu_table)))
+			if (!(v = tbl_row(p->cpu_table)))
 				return -ENOMEM;
 			v[0].i = cpu;
 			v[1].u = p->cpus[cpu].busy;

@@ -746,15 +746,15 @@ static int init(struct ana *a)
 		if (!p->top || !p->files)
 			return -ENOMEM;
 		ret |= ana_owner_cols(c, p->top);
-		ret |= ana_table_col(p->top, "read_bytes", "Read", STROBE_COL_BYTES);
-		ret |= ana_table_col(p->top, "write_bytes", "Written", STROBE_COL_BYTES);
-		ret |= ana_table_col(p->top, "reads", "Reads", STROBE_COL_INT);
-		ret |= ana_table_col(p->top, "writes", "Writes", STROBE_COL_INT);
+		ret |= tbl_col(p->top, "read_bytes", "Read", STROBE_COL_BYTES);
+		ret |= tbl_col(p->top, "write_bytes", "Written", STROBE_COL_BYTES);
+		ret |= tbl_col(p->top, "reads", "Reads", STROBE_COL_INT);
+		ret |= tbl_col(p->top, "writes", "Writes", STROBE_COL_INT);
 		ret |= ana_owner_cols(c, p->files);
-		ret |= ana_table_col(p->files, "fd", "FD", STROBE_COL_INT);
-		ret |= ana_table_col(p->files, "file", "File", STROBE_COL_STR);
-		ret |= ana_table_col(p->files, "read_bytes", "Read", STROBE_COL_BYTES);
-		ret |= ana_table_col(p->files, "write_bytes", "Written", STROBE_COL_BYTES);
+		ret |= tbl_col(p->files, "fd", "FD", STROBE_COL_INT);
+		ret |= tbl_col(p->files, "file", "File", STROBE_COL_STR);
+		ret |= tbl_col(p->files, "read_bytes", "Read", STROBE_COL_BYTES);
+		ret |= tbl_col(p->files, "write_bytes", "Written", STROBE_COL_BYTES);
 	}
 	if (ana_view(c, STROBE_VIEW_TOP | STROBE_VIEW_STATS)) {
 		enum strobe_view v = ana_view(c, STROBE_VIEW_STATS) ? STROBE_VIEW_STATS
@@ -769,26 +769,26 @@ static int init(struct ana *a)
 		if (!p->lat || !p->disk_t || !p->blk_t || !p->wb_t)
 			return -ENOMEM;
 		ret |= ana_owner_cols(c, p->lat);
-		ret |= ana_table_col(p->lat, "syscall", "Syscall", STROBE_COL_STR);
+		ret |= tbl_col(p->lat, "syscall", "Syscall", STROBE_COL_STR);
 		ret |= ana_stats_cols(p->lat);
-		ret |= ana_table_col(p->disk_t, "disk", "Disk", STROBE_COL_STR);
-		ret |= ana_table_col(p->disk_t, "bytes", "Bytes", STROBE_COL_BYTES);
+		ret |= tbl_col(p->disk_t, "disk", "Disk", STROBE_COL_STR);
+		ret |= tbl_col(p->disk_t, "bytes", "Bytes", STROBE_COL_BYTES);
 		ret |= ana_stats_cols(p->disk_t);
 		ret |= ana_owner_cols(c, p->blk_t);
-		ret |= ana_table_col(p->blk_t, "bytes", "Bytes", STROBE_COL_BYTES);
-		ret |= ana_table_col(p->blk_t, "direct_bytes", "Direct", STROBE_COL_BYTES);
-		ret |= ana_table_col(p->blk_t, "writeback_bytes", "Writeback", STROBE_COL_BYTES);
+		ret |= tbl_col(p->blk_t, "bytes", "Bytes", STROBE_COL_BYTES);
+		ret |= tbl_col(p->blk_t, "direct_bytes", "Direct", STROBE_COL_BYTES);
+		ret |= tbl_col(p->blk_t, "writeback_bytes", "Writeback", STROBE_COL_BYTES);
 		ret |= ana_stats_cols(p->blk_t);
-		ret |= ana_table_col(p->wb_t, "disk", "Disk", STROBE_COL_STR);
-		ret |= ana_table_col(p->wb_t, "bytes", "Bytes", STROBE_COL_BYTES);
-		ret |= ana_table_col(p->wb_t, "charged_bytes", "Charged", STROBE_COL_BYTES);
-		ret |= ana_table_col(p->wb_t, "unattributed_bytes", "Unattributed",
+		ret |= tbl_col(p->wb_t, "disk", "Disk", STROBE_COL_STR);
+		ret |= tbl_col(p->wb_t, "bytes", "Bytes", STROBE_COL_BYTES);
+		ret |= tbl_col(p->wb_t, "charged_bytes", "Charged", STROBE_COL_BYTES);
+		ret |= tbl_col(p->wb_t, "unattributed_bytes", "Unattributed",
 				     STROBE_COL_BYTES);
-		ret |= ana_table_col(p->wb_t, "unknown_dirtier_bytes", "No dirtier",
+		ret |= tbl_col(p->wb_t, "unknown_dirtier_bytes", "No dirtier",
 				     STROBE_COL_BYTES);
-		ret |= ana_table_col(p->wb_t, "lost_events_bytes", "Lost events",
+		ret |= tbl_col(p->wb_t, "lost_events_bytes", "Lost events",
 				     STROBE_COL_BYTES);
-		ret |= ana_table_col(p->wb_t, "requests", "Requests", STROBE_COL_INT);
+		ret |= tbl_col(p->wb_t, "requests", "Requests", STROBE_COL_INT);
 	}
 	if (ana_view(c, STROBE_VIEW_FREQ)) {
 		if (!ana_add_freq_schema(a, "io.freq", "I/O system call latency distribution"))
@@ -799,21 +799,21 @@ static int init(struct ana *a)
 		p->blk_log = ana_add_table(a, "io.block_log", "Block requests", STROBE_VIEW_LOG);
 		if (!p->log || !p->blk_log)
 			return -ENOMEM;
-		ret |= ana_table_col(p->log, "ts", "Begin", STROBE_COL_TIMESTAMP);
-		ret |= ana_table_col(p->log, "duration", "Duration(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->log, "ts", "Begin", STROBE_COL_TIMESTAMP);
+		ret |= tbl_col(p->log, "duration", "Duration(us)", STROBE_COL_DURATION);
 		ret |= ana_task_cols(p->log);
-		ret |= ana_table_col(p->log, "syscall", "Syscall", STROBE_COL_STR);
-		ret |= ana_table_col(p->log, "fd", "FD", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "file", "File", STROBE_COL_STR);
-		ret |= ana_table_col(p->log, "bytes", "Bytes", STROBE_COL_BYTES);
-		ret |= ana_table_col(p->log, "error", "Error", STROBE_COL_STR);
-		ret |= ana_table_col(p->blk_log, "ts", "Issued", STROBE_COL_TIMESTAMP);
-		ret |= ana_table_col(p->blk_log, "latency", "Latency(us)", STROBE_COL_DURATION);
-		ret |= ana_table_col(p->blk_log, "disk", "Disk", STROBE_COL_STR);
-		ret |= ana_table_col(p->blk_log, "sector", "Sector", STROBE_COL_INT);
-		ret |= ana_table_col(p->blk_log, "bytes", "Bytes", STROBE_COL_BYTES);
+		ret |= tbl_col(p->log, "syscall", "Syscall", STROBE_COL_STR);
+		ret |= tbl_col(p->log, "fd", "FD", STROBE_COL_INT);
+		ret |= tbl_col(p->log, "file", "File", STROBE_COL_STR);
+		ret |= tbl_col(p->log, "bytes", "Bytes", STROBE_COL_BYTES);
+		ret |= tbl_col(p->log, "error", "Error", STROBE_COL_STR);
+		ret |= tbl_col(p->blk_log, "ts", "Issued", STROBE_COL_TIMESTAMP);
+		ret |= tbl_col(p->blk_log, "latency", "Latency(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->blk_log, "disk", "Disk", STROBE_COL_STR);
+		ret |= tbl_col(p->blk_log, "sector", "Sector", STROBE_COL_INT);
+		ret |= tbl_col(p->blk_log, "bytes", "Bytes", STROBE_COL_BYTES);
 		ret |= ana_task_cols(p->blk_log);
-		ret |= ana_table_col(p->blk_log, "via", "Via", STROBE_COL_STR);
+		ret |= tbl_col(p->blk_log, "via", "Via", STROBE_COL_STR);
 	}
 	return ret ? -ENOMEM : 0;
 }
@@ -931,10 +931,10 @@ static int written_back_rows(struct ana_core *c, struct io *p)
 	char buf[32], b1[32], b2[32], b3[32];
 
 	while ((d = ana_map_next(&p->wbdisks, &pos, NULL))) {
-		if (!(v = ana_table_row(p->wb_t)))
+		if (!(v = tbl_row(p->wb_t)))
 			return -ENOMEM;
 		snprintf(buf, sizeof(buf), "%u:%u", d->dev >> 20, d->dev & 0xfffff);
-		v[0].s = ana_table_str(p->wb_t, buf);
+		v[0].s = tbl_str(p->wb_t, buf);
 		v[1].u = d->bytes;
 		v[2].u = d->charged;
 		v[3].u = d->why.unknown + d->why.cut + d->why.other;
@@ -998,7 +998,7 @@ static int finish(struct ana *a)
 		ana_rank_sort(r, n);
 		for (i = 0; i < ana_top_n(c, n); i++) {
 			g = r[i].item;
-			if (!(v = ana_table_row(p->top)))
+			if (!(v = tbl_row(p->top)))
 				goto nomem;
 			k = ana_owner_vals(c, p->top, v, &g->o);
 			v[k++].u = g->rbytes;
@@ -1016,11 +1016,11 @@ static int finish(struct ana *a)
 		ana_rank_sort(r, n);
 		for (i = 0; i < ana_top_n(c, n); i++) {
 			f = r[i].item;
-			if (!(v = ana_table_row(p->files)))
+			if (!(v = tbl_row(p->files)))
 				goto nomem;
 			k = ana_owner_vals(c, p->files, v, &f->o);
 			v[k++].i = f->fd;
-			v[k++].s = ana_table_str(p->files, f->name);
+			v[k++].s = tbl_str(p->files, f->name);
 			v[k++].u = f->rbytes;
 			v[k++].u = f->wbytes;
 		}
@@ -1036,10 +1036,10 @@ static int finish(struct ana *a)
 			return -ENOMEM;
 		for (i = 0; i < ana_top_n(c, n); i++) {
 			l = r[i].item;
-			if (!(v = ana_table_row(p->lat)))
+			if (!(v = tbl_row(p->lat)))
 				goto nomem;
 			k = ana_owner_vals(c, p->lat, v, &l->o);
-			v[k++].s = ana_table_str(p->lat, nr_name(l->nr, buf, sizeof(buf)));
+			v[k++].s = tbl_str(p->lat, nr_name(l->nr, buf, sizeof(buf)));
 			ana_stats_vals(v + k, &l->st);
 			if (l->st.hist) {
 				snprintf(title, sizeof(title), "%s latency: %s %d (%s)",
@@ -1056,10 +1056,10 @@ static int finish(struct ana *a)
 			return -ENOMEM;
 		for (i = 0; i < ana_top_n(c, n); i++) {
 			d = r[i].item;
-			if (!(v = ana_table_row(p->disk_t)))
+			if (!(v = tbl_row(p->disk_t)))
 				goto nomem;
 			snprintf(buf, sizeof(buf), "%u:%u", d->dev >> 20, d->dev & 0xfffff);
-			v[0].s = ana_table_str(p->disk_t, buf);
+			v[0].s = tbl_str(p->disk_t, buf);
 			v[1].u = d->bytes;
 			ana_stats_vals(v + 2, &d->st);
 		}
@@ -1068,7 +1068,7 @@ static int finish(struct ana *a)
 			return -ENOMEM;
 		for (i = 0; i < ana_top_n(c, n); i++) {
 			b = r[i].item;
-			if (!(v = ana_table_row(p->blk_t)))
+			if (!(v = tbl_row(p->blk_t)))
 				goto nomem;
 			k = ana_owner_vals(c, p->blk_t, v, &b->o);
 			v[k++].u = b->bytes;

@@ -253,9 +253,9 @@ static int cols(struct ana *a, struct strobe_table *t, bool hard)
 	int ret = 0;
 
 	if (a->core->opts.group_by == STROBE_GROUP_CPU)
-		ret |= ana_table_col(t, "cpu", "CPU", STROBE_COL_INT);
-	ret |= ana_table_col(t, hard ? "irq" : "vec", hard ? "IRQ" : "Vec", STROBE_COL_INT);
-	ret |= ana_table_col(t, "name", "Name", STROBE_COL_STR);
+		ret |= tbl_col(t, "cpu", "CPU", STROBE_COL_INT);
+	ret |= tbl_col(t, hard ? "irq" : "vec", hard ? "IRQ" : "Vec", STROBE_COL_INT);
+	ret |= tbl_col(t, "name", "Name", STROBE_COL_STR);
 	ret |= ana_stats_cols(t);
 	return ret;
 }
@@ -287,13 +287,13 @@ log:
 		p->log = ana_add_table(a, "irq.log", "Interrupt handler runs", STROBE_VIEW_LOG);
 		if (!p->log)
 			return -ENOMEM;
-		ret |= ana_table_col(p->log, "ts", "Entry", STROBE_COL_TIMESTAMP);
-		ret |= ana_table_col(p->log, "duration", "Duration(us)", STROBE_COL_DURATION);
-		ret |= ana_table_col(p->log, "cpu", "CPU", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "type", "Type", STROBE_COL_STR);
-		ret |= ana_table_col(p->log, "nr", "Nr", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "name", "Name", STROBE_COL_STR);
-		ret |= ana_table_col(p->log, "raise_latency", "Raise(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->log, "ts", "Entry", STROBE_COL_TIMESTAMP);
+		ret |= tbl_col(p->log, "duration", "Duration(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->log, "cpu", "CPU", STROBE_COL_INT);
+		ret |= tbl_col(p->log, "type", "Type", STROBE_COL_STR);
+		ret |= tbl_col(p->log, "nr", "Nr", STROBE_COL_INT);
+		ret |= tbl_col(p->log, "name", "Name", STROBE_COL_STR);
+		ret |= tbl_col(p->log, "raise_latency", "Raise(us)", STROBE_COL_DURATION);
 	}
 	return ret ? -ENOMEM : 0;
 }
@@ -349,14 +349,14 @@ static int finish(struct ana *a)
 		t = g->kind == 0 ? p->hard : g->kind == 1 ? p->soft : p->raise;
 		if (!g->st.count || !t || t->nr_rows >= ana_top_n(c, SIZE_MAX))
 			continue;
-		if (!(v = ana_table_row(t))) {
+		if (!(v = tbl_row(t))) {
 			ret = -ENOMEM;
 			break;
 		}
 		if (c->opts.group_by == STROBE_GROUP_CPU)
 			v[k++].i = g->cpu;
 		v[k++].i = g->nr;
-		v[k++].s = ana_table_str(t, g->name);
+		v[k++].s = tbl_str(t, g->name);
 		ana_stats_vals(v + k, &g->st);
 		if (g->st.hist) {
 			snprintf(title, sizeof(title), "%s %d (%s) duration",

@@ -125,26 +125,26 @@ static int init(struct ana *a)
 	if (!p->top)
 		return -ENOMEM;
 	ret |= ana_owner_cols(a->core, p->top);
-	ret |= ana_table_col(p->top, "alloc_pages", "Alloc pages", STROBE_COL_INT);
-	ret |= ana_table_col(p->top, "free_pages", "Freed pages", STROBE_COL_INT);
-	ret |= ana_table_col(p->top, "alloc_bytes", "Alloc bytes", STROBE_COL_BYTES);
-	ret |= ana_table_col(p->top, "free_bytes", "Freed bytes", STROBE_COL_BYTES);
-	ret |= ana_table_col(p->top, "allocs", "Allocs", STROBE_COL_INT);
-	ret |= ana_table_col(p->top, "frees", "Frees", STROBE_COL_INT);
+	ret |= tbl_col(p->top, "alloc_pages", "Alloc pages", STROBE_COL_INT);
+	ret |= tbl_col(p->top, "free_pages", "Freed pages", STROBE_COL_INT);
+	ret |= tbl_col(p->top, "alloc_bytes", "Alloc bytes", STROBE_COL_BYTES);
+	ret |= tbl_col(p->top, "free_bytes", "Freed bytes", STROBE_COL_BYTES);
+	ret |= tbl_col(p->top, "allocs", "Allocs", STROBE_COL_INT);
+	ret |= tbl_col(p->top, "frees", "Frees", STROBE_COL_INT);
 log:
 	if (ana_view(a->core, STROBE_VIEW_LOG)) {
 		p->log = ana_add_table(a, "mem.log", "Page allocations and frees",
 				       STROBE_VIEW_LOG);
 		if (!p->log)
 			return -ENOMEM;
-		ret |= ana_table_col(p->log, "ts", "Time", STROBE_COL_TIMESTAMP);
+		ret |= tbl_col(p->log, "ts", "Time", STROBE_COL_TIMESTAMP);
 		ret |= ana_task_cols(p->log);
-		ret |= ana_table_col(p->log, "cpu", "CPU", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "op", "Op", STROBE_COL_STR);
-		ret |= ana_table_col(p->log, "order", "Order", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "pages", "Pages", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "bytes", "Bytes", STROBE_COL_BYTES);
-		ret |= ana_table_col(p->log, "gfp_flags", "GFP flags", STROBE_COL_STR);
+		ret |= tbl_col(p->log, "cpu", "CPU", STROBE_COL_INT);
+		ret |= tbl_col(p->log, "op", "Op", STROBE_COL_STR);
+		ret |= tbl_col(p->log, "order", "Order", STROBE_COL_INT);
+		ret |= tbl_col(p->log, "pages", "Pages", STROBE_COL_INT);
+		ret |= tbl_col(p->log, "bytes", "Bytes", STROBE_COL_BYTES);
+		ret |= tbl_col(p->log, "gfp_flags", "GFP flags", STROBE_COL_STR);
 	}
 	return ret ? -ENOMEM : 0;
 }
@@ -178,7 +178,7 @@ static int finish(struct ana *a)
 	if (ana_rank_map(&p->groups, offsetof(struct group, alloc_pages), &r, &n) < 0)
 		return -ENOMEM;
 	for (i = 0; i < ana_top_n(c, n); i++) {
-		union strobe_value *v = ana_table_row(p->top);
+		union strobe_value *v = tbl_row(p->top);
 		int k;
 
 		if (!v) {

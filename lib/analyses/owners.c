@@ -89,10 +89,10 @@ int ana_task_cols(struct strobe_table *t)
 {
 	int ret = 0;
 
-	ret |= ana_table_col(t, "tid", "TID", STROBE_COL_INT);
-	ret |= ana_table_col(t, "pid", "PID", STROBE_COL_INT);
-	ret |= ana_table_col(t, "comm", "Comm", STROBE_COL_STR);
-	ret |= ana_table_col(t, "container", "Container", STROBE_COL_STR);
+	ret |= tbl_col(t, "tid", "TID", STROBE_COL_INT);
+	ret |= tbl_col(t, "pid", "PID", STROBE_COL_INT);
+	ret |= tbl_col(t, "comm", "Comm", STROBE_COL_STR);
+	ret |= tbl_col(t, "container", "Container", STROBE_COL_STR);
 	return ret ? -ENOMEM : 0;
 }
 
@@ -121,20 +121,20 @@ int ana_owner_cols(struct ana_core *c, struct strobe_table *t)
 
 	switch (c->opts.group_by) {
 	case STROBE_GROUP_CPU:
-		return ana_table_col(t, "cpu", "CPU", STROBE_COL_INT);
+		return tbl_col(t, "cpu", "CPU", STROBE_COL_INT);
 	case STROBE_GROUP_CONTAINER:
-		return ana_table_col(t, "container", "Container", STROBE_COL_STR);
+		return tbl_col(t, "container", "Container", STROBE_COL_STR);
 	case STROBE_GROUP_PROCESS:
-		ret |= ana_table_col(t, "pid", "PID", STROBE_COL_INT);
+		ret |= tbl_col(t, "pid", "PID", STROBE_COL_INT);
 		break;
 	case STROBE_GROUP_THREAD:
 	default:
-		ret |= ana_table_col(t, "tid", "TID", STROBE_COL_INT);
-		ret |= ana_table_col(t, "pid", "PID", STROBE_COL_INT);
+		ret |= tbl_col(t, "tid", "TID", STROBE_COL_INT);
+		ret |= tbl_col(t, "pid", "PID", STROBE_COL_INT);
 		break;
 	}
-	ret |= ana_table_col(t, "comm", "Comm", STROBE_COL_STR);
-	ret |= ana_table_col(t, "container", "Container", STROBE_COL_STR);
+	ret |= tbl_col(t, "comm", "Comm", STROBE_COL_STR);
+	ret |= tbl_col(t, "container", "Container", STROBE_COL_STR);
 	return ret ? -ENOMEM : 0;
 }
 
@@ -148,7 +148,7 @@ int ana_owner_vals(struct ana_core *c, struct strobe_table *t, union strobe_valu
 		v[0].i = o->cpu;
 		return 1;
 	case STROBE_GROUP_CONTAINER:
-		v[0].s = ana_table_str(t, ana_container_name(c, o->container));
+		v[0].s = tbl_str(t, ana_container_name(c, o->container));
 		return 1;
 	case STROBE_GROUP_PROCESS:
 		v[n++].i = o->pid >= 0 ? o->pid : o->tid;
@@ -159,7 +159,7 @@ int ana_owner_vals(struct ana_core *c, struct strobe_table *t, union strobe_valu
 		v[n++].i = o->pid;
 		break;
 	}
-	v[n++].s = ana_table_str(t, o->comm);
-	v[n++].s = ana_table_str(t, ana_container_name(c, o->container));
+	v[n++].s = tbl_str(t, o->comm);
+	v[n++].s = tbl_str(t, ana_container_name(c, o->container));
 	return n;
 }

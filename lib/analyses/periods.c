@@ -362,24 +362,24 @@ static int period_cols(struct strobe_table *t)
 {
 	int ret = 0;
 
-	ret |= ana_table_col(t, "begin", "Begin", STROBE_COL_TIMESTAMP);
-	ret |= ana_table_col(t, "end", "End", STROBE_COL_TIMESTAMP);
-	ret |= ana_table_col(t, "duration", "Duration(us)", STROBE_COL_DURATION);
-	ret |= ana_table_col(t, "name", "Name", STROBE_COL_STR);
-	ret |= ana_table_col(t, "id", "Id", STROBE_COL_INT);
-	ret |= ana_table_col(t, "parent_id", "Parent", STROBE_COL_INT);
+	ret |= tbl_col(t, "begin", "Begin", STROBE_COL_TIMESTAMP);
+	ret |= tbl_col(t, "end", "End", STROBE_COL_TIMESTAMP);
+	ret |= tbl_col(t, "duration", "Duration(us)", STROBE_COL_DURATION);
+	ret |= tbl_col(t, "name", "Name", STROBE_COL_STR);
+	ret |= tbl_col(t, "id", "Id", STROBE_COL_INT);
+	ret |= tbl_col(t, "parent_id", "Parent", STROBE_COL_INT);
 	ret |= ana_task_cols(t);
-	ret |= ana_table_col(t, "children", "Children(us)", STROBE_COL_DURATION);
-	ret |= ana_table_col(t, "status", "Status", STROBE_COL_STR);
-	ret |= ana_table_col(t, "begin_captures", "Begin captures", STROBE_COL_STR);
-	ret |= ana_table_col(t, "end_captures", "End captures", STROBE_COL_STR);
+	ret |= tbl_col(t, "children", "Children(us)", STROBE_COL_DURATION);
+	ret |= tbl_col(t, "status", "Status", STROBE_COL_STR);
+	ret |= tbl_col(t, "begin_captures", "Begin captures", STROBE_COL_STR);
+	ret |= tbl_col(t, "end_captures", "End captures", STROBE_COL_STR);
 	return ret ? -ENOMEM : 0;
 }
 
 static void kept_vals(struct periods *s, struct strobe_table *t, union strobe_value *v,
 		      const struct kept *k, bool copy)
 {
-#define S(x) (copy ? ana_table_str(t, (x)) : (x))
+#define S(x) (copy ? tbl_str(t, (x)) : (x))
 	v[0].u = k->begin;
 	v[1].u = k->end;
 	v[2].u = k->dur;
@@ -724,17 +724,17 @@ static int init(struct ana *a)
 						 STROBE_VIEW_LOG);
 			if (!s->t_agg)
 				return -ENOMEM;
-			ret |= ana_table_col(s->t_agg, "parent_begin", "Begin", STROBE_COL_TIMESTAMP);
-			ret |= ana_table_col(s->t_agg, "parent_end", "End", STROBE_COL_TIMESTAMP);
-			ret |= ana_table_col(s->t_agg, "parent_duration", "Duration(us)",
+			ret |= tbl_col(s->t_agg, "parent_begin", "Begin", STROBE_COL_TIMESTAMP);
+			ret |= tbl_col(s->t_agg, "parent_end", "End", STROBE_COL_TIMESTAMP);
+			ret |= tbl_col(s->t_agg, "parent_duration", "Duration(us)",
 					     STROBE_COL_DURATION);
-			ret |= ana_table_col(s->t_agg, "parent", "Name", STROBE_COL_STR);
-			ret |= ana_table_col(s->t_agg, "parent_id", "Id", STROBE_COL_INT);
-			ret |= ana_table_col(s->t_agg, "tid", "TID", STROBE_COL_INT);
-			ret |= ana_table_col(s->t_agg, "container", "Container", STROBE_COL_STR);
-			ret |= ana_table_col(s->t_agg, "child", "Child", STROBE_COL_STR);
+			ret |= tbl_col(s->t_agg, "parent", "Name", STROBE_COL_STR);
+			ret |= tbl_col(s->t_agg, "parent_id", "Id", STROBE_COL_INT);
+			ret |= tbl_col(s->t_agg, "tid", "TID", STROBE_COL_INT);
+			ret |= tbl_col(s->t_agg, "container", "Container", STROBE_COL_STR);
+			ret |= tbl_col(s->t_agg, "child", "Child", STROBE_COL_STR);
 			ret |= ana_stats_cols(s->t_agg);
-			ret |= ana_table_col(s->t_agg, "parent_captures", "Parent captures",
+			ret |= tbl_col(s->t_agg, "parent_captures", "Parent captures",
 					     STROBE_COL_STR);
 		} else {
 			s->t_log = ana_add_table(a, "periods.log", "Period log", STROBE_VIEW_LOG);
@@ -757,7 +757,7 @@ static int init(struct ana *a)
 									 : STROBE_VIEW_TOP);
 		if (!s->t_stats)
 			return -ENOMEM;
-		ret |= ana_table_col(s->t_stats, "name", "Period", STROBE_COL_STR);
+		ret |= tbl_col(s->t_stats, "name", "Period", STROBE_COL_STR);
 		switch (s->grouping) {
 		case G_NONE:
 			break;
@@ -765,32 +765,32 @@ static int init(struct ana *a)
 			ret |= ana_task_cols(s->t_stats);
 			break;
 		case G_PROCESS:
-			ret |= ana_table_col(s->t_stats, "pid", "PID", STROBE_COL_INT);
-			ret |= ana_table_col(s->t_stats, "comm", "Comm", STROBE_COL_STR);
-			ret |= ana_table_col(s->t_stats, "container", "Container", STROBE_COL_STR);
+			ret |= tbl_col(s->t_stats, "pid", "PID", STROBE_COL_INT);
+			ret |= tbl_col(s->t_stats, "comm", "Comm", STROBE_COL_STR);
+			ret |= tbl_col(s->t_stats, "container", "Container", STROBE_COL_STR);
 			break;
 		case G_CONTAINER:
-			ret |= ana_table_col(s->t_stats, "container", "Container", STROBE_COL_STR);
+			ret |= tbl_col(s->t_stats, "container", "Container", STROBE_COL_STR);
 			break;
 		case G_CAPTURE:
-			ret |= ana_table_col(s->t_stats, o->period_group_by, o->period_group_by,
+			ret |= tbl_col(s->t_stats, o->period_group_by, o->period_group_by,
 					     STROBE_COL_STR);
 			break;
 		}
 		ret |= ana_stats_cols(s->t_stats);
-		ret |= ana_table_col(s->t_stats, "children", "Children(us)", STROBE_COL_DURATION);
-		ret |= ana_table_col(s->t_stats, "self", "Self(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(s->t_stats, "children", "Children(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(s->t_stats, "self", "Self(us)", STROBE_COL_DURATION);
 		s->t_brk = ana_add_table(a, "periods.breakdown",
 					 "Where parents' time went: children and the rest",
 					 ana_view(c, STROBE_VIEW_STATS) ? STROBE_VIEW_STATS
 								       : STROBE_VIEW_TOP);
 		if (!s->t_brk)
 			return -ENOMEM;
-		ret |= ana_table_col(s->t_brk, "parent", "Parent", STROBE_COL_STR);
-		ret |= ana_table_col(s->t_brk, "parents", "Parents", STROBE_COL_INT);
-		ret |= ana_table_col(s->t_brk, "child", "Child", STROBE_COL_STR);
+		ret |= tbl_col(s->t_brk, "parent", "Parent", STROBE_COL_STR);
+		ret |= tbl_col(s->t_brk, "parents", "Parents", STROBE_COL_INT);
+		ret |= tbl_col(s->t_brk, "child", "Child", STROBE_COL_STR);
 		ret |= ana_stats_cols(s->t_brk);
-		ret |= ana_table_col(s->t_brk, "share", "% of parent", STROBE_COL_PERCENT);
+		ret |= tbl_col(s->t_brk, "share", "% of parent", STROBE_COL_PERCENT);
 	}
 	s->t_open = ana_add_table(a, "periods.open", "Periods still open at the end",
 				  STROBE_VIEW_TOP);
@@ -885,7 +885,7 @@ static int finish(struct ana *a)
 		if (s->nr_top > 1)
 			qsort(s->top, (size_t)s->nr_top, sizeof(*s->top), kept_cmp);
 		for (k = 0; k < s->nr_top; k++) {
-			union strobe_value *v = ana_table_row(s->t_top);
+			union strobe_value *v = tbl_row(s->t_top);
 
 			if (!v)
 				return -ENOMEM;
@@ -903,7 +903,7 @@ static int finish(struct ana *a)
 	if (s->nr_open > 1)
 		qsort(s->open, s->nr_open, sizeof(*s->open), kept_cmp);
 	for (i = 0; i < s->nr_open; i++) {
-		union strobe_value *v = ana_table_row(s->t_open);
+		union strobe_value *v = tbl_row(s->t_open);
 
 		if (!v)
 			return -ENOMEM;
@@ -923,29 +923,29 @@ static int finish(struct ana *a)
 				continue;
 			rows++;
 			if (s->t_stats) {
-				if (!(v = ana_table_row(s->t_stats)))
+				if (!(v = tbl_row(s->t_stats)))
 					return -ENOMEM;
 				n = 0;
-				v[n++].s = ana_table_str(s->t_stats, s->names[d]);
+				v[n++].s = tbl_str(s->t_stats, s->names[d]);
 				switch (s->grouping) {
 				case G_NONE:
 					break;
 				case G_THREAD:
 					v[n++].i = g->tid;
 					v[n++].i = g->pid;
-					v[n++].s = ana_table_str(s->t_stats, g->comm);
-					v[n++].s = ana_table_str(s->t_stats, g->container);
+					v[n++].s = tbl_str(s->t_stats, g->comm);
+					v[n++].s = tbl_str(s->t_stats, g->container);
 					break;
 				case G_PROCESS:
 					v[n++].i = g->pid;
-					v[n++].s = ana_table_str(s->t_stats, g->comm);
-					v[n++].s = ana_table_str(s->t_stats, g->container);
+					v[n++].s = tbl_str(s->t_stats, g->comm);
+					v[n++].s = tbl_str(s->t_stats, g->container);
 					break;
 				case G_CONTAINER:
-					v[n++].s = ana_table_str(s->t_stats, g->container);
+					v[n++].s = tbl_str(s->t_stats, g->container);
 					break;
 				case G_CAPTURE:
-					v[n++].s = ana_table_str(s->t_stats, g->key);
+					v[n++].s = tbl_str(s->t_stats, g->key);
 					break;
 				}
 				ana_stats_vals(v + n, &g->st);
@@ -991,18 +991,18 @@ static int finish(struct ana *a)
 		for (e = 0; e < s->nr_defs; e++) {
 			if (s->parent[e] != d)
 				continue;
-			if (!(v = ana_table_row(s->t_brk)))
+			if (!(v = tbl_row(s->t_brk)))
 				return -ENOMEM;
-			v[0].s = ana_table_str(s->t_brk, s->names[d]);
+			v[0].s = tbl_str(s->t_brk, s->names[d]);
 			v[1].i = (int64_t)b->parents;
-			v[2].s = ana_table_str(s->t_brk, s->names[e]);
+			v[2].s = tbl_str(s->t_brk, s->names[e]);
 			ana_stats_vals(v + 3, &b->child[e]);
 			v[9].d = b->parent_ns ? 100.0 * (double)b->child[e].total /
 					       (double)b->parent_ns : 0.0;
 		}
-		if (!(v = ana_table_row(s->t_brk)))
+		if (!(v = tbl_row(s->t_brk)))
 			return -ENOMEM;
-		v[0].s = ana_table_str(s->t_brk, s->names[d]);
+		v[0].s = tbl_str(s->t_brk, s->names[d]);
 		v[1].i = (int64_t)b->parents;
 		v[2].s = "(self)";
 		ana_stats_vals(v + 3, &b->self);

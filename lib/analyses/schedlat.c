@@ -309,14 +309,14 @@ static int wake_cols(struct strobe_table *t)
 {
 	int ret = 0;
 
-	ret |= ana_table_col(t, "ts", "Woken at", STROBE_COL_TIMESTAMP);
-	ret |= ana_table_col(t, "latency", "Latency(us)", STROBE_COL_DURATION);
+	ret |= tbl_col(t, "ts", "Woken at", STROBE_COL_TIMESTAMP);
+	ret |= tbl_col(t, "latency", "Latency(us)", STROBE_COL_DURATION);
 	ret |= ana_task_cols(t);
-	ret |= ana_table_col(t, "prio", "Prio", STROBE_COL_INT);
-	ret |= ana_table_col(t, "target_cpu", "Target", STROBE_COL_INT);
-	ret |= ana_table_col(t, "cpu", "Ran on", STROBE_COL_INT);
-	ret |= ana_table_col(t, "waker_tid", "Waker", STROBE_COL_INT);
-	ret |= ana_table_col(t, "waker_comm", "Waker comm", STROBE_COL_STR);
+	ret |= tbl_col(t, "prio", "Prio", STROBE_COL_INT);
+	ret |= tbl_col(t, "target_cpu", "Target", STROBE_COL_INT);
+	ret |= tbl_col(t, "cpu", "Ran on", STROBE_COL_INT);
+	ret |= tbl_col(t, "waker_tid", "Waker", STROBE_COL_INT);
+	ret |= tbl_col(t, "waker_comm", "Waker comm", STROBE_COL_STR);
 	return ret ? -ENOMEM : 0;
 }
 
@@ -420,7 +420,7 @@ static int stats_table(struct ana *a, struct strobe_table *t, struct ana_rank *r
 
 		if (!st->count)
 			continue;
-		if (!(v = ana_table_row(t)))
+		if (!(v = tbl_row(t)))
 			return -ENOMEM;
 		k = ana_owner_vals(c, t, v, &g->o);
 		ana_stats_vals(v + k, st);
@@ -449,7 +449,7 @@ static int finish(struct ana *a)
 		qsort(p->worst, (size_t)p->nr_worst, sizeof(*p->worst), worst_cmp);
 		for (i = 0; i < (size_t)p->nr_worst; i++) {
 			struct worst *w = &p->worst[i];
-			union strobe_value *v = ana_table_row(p->top);
+			union strobe_value *v = tbl_row(p->top);
 
 			if (!v)
 				return -ENOMEM;
@@ -457,13 +457,13 @@ static int finish(struct ana *a)
 			v[1].u = w->latency;
 			v[2].i = w->o.tid;
 			v[3].i = w->o.pid;
-			v[4].s = ana_table_str(p->top, w->o.comm);
-			v[5].s = ana_table_str(p->top, ana_container_name(c, w->o.container));
+			v[4].s = tbl_str(p->top, w->o.comm);
+			v[5].s = tbl_str(p->top, ana_container_name(c, w->o.container));
 			v[6].i = w->prio;
 			v[7].i = w->target_cpu;
 			v[8].i = w->cpu;
 			v[9].i = w->waker;
-			v[10].s = ana_table_str(p->top, w->waker_comm);
+			v[10].s = tbl_str(p->top, w->waker_comm);
 		}
 	}
 	if (ana_rank_map(&p->groups, offsetof(struct group, wake.max), &r, &n) < 0)

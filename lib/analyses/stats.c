@@ -72,12 +72,12 @@ int ana_stats_cols(struct strobe_table *t)
 {
 	int ret = 0;
 
-	ret |= ana_table_col(t, "count", "Count", STROBE_COL_INT);
-	ret |= ana_table_col(t, "total", "Total(us)", STROBE_COL_DURATION);
-	ret |= ana_table_col(t, "min", "Min(us)", STROBE_COL_DURATION);
-	ret |= ana_table_col(t, "avg", "Avg(us)", STROBE_COL_DURATION);
-	ret |= ana_table_col(t, "max", "Max(us)", STROBE_COL_DURATION);
-	ret |= ana_table_col(t, "stddev", "Stdev(us)", STROBE_COL_DURATION);
+	ret |= tbl_col(t, "count", "Count", STROBE_COL_INT);
+	ret |= tbl_col(t, "total", "Total(us)", STROBE_COL_DURATION);
+	ret |= tbl_col(t, "min", "Min(us)", STROBE_COL_DURATION);
+	ret |= tbl_col(t, "avg", "Avg(us)", STROBE_COL_DURATION);
+	ret |= tbl_col(t, "max", "Max(us)", STROBE_COL_DURATION);
+	ret |= tbl_col(t, "stddev", "Stdev(us)", STROBE_COL_DURATION);
 	return ret ? -ENOMEM : 0;
 }
 
@@ -113,9 +113,9 @@ static int hist_cols(struct strobe_table *t)
 {
 	int ret = 0;
 
-	ret |= ana_table_col(t, "lo", "Low", STROBE_COL_INT);
-	ret |= ana_table_col(t, "hi", "High", STROBE_COL_INT);
-	ret |= ana_table_col(t, "count", "Count", STROBE_COL_INT);
+	ret |= tbl_col(t, "lo", "Low", STROBE_COL_INT);
+	ret |= tbl_col(t, "hi", "High", STROBE_COL_INT);
+	ret |= tbl_col(t, "count", "Count", STROBE_COL_INT);
 	return ret ? -ENOMEM : 0;
 }
 
@@ -150,14 +150,14 @@ int ana_emit_hist(struct ana *a, const char *name, const char *title,
 			if (st->hist->us_log2[i])
 				last = i;
 		for (i = 0; i <= last; i++) {
-			if (!(v = ana_table_row(t)))
+			if (!(v = tbl_row(t)))
 				return -ENOMEM;
 			v[0].i = i ? (int64_t)(1ULL << i) : 0;
 			v[1].i = i < 63 ? (int64_t)((1ULL << (i + 1)) - 1) : INT64_MAX;
 			v[2].i = st->hist->us_log2[i];
 		}
 		if (!i) {	/* all zero-length: one bucket */
-			if (!(v = ana_table_row(t)))
+			if (!(v = tbl_row(t)))
 				return -ENOMEM;
 			v[1].i = 1;
 		}
@@ -170,7 +170,7 @@ int ana_emit_hist(struct ana *a, const char *name, const char *title,
 
 		t->unit = "nsecs";
 		for (i = 0; i < nb; i++) {
-			if (!(v = ana_table_row(t)))
+			if (!(v = tbl_row(t)))
 				return -ENOMEM;
 			v[0].i = (int64_t)(lo + span * (uint64_t)i / (uint64_t)nb);
 			v[1].i = (int64_t)(lo + span * (uint64_t)(i + 1) / (uint64_t)nb) - 1;

@@ -214,11 +214,11 @@ static int init(struct ana *a)
 		if (!p->top)
 			return -ENOMEM;
 		ret |= ana_owner_cols(c, p->top);
-		ret |= ana_table_col(p->top, "syscall", "Syscall", STROBE_COL_STR);
-		ret |= ana_table_col(p->top, "count", "Count", STROBE_COL_INT);
-		ret |= ana_table_col(p->top, "errors", "Errors", STROBE_COL_INT);
-		ret |= ana_table_col(p->top, "total", "Total(us)", STROBE_COL_DURATION);
-		ret |= ana_table_col(p->top, "avg", "Avg(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->top, "syscall", "Syscall", STROBE_COL_STR);
+		ret |= tbl_col(p->top, "count", "Count", STROBE_COL_INT);
+		ret |= tbl_col(p->top, "errors", "Errors", STROBE_COL_INT);
+		ret |= tbl_col(p->top, "total", "Total(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->top, "avg", "Avg(us)", STROBE_COL_DURATION);
 	}
 	if (ana_view(c, STROBE_VIEW_STATS)) {
 		p->stats = ana_add_table(a, "syscalls.stats", "System call latency statistics",
@@ -226,9 +226,9 @@ static int init(struct ana *a)
 		if (!p->stats)
 			return -ENOMEM;
 		ret |= ana_owner_cols(c, p->stats);
-		ret |= ana_table_col(p->stats, "syscall", "Syscall", STROBE_COL_STR);
+		ret |= tbl_col(p->stats, "syscall", "Syscall", STROBE_COL_STR);
 		ret |= ana_stats_cols(p->stats);
-		ret |= ana_table_col(p->stats, "errors", "Errors", STROBE_COL_INT);
+		ret |= tbl_col(p->stats, "errors", "Errors", STROBE_COL_INT);
 	}
 	if (ana_view(c, STROBE_VIEW_TOP | STROBE_VIEW_STATS)) {
 		p->errors = ana_add_table(a, "syscalls.errors", "System call errors",
@@ -237,20 +237,20 @@ static int init(struct ana *a)
 		if (!p->errors)
 			return -ENOMEM;
 		ret |= ana_owner_cols(c, p->errors);
-		ret |= ana_table_col(p->errors, "syscall", "Syscall", STROBE_COL_STR);
-		ret |= ana_table_col(p->errors, "error", "Error", STROBE_COL_STR);
-		ret |= ana_table_col(p->errors, "count", "Count", STROBE_COL_INT);
+		ret |= tbl_col(p->errors, "syscall", "Syscall", STROBE_COL_STR);
+		ret |= tbl_col(p->errors, "error", "Error", STROBE_COL_STR);
+		ret |= tbl_col(p->errors, "count", "Count", STROBE_COL_INT);
 	}
 	if (ana_view(c, STROBE_VIEW_LOG)) {
 		p->log = ana_add_table(a, "syscalls.log", "System calls", STROBE_VIEW_LOG);
 		if (!p->log)
 			return -ENOMEM;
-		ret |= ana_table_col(p->log, "ts", "Begin", STROBE_COL_TIMESTAMP);
-		ret |= ana_table_col(p->log, "duration", "Duration(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->log, "ts", "Begin", STROBE_COL_TIMESTAMP);
+		ret |= tbl_col(p->log, "duration", "Duration(us)", STROBE_COL_DURATION);
 		ret |= ana_task_cols(p->log);
-		ret |= ana_table_col(p->log, "syscall", "Syscall", STROBE_COL_STR);
-		ret |= ana_table_col(p->log, "ret", "Return", STROBE_COL_INT);
-		ret |= ana_table_col(p->log, "error", "Error", STROBE_COL_STR);
+		ret |= tbl_col(p->log, "syscall", "Syscall", STROBE_COL_STR);
+		ret |= tbl_col(p->log, "ret", "Return", STROBE_COL_INT);
+		ret |= tbl_col(p->log, "error", "Error", STROBE_COL_STR);
 	}
 	if (ana_view(c, STROBE_VIEW_FREQ)) {
 		/* the schema of the per-group histograms, for LAMI metadata */
@@ -318,20 +318,20 @@ static int finish(struct ana *a)
 	for (i = 0; i < ana_top_n(c, n); i++) {
 		g = r[i].item;
 		if (p->top) {
-			if (!(v = ana_table_row(p->top)))
+			if (!(v = tbl_row(p->top)))
 				goto nomem;
 			k = ana_owner_vals(c, p->top, v, &g->o);
-			v[k++].s = ana_table_str(p->top, name_of(p, g->nr, buf, sizeof(buf)));
+			v[k++].s = tbl_str(p->top, name_of(p, g->nr, buf, sizeof(buf)));
 			v[k++].i = (int64_t)g->st.count;
 			v[k++].i = (int64_t)g->errors;
 			v[k++].u = g->st.total;
 			v[k++].u = g->st.count ? g->st.total / g->st.count : 0;
 		}
 		if (p->stats) {
-			if (!(v = ana_table_row(p->stats)))
+			if (!(v = tbl_row(p->stats)))
 				goto nomem;
 			k = ana_owner_vals(c, p->stats, v, &g->o);
-			v[k++].s = ana_table_str(p->stats, name_of(p, g->nr, buf, sizeof(buf)));
+			v[k++].s = tbl_str(p->stats, name_of(p, g->nr, buf, sizeof(buf)));
 			ana_stats_vals(v + k, &g->st);
 			v[k + 6].i = (int64_t)g->errors;
 		}
@@ -352,16 +352,16 @@ static int finish(struct ana *a)
 			const char *en;
 
 			e = r[i].item;
-			if (!(v = ana_table_row(p->errors)))
+			if (!(v = tbl_row(p->errors)))
 				goto nomem;
 			k = ana_owner_vals(c, p->errors, v, &e->o);
-			v[k++].s = ana_table_str(p->errors, name_of(p, e->nr, buf, sizeof(buf)));
+			v[k++].s = tbl_str(p->errors, name_of(p, e->nr, buf, sizeof(buf)));
 			en = ana_errno_name(e->err);
 			if (!en) {
 				snprintf(buf, sizeof(buf), "errno %d", e->err);
 				en = buf;
 			}
-			v[k++].s = ana_table_str(p->errors, en);
+			v[k++].s = tbl_str(p->errors, en);
 			v[k++].i = (int64_t)e->count;
 		}
 	}

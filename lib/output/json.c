@@ -208,6 +208,24 @@ int strobe_json_escape(struct strobe_buf *b, const char *str, size_t len)
 	return json_escape_seq(strobe_buf_seq(b), str, len);
 }
 
+int strobe_tracefile_write_json_diags(const struct strobe_tracefile *tf, struct strobe_buf *b)
+{
+	struct trace_seq *s = strobe_buf_seq(b);
+	enum strobe_tf_diag_kind kind;
+	const char *msg;
+	int i;
+
+	trace_seq_putc(s, '[');
+	for (i = 0; tf && (msg = strobe_tracefile_diag(tf, i, &kind)); i++) {
+		trace_seq_printf(s, "%s{\"kind\":\"%s\",\"message\":", i ? "," : "",
+				 strobe_tf_diag_name(kind));
+		json_escape_seq(s, msg, strlen(msg));
+		trace_seq_putc(s, '}');
+	}
+	trace_seq_putc(s, ']');
+	return s->state == TRACE_SEQ__GOOD ? 0 : -ENOMEM;
+}
+
 size_t strobe_json_escape_buf(char *dst, size_t size, const char *str, size_t len)
 {
 	struct sink k = { .buf = dst, .cap = size ? size - 1 : 0 };

@@ -1,10 +1,10 @@
 /*
- * table.c - the one writer of result tables: aligned text, log2 and
- * linear histograms as bcc prints them, JSON, and LAMI 1.0 for Trace
- * Compass.  Every command that prints analysis results goes through here,
- * so a column added to a table shows up in every format at once.
+ * write.c - the one writer of result tables: aligned text, log2 and
+ * linear histograms as bcc prints them, JSON, and LAMI 1.0 rows for Trace
+ * Compass.  Every command that prints results goes through here, so a
+ * column added to a table shows up in every format at once.
  *
- * Everything appends to a caller's trace_seq; nothing here does I/O.
+ * Everything appends to a caller's strobe_buf; nothing here does I/O.
  * Text tables are laid out in two passes (widths, then lines); cells are
  * formatted into a small buffer each time, which is cheap for the few
  * hundred rows a table holds.  Log rows (one per occurrence, possibly
@@ -18,8 +18,9 @@
 
 #include <traceevent/trace-seq.h>
 
-#include "analyses/analysis-int.h"
 #include "output/output-int.h"
+#include "table/table-int.h"
+#include "util/buf.h"
 
 /* End a text line: no trailing blanks (an empty last cell leaves some). */
 static void end_line(struct trace_seq *s)
@@ -219,7 +220,7 @@ static const char *view_name(enum strobe_view v)
 	return "?";
 }
 
-static void json_str(struct trace_seq *s, const char *str)
+void tbl_json_str(struct trace_seq *s, const char *str)
 {
 	json_escape_seq(s, str ? str : "", str ? strlen(str) : 0);
 }
@@ -229,7 +230,7 @@ static void json_cell(struct trace_seq *s, const struct strobe_column *c,
 {
 	switch (c->type) {
 	case STROBE_COL_STR:
-		json_str(s, v->s);
+		tbl_json_str(s, v->s);
 		break;
 	case STROBE_COL_INT:
 		trace_seq_printf(s, "%" PRId64, v->i);
@@ -252,7 +253,7 @@ static void json_row(struct trace_seq *s, const struct strobe_table *t,
 	for (i = 0; i < t->nr_cols; i++) {
 		if (i)
 			trace_seq_putc(s, ',');
-		json_str(s, t->cols[i].key);
+		tbl_json_str(s, t->cols[i].key);
 		trace_seq_putc(s, ':');
 		json_cell(s, &t->cols[i], &v[i]);
 	}
@@ -265,9 +266,9 @@ int strobe_table_write_json(const struct strobe_table *t, struct strobe_buf *b)
 	size_t r;
 
 	trace_seq_puts(s, "{\"table\":");
-	json_str(s, t->name);
+	tbl_json_str(s, t->name);
 	trace_seq_puts(s, ",\"title\":");
-	json_str(s, t->title);
+	tbl_json_str(s, t->title);
 	trace_seq_printf(s, ",\"view\":\"%s\",\"dropped\":%" PRIu64, view_name(t->view),
 			 t->dropped);
 	if (t->view == STROBE_VIEW_FREQ)
@@ -289,10 +290,10 @@ int strobe_table_write_json_row(const struct strobe_table *t, const union strobe
 	int i;
 
 	trace_seq_puts(s, "{\"table\":");
-	json_str(s, t->name);
+	tbl_json_str(s, t->name);
 	for (i = 0; i < t->nr_cols; i++) {
 		trace_seq_putc(s, ',');
-		json_str(s, t->cols[i].key);
+		tbl_json_str(s, t->cols[i].key);
 		trace_seq_putc(s, ':');
 		json_cell(s, &t->cols[i], &row[i]);
 	}
@@ -303,7 +304,7 @@ int strobe_table_write_json_row(const struct strobe_table *t, const union strobe
 /* ---- LAMI 1.0 ---------------------------------------------------------------- */
 
 /* LAMI data class of a column (histogram bounds are durations). */
-static const char *lami_class(const struct strobe_table *t, const struct strobe_column *c)
+const char *tbl_lami_col_class(const struct strobe_table *t, const struct strobe_column *c)
 {
 	if (t->view == STROBE_VIEW_FREQ && (!strcmp(c->key, "lo") || !strcmp(c->key, "hi")))
 		return "duration";
@@ -318,99 +319,6 @@ static const char *lami_class(const struct strobe_table *t, const struct strobe_
 	return "unknown";
 }
 
-static const char *class_name(const struct strobe_table *t)
-{
-	return t->lami_class ? t->lami_class : t->name;
-}
-
-int strobe_lami_write_version(struct strobe_buf *b)
-{
-	struct trace_seq *s = strobe_buf_seq(b);
-	trace_seq_puts(s, "{\"major\":1,\"minor\":0}\n");
-	return seq_ok(s) ? 0 : -ENOMEM;
-}
-
-/* Is name one of the comma-separated names (not a part of one: "io" is
- * not in "periods")? */
-static bool name_listed(const char *names, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p;
-
-	for (p = names; (p = strstr(p, name)); p += n)
-		if ((p == names || p[-1] == ',') && (p[n] == ',' || !p[n]))
-			return true;
-	return false;
-}
-
-int strobe_lami_write_metadata(const char *names, const struct strobe_analysis_opts *opts,
-			       struct strobe_buf *b)
-{
-	struct trace_seq *s = strobe_buf_seq(b);
-	struct strobe_analysis_opts o = { 0 };
-	struct strobe_analysis *a;
-	int maj = 0, min = 0, pat = 0, i, j, n, first = 1;
-	char **seen;
-	int nr_seen = 0;
-
-	if (opts)
-		o = *opts;
-	o.log = NULL;
-	if (strobe_analysis_new(names, &o, &a, NULL) < 0)
-		return -EINVAL;
-	n = strobe_analysis_nr_tables(a);
-	seen = calloc((size_t)(n ? n : 1), sizeof(*seen));
-	if (!seen) {
-		strobe_analysis_free(a);
-		return -ENOMEM;
-	}
-	sscanf(STROBE_VERSION, "%d.%d.%d", &maj, &min, &pat);
-	trace_seq_printf(s, "{\"mi-version\":{\"major\":1,\"minor\":0},"
-			 "\"version\":{\"major\":%d,\"minor\":%d,\"patch\":%d},"
-			 "\"title\":", maj, min, pat);
-	{
-		char title[256];
-
-		snprintf(title, sizeof(title), "strobe %s", names);
-		json_str(s, title);
-	}
-	trace_seq_puts(s, ",\"description\":");
-	json_str(s, "strobe analyses of trace-cmd trace.dat files (see strobe-analyze(1))");
-	trace_seq_puts(s, ",\"authors\":[\"strobe\"],\"tags\":[\"strobe\"");
-	for (i = 0; strobe_analysis_names()[i]; i++)
-		if (name_listed(names, strobe_analysis_names()[i])) {
-			trace_seq_putc(s, ',');
-			json_str(s, strobe_analysis_names()[i]);
-		}
-	trace_seq_puts(s, "],\"table-classes\":{");
-	for (i = 0; i < n; i++) {
-		const struct strobe_table *t = strobe_analysis_table(a, i);
-
-		for (j = 0; j < nr_seen && strcmp(seen[j], class_name(t)); j++)
-			;
-		if (j < nr_seen)
-			continue;
-		seen[nr_seen++] = (char *)class_name(t);
-		if (!first)
-			trace_seq_putc(s, ',');
-		first = 0;
-		json_str(s, class_name(t));
-		trace_seq_puts(s, ":{\"title\":");
-		json_str(s, t->title);
-		trace_seq_puts(s, ",\"column-descriptions\":[");
-		for (j = 0; j < t->nr_cols; j++) {
-			trace_seq_printf(s, "%s{\"title\":", j ? "," : "");
-			json_str(s, t->cols[j].title);
-			trace_seq_printf(s, ",\"class\":\"%s\"}", lami_class(t, &t->cols[j]));
-		}
-		trace_seq_puts(s, "]}");
-	}
-	trace_seq_puts(s, "}}\n");
-	free(seen);
-	strobe_analysis_free(a);
-	return seq_ok(s) ? 0 : -ENOMEM;
-}
-
 /* A histogram bound in usecs as LAMI's nanoseconds, saturated (a hostile
  * file can hold any value). */
 static int64_t usecs_to_ns(int64_t us)
@@ -422,14 +330,14 @@ static int64_t usecs_to_ns(int64_t us)
 	return ns;
 }
 
-static void lami_cell(struct trace_seq *s, const struct strobe_table *t,
+void tbl_lami_cell(struct trace_seq *s, const struct strobe_table *t,
 		      const struct strobe_column *c, const union strobe_value *v)
 {
-	const char *cls = lami_class(t, c);
+	const char *cls = tbl_lami_col_class(t, c);
 
 	trace_seq_printf(s, "{\"class\":\"%s\",\"value\":", cls);
 	if (c->type == STROBE_COL_STR)
-		json_str(s, v->s);
+		tbl_json_str(s, v->s);
 	else if (c->type == STROBE_COL_PERCENT)
 		trace_seq_printf(s, "%.6f", v->d / 100.0);
 	else if (c->type == STROBE_COL_INT && !strcmp(cls, "duration"))
@@ -452,67 +360,8 @@ int strobe_lami_write_row(const struct strobe_table *t, const union strobe_value
 	for (j = 0; j < t->nr_cols; j++) {
 		if (j)
 			trace_seq_putc(s, ',');
-		lami_cell(s, t, &t->cols[j], &row[j]);
+		tbl_lami_cell(s, t, &t->cols[j], &row[j]);
 	}
 	trace_seq_putc(s, ']');
-	return seq_ok(s) ? 0 : -ENOMEM;
-}
-
-int strobe_lami_write_results(const struct strobe_analysis *a, struct strobe_buf *b)
-{
-	return strobe_lami_write_results_logs(a, NULL, NULL, b);
-}
-
-int strobe_lami_write_results_logs(const struct strobe_analysis *a,
-				   int (*log_rows)(void *arg, const struct strobe_table *t,
-						   struct strobe_buf *b),
-				   void *arg, struct strobe_buf *b)
-{
-	struct trace_seq *s = strobe_buf_seq(b);
-	uint64_t begin, end;
-	int i, j, n = strobe_analysis_nr_tables(a), first = 1, ret;
-	size_t r;
-
-	strobe_analysis_window(a, &begin, &end);
-	trace_seq_puts(s, "{\"results\":[");
-	for (i = 0; i < n; i++) {
-		const struct strobe_table *t = strobe_analysis_table(a, i);
-
-		if ((t->view == STROBE_VIEW_LOG && !log_rows) || t->schema_only)
-			continue;
-		if (!first)
-			trace_seq_putc(s, ',');
-		first = 0;
-		trace_seq_printf(s, "{\"time-range\":{\"class\":\"time-range\",\"begin\":%" PRIu64
-				 ",\"end\":%" PRIu64 "},\"class\":", begin, end);
-		if (t->view == STROBE_VIEW_FREQ) {
-			trace_seq_puts(s, "{\"inherit\":");
-			json_str(s, class_name(t));
-			trace_seq_puts(s, ",\"title\":");
-			json_str(s, t->title);
-			trace_seq_putc(s, '}');
-		} else {
-			json_str(s, class_name(t));
-		}
-		trace_seq_puts(s, ",\"data\":[");
-		if (t->view == STROBE_VIEW_LOG) {
-			ret = log_rows(arg, t, b);
-			if (ret < 0)
-				return ret;
-		}
-		for (r = 0; r < t->nr_rows; r++) {
-			const union strobe_value *v = strobe_table_row(t, r);
-
-			trace_seq_puts(s, r ? ",[" : "[");
-			for (j = 0; j < t->nr_cols; j++) {
-				if (j)
-					trace_seq_putc(s, ',');
-				lami_cell(s, t, &t->cols[j], &v[j]);
-			}
-			trace_seq_putc(s, ']');
-		}
-		trace_seq_puts(s, "]}");
-	}
-	trace_seq_puts(s, "]}\n");
 	return seq_ok(s) ? 0 : -ENOMEM;
 }
