@@ -362,6 +362,60 @@ extern const struct ana_ops ana_irq_ops STROBE_HIDDEN;
 extern const struct ana_ops ana_mem_ops STROBE_HIDDEN;
 extern const struct ana_ops ana_periods_ops STROBE_HIDDEN;
 
+/* ---- system calls, raw or named (sysdec.c) ------------------------------- */
+
+/* The cookies of an analysis' four syscall subscriptions (its other
+ * subscriptions number from ANA_SYS_NR_COOKIES). */
+enum { ANA_SYS_ENTER_RAW, ANA_SYS_EXIT_RAW, ANA_SYS_ENTER_NAMED, ANA_SYS_EXIT_NAMED,
+       ANA_SYS_NR_COOKIES };
+#define ANA_SYSCALL_SUBS(fn)							\
+	{ "raw_syscalls", "sys_enter", fn, ANA_SYS_ENTER_RAW },			\
+	{ "raw_syscalls", "sys_exit", fn, ANA_SYS_EXIT_RAW },			\
+	{ "syscalls", "sys_enter_*", fn, ANA_SYS_ENTER_NAMED },			\
+	{ "syscalls", "sys_exit_*", fn, ANA_SYS_EXIT_NAMED }
+
+struct ana_sysdec {
+	struct strobe_field raw_id, raw_args, raw_xid, raw_ret;	/* raw_syscalls */
+	struct strobe_field nr, xnr, ret;	/* syscalls:*, one layout for all */
+	bool use_raw;	/* raw_syscalls present: the named events are ignored */
+	bool named;	/* no raw_syscalls, the named events are used */
+};
+
+/* Which of the two the trace's formats allow (raw first).  0 or -ENOENT
+ * (neither). */
+int ana_sysdec_resolve(struct ana_sysdec *d, struct strobe_formats *fmts) STROBE_HIDDEN;
+
+enum { ANA_SYS_IGNORE, ANA_SYS_ENTRY, ANA_SYS_EXIT };
+
+/* An event of one of the four subscriptions: ANA_SYS_ENTRY with *nr,
+ * ANA_SYS_EXIT with *nr and *ret, or ANA_SYS_IGNORE (a named event of a
+ * trace that has raw ones). */
+static inline int ana_sysdec(const struct ana_sysdec *d, const struct strobe_event *ev,
+			     int cookie, int *nr, int64_t *ret)
+{
+	switch (cookie) {
+	case ANA_SYS_ENTER_RAW:
+		*nr = (int)strobe_field_int(ev, &d->raw_id);
+		return ANA_SYS_ENTRY;
+	case ANA_SYS_EXIT_RAW:
+		*nr = (int)strobe_field_int(ev, &d->raw_xid);
+		*ret = strobe_field_int(ev, &d->raw_ret);
+		return ANA_SYS_EXIT;
+	case ANA_SYS_ENTER_NAMED:
+		if (d->use_raw)
+			return ANA_SYS_IGNORE;
+		*nr = (int)strobe_field_int(ev, &d->nr);
+		return ANA_SYS_ENTRY;
+	case ANA_SYS_EXIT_NAMED:
+		if (d->use_raw)
+			return ANA_SYS_IGNORE;
+		*nr = (int)strobe_field_int(ev, &d->xnr);
+		*ret = strobe_field_int(ev, &d->ret);
+		return ANA_SYS_EXIT;
+	}
+	return ANA_SYS_IGNORE;
+}
+
 /* Syscall names (x86_64 table, or learnt from syscalls:* formats). */
 const char *ana_syscall_name(int nr) STROBE_HIDDEN;
 int ana_syscall_nr(const char *name) STROBE_HIDDEN;	/* -1 unknown */

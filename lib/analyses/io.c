@@ -9,11 +9,12 @@
  * syncfs, msync).  Bytes are the non-negative return values, charged to
  * the owner and to the (owner, fd); latency is entry to exit, per
  * syscall.  Per thread the state is IDLE or IN_IO(nr, fds, since), as in
- * syscalls.c.  fd numbers come from raw_syscalls' args[] or the syscalls:*
- * "fd" fields.  File names need the open's path: raw_syscalls carries no
- * strings and on most kernels syscalls:sys_enter_openat's filename is a
- * user pointer, not a string; when it is a string (a __data_loc field),
- * fds are named from openat/open/creat and forgotten at close.
+ * syscalls.c, both decoding syscall events through sysdec.c.  fd numbers
+ * come from raw_syscalls' args[] or the syscalls:* "fd" fields.  File
+ * names need the open's path: raw_syscalls carries no strings and on most
+ * kernels syscalls:sys_enter_openat's filename is a user pointer, not a
+ * string; when it is a string (a __data_loc field), fds are named from
+ * openat/open/creat and forgotten at close.
  *
  * Block: a request's owner is the task that queued its first bio
  * (block_bio_queue) or inserted it (block_rq_insert), else the task
@@ -54,7 +55,7 @@
 #include "analyses/writeback.h"
 
 enum io_class { C_NONE = 0, C_READ, C_WRITE, C_XFER, C_SYNC, C_OPEN, C_CLOSE };
-enum { RAW_ENTER, RAW_EXIT, NAMED_ENTER, NAMED_EXIT, BIO_QUEUE, RQ_INSERT, RQ_ISSUE,
+enum { BIO_QUEUE = ANA_SYS_NR_COOKIES, RQ_INSERT, RQ_ISSUE,
        RQ_COMPLETE, WB_FOLIO, WB_DIRTY_INODE, WB_ENQUEUE, WB_START, WB_END };
 
 #define MAX_NR 1024
@@ -167,11 +168,10 @@ struct named {		/* per syscalls:* event id */
 };
 
 struct io {
-	struct strobe_field raw_id, raw_args, raw_xid, raw_ret;
-	struct strobe_field n_nr, n_xnr, n_ret;
+	struct ana_sysdec dec;
 	struct strobe_field bq_dev, bq_sector, bq_nr_sector, ri_dev, ri_sector, is_dev, is_sector, is_bytes,
 		is_nr_sector, co_dev, co_sector;
-	bool use_raw, have_names, have_block, have_wb;
+	bool have_names, have_block, have_wb;
 	struct nrinfo info[MAX_NR];
 	struct named *named;	/* indexed by event id */
 	int nr_named;
@@ -621,25 +621,23 @@ static void on_dirty(struct ana *a, const struct strobe_event *ev, bool folio)
 static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 {
 	struct io *p = a->priv;
-	int nr;
+	int64_t ret = 0;
+	int nr, kind;
 
 	switch (cookie) {
-	case RAW_ENTER:
-		nr = (int)strobe_field_int(ev, &p->raw_id);
-		if (nr >= 0 && nr < MAX_NR && p->info[nr].cls)
-			enter(a, ev, nr, arg_fd(ev, &p->raw_args, p->info[nr].in),
-			      arg_fd(ev, &p->raw_args, p->info[nr].out), NULL);
-		break;
-	case RAW_EXIT:
-		nr = (int)strobe_field_int(ev, &p->raw_xid);
-		if (nr >= 0 && nr < MAX_NR && p->info[nr].cls)
-			leave(a, ev, nr, strobe_field_int(ev, &p->raw_ret));
-		break;
-	case NAMED_ENTER:
-		if (p->use_raw)
+	case ANA_SYS_ENTER_RAW:
+	case ANA_SYS_EXIT_RAW:
+	case ANA_SYS_ENTER_NAMED:
+	case ANA_SYS_EXIT_NAMED:
+		kind = ana_sysdec(&p->dec, ev, cookie, &nr, &ret);
+		if (kind == ANA_SYS_IGNORE || nr < 0 || nr >= MAX_NR || !p->info[nr].cls)
 			break;
-		nr = (int)strobe_field_int(ev, &p->n_nr);
-		if (nr >= 0 && nr < MAX_NR && p->info[nr].cls && ev->type < p->nr_named) {
+		if (kind == ANA_SYS_EXIT) {
+			leave(a, ev, nr, ret);
+		} else if (cookie == ANA_SYS_ENTER_RAW) {
+			enter(a, ev, nr, arg_fd(ev, &p->dec.raw_args, p->info[nr].in),
+			      arg_fd(ev, &p->dec.raw_args, p->info[nr].out), NULL);
+		} else if (ev->type < p->nr_named) {
 			const struct named *n = &p->named[ev->type];
 			int in = n->fd.valid ? (int)strobe_field_int(ev, &n->fd) : -1;
 			int out = in;
@@ -650,13 +648,6 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 				out = (int)strobe_field_int(ev, &n->fd_out);
 			enter(a, ev, nr, in, out, &n->filename);
 		}
-		break;
-	case NAMED_EXIT:
-		if (p->use_raw)
-			break;
-		nr = (int)strobe_field_int(ev, &p->n_xnr);
-		if (nr >= 0 && nr < MAX_NR && p->info[nr].cls)
-			leave(a, ev, nr, strobe_field_int(ev, &p->n_ret));
 		break;
 	case BIO_QUEUE:
 		if (a->core->filtered)
@@ -697,10 +688,7 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 }
 
 static const struct ana_sub subs[] = {
-	{ "raw_syscalls", "sys_enter", on_event, RAW_ENTER },
-	{ "raw_syscalls", "sys_exit", on_event, RAW_EXIT },
-	{ "syscalls", "sys_enter_*", on_event, NAMED_ENTER },
-	{ "syscalls", "sys_exit_*", on_event, NAMED_EXIT },
+	ANA_SYSCALL_SUBS(on_event),
 	{ "block", "block_bio_queue", on_event, BIO_QUEUE },
 	{ "block", "block_rq_insert", on_event, RQ_INSERT },
 	{ "block", "block_rq_issue", on_event, RQ_ISSUE },
@@ -821,18 +809,14 @@ static int init(struct ana *a)
 static int resolve(struct ana *a, struct strobe_formats *fmts)
 {
 	struct io *p = a->priv;
-	const struct strobe_format *en = strobe_formats_find(fmts, "raw_syscalls", "sys_enter");
-	const struct strobe_format *ex = strobe_formats_find(fmts, "raw_syscalls", "sys_exit");
-	const struct strobe_format *e;
-	bool named = false;
+	const struct strobe_format *e, *ex;
+	bool named, use_raw;
 	int i, max_id = -1;
 
-	if (en && ex && !strobe_field_resolve(en, "id", &p->raw_id) &&
-	    !strobe_field_resolve(en, "args", &p->raw_args) &&
-	    !strobe_field_resolve(ex, "id", &p->raw_xid) &&
-	    !strobe_field_resolve(ex, "ret", &p->raw_ret))
-		p->use_raw = true;
-	max_id = p->use_raw ? -1 : strobe_formats_max_id(fmts);
+	ana_sysdec_resolve(&p->dec, fmts);
+	use_raw = p->dec.use_raw;
+	named = p->dec.named;
+	max_id = named ? strobe_formats_max_id(fmts) : -1;
 	if (max_id >= 0) {
 		p->named = calloc((size_t)max_id + 1, sizeof(*p->named));
 		if (!p->named)
@@ -848,8 +832,6 @@ static int resolve(struct ana *a, struct strobe_formats *fmts)
 			ename = strobe_format_name(e);
 			n = &p->named[i];
 			if (!strncmp(ename, "sys_enter_", 10)) {
-				if (!strobe_field_resolve(e, "__syscall_nr", &p->n_nr))
-					named = true;
 				strobe_field_resolve(e, "fd", &n->fd);
 				if (strobe_field_resolve(e, "fd_in", &n->fd_in))
 					strobe_field_resolve(e, "in_fd", &n->fd_in);
@@ -858,9 +840,6 @@ static int resolve(struct ana *a, struct strobe_formats *fmts)
 				if (!strobe_field_resolve(e, "filename", &n->filename) &&
 				    n->filename.is_dynamic)
 					p->have_names = true;
-			} else if (!strncmp(ename, "sys_exit_", 9)) {
-				strobe_field_resolve(e, "__syscall_nr", &p->n_xnr);
-				strobe_field_resolve(e, "ret", &p->n_ret);
 			}
 		}
 	}
@@ -886,7 +865,7 @@ static int resolve(struct ana *a, struct strobe_formats *fmts)
 		p->have_block = true;
 		p->have_wb = wb_resolve(&p->wb, fmts);
 	}
-	if (!p->use_raw && !named && !p->have_block)
+	if (!use_raw && !named && !p->have_block)
 		return -ENOENT;
 	if (!p->have_block)
 		ana_note(a->core, "io: no block:block_rq_issue/complete events: no disk latency "
@@ -900,11 +879,11 @@ static int resolve(struct ana *a, struct strobe_formats *fmts)
 		ana_note(a->core, "io: no writeback:writeback_dirty_folio events: block "
 			 "writes by the kernel's flushers cannot be charged to who dirtied "
 			 "the pages (record with 'strobe record --preset io')");
-	if (!p->use_raw && !named)
+	if (!use_raw && !named)
 		ana_note(a->core, "io: no syscall events: no per-process bytes "
 			 "(record with 'strobe record --preset syscalls')");
 	else if (!p->have_names)
-		ana_note(a->core, "io: file names unavailable: %s", p->use_raw
+		ana_note(a->core, "io: file names unavailable: %s", use_raw
 			 ? "raw_syscalls events carry no strings"
 			 : "this kernel's open events carry a pointer, not the path");
 	return 0;

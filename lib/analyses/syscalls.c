@@ -27,7 +27,7 @@
 
 #include "analyses/analysis-int.h"
 
-enum { ENTER_RAW, EXIT_RAW, ENTER_NAMED, EXIT_NAMED, TASK_EXIT };
+enum { TASK_EXIT = ANA_SYS_NR_COOKIES };
 
 #define MAX_NR 4096		/* syscall numbers we keep names for */
 
@@ -51,9 +51,8 @@ struct errgroup {
 };
 
 struct syscalls {
-	struct strobe_field raw_id, raw_exit_id, raw_ret;
-	struct strobe_field nr_enter, nr_exit, named_ret, exit_pid;
-	bool use_raw;
+	struct ana_sysdec dec;
+	struct strobe_field exit_pid;
 	const char *learnt[MAX_NR];	/* names from syscalls:* event names */
 	struct ana_map inflight;	/* tid -> struct inflight */
 	struct ana_map groups;		/* (group, nr) -> struct group */
@@ -160,30 +159,37 @@ static void leave(struct ana *a, const struct strobe_event *ev, int tid, int nr,
 		log_row(a, ev, t, nr, since, ret);
 }
 
+/* A named event names its call: "sys_enter_read" + skip. */
+static void learn(struct syscalls *p, const struct strobe_event *ev, int nr, size_t skip)
+{
+	if (nr >= 0 && nr < MAX_NR && !p->learnt[nr] && ev->format)
+		p->learnt[nr] = strobe_format_name(ev->format) + skip;
+}
+
 static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 {
 	struct syscalls *p = a->priv;
 	int nr;
 
+	int64_t ret = 0;
+
 	switch (cookie) {
-	case ENTER_RAW:
-		enter(a, ev->pid, (int)strobe_field_int(ev, &p->raw_id), ev->ts);
-		break;
-	case EXIT_RAW:
-		leave(a, ev, ev->pid, (int)strobe_field_int(ev, &p->raw_exit_id),
-		      strobe_field_int(ev, &p->raw_ret));
-		break;
-	case ENTER_NAMED:
-	case EXIT_NAMED:
-		if (p->use_raw)
-			return;
-		nr = (int)strobe_field_int(ev, cookie == ENTER_NAMED ? &p->nr_enter : &p->nr_exit);
-		if (nr >= 0 && nr < MAX_NR && !p->learnt[nr] && ev->format)
-			p->learnt[nr] = strobe_format_name(ev->format) + (cookie == ENTER_NAMED ? 10 : 9);
-		if (cookie == ENTER_NAMED)
+	case ANA_SYS_ENTER_RAW:
+	case ANA_SYS_EXIT_RAW:
+	case ANA_SYS_ENTER_NAMED:
+	case ANA_SYS_EXIT_NAMED:
+		switch (ana_sysdec(&p->dec, ev, cookie, &nr, &ret)) {
+		case ANA_SYS_ENTRY:
+			if (cookie == ANA_SYS_ENTER_NAMED)
+				learn(p, ev, nr, 10);
 			enter(a, ev->pid, nr, ev->ts);
-		else
-			leave(a, ev, ev->pid, nr, strobe_field_int(ev, &p->named_ret));
+			break;
+		case ANA_SYS_EXIT:
+			if (cookie == ANA_SYS_EXIT_NAMED)
+				learn(p, ev, nr, 9);
+			leave(a, ev, ev->pid, nr, ret);
+			break;
+		}
 		break;
 	case TASK_EXIT:
 		ana_map_del(&p->inflight, (uint64_t)(uint32_t)strobe_field_int(ev, &p->exit_pid));
@@ -192,10 +198,7 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 }
 
 static const struct ana_sub subs[] = {
-	{ "raw_syscalls", "sys_enter", on_event, ENTER_RAW },
-	{ "raw_syscalls", "sys_exit", on_event, EXIT_RAW },
-	{ "syscalls", "sys_enter_*", on_event, ENTER_NAMED },
-	{ "syscalls", "sys_exit_*", on_event, EXIT_NAMED },
+	ANA_SYSCALL_SUBS(on_event),
 	{ "sched", "sched_process_exit", on_event, TASK_EXIT },
 	{ NULL, NULL, NULL, 0 }
 };
@@ -263,42 +266,14 @@ static int init(struct ana *a)
 	return ret ? -ENOMEM : 0;
 }
 
-/* Resolve the first format of a glob of syscalls:* events. */
-static int resolve_named(struct strobe_formats *fmts, const char *prefix, const char *field,
-			 struct strobe_field *f)
-{
-	int i, max_id = strobe_formats_max_id(fmts);
-	const struct strobe_format *e;
-
-	for (i = 0; i <= max_id; i++)
-		if ((e = strobe_formats_by_id(fmts, i)) &&
-		    !strcmp(strobe_format_system(e), "syscalls") &&
-		    !strncmp(strobe_format_name(e), prefix, strlen(prefix)) &&
-		    !strobe_field_resolve(e, field, f))
-			return 0;
-	return -ENOENT;
-}
-
 static int resolve(struct ana *a, struct strobe_formats *fmts)
 {
 	struct syscalls *p = a->priv;
-	const struct strobe_format *en = strobe_formats_find(fmts, "raw_syscalls", "sys_enter");
-	const struct strobe_format *ex = strobe_formats_find(fmts, "raw_syscalls", "sys_exit");
 	const struct strobe_format *pe = strobe_formats_find(fmts, "sched", "sched_process_exit");
 
 	if (pe)
 		strobe_field_resolve(pe, "pid", &p->exit_pid);
-	if (en && ex && !strobe_field_resolve(en, "id", &p->raw_id) &&
-	    !strobe_field_resolve(ex, "id", &p->raw_exit_id) &&
-	    !strobe_field_resolve(ex, "ret", &p->raw_ret)) {
-		p->use_raw = true;
-		return 0;
-	}
-	if (!resolve_named(fmts, "sys_enter_", "__syscall_nr", &p->nr_enter) &&
-	    !resolve_named(fmts, "sys_exit_", "__syscall_nr", &p->nr_exit) &&
-	    !resolve_named(fmts, "sys_exit_", "ret", &p->named_ret))
-		return 0;
-	return -ENOENT;
+	return ana_sysdec_resolve(&p->dec, fmts);
 }
 
 static int finish(struct ana *a)
