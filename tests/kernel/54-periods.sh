@@ -25,11 +25,12 @@ CAPS='req : fd = $evt.ret : closed = $evt.fd'
 
 # check JSON LABEL TID|CONTAINER CLIENT-OUTPUT: N requests of the known
 # durations, each with its sleep inside; prints "ok" or what is wrong.  A
-# request lasts at least the sleep it asked for, and no more than the
-# client's round trip; strobe's duration must be within 10% of both the
-# known duration and that round trip.  On a loaded machine a sleep can
-# overrun by milliseconds: then the round trip, measured by the client
-# itself, is the known duration.
+# request lasts at least the sleep it asked for, and about no more than
+# the client's round trip (the server closes just after the reply).
+# strobe's duration must be at least the known duration and within 10% of
+# it, or, on a loaded machine where a sleep can overrun by milliseconds,
+# within 10% above the round trip the client measured itself (which also
+# holds the client's own scheduling delays, so the period may be shorter).
 check() {
 	py 'import sys,json
 asked=[int(x) for x in sys.argv[2].split(",")]; who=sys.argv[3]
@@ -45,7 +46,7 @@ for l in open(sys.argv[1]):
     elif o["name"]=="req/sleep": slp.append(o)
 req.sort(key=lambda o:o["begin"])
 got=[o["duration"] for o in req]
-bad=[(a,w,g) for a,w,g in zip(asked,want,got) if abs(g-w*1e6)>0.1*w*1e6 or g<a*1e6]
+bad=[(a,w,g) for a,w,g in zip(asked,want,got) if g<a*1e6 or g>1.1*w*1e6]
 ids={o["id"]:o for o in req}
 nest=0
 for s in slp:
