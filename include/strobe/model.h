@@ -262,6 +262,11 @@ struct strobe_task {
 	int nstgid;		/* innermost-namespace tgid, -1 unknown */
 	uint64_t pidns;		/* pid namespace inode, 0 unknown */
 	const struct strobe_container *container;	/* never NULL */
+	/* This task's instance, unique in the model: a tid reused by a new
+	 * task (a fork naming it, a new tgid, a new entry after the old
+	 * one's exit) gets a new serial.  Analyses group by it, so rows of
+	 * two threads that shared a tid never merge. */
+	uint64_t serial;
 };
 
 int strobe_model_new(struct strobe_model **out, struct strobe_error *err);

@@ -178,12 +178,11 @@ struct ana_core {
 	uint64_t *cpu_pid_since;
 	int nr_cpus;		/* entries of the per-CPU arrays */
 	bool want_hist;
-	/* Thread instances: tid -> struct ana_inst.  A fork naming a tid, or
-	 * a tid whose tgid changed, starts a new instance (PID reuse), so
-	 * rows of a reused tid never merge with the old thread's. */
+	/* PID-filtered traces: tid -> struct ana_inst, what was decided
+	 * about each thread instance.  (Instances themselves, PID reuse
+	 * included, are the task model's: strobe_task.serial.) */
 	struct ana_map inst;
-	uint64_t next_serial;
-	uint64_t sweep_ts;	/* last sweep of exited instances */
+	uint64_t sweep_ts;	/* last sweep of exited entries */
 	signed char *cont_sel;	/* per container index: 0 unknown, 1 in, -1 out */
 	int nr_cont_sel;
 	/*
@@ -210,33 +209,28 @@ struct ana_core {
 };
 
 /*
- * A thread instance: the entry of c->inst for a tid.  serial is the group
- * key of the thread (and of its process when it leads one); traced caches
- * ana_tid_traced()'s answer in a PID-filtered trace.
+ * What a PID-filtered trace decided about a thread: the entry of c->inst
+ * for a tid, valid for the model's task instance `serial` (the model says
+ * when a tid is reused: strobe_task.serial); traced caches
+ * ana_tid_traced()'s answer.  Unfiltered traces keep none.
  */
 struct ana_inst {
 	uint64_t serial;
-	uint64_t exit_ts;	/* 0: alive */
-	int tgid;
-	signed char traced;	/* filtered traces: 0 not decided yet, 1, -1 */
+	uint64_t exit_ts;	/* 0: alive; swept a second after */
+	signed char traced;	/* 0 not decided yet, 1, -1 */
 };
 
-/* The instance of tid, a new one when tid is new or its tgid changed
- * (PID reuse); NULL on ENOMEM.  tgid -1: unknown. */
-static inline struct ana_inst *ana_inst_get(struct ana_core *c, int tid, int tgid)
+/* The entry of task t, reset when t is another instance than the one it
+ * was decided for; NULL on ENOMEM. */
+static inline struct ana_inst *ana_inst_get(struct ana_core *c, const struct strobe_task *t)
 {
 	bool created;
-	struct ana_inst *e = ana_map_put(&c->inst, (uint64_t)(uint32_t)tid, &created);
+	struct ana_inst *e = ana_map_put(&c->inst, (uint64_t)(uint32_t)t->tid, &created);
 
-	if (!e)
-		return NULL;
-	if (created || (e->tgid >= 0 && tgid >= 0 && e->tgid != tgid)) {
-		e->serial = ++c->next_serial;
+	if (e && (created || e->serial != t->serial)) {
+		e->serial = t->serial;
 		e->exit_ts = 0;
-		e->tgid = tgid;
 		e->traced = 0;
-	} else if (e->tgid < 0) {
-		e->tgid = tgid;
 	}
 	return e;
 }

@@ -13,9 +13,9 @@
  *    makes the core call each analysis' lost(cpu) hook (per-CPU state is
  *    forgotten) and records the gap, so per-thread measurements that
  *    began before any gap are dropped and counted (ana_gap_since);
- *  - thread instances: a tid reused by a new thread (a fork naming it, or
- *    a changed tgid) gets a new group key, so rows never merge two
- *    threads; entries of exited threads are swept a second after exit;
+ *  - thread instances: a tid reused by a new thread gets a new group key
+ *    (the task model's serial, strobe_task.serial), so rows never merge
+ *    two threads;
  *  - the window (--begin/--end);
  *  - PID-filtered recordings (strobe record -- CMD, -p, -c): the target
  *    named in the file's info is handed to targets.c, and each fork in the
@@ -250,30 +250,31 @@ int strobe_analysis_set_target(struct strobe_analysis *a, const char *target,
 }
 
 /*
- * The core's own handlers: thread instances for PID reuse.  In a trace
- * filtered by PID, a child is traced when its parent is (event-fork adds
- * it to set_event_pid): decided here, while the parent is surely known.
+ * The core's own handlers, for PID-filtered traces only: a child is traced
+ * when its parent is (event-fork adds it to set_event_pid), decided here
+ * while the parent is surely known; an exit lets the entry be swept.
  */
 static void core_fork(struct strobe_analysis *a, const struct strobe_event *ev)
 {
 	struct ana_core *c = &a->core;
 	int child = (int)strobe_field_int(ev, &a->f_fork_child);
-	signed char traced = 0;
+	const struct strobe_task *t;
+	signed char traced;
 	struct ana_inst *e;
 
-	if (c->filtered && !c->by_container) {
+	if (!c->filtered || c->by_container)
+		return;
+	{
 		int parent = a->f_fork_parent.valid ? (int)strobe_field_int(ev, &a->f_fork_parent)
 						    : ev->pid;
 
 		traced = ana_fork_traced(c, child, parent) ? 1 : -1;
 	}
-	e = ana_map_put(&c->inst, (uint64_t)(uint32_t)child, NULL);	/* after the walk */
-	if (e) {
-		e->serial = ++c->next_serial;
-		e->exit_ts = 0;
-		e->tgid = -1;
+	/* after the walk; the model made the child's new instance already */
+	t = ana_task(c, child);
+	e = t ? ana_inst_get(c, t) : NULL;
+	if (e)
 		e->traced = traced;
-	}
 }
 
 static void core_exit(struct strobe_analysis *a, const struct strobe_event *ev)

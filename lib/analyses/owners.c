@@ -3,9 +3,9 @@
  * --group-by (thread, process, container, CPU), the owner saved with each
  * aggregate, and the owner columns and values of the result tables.
  *
- * Group keys of threads and processes are thread-instance serials (see
- * struct ana_inst), not tids, so a tid reused by a new thread starts a new
- * row.  An owner copies what it shows (tid, pid, comm, container index)
+ * Group keys of threads and processes are the task model's instance
+ * serials (strobe_task.serial), not tids, so a tid reused by a new thread
+ * starts a new row.  An owner copies what it shows (tid, pid, comm, container index)
  * because a row must survive its thread's exit and the model's reuse of
  * the tid; ana_owner_refresh() keeps its comm current across an exec.
  */
@@ -24,7 +24,7 @@ const char *ana_container_name(struct ana_core *c, int index)
 
 uint64_t ana_group_key(struct ana_core *c, const struct strobe_task *t, int cpu)
 {
-	struct ana_inst *e;
+	const struct strobe_task *l;
 
 	switch (c->opts.group_by) {
 	case STROBE_GROUP_CPU:
@@ -32,16 +32,15 @@ uint64_t ana_group_key(struct ana_core *c, const struct strobe_task *t, int cpu)
 	case STROBE_GROUP_CONTAINER:
 		return (uint64_t)(uint32_t)t->container->index;
 	case STROBE_GROUP_PROCESS:
-		if (t->tgid >= 0) {
-			e = ana_inst_get(c, t->tgid, t->tgid);
-			return e ? e->serial : (uint64_t)(uint32_t)t->tgid;
+		if (t->tgid >= 0 && t->tgid != t->tid) {
+			l = ana_task(c, t->tgid);	/* the leader's instance */
+			return l ? l->serial : (uint64_t)(uint32_t)t->tgid;
 		}
-		/* unknown process: the thread stands for it */
+		/* a leader, or an unknown process: the thread stands for it */
 		/* fall through */
 	case STROBE_GROUP_THREAD:
 	default:
-		e = ana_inst_get(c, t->tid, t->tgid);
-		return e ? e->serial : (uint64_t)(uint32_t)t->tid;
+		return t->serial;
 	}
 }
 

@@ -148,12 +148,12 @@ static bool pid_traced(struct ana_core *c, int tid, int depth)
 
 	if (tid <= 0)
 		return false;
-	e = ana_map_get(&c->inst, (uint64_t)(uint32_t)tid);
-	if (e && e->traced)
-		return e->traced > 0;
 	t = ana_task(c, tid);
 	if (!t)
 		return false;	/* ENOMEM: undecided, not kept */
+	e = ana_map_get(&c->inst, (uint64_t)(uint32_t)tid);
+	if (e && e->serial == t->serial && e->traced)
+		return e->traced > 0;
 	tgid = t->tgid;
 	ppid = t->ppid;
 	yes = is_target_pid(c, tid) || (tgid > 0 && is_target_pid(c, tgid));
@@ -163,7 +163,8 @@ static bool pid_traced(struct ana_core *c, int tid, int depth)
 		else if (c->descendants && ppid > 0 && ppid != tid)
 			yes = pid_traced(c, ppid, depth + 1);
 	}
-	e = ana_inst_get(c, tid, tgid);
+	t = ana_task(c, tid);	/* the walk may have moved it */
+	e = t ? ana_inst_get(c, t) : NULL;
 	if (e)
 		e->traced = yes ? 1 : -1;
 	return yes;

@@ -107,6 +107,7 @@ struct strobe_model {
 	struct mtable tasks;	/* live and recently exited tasks */
 	struct mtable late;	/* tasks a recording saw appear (L records) */
 	struct mtask *gc_head, *gc_tail;
+	uint64_t next_serial;	/* strobe_task.serial of the next entry */
 	/* slab */
 	struct mtask *free_list;
 	void **chunks;
@@ -151,8 +152,19 @@ int mtask_set_ns(struct mtask *e, const int *nspid, int nr_nspid,
  * Call after the container or the lists changed (mtask_set_ns does).
  */
 void mtask_ns_view(struct mtask *e) STROBE_HIDDEN;
-/* Copy everything but the tid and table links from src to dst. */
-int mtask_copy_info(struct mtask *dst, const struct mtask *src) STROBE_HIDDEN;
+/* Copy everything but the tid, the serial and the table links from src
+ * to dst (a new serial when that changes dst's known tgid). */
+int mtask_copy_info(struct strobe_model *m, struct mtask *dst, const struct mtask *src)
+	STROBE_HIDDEN;
+
+/* Set e's tgid; a known tgid that changes means the tid is another
+ * task's now (its reuse went unseen): a new serial. */
+static inline void mtask_set_tgid(struct strobe_model *m, struct mtask *e, int tgid)
+{
+	if (e->t.tgid >= 0 && tgid >= 0 && e->t.tgid != tgid)
+		e->t.serial = ++m->next_serial;
+	e->t.tgid = tgid;
+}
 /* Mark exited at ts (and queue for dropping unless keep_exited). */
 void mtask_exited(struct strobe_model *m, struct mtask *e, uint64_t ts)
 	STROBE_HIDDEN;

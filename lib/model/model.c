@@ -172,6 +172,7 @@ void mtask_drop(struct strobe_model *m, struct mtable *t, struct mtask *e)
 static void task_reset(struct strobe_model *m, struct mtask *e, int tid)
 {
 	e->t.tid = tid;
+	e->t.serial = ++m->next_serial;
 	e->t.tgid = -1;
 	e->t.ppid = -1;
 	strcpy(e->t.comm, "<...>");
@@ -252,9 +253,10 @@ void mtask_ns_view(struct mtask *e)
 						       : e->ns[e->nr_nspid + e->nr_nstgid - 1];
 }
 
-int mtask_copy_info(struct mtask *dst, const struct mtask *src)
+int mtask_copy_info(struct strobe_model *m, struct mtask *dst, const struct mtask *src)
 {
-	int tid = dst->t.tid, nstid = src->t.nstid, nstgid = src->t.nstgid;
+	int tid = dst->t.tid, nstid = src->t.nstid, nstgid = src->t.nstgid, tgid = dst->t.tgid;
+	uint64_t serial = dst->t.serial;
 	int r = mtask_set_ns(dst, src->ns, src->nr_nspid,
 			     src->ns ? src->ns + src->nr_nspid : NULL, src->nr_nstgid);
 
@@ -262,6 +264,9 @@ int mtask_copy_info(struct mtask *dst, const struct mtask *src)
 		return r;
 	dst->t = src->t;
 	dst->t.tid = tid;
+	dst->t.serial = serial;
+	if (tgid >= 0 && dst->t.tgid >= 0 && dst->t.tgid != tgid)
+		dst->t.serial = ++m->next_serial;	/* another task now */
 	if (!src->nr_nspid)
 		dst->t.nstid = nstid;
 	if (!src->nr_nstgid)
@@ -603,7 +608,7 @@ int model_read_proc(struct strobe_model *m, struct mtask *e, int tid,
 
 	if (r < 0)
 		return r;
-	e->t.tgid = pi.tgid;
+	mtask_set_tgid(m, e, pi.tgid);
 	/* PPid is the parent *process*; for threads /proc says the same */
 	e->t.ppid = pi.ppid;
 	memcpy(e->t.comm, pi.comm, sizeof(e->t.comm));
@@ -806,7 +811,7 @@ static void first_sight(struct strobe_model *m, struct mtask *e)
 	struct mtask *l = m->late.nr ? mtask_find(&m->late, e->t.tid) : NULL;
 
 	if (l) {
-		mtask_copy_info(e, l);
+		mtask_copy_info(m, e, l);
 		mtask_ns_view(e);
 		mtask_drop(m, &m->late, l);
 		return;

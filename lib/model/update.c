@@ -250,7 +250,7 @@ static struct mtask *do_clone(struct strobe_model *m, int parent_tid, int child_
 		const char *cgpath = c->cgpath;
 		int cg_root = c->cg_root;
 
-		if (mtask_copy_info(c, l) == 0) {
+		if (mtask_copy_info(m, c, l) == 0) {
 			c->flags &= (uint8_t)~MT_NS_GUESS;	/* read while it lived */
 			memcpy(c->t.comm, keep.comm, sizeof(c->t.comm));
 			if (keep.container->index != STROBE_CONTAINER_UNKNOWN) {
@@ -363,7 +363,7 @@ void strobe_model_update(struct strobe_model *m, const struct strobe_event *ev)
 			memcpy(e->t.comm, file + start, n);
 			e->t.comm[n] = '\0';
 		}
-		e->t.tgid = pid;
+		mtask_set_tgid(m, e, pid);
 		if (e->t.nstid >= 0)
 			e->t.nstgid = e->t.nstid;
 		break;

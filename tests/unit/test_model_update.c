@@ -413,18 +413,28 @@ static void test_model_pid_reuse_gets_fresh_entry(void)
 	struct strobe_model *m = base_model();
 	const struct strobe_task *t;
 
+	uint64_t first, second;
+
 	REQUIRE(m);
 	newtask(m, 1 * S, 500, 300, "sh", 0x11);
 	CHECK_STR(strobe_model_task(m, 300)->container->name, "alpha");
+	first = strobe_model_task(m, 300)->serial;
+	rename_ev(m, 1 * S + 5, 300, "sh2");	/* the same task: the same instance */
+	CHECK_EQ(strobe_model_task(m, 300)->serial, first);
 	exit_ev(m, 2 * S, 300, "sh");
 	/* the host reuses 300 within the grace period */
 	newtask(m, 2 * S + 100, 100, 300, "bash", 0x11);
 	t = strobe_model_task(m, 300);
 	CHECK_EQ(t->container->index, STROBE_CONTAINER_HOST);
 	CHECK_EQ(t->ppid, 100);
+	/* another instance: analyses never merge the two threads' rows */
+	second = t->serial;
+	CHECK(second != first);
+	CHECK(second != strobe_model_task(m, 100)->serial);
 	/* and the old exit does not drop the new task later */
 	other_ev(m, 20 * S, 100);
 	CHECK_EQ(strobe_model_task(m, 300)->container->index, STROBE_CONTAINER_HOST);
+	CHECK_EQ(strobe_model_task(m, 300)->serial, second);
 	strobe_model_free(m);
 }
 
