@@ -31,6 +31,21 @@ for h in analysis table model expr sql tracefile; do
 done
 [ -z "$missing" ] && pass api-headers-have-synopses || fail api-headers-have-synopses "no SYNOPSIS for:$missing"
 
+# The EXAMPLES programs compile against the headers: the first example
+# of a page that is a whole program (has a main) is taken out of the
+# roff (.EX ... .EE, escapes undone) and compiled with -Werror.
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+for m in doc/*.3; do
+	n=$(basename "$m" .3)
+	awk '/^\.SH EXAMPLES?/{e=1} /^\.SH /&&!/EXAMPLE/{e=0} e&&/^\.EE/{x=0;e=0} e&&x{print} e&&/^\.EX/{x=1}' "$m" |
+		sed -e 's/\\e/\\/g' -e 's/\\-/-/g' -e "s/\\\\(aq/'/g" -e 's/^\\&//' >"$tmp/$n.c"
+	grep -q 'int main(' "$tmp/$n.c" || continue
+	out=$(${CC:-cc} -std=gnu11 -Iinclude -Wall -Wextra -Werror -fsyntax-only "$tmp/$n.c" 2>&1)
+	[ -z "$out" ] && pass "api-man-page-example-compiles-$n" ||
+		fail "api-man-page-example-compiles-$n" "$(echo "$out" | head -3)"
+done
+
 # The public headers are strobe's own: libtraceevent's types (tep_*,
 # trace_seq) stay inside the library, so the API can outlive them.
 leaks=$(grep -n 'struct tep_\|trace_seq\|traceevent/' include/strobe/*.h)
