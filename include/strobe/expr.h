@@ -367,7 +367,8 @@ void strobe_periods_free(struct strobe_periods *p);	/* NULL ok; open periods are
  */
 int strobe_periods_define(struct strobe_periods *p, const char *text, struct strobe_error *err);
 /* Add a --period-captures argument for a defined name (-EINVAL when there
- * is none, or its keys repeat ones given before). */
+ * is none, or its keys repeat ones given before; -EBUSY once events were
+ * fed). */
 int strobe_periods_capture(struct strobe_periods *p, const char *text, struct strobe_error *err);
 /* Context for procname/pid/container and owners (copied; NULL: none), and
  * syscall argument names for raw_syscalls records (borrowed). */

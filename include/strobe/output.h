@@ -147,7 +147,8 @@ size_t strobe_json_escape_buf(char *dst, size_t size, const char *str, size_t le
 
 /*
  * What the reader found wrong with tf (strobe_tracefile_diag) as a JSON
- * array, [{"kind":"damaged-page","message":"..."},...]; "[]" when tf is
+ * array, [{"kind":"truncated","message":"..."},...]
+ * (kinds: strobe_tf_diag_name); "[]" when tf is
  * NULL (a live source) or clean.  The same list every --json output ends
  * with.  Returns 0 or -ENOMEM.
  */
