@@ -32,6 +32,7 @@
 #define MAX_WALK 65536	/* argument nodes visited per record: a bound on time */
 
 struct walk {
+	const struct tep_event *event;
 	const uint8_t *d;
 	uint64_t size;
 	int long_size;
@@ -192,6 +193,24 @@ static bool args_fit(struct walk *w, const struct tep_print_arg *a)
 			if (!args_fit(w, a->op.left) || !args_fit(w, a->op.right))
 				return false;
 			break;
+		case TEP_PRINT_BITMASK:
+		case TEP_PRINT_CPUMASK:
+			/* an empty mask makes libtraceevent 1.7 size its
+			 * string from a negative bit count: a 3 GB malloc */
+			{
+				const struct tep_format_field *bf = a->bitmask.field;
+				uint64_t off, len;
+
+				if (!bf && a->bitmask.bitmask)	/* found by name when printed */
+					bf = tep_find_field((struct tep_event *)w->event,
+							    a->bitmask.bitmask);
+				if (!bf || !(bf->flags & TEP_FIELD_IS_DYNAMIC))
+					return false;
+				dyn_loc(w, bf, &off, &len);
+				if (!len)
+					return false;
+			}
+			break;
 		case TEP_PRINT_TYPE:
 			if (!args_fit(w, a->typecast.item))
 				return false;
@@ -224,7 +243,7 @@ bool strobe_event_fits(const struct strobe_event *ev)
 {
 	const struct tep_event *event = strobe_format_tep(ev->format);
 	const struct tep_format_field *f;
-	struct walk w = { ev->data, ev->size, 8, MAX_WALK };
+	struct walk w = { strobe_format_tep(ev->format), ev->data, ev->size, 8, MAX_WALK };
 	bool failed;
 
 	if (!event)
