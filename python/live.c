@@ -226,14 +226,15 @@ static int loop_step(struct loop *l)
 
 	batch_reset(&l->b);
 	loop_check(l);
-	if (l->inst && l->inst->nr_containers && l->inst->hook_model && !l->stopping &&
-	    mono_ms() >= l->next_scan) {
-		strobe_model_rescan_proc(l->inst->hook_model, on_new_task, l->inst, NULL);
-		/* and tell the events' model: a task that entered the
-		 * container from outside (podman exec) has no event saying
-		 * so, and its short-lived children may be gone from /proc
-		 * by the time their events come through the stream */
-		strobe_model_rescan_proc(l->src->model, NULL, NULL, NULL);
+	if (l->inst && l->inst->nr_containers && !l->stopping && mono_ms() >= l->next_scan) {
+		/*
+		 * One rescan, into the events' model: a task that entered a
+		 * hooked container from outside (podman exec) is hooked by
+		 * on_new_task, and its events and those of its short-lived
+		 * children keep the container's name even when they are gone
+		 * from /proc by the time the stream hands them out.
+		 */
+		strobe_model_rescan_proc(l->src->model, on_new_task, l->inst, NULL);
 		l->next_scan = mono_ms() + CONTAINER_SCAN_MS;
 	}
 	r = batch_fill(&l->b, l->st, l->src->model, l->an, l->shown, NULL, &l->err);
