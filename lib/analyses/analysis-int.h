@@ -321,6 +321,27 @@ const char *ana_container_name(struct ana_core *c, int index) STROBE_HIDDEN;
 
 /* Sort an array of pointers by a uint64 metric (descending) and then by
  * key; helper for rankings. */
+/*
+ * The --top largest items by a uint64_t key, kept as they come (a
+ * min-heap of at most max items; the smallest kept is the one a larger
+ * newcomer evicts).  Items are size bytes, their key at key_off.  Add
+ * one with: slot = ana_topn_slot(h, key, &evict) (NULL: it does not make
+ * it; evict: slot holds the evicted item, release what it owns), fill the
+ * slot, then ana_topn_push(h, evict), or ana_topn_cancel(h, evict) when
+ * the slot could not be filled.  h->v[0..h->n) are the kept items, in no
+ * order (sort them at the end).
+ */
+struct ana_topn {
+	void *v;		/* max + 1 items: the last is scratch */
+	size_t size, key_off;
+	int n, max;
+};
+int ana_topn_init(struct ana_topn *h, int max, size_t size, size_t key_off) STROBE_HIDDEN;
+void ana_topn_free(struct ana_topn *h) STROBE_HIDDEN;
+void *ana_topn_slot(struct ana_topn *h, uint64_t key, bool *evict) STROBE_HIDDEN;
+void ana_topn_push(struct ana_topn *h, bool evict) STROBE_HIDDEN;
+void ana_topn_cancel(struct ana_topn *h, bool evict) STROBE_HIDDEN;
+
 struct ana_rank {
 	uint64_t metric;
 	uint64_t key;

@@ -95,8 +95,7 @@ struct periods {
 	struct group *buckets[GROUP_BUCKETS];
 	struct group **groups;		/* in creation order */
 	size_t nr_groups, cap_groups;
-	struct kept *top;		/* min-heap by duration */
-	int nr_top, max_top;
+	struct ana_topn top;		/* the --top longest */
 	struct kept *open;
 	size_t nr_open, cap_open;
 	uint64_t lost, cut, owner_gone, backwards;
@@ -307,52 +306,22 @@ static int kept_set(struct kept *k, const struct strobe_period *p, uint64_t end)
 	return 0;
 }
 
-static void top_down(struct kept *h, int n, int i)
-{
-	for (;;) {
-		int l = 2 * i + 1, r = l + 1, m = i;
-		struct kept t;
-
-		if (l < n && h[l].dur < h[m].dur)
-			m = l;
-		if (r < n && h[r].dur < h[m].dur)
-			m = r;
-		if (m == i)
-			return;
-		t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
-
+/* Keep the --top longest periods. */
 static void keep_top(struct periods *s, const struct strobe_period *p)
 {
-	uint64_t dur = p->end_ts - p->begin_ts;	/* counted: end >= begin */
-	int i;
+	bool evict;
+	struct kept *k = ana_topn_slot(&s->top, p->end_ts - p->begin_ts, &evict);
 
-	if (s->nr_top < s->max_top) {
-		i = s->nr_top;
-		if (kept_set(&s->top[i], p, p->end_ts) < 0) {
-			s->failed = true;
-			return;
-		}
-		s->nr_top++;
-		while (i > 0 && s->top[(i - 1) / 2].dur > s->top[i].dur) {
-			struct kept t = s->top[i];
-
-			s->top[i] = s->top[(i - 1) / 2];
-			s->top[(i - 1) / 2] = t;
-			i = (i - 1) / 2;
-		}
-	} else if (s->max_top && dur > s->top[0].dur) {
-		kept_free(&s->top[0]);
-		if (kept_set(&s->top[0], p, p->end_ts) < 0) {
-			s->top[0] = s->top[--s->nr_top];
-			s->failed = true;
-		}
-		top_down(s->top, s->nr_top, 0);
+	if (!k)
+		return;
+	if (evict)
+		kept_free(k);
+	if (kept_set(k, p, p->end_ts) < 0) {
+		s->failed = true;
+		ana_topn_cancel(&s->top, evict);
+		return;
 	}
+	ana_topn_push(&s->top, evict);
 }
 
 /* ---- rows ------------------------------------------------------------------------ */
@@ -744,10 +713,11 @@ static int init(struct ana *a)
 		}
 	}
 	if (ana_view(c, STROBE_VIEW_TOP)) {
-		s->max_top = o->top > 0 ? o->top : 100;
-		s->top = calloc((size_t)s->max_top, sizeof(*s->top));
+		int r = ana_topn_init(&s->top, o->top > 0 ? o->top : 100, sizeof(struct kept),
+				      offsetof(struct kept, dur));
+
 		s->t_top = ana_add_table(a, "periods.top", "Longest periods", STROBE_VIEW_TOP);
-		if (!s->top || !s->t_top)
+		if (r < 0 || !s->t_top)
 			return -ENOMEM;
 		ret |= period_cols(s->t_top);
 	}
@@ -882,14 +852,16 @@ static int finish(struct ana *a)
 			ana_note(c, "periods: no period '%s' began: does the trace hold the "
 				 "events its begin expression names?", s->names[d]);
 	if (s->t_top) {
-		if (s->nr_top > 1)
-			qsort(s->top, (size_t)s->nr_top, sizeof(*s->top), kept_cmp);
-		for (k = 0; k < s->nr_top; k++) {
+		struct kept *top = s->top.v;
+
+		if (s->top.n > 1)
+			qsort(top, (size_t)s->top.n, sizeof(*top), kept_cmp);
+		for (k = 0; k < s->top.n; k++) {
 			union strobe_value *v = tbl_row(s->t_top);
 
 			if (!v)
 				return -ENOMEM;
-			kept_vals(s, s->t_top, v, &s->top[k], true);
+			kept_vals(s, s->t_top, v, &top[k], true);
 		}
 	}
 	/* tables with nothing to say are left out of the results (their
@@ -1032,9 +1004,9 @@ static void fini(struct ana *a)
 		free(s->groups[i]);
 	}
 	free(s->groups);
-	for (k = 0; k < s->nr_top; k++)
-		kept_free(&s->top[k]);
-	free(s->top);
+	for (k = 0; s->top.v && k < s->top.n; k++)
+		kept_free((struct kept *)s->top.v + k);
+	ana_topn_free(&s->top);
 	for (i = 0; i < s->nr_open; i++)
 		kept_free(&s->open[i]);
 	free(s->open);

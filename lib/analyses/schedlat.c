@@ -81,8 +81,7 @@ struct schedlat {
 	 * kernel emitted no sched_switch (seen for idle CPUs on some VMs) */
 	uint64_t unmeasured;
 	struct ana_map groups;		/* group key -> struct group */
-	struct worst *worst;		/* min-heap by latency, nr_worst <= max_worst */
-	int nr_worst, max_worst;
+	struct ana_topn worst;		/* the --top largest latencies */
 	struct strobe_table *top, *stats, *preempt, *log;
 };
 
@@ -129,46 +128,6 @@ static void wake(struct ana *a, const struct strobe_event *ev, int tid, int prio
 	else
 		strcpy(s->waker_comm, ev->pid ? "?" : flags->valid ? "<idle>" : "<idle/irq>");
 	s->waker_comm[15] = '\0';
-}
-
-/* Keep the max_worst largest latencies: a min-heap on latency. */
-static void heap_down(struct worst *h, int n, int i)
-{
-	for (;;) {
-		int l = 2 * i + 1, r = l + 1, m = i;
-		struct worst t;
-
-		if (l < n && h[l].latency < h[m].latency)
-			m = l;
-		if (r < n && h[r].latency < h[m].latency)
-			m = r;
-		if (m == i)
-			return;
-		t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
-
-static void keep_worst(struct schedlat *p, const struct worst *w)
-{
-	int i;
-
-	if (p->nr_worst < p->max_worst) {
-		i = p->nr_worst++;
-		p->worst[i] = *w;
-		while (i > 0 && p->worst[(i - 1) / 2].latency > p->worst[i].latency) {
-			struct worst t = p->worst[i];
-
-			p->worst[i] = p->worst[(i - 1) / 2];
-			p->worst[(i - 1) / 2] = t;
-			i = (i - 1) / 2;
-		}
-	} else if (p->max_worst && w->latency > p->worst[0].latency) {
-		p->worst[0] = *w;
-		heap_down(p->worst, p->nr_worst, 0);
-	}
 }
 
 static void switch_in(struct ana *a, const struct strobe_event *ev, int tid)
@@ -222,7 +181,15 @@ static void switch_in(struct ana *a, const struct strobe_event *ev, int tid)
 		x.cpu = ev->cpu;
 		x.waker = w.waker;
 		memcpy(x.waker_comm, w.waker_comm, sizeof(x.waker_comm));
-		keep_worst(p, &x);
+		{
+			bool evict;
+			struct worst *slot = ana_topn_slot(&p->worst, x.latency, &evict);
+
+			if (slot) {
+				*slot = x;
+				ana_topn_push(&p->worst, evict);
+			}
+		}
 	}
 	if (p->log && c->opts.log) {
 		union strobe_value v[11];
@@ -329,11 +296,11 @@ static int init(struct ana *a)
 	ana_map_init(&p->waits, sizeof(struct wait));
 	ana_map_init(&p->groups, sizeof(struct group));
 	if (ana_view(c, STROBE_VIEW_TOP)) {
-		p->max_worst = c->opts.top > 0 ? c->opts.top : 100;
-		p->worst = calloc((size_t)p->max_worst, sizeof(*p->worst));
+		ret = ana_topn_init(&p->worst, c->opts.top > 0 ? c->opts.top : 100,
+				    sizeof(struct worst), offsetof(struct worst, latency));
 		p->top = ana_add_table(a, "schedlat.top", "Worst wake-up latencies",
 				       STROBE_VIEW_TOP);
-		if (!p->worst || !p->top)
+		if (ret < 0 || !p->top)
 			return -ENOMEM;
 		ret |= wake_cols(p->top);
 	}
@@ -446,9 +413,11 @@ static int finish(struct ana *a)
 			 "with no recorded switch-in (the kernel emitted no sched_switch "
 			 "for it)", (unsigned long long)p->unmeasured);
 	if (p->top) {
-		qsort(p->worst, (size_t)p->nr_worst, sizeof(*p->worst), worst_cmp);
-		for (i = 0; i < (size_t)p->nr_worst; i++) {
-			struct worst *w = &p->worst[i];
+		struct worst *worst = p->worst.v;
+
+		qsort(worst, (size_t)p->worst.n, sizeof(*worst), worst_cmp);
+		for (i = 0; i < (size_t)p->worst.n; i++) {
+			struct worst *w = &worst[i];
 			union strobe_value *v = tbl_row(p->top);
 
 			if (!v)
@@ -500,7 +469,7 @@ static void fini(struct ana *a)
 		ana_stats_free(&g->wake);
 	ana_map_free(&p->waits);
 	ana_map_free(&p->groups);
-	free(p->worst);
+	ana_topn_free(&p->worst);
 }
 
 const struct ana_ops ana_schedlat_ops = {
