@@ -99,7 +99,9 @@ struct strobe_record_opts {
 	 * events, to attach analyses or sinks to before feeding them, are
 	 * strobe_format_catalogue(ev->format) of the first event.  The
 	 * stream's own events are enabled by the caller (events / presets)
-	 * plus, unless no_model, the model's.
+	 * plus, unless no_model, the model's.  m is freed before
+	 * strobe_record() returns: what points into it (analysis tables:
+	 * strobe_analysis_finish) is finished in on_tick(true).
 	 */
 	int (*on_event)(const struct strobe_event *ev, struct strobe_model *m, void *arg);
 	/* Called at least every 100 ms on the same thread while recording,
