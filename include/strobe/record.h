@@ -93,6 +93,10 @@ struct strobe_record_opts {
 	 * pages are dropped for the stream only (the next event of that CPU
 	 * has ev->missed set; counted in the result), never for the file.
 	 *
+	 * Each CPU's stream queue holds as much as its kernel buffer
+	 * (buffer_kb) before it drops, so the bursts the file rides out
+	 * cost the consumer nothing.
+	 *
 	 * m is a model of its own, loaded from /proc when tracing starts and
 	 * fed only by the stream's events (names of containers looked up as
 	 * they appear), not the one stored in the file.  The formats of the

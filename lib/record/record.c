@@ -1062,6 +1062,14 @@ int strobe_record(const struct strobe_record_opts *opts,
 	}
 	{
 		struct strobe_capture_opts co = { sizeof(co), 0, 0, r.meta };
+		unsigned ps = strobe_session_meta_tf(r.meta)->page_size;
+
+		/* A stream beside the file drops pages rather than wait
+		 * (capture.h): give it the slack the kernel's buffer gives
+		 * the file, so bursts the file rides out cost it nothing. */
+		if (opts->on_event && !opts->no_output && ps &&
+		    (uint64_t)opts->buffer_kb * 1024 / ps > 256)
+			co.queue_pages = (unsigned)((uint64_t)opts->buffer_kb * 1024 / ps);
 
 		e = strobe_capture_open(r.s, &co, &r.cap, err);
 	}
