@@ -7,7 +7,7 @@
 #     `strobe syscalls -i F --json` gives from the file it kept;
 #   - `strobe periods` with the talk's request expression, live on the
 #     req_server workload, finds exactly the requests the client sent,
-#     each as long as the client saw it, with its sleep nested inside;
+#     each at least as long as its sleep, with the sleep nested inside;
 #   - a real podman container traced with -c NAME --group-by container
 #     until Ctrl-C: its calls under its name;
 # and no instance is left in tracefs.
@@ -44,7 +44,6 @@ tid=$(sed -n 's/^server_tid=//p' $WORK/req.out)
 r=$(py 'import sys,json
 asked=[int(x) for x in sys.argv[2].split(",")]; tid=int(sys.argv[3] or 0)
 rtt=[int(l.split("=")[1]) for l in open(sys.argv[4]) if l.startswith("rtt_ns=")]
-want=[max(a*1e6, r) for a,r in zip(asked,rtt)]
 req=[]; slp=[]; other=0
 for l in open(sys.argv[1]):
     o=json.loads(l)
@@ -54,7 +53,10 @@ for l in open(sys.argv[1]):
     elif o["name"]=="req/sleep": slp.append(o)
 req.sort(key=lambda o:o["begin"])
 got=[o["duration"] for o in req]
-bad=[(a,g) for a,w,g in zip(asked,want,got) if g<a*1e6 or g>1.1*w]
+# at least the sleep asked for; the upper bound is loose: on a loaded
+# machine the server may run its close() well after the client got the
+# reply (54-periods.sh checks the durations to 10% on files)
+bad=[(a,g) for a,g in zip(asked,got) if g<a*1e6 or g>a*1e6+5e8]
 ids={o["id"]:o for o in req}
 nest=sum(1 for s in slp if s["parent_id"] in ids and ids[s["parent_id"]]["begin"]<=s["begin"]
          and s["end"]<=ids[s["parent_id"]]["end"])
