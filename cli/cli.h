@@ -33,7 +33,37 @@ int cmd_periods(int argc, char **argv);
 #include <stdio.h>
 int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv);
 void cli_periods_usage(FILE *f);
+extern const char cli_live_usage[];	/* the live options' help */
 int cmd_export(int argc, char **argv);
+
+/*
+ * What to trace, as `strobe record` takes it (cli/target.c), for record
+ * and the analysis commands run live.  Zero it, hand each option letter
+ * your getopt loop gets to cli_target_option ('e', 'f', 'P' = --preset,
+ * 'o', 'b', 'C', 'p', 'c', 'M' = --no-model, 'd'): 1 taken, 0 not a
+ * target option, < 0 bad (message printed).  cli_target_finish sets the
+ * command (argv, may be NULL), the default buffer and checks conflicts
+ * (< 0: message printed); cli_target_record runs strobe_record with
+ * SIGINT/SIGTERM/SIGHUP stopping it (stop_signal: the one that did).
+ */
+struct cli_target {
+	struct strobe_record_opts o;
+	bool given;			/* a target option or a command */
+	int stop_signal;
+	struct strobe_record_event *ev;
+	size_t nev;
+	const char **conts;
+	char **bufs;			/* --preset copies */
+	size_t nbufs;
+};
+int cli_target_option(struct cli_target *t, const char *cmd, int c, const char *arg);
+int cli_target_add_event(struct cli_target *t, const char *spec);
+/* --preset LIST: each preset of the comma list once, as an -e. */
+int cli_target_add_presets(struct cli_target *t, const char *cmd, const char *list);
+int cli_target_finish(struct cli_target *t, const char *cmd, char **argv);
+int cli_target_record(struct cli_target *t, struct strobe_record_result *res,
+		      struct strobe_error *err);
+void cli_target_free(struct cli_target *t);
 
 /* Print "strobe <cmd>: <message>\n" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)

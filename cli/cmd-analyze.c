@@ -13,6 +13,13 @@
  * end.  What is wrong with the file (cli/diag.c) and the analyses' notes
  * (missing events, dropped measurements) go to stderr, and with --json
  * into the summary object too.
+ *
+ * Live: with the target options of `strobe record` (-- CMD, -p PID, -c
+ * NAME, -d SECS, --live; parsed by cli/target.c) the same analyses run on
+ * the events as they are captured (run_live: strobe_record with a live
+ * consumer, the events each analysis needs enabled from its presets, no
+ * file unless -o FILE), and the tables come when the command exits, the
+ * duration passes or Ctrl-C stops it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -40,7 +47,22 @@ struct analyze_args {
 	/* periods: --period and --period-captures arguments */
 	const char *periods[64], *captures[64];
 	bool group_key;		/* --group-by names a capture key */
+	struct cli_target *live;	/* live: what to trace (NULL: a file) */
 };
+
+/* The target options of live runs (also in strobe periods' help). */
+const char cli_live_usage[] =
+	"Live (the target options of strobe record; any of them runs live):\n"
+	"  -- CMD [ARGS...]        trace CMD and its descendants until it exits\n"
+	"  -p PID                  trace process PID (all threads, future children)\n"
+	"  -c NAME                 trace every task of a container; repeatable\n"
+	"  -d, --duration SECS     stop after SECS (the whole system if no target)\n"
+	"      --live              the whole system until Ctrl-C\n"
+	"  -e, --event SPEC, --preset LIST\n"
+	"                          more events (those the analyses need are enabled)\n"
+	"  -b, --buffer KB, -C, --clock CLOCK   as strobe record\n"
+	"  -o, --output FILE       keep the trace in FILE too (default: no file)\n"
+	"  (--pid and --container, long, stay filters of what is analysed)\n";
 
 static void usage(FILE *f, const char *cmd)
 {
@@ -54,17 +76,21 @@ static void usage(FILE *f, const char *cmd)
 	if (all)
 		fprintf(f,
 			"usage: strobe analyze -a ANALYSES [options] [FILE]\n"
+			"       strobe analyze -a ANALYSES [options] [target options] [-- CMD [ARGS...]]\n"
 			"\n"
 			"Run several analyses over a trace file (default trace.dat) in one\n"
 			"pass: cputop, syscalls, schedlat, io, irq, mem, periods\n"
-			"(comma-separated).\n");
+			"(comma-separated); or live, on what a command, a process, containers\n"
+			"or the whole system do, until it ends, --duration or Ctrl-C.\n");
 	else
 		fprintf(f,
 			"usage: strobe %s [options] [FILE]\n"
+			"       strobe %s [options] [target options] [-- CMD [ARGS...]]\n"
 			"\n"
-			"%s, from a trace file (default trace.dat).\n"
+			"%s, from a trace file (default trace.dat), or live\n"
+			"(the target options below).\n"
 			"See strobe-%s(1) for what is measured and how.\n",
-			cmd, strobe_analysis_summary(cmd), cmd);
+			cmd, cmd, strobe_analysis_summary(cmd), cmd);
 	fprintf(f,
 		"\n"
 		"Options:\n"
@@ -90,23 +116,29 @@ static void usage(FILE *f, const char *cmd)
 		"                          --mi-version and --metadata\n"
 		"  -h, --help              show this help\n"
 		"\n"
+		"%s"
+		"\n"
 		"When the file lacks the events an analysis needs, strobe says which\n"
 		"events and which 'strobe record --preset' records them.\n"
 		"\n"
 		"Examples:\n",
 		all ? "  -a, --analyses LIST     cputop,syscalls,schedlat,io,irq,mem,periods\n"
 		      "      --period DEF, --period-captures CAPS, --aggregate-by NAME\n"
-		      "                          periods: see strobe-periods(1)\n" : "");
+		      "                          periods: see strobe-periods(1)\n" : "",
+		cli_live_usage);
 	if (all)
 		fprintf(f,
 			"  strobe analyze -a cputop,syscalls,schedlat -i run.dat\n"
-			"  strobe analyze -a syscalls,io --group-by container --json\n");
+			"  strobe analyze -a syscalls,io --group-by container --json\n"
+			"  strobe analyze -a cputop,syscalls -- make -j2    live, a build\n");
 	else
 		fprintf(f,
 			"  strobe %s                          ./trace.dat, top 10\n"
 			"  strobe %s --group-by container --top 0\n"
-			"  strobe %s --stats --freq --pid 1234 -i run.dat\n",
-			cmd, cmd, cmd);
+			"  strobe %s --stats --freq --pid 1234 -i run.dat\n"
+			"  strobe %s -- ./a.out                live: a command\n"
+			"  strobe %s -c web -d 10 --group-by container   live: a container, 10 s\n",
+			cmd, cmd, cmd, cmd, cmd);
 }
 
 /* "10us", "1.5ms", "2s", "100ns"; a bare number is microseconds. */
@@ -304,6 +336,189 @@ static uint64_t first_ts(struct strobe_tracefile *tf)
 	return ts;
 }
 
+/* ---- live: the analyses as strobe_record's consumer ----------------- */
+
+struct live_run {
+	struct analyze_args *a;
+	struct strobe_analysis **an;	/* made at the first event */
+	struct strobe_buf *s;
+	const struct strobe_record_result *res;
+	struct strobe_error err;	/* the consumer's message */
+	bool rel_b, rel_e;
+	bool finished;			/* *an finished at the final tick */
+};
+
+/* What the recording traced, for the analyses (as a file's info tells
+ * strobe_analysis_run_file): the command, the process, or the target
+ * containers' full IDs as the model knows them. */
+static int live_target(struct live_run *l, struct strobe_model *m)
+{
+	const struct strobe_record_opts *o = &l->a->live->o;
+	char pids[32], *ids;
+	size_t off = 0, k;
+	int i, n, ret;
+
+	if (o->argv || o->pid > 0) {
+		snprintf(pids, sizeof(pids), "%d", o->argv ? (int)l->res->child_pid : (int)o->pid);
+		return strobe_analysis_set_target(*l->an, o->argv ? "command" : "pid", pids, NULL,
+						  &l->err);
+	}
+	if (!o->nr_containers)
+		return 0;
+	n = strobe_model_nr_containers(m);
+	ids = calloc((size_t)(n > 0 ? n : 1), 66);
+	if (!ids) {
+		snprintf(l->err.msg, sizeof(l->err.msg), "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 2; i < n; i++) {
+		const struct strobe_container *c = strobe_model_container(m, i);
+
+		for (k = 0; c && c->id[0] && k < o->nr_containers; k++)
+			if (strobe_container_matches(c, o->containers[k])) {
+				off += (size_t)sprintf(ids + off, "%s%s", off ? "," : "", c->id);
+				break;
+			}
+	}
+	ret = strobe_analysis_set_target(*l->an, "container", NULL, ids, &l->err);
+	free(ids);
+	return ret;
+}
+
+/* First event: the analyses, on the formats of the capture. */
+static int live_attach(struct live_run *l, const struct strobe_event *ev,
+		       struct strobe_model *m)
+{
+	struct strobe_formats *f = strobe_format_catalogue(ev->format);
+	struct analyze_args *a = l->a;
+	int ret;
+
+	if (!f)
+		return 0;	/* an event of no known type: nothing to analyse */
+	if (l->rel_b)
+		a->o.begin += ev->ts;
+	if (l->rel_e)
+		a->o.end += ev->ts;
+	ret = strobe_analysis_new(a->names, &a->o, l->an, &l->err);
+	if (ret == 0)
+		ret = live_target(l, m);
+	if (ret == 0)
+		ret = strobe_analysis_attach(*l->an, f, m, &l->err);
+	return ret < 0 ? ret : 1;
+}
+
+static int live_event(const struct strobe_event *ev, struct strobe_model *m, void *arg)
+{
+	struct live_run *l = arg;
+	int ret;
+
+	if (!*l->an) {
+		ret = live_attach(l, ev, m);
+		if (ret <= 0)
+			return ret;
+	}
+	strobe_analysis_feed(*l->an, ev);
+	return 0;
+}
+
+/* Log rows reach the terminal within a tick.  The final tick builds the
+ * tables, while the model they point into still exists. */
+static int live_tick(bool final, void *arg)
+{
+	struct live_run *l = arg;
+	int ret;
+
+	if (final && *l->an) {
+		ret = strobe_analysis_finish(*l->an, &l->err);
+		if (ret < 0)
+			return ret;
+		l->finished = true;
+	}
+
+	if (!cli_flush(l->s) || fflush(stdout)) {
+		snprintf(l->err.msg, sizeof(l->err.msg), "cannot write the output: %s",
+			 strerror(errno ? errno : EPIPE));
+		return -EPIPE;
+	}
+	return 0;
+}
+
+/*
+ * Run the analyses live on what a->live says to trace, up to the point
+ * where run() prints the tables: *an is then finished.  Returns a CLI
+ * status, the message printed.
+ */
+static int run_live(struct analyze_args *a, struct strobe_buf *s, struct log_ctx *lc,
+		    struct strobe_analysis **an, bool rel_b, bool rel_e)
+{
+	struct cli_target *t = a->live;
+	struct live_run l = { a, an, s, NULL, { 0, "" }, rel_b, rel_e, false };
+	struct strobe_record_result res;
+	struct strobe_error err = { 0, "" };
+	char *names = strdup(a->names), *tok, *save = NULL;
+	int ret, status = CLI_FAIL;
+
+	if (!names) {
+		cli_error(a->cmd, "out of memory");
+		return CLI_FAIL;
+	}
+	/* the events each analysis needs, besides the user's -e */
+	for (tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const char *p = strobe_analysis_preset(tok);
+
+		if (!p) {
+			cli_error(a->cmd, "unknown analysis '%s'", tok);
+			free(names);
+			return CLI_USAGE;
+		}
+		if (cli_target_add_presets(t, a->cmd, p) < 0) {
+			free(names);
+			return CLI_FAIL;
+		}
+	}
+	free(names);
+	t->o.events = t->ev;
+	t->o.nr_events = t->nev;
+	t->o.no_output = !t->o.output;	/* -o FILE: the trace is kept too */
+	t->o.on_event = live_event;
+	t->o.on_tick = live_tick;
+	t->o.event_arg = &l;
+	t->o.event_err = &l.err;
+	l.res = &res;
+	lc->s = s;
+	lc->json = a->json;
+	lc->lami = a->lami;
+	if (a->o.views & STROBE_VIEW_LOG) {
+		a->o.log = on_log;
+		a->o.log_arg = lc;
+	}
+	ret = cli_target_record(t, &res, &err);
+	cli_flush(s);
+	if (ret < 0 && res.exec_errno) {
+		cli_error_e(a->cmd, &err);
+		status = res.exec_errno == ENOENT ? 127 : 126;
+		goto out;
+	}
+	if (ret < 0 && ret != -ENOSPC) {
+		cli_error_e(a->cmd, &err);
+		goto out;
+	}
+	if (ret == -ENOSPC)
+		cli_error_e(a->cmd, &err);	/* the tables all the same */
+	if (!*an || !l.finished) {
+		cli_error(a->cmd, "no events were captured");
+		goto out;
+	}
+	if (res.stream_missed)
+		cli_warn(a->cmd, "%llu events were lost (the kernel's buffer or the analysis "
+			 "fell behind): the figures are short of them; a bigger -b may help",
+			 (unsigned long long)res.stream_missed);
+	status = CLI_OK;
+out:
+	strobe_record_result_free(&res);
+	return status;
+}
+
 static int run(struct analyze_args *a)
 {
 	struct strobe_error err = { 0 };
@@ -342,6 +557,13 @@ static int run(struct analyze_args *a)
 			  ? a->begin : a->end);
 		goto out;
 	}
+	if (a->live) {
+		status = run_live(a, s, &lc, &an, rel_b, rel_e);
+		if (status != CLI_OK)
+			goto out;
+		status = CLI_FAIL;
+		goto tables;
+	}
 	if (strobe_tracefile_open(a->input, &tf, &err) < 0) {
 		cli_error_e(a->cmd, &err);
 		goto out;
@@ -375,6 +597,7 @@ static int run(struct analyze_args *a)
 		cli_error_e(a->cmd, &err);
 		goto out;
 	}
+tables:
 	if (lc.last && !a->json)
 		strobe_buf_putc(s, '\n');
 	n = strobe_analysis_nr_tables(an);
@@ -434,7 +657,7 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		OPT_TOP = 256, OPT_STATS, OPT_FREQ, OPT_FREQ_RES, OPT_LOG, OPT_MIN, OPT_MAX,
 		OPT_BEGIN, OPT_END, OPT_CPU, OPT_TID, OPT_PID, OPT_COMM, OPT_CONTAINER,
 		OPT_GROUP, OPT_JSON, OPT_LAMI, OPT_MI_VERSION, OPT_METADATA, OPT_PROGRESS,
-		OPT_PERIOD, OPT_PERIOD_CAPTURES, OPT_AGGREGATE_BY,
+		OPT_PERIOD, OPT_PERIOD_CAPTURES, OPT_AGGREGATE_BY, OPT_LIVE,
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -462,12 +685,26 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		{ "period", required_argument, NULL, OPT_PERIOD },
 		{ "period-captures", required_argument, NULL, OPT_PERIOD_CAPTURES },
 		{ "aggregate-by", required_argument, NULL, OPT_AGGREGATE_BY },
+		/* live: the target options of strobe record (cli/target.c);
+		 * -p and -c are short only (--pid/--container filter), and
+		 * record's kernel filters (-f) are not taken: --filter is the
+		 * analyses' own expression filter */
+		{ "event", required_argument, NULL, 'e' },
+		{ "preset", required_argument, NULL, 'P' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "buffer", required_argument, NULL, 'b' },
+		{ "clock", required_argument, NULL, 'C' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "live", no_argument, NULL, OPT_LIVE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct analyze_args a = { 0 };
+	struct cli_target t = { 0 };
 	const char *bad = NULL;
-	int c, status = CLI_USAGE;
+	char **target_argv = NULL;
+	bool live = false;
+	int c, r, status = CLI_USAGE;
 
 	a.cmd = cmd;
 	a.names = names;
@@ -489,8 +726,17 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 	a.o.periods = a.periods;
 	a.o.period_captures = a.captures;
 
+	/* `-- CMD ARGS`: the command to trace live (a lone FILE stays the
+	 * input file); options end at the "--" */
+	for (r = 1; r < argc; r++)
+		if (!strcmp(argv[r], "--")) {
+			target_argv = &argv[r + 1];
+			argc = r;
+			break;
+		}
 	optind = 1;
-	while ((c = getopt_long(argc, argv, names ? "i:h" : "i:a:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, names ? "i:he:o:b:C:p:c:d:" : "i:a:he:o:b:C:p:c:d:",
+				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			a.input = optarg;
@@ -604,13 +850,21 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 			break;
 		case OPT_PROGRESS:
 			break;
+		case OPT_LIVE:
+			live = true;
+			break;
 		case 'h':
 			usage(stdout, cmd);
 			status = CLI_OK;
 			goto out;
 		default:
-			usage(stderr, cmd);
-			goto out;
+			r = c == '?' ? 0 : cli_target_option(&t, cmd, c, optarg);
+			if (r == -ENOMEM)
+				status = CLI_FAIL;
+			if (r == 0)
+				usage(stderr, cmd);
+			if (r <= 0)
+				goto out;
 		}
 	}
 	if (optind < argc) {
@@ -619,6 +873,20 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 			goto out;
 		}
 		a.input = argv[optind];
+	}
+	if (target_argv && !target_argv[0]) {
+		cli_error(cmd, "no command after '--'");
+		goto out;
+	}
+	if (live || t.given || target_argv) {
+		if (a.input) {
+			cli_error(cmd, "a trace file ('%s') or live tracing (-- CMD, -p, -c, -d, "
+				  "--live ...), not both", a.input);
+			goto out;
+		}
+		if (cli_target_finish(&t, cmd, target_argv) < 0)
+			goto out;
+		a.live = &t;
 	}
 	if (!a.input)
 		a.input = "trace.dat";
@@ -675,6 +943,7 @@ out:
 	free(a.cpu_mask);
 	while (a.nr_copies)
 		free(a.copies[--a.nr_copies]);
+	cli_target_free(&t);
 	return status;
 }
 

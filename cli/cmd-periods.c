@@ -1,6 +1,6 @@
 /*
  * cmd-periods.c - `strobe periods`: user-defined periods (lttng-analyses'
- * --period language) over a trace file.
+ * --period language) over a trace file, or live.
  *
  * It is the periods analysis (lib/analyses/periods.c) run alone, so it
  * shares every option, view and output format of the analysis commands
@@ -16,9 +16,10 @@ void cli_periods_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: strobe periods --period DEF [--period DEF ...] [options] [FILE]\n"
+		"       strobe periods --period DEF ... [options] [target options] [-- CMD ...]\n"
 		"\n"
 		"User-defined periods (requests, transactions, any interval between two\n"
-		"events) from a trace file (default trace.dat): statistics, longest\n"
+		"events) from a trace file (default trace.dat) or live: statistics, longest\n"
 		"periods, log, histograms, with child periods inside their parent.\n"
 		"The language is lttng-analyses'; see strobe-periods(1) and strobe-expr(7).\n"
 		"\n"
@@ -52,6 +53,8 @@ void cli_periods_usage(FILE *f)
 		"                          --mi-version and --metadata\n"
 		"  -h, --help              show this help\n"
 		"\n"
+		"%s"
+		"\n"
 		"Periods still open at the end are listed apart (periods.open), never in\n"
 		"the statistics; a period with lost events inside is marked 'lost'.\n"
 		"\n"
@@ -60,7 +63,9 @@ void cli_periods_usage(FILE *f)
 		"      $evt.$name == \"syscall_exit_accept4\" && $evt.ret >= 0 : \\\n"
 		"      $evt.$name == \"syscall_entry_close\" && $evt.fd == $begin.$evt.ret \\\n"
 		"      && $evt.tid == $begin.$evt.tid'\n"
-		"  strobe periods --log --period 'switch : $evt.$name == \"sched_switch\"'\n");
+		"  strobe periods --log --period 'switch : $evt.$name == \"sched_switch\"'\n"
+		"  strobe periods --stats --period 'req : ...' -c web -d 30   live, a container\n",
+		cli_live_usage);
 }
 
 int cmd_periods(int argc, char **argv)

@@ -1,8 +1,9 @@
 /*
  * cmd-record.c - `strobe record`: parse options into a
- * struct strobe_record_opts, install the signal handlers that stop a
- * recording cleanly (the library never installs handlers), run
- * strobe_record() and print a per-CPU summary on stderr.
+ * struct strobe_record_opts (the target options through cli/target.c,
+ * which the analysis commands share), run strobe_record() between the
+ * signal handlers that stop a recording cleanly (the library never
+ * installs handlers) and print a per-CPU summary on stderr.
  *
  * Exit status: the traced command's own status (128+N if a signal killed
  * it), 127/126 when it cannot be run, 1 on any error (including a full
@@ -21,12 +22,6 @@
 #include "cli.h"
 
 static const char *const cmd = "record";
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-	stop_flag = sig;
-}
 
 static void usage(FILE *f)
 {
@@ -75,36 +70,6 @@ static void usage(FILE *f)
 		"  strobe record -d 10 -b 8192                 whole system, 10 s\n"
 		"\n"
 		"See strobe-record(1).\n");
-}
-
-/*
- * The per-CPU buffer when -b is not given.  The kernel's default (1.4 MiB)
- * loses events of the sched and syscalls presets on a 2-CPU machine whose
- * CPUs are both busy (make bench, workload "2 M getppid"); 8 MiB did not
- * lose any in the same runs.  Capped so that many-CPU machines do not
- * give the ring buffers more than 256 MiB in all.
- */
-static unsigned default_buffer_kb(void)
-{
-	long cpus = sysconf(_SC_NPROCESSORS_CONF);
-	unsigned kb = 8192;
-
-	if (cpus > 0 && (256u << 10) / (unsigned long)cpus < kb)
-		kb = (unsigned)((256u << 10) / (unsigned long)cpus);
-	return kb < 1408 ? 1408 : kb;
-}
-
-static int add_event(struct strobe_record_event **ev, size_t *n, const char *spec)
-{
-	struct strobe_record_event *nv = realloc(*ev, (*n + 1) * sizeof(*nv));
-
-	if (!nv)
-		return -ENOMEM;
-	nv[*n].spec = spec;
-	nv[*n].filter = NULL;
-	*ev = nv;
-	(*n)++;
-	return 0;
 }
 
 static char *join_args(int argc, char **argv)
@@ -187,115 +152,19 @@ int cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct strobe_record_opts o;
+	struct cli_target t;
+	struct strobe_record_opts *o = &t.o;
 	struct strobe_record_result res;
 	struct strobe_error err = { 0, "" };
-	struct strobe_record_event *ev = NULL;
-	struct sigaction sa, old[3];
-	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
-	char **preset_bufs = NULL, *cmdline = NULL;
-	const char **conts = NULL;
-	size_t nev = 0, nbufs = 0, k;
+	char *cmdline = NULL;
 	bool quiet = false;
-	int c, r, i, status = CLI_FAIL;
+	int c, r, status = CLI_FAIL;
 
-	memset(&o, 0, sizeof(o));
+	memset(&t, 0, sizeof(t));
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+e:f:o:b:C:p:c:d:qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'e':
-			if (add_event(&ev, &nev, optarg) < 0)
-				goto oom;
-			break;
-		case 'f':
-			if (!nev) {
-				cli_error(cmd, "-f '%s' must follow the -e it filters", optarg);
-				goto usage_err;
-			}
-			if (ev[nev - 1].filter) {
-				cli_error(cmd, "two filters for -e '%s'", ev[nev - 1].spec);
-				goto usage_err;
-			}
-			ev[nev - 1].filter = optarg;
-			break;
-		case 'P': {
-			char *save = NULL, *t;
-
-			char *buf = strdup(optarg), **nb;
-
-			nb = realloc(preset_bufs, (nbufs + 1) * sizeof(*nb));
-			if (!buf || !nb) {
-				free(buf);
-				if (nb)
-					preset_bufs = nb;
-				goto oom;
-			}
-			preset_bufs = nb;
-			preset_bufs[nbufs++] = buf;
-			for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-				if (!strobe_preset_find(t)) {
-					cli_error(cmd, "unknown preset '%s' (see 'strobe list presets')", t);
-					goto usage_err;
-				}
-				if (add_event(&ev, &nev, t) < 0)
-					goto oom;
-			}
-			break;
-		}
-		case 'o':
-			if (!*optarg) {
-				cli_error(cmd, "empty output file name");
-				goto usage_err;
-			}
-			o.output = optarg;
-			break;
-		case 'b': {
-			int kb;
-
-			if (cli_parse_int(optarg, 1, 1 << 30, &kb) < 0) {
-				cli_error(cmd, "bad buffer size '%s' (KiB, e.g. 4096)", optarg);
-				goto usage_err;
-			}
-			o.buffer_kb = kb;
-			break;
-		}
-		case 'C':
-			o.clock = optarg;
-			break;
-		case 'p': {
-			int pid;
-
-			if (cli_parse_int(optarg, 1, 1 << 30, &pid) < 0) {
-				cli_error(cmd, "bad PID '%s'", optarg);
-				goto usage_err;
-			}
-			o.pid = pid;
-			break;
-		}
-		case 'c': {
-			const char **nc = realloc(conts, (o.nr_containers + 1) * sizeof(*nc));
-
-			if (!nc)
-				goto oom;
-			if (!*optarg) {
-				conts = nc;
-				cli_error(cmd, "empty container name");
-				goto usage_err;
-			}
-			conts = nc;
-			conts[o.nr_containers++] = optarg;
-			break;
-		}
-		case 'M':
-			o.no_model = true;
-			break;
-		case 'd':
-			if (cli_parse_seconds(optarg, &o.duration) < 0 || o.duration <= 0) {
-				cli_error(cmd, "bad duration '%s' (seconds, e.g. 2.5)", optarg);
-				goto usage_err;
-			}
-			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -303,7 +172,8 @@ int cmd_record(int argc, char **argv)
 			usage(stdout);
 			status = CLI_OK;
 			goto out;
-		default:
+		case '?':
+		case ':':
 			if (optopt && strchr("efobCpcd", optopt))
 				cli_error(cmd, "option -%c needs an argument", optopt);
 			else if (optopt)
@@ -311,38 +181,22 @@ int cmd_record(int argc, char **argv)
 			else
 				cli_error(cmd, "unknown option '%s'", argv[optind - 1]);
 			goto usage_err;
+		default:
+			r = cli_target_option(&t, cmd, c, optarg);
+			if (r == -ENOMEM)
+				goto out;
+			if (r <= 0)
+				goto usage_err;
 		}
 	}
-	if (optind < argc)
-		o.argv = &argv[optind];
-	if (!o.buffer_kb)
-		o.buffer_kb = default_buffer_kb();
-	if (o.argv && o.pid) {
-		cli_error(cmd, "give either a command or -p PID, not both");
+	if (cli_target_finish(&t, cmd, optind < argc ? &argv[optind] : NULL) < 0)
 		goto usage_err;
-	}
-	if (o.nr_containers && (o.argv || o.pid)) {
-		cli_error(cmd, "give containers (-c), a command or -p PID, not two");
-		goto usage_err;
-	}
-	o.containers = conts;
-	o.events = ev;
-	o.nr_events = nev;
-	o.stop = &stop_flag;
-	o.on_tracing = on_tracing;
-	o.arg = &o;
+	o->on_tracing = on_tracing;
+	o->arg = o;
 	cmdline = join_args(argc - 1, argv + 1);
-	o.command_line = cmdline;
+	o->command_line = cmdline;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;	/* no SA_RESTART: sleeps end early */
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < 3; i++)
-		sigaction(sigs[i], &sa, &old[i]);
-	stop_flag = 0;
-	r = strobe_record(&o, &res, &err);
-	for (i = 0; i < 3; i++)
-		sigaction(sigs[i], &old[i], NULL);
+	r = cli_target_record(&t, &res, &err);
 
 	if (r < 0 && res.exec_errno) {
 		cli_error_e(cmd, &err);
@@ -366,27 +220,19 @@ int cmd_record(int argc, char **argv)
 			status = 128 + WTERMSIG(res.child_status);
 		else
 			status = CLI_FAIL;
-	} else if (res.stopped && o.argv) {
-		status = 128 + (int)stop_flag;	/* the command was interrupted */
+	} else if (res.stopped && o->argv) {
+		status = 128 + t.stop_signal;	/* the command was interrupted */
 	} else {
 		status = CLI_OK;
 	}
 out_res:
 	strobe_record_result_free(&res);
 	goto out;
-oom:
-	cli_error(cmd, "out of memory");
-	status = CLI_FAIL;
-	goto out;
 usage_err:
 	fprintf(stderr, "See 'strobe record --help'.\n");
 	status = CLI_USAGE;
 out:
-	free(ev);
-	free(conts);
-	for (k = 0; k < nbufs; k++)
-		free(preset_bufs[k]);
-	free(preset_bufs);
+	cli_target_free(&t);
 	free(cmdline);
 	return status;
 }

@@ -106,6 +106,10 @@ struct strobe_analysis;
 const char *const *strobe_analysis_names(void);
 /* One-line summary of analysis `name`, NULL if unknown. */
 const char *strobe_analysis_summary(const char *name);
+/* The presets (session.h, comma-separated: "syscalls,io") that enable
+ * the events analysis `name` needs, NULL if unknown: what a live run
+ * (strobe_record with on_event) enables for it. */
+const char *strobe_analysis_preset(const char *name);
 
 /*
  * New analysis object running the analyses named in `names` (comma

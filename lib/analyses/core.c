@@ -99,6 +99,13 @@ const char *strobe_analysis_summary(const char *name)
 	return o ? o->summary : NULL;
 }
 
+const char *strobe_analysis_preset(const char *name)
+{
+	const struct ana_ops *o = name ? find_ops(name, strlen(name)) : NULL;
+
+	return o ? o->preset : NULL;
+}
+
 /* ---- notes ------------------------------------------------------------ */
 
 void ana_note(struct ana_core *c, const char *fmt, ...)
