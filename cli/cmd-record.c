@@ -58,6 +58,9 @@ static void usage(FILE *f)
 		"      --no-model        do not store the process/container table (nor\n"
 		"                        enable the fork/exec/exit events that update it)\n"
 		"  -d, --duration SECS   stop after SECS seconds (fractions allowed)\n"
+		"      --host-name NAME  the host name stored in the file (default: the\n"
+		"                        node name); names the host when files of\n"
+		"                        several hosts are merged (report -i A -i B)\n"
 		"  -q, --quiet           no summary\n"
 		"  -h, --help            this help\n"
 		"\n"
@@ -182,6 +185,7 @@ int cmd_record(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "container", required_argument, NULL, 'c' },
 		{ "no-model", no_argument, NULL, 'M' },
+		{ "host-name", required_argument, NULL, 'H' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -290,6 +294,13 @@ int cmd_record(int argc, char **argv)
 		case 'M':
 			o.no_model = true;
 			break;
+		case 'H':
+			if (!optarg[0] || strpbrk(optarg, "\n\t")) {
+				cli_error(cmd, "bad host name '%s'", optarg);
+				goto usage_err;
+			}
+			o.host_name = optarg;
+			break;
 		case 'd':
 			if (cli_parse_seconds(optarg, &o.duration) < 0 || o.duration <= 0) {
 				cli_error(cmd, "bad duration '%s' (seconds, e.g. 2.5)", optarg);
@@ -304,7 +315,7 @@ int cmd_record(int argc, char **argv)
 			status = CLI_OK;
 			goto out;
 		default:
-			if (optopt && strchr("efobCpcd", optopt))
+			if (optopt && strchr("efobCpcdH", optopt))
 				cli_error(cmd, "option -%c needs an argument", optopt);
 			else if (optopt)
 				cli_error(cmd, "unknown option -%c", optopt);
