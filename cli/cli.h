@@ -49,6 +49,10 @@ void cli_warn(const char *cmd, const char *fmt, ...)
 struct strobe_buf;
 void cli_warn_diags(const char *cmd, const struct strobe_tracefile *tf);
 void cli_json_diags(struct strobe_buf *s, const struct strobe_tracefile *tf);
+/* Several input files merged (multi.c): once on stderr, how their clocks
+ * were put on one timeline and how uncertain that is. */
+void cli_merge_clock_note(const char *cmd, const struct strobe_merge *m,
+			  const char *const *paths);
 
 /* Strict parsers: whole string must be a number in range.  Return 0 or
  * -EINVAL/-ERANGE. */
