@@ -219,7 +219,16 @@ struct strobe_merge_clock {
 	uint64_t error_ns;	/* the widest bracket of its pairings (+-) */
 	int64_t drift_ns;	/* offset at the end pairing - offset_ns (2 only) */
 	uint64_t span_ns;	/* trace time between the two pairings (2 only) */
+	uint64_t start_trace_ns;	/* trace time of the first pairing */
+	int64_t file_ts_offset;	/* the file's OFFSET option, in event ts */
 };
+/*
+ * So an event of that source at ts (as its file's stream gives it) lies,
+ * on a wall-clock timeline, at: raw = ts - file_ts_offset; raw +
+ * offset_ns + drift_ns * (clamp(raw, start_trace_ns, start_trace_ns +
+ * span_ns) - start_trace_ns) / span_ns (the last term 0 unless
+ * nr_sync == 2), as strobe_merge_next computes it.
+ */
 /* Fill *out for a source: 0 or -EINVAL (bad index). */
 int strobe_merge_clock(const struct strobe_merge *m, int source,
 		       struct strobe_merge_clock *out);

@@ -207,9 +207,11 @@ int strobe_merge_clock(const struct strobe_merge *m, int source, struct strobe_m
 		return -EINVAL;
 	ms = &m->src[source];
 	out->nr_sync = ms->nr_sync;
+	out->file_ts_offset = ms->ts_offset;
 	if (!ms->nr_sync)
 		return 0;
 	out->offset_ns = sync_offset(&ms->sync[0]);
+	out->start_trace_ns = ms->sync[0].trace_ns;
 	out->error_ns = ms->sync[0].error_ns;
 	if (ms->nr_sync == 2) {
 		int64_t d = sync_offset(&ms->sync[1]) - out->offset_ns;
