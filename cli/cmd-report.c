@@ -338,22 +338,6 @@ struct report_src {
 	bool none;			/* the selection names nothing of this file */
 };
 
-/* Add a string key to the JSON object just appended to s ("...}\n"). */
-static int json_add_key(struct strobe_buf *s, const char *key, const char *val)
-{
-	size_t len = strobe_buf_len(s);
-	const char *d = strobe_buf_data(s);
-
-	if (len < 2 || d[len - 2] != '}' || d[len - 1] != '\n')
-		return 0;
-	strobe_buf_truncate(s, len - 2);
-	strobe_buf_printf(s, ",\"%s\":", key);
-	if (strobe_json_escape(s, val, strlen(val)) < 0)
-		return -ENOMEM;
-	strobe_buf_puts(s, "}\n");
-	return strobe_buf_failed(s) ? -ENOMEM : 0;
-}
-
 /*
  * The selection of each file.  Each comma-separated item is added on its
  * own: an event or comm that one host's file does not have selects
@@ -368,7 +352,7 @@ static int build_filters_multi(const struct report_args *a, struct report_src *s
 		{ a->comms, a->nr_comms, 2 }, { a->events, a->nr_events, 3 },
 	};
 	struct strobe_error err = { 0 };
-	int f, k, i, r;
+	int f, k, i, r = 0;
 
 	for (f = 0; f < n; f++)
 		if (strobe_filter_new(strobe_tracefile_formats(src[f].tf), &src[f].filter) < 0) {
@@ -539,7 +523,7 @@ static int report_multi(const struct report_args *a)
 		if (fret == 0 && a->json && task)
 			fret = json_container(s, task);
 		if (fret == 0 && a->json)
-			fret = json_add_key(s, "host", host);
+			fret = cli_json_add_key(s, "host", host);
 		if (fret < 0) {
 			cli_flush(s);
 			cli_error(CMD, "out of memory");
@@ -568,7 +552,7 @@ static int report_multi(const struct report_args *a)
 			strobe_buf_puts(s, "{\"diagnostics\":");
 			cli_json_diags(s, src[i].tf);
 			strobe_buf_puts(s, "}\n");
-			json_add_key(s, "host", strobe_merge_host(m, i));
+			cli_json_add_key(s, "host", strobe_merge_host(m, i));
 			cli_flush(s);
 		}
 		cli_warn_diags(CMD, src[i].tf);

@@ -240,6 +240,24 @@ const char *strobe_analysis_note(const struct strobe_analysis *a, int i);
 void strobe_analysis_window(const struct strobe_analysis *a, uint64_t *begin,
 			    uint64_t *end);
 
+/* ---- several hosts (lib/analyses/hosts.c) --------------------------- */
+
+struct strobe_merge;
+/*
+ * One table from the tables of the same name of several hosts' analyses:
+ * tables[i] (NULL: none) is the result of source i of merge m (stream.h;
+ * the analyses ran over each file alone).  The result has a "host" column
+ * (strobe_merge_host) first, then the columns of the first table given,
+ * and the rows host by host, each host's rows in their own order (a
+ * ranking is ranked per host); timestamp columns are mapped onto the
+ * merge's timeline (strobe_merge_map_ts).  -EINVAL when the tables'
+ * columns differ or none is given, -ENOTSUP for FREQ tables (histograms
+ * stay per host), -ENOMEM.  Free the result with strobe_table_free().
+ */
+int strobe_table_merge_hosts(const struct strobe_table *const *tables, int n,
+			     const struct strobe_merge *m, struct strobe_table **out);
+void strobe_table_free(struct strobe_table *t);	/* NULL ok */
+
 /* ---- writing tables (lib/output/table.c) ---------------------------- */
 
 /*

@@ -211,6 +211,10 @@ const char *strobe_merge_host(const struct strobe_merge *m, int source);
 struct strobe_stream *strobe_merge_stream(const struct strobe_merge *m, int source);
 /* true when timestamps are wall-clock ns (every file has pairings). */
 bool strobe_merge_wall(const struct strobe_merge *m);
+/* A timestamp of source's file (as its own stream gives it: analysis
+ * results, say) on the merge's timeline; unchanged when not wall or for a
+ * bad index. */
+uint64_t strobe_merge_map_ts(const struct strobe_merge *m, int source, uint64_t ts);
 
 /* What a source's pairings say about its clock. */
 struct strobe_merge_clock {

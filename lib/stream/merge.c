@@ -193,6 +193,13 @@ struct strobe_stream *strobe_merge_stream(const struct strobe_merge *m, int sour
 	return source >= 0 && source < m->n ? m->src[source].s : NULL;
 }
 
+uint64_t strobe_merge_map_ts(const struct strobe_merge *m, int source, uint64_t ts)
+{
+	if (source < 0 || source >= m->n)
+		return ts;
+	return map_ts(m, &m->src[source], ts);
+}
+
 bool strobe_merge_wall(const struct strobe_merge *m)
 {
 	return m->wall;

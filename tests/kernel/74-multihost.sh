@@ -131,6 +131,27 @@ print(" ".join("%s,%d,%d,%d" % (h, min(v), max(v), len(v)) for h, v in sorted(d.
 [ "$r" = "$want " ] && pass sql_timestamps_and_tables_match_report ||
 	fail sql_timestamps_and_tables_match_report "got '$r' want '$want '"
 
+# --- analyses: a host column ------------------------------------------------
+r=$(timeout 120 $STROBE syscalls --json -i $A -i $B 2> $WORK/an.err | py '
+import json, sys
+c = {}
+for o in map(json.loads, sys.stdin):
+    if o.get("table") == "syscalls.top":
+        for r in o["rows"]:
+            if r["comm"] == "getppid_n" and r["syscall"] == "getppid":
+                c.setdefault(r["host"], []).append(r["count"])
+print(" ".join("%s:%s" % (h, ",".join(map(str, sorted(v)))) for h, v in sorted(c.items())))
+')
+[ "$r" = "db:4000 web:1000,2000" ] && grep -q '^strobe syscalls: 2 hosts on one timeline' $WORK/an.err &&
+	pass syscalls_rows_have_a_host_and_exact_counts ||
+	fail syscalls_rows_have_a_host_and_exact_counts "'$r' $(head -3 $WORK/an.err)"
+timeout 120 $STROBE syscalls -i $A -i $B > $WORK/an.txt 2>/dev/null
+grep -qE '^Host +TID +PID' $WORK/an.txt && grep -qE '^db +[0-9]+ +[0-9]+ +getppid_n .* getppid +4000 ' $WORK/an.txt &&
+	pass syscalls_text_has_a_host_column || fail syscalls_text_has_a_host_column "$(head -4 $WORK/an.txt)"
+timeout 60 $STROBE syscalls -i $A -i $B --begin 10 > /dev/null 2> $WORK/an2.err
+[ $? = 2 ] && grep -q 'take +SECONDS' $WORK/an2.err && pass syscalls_several_files_refuse_absolute_times ||
+	fail syscalls_several_files_refuse_absolute_times "$(cat $WORK/an2.err)"
+
 # --- each file stays a trace-cmd file ----------------------------------------
 if command -v trace-cmd > /dev/null; then
 	na=$(trace-cmd report $A 2>/dev/null | grep -E '^ *getppid_n-[0-9]+ ' | grep -c 'sys_enter: *NR 110 ')
