@@ -17,6 +17,7 @@
 
 #include <strobe/strobe.h>
 
+#include "analyses/analysis-int.h"
 #include "formats.h"
 #include "test.h"
 
@@ -328,7 +329,88 @@ static void test_clock_sync_text_round_trips_and_rejects_junk(void)
 	CHECK_EQ(strobe_clock_sync_parse("1 2 3 junk", &b), -EINVAL);
 }
 
+/* A small result table as an analysis makes it: tid, comm, a timestamp. */
+static struct strobe_table *result(const char *comm, int rows, uint64_t ts0, bool odd)
+{
+	struct strobe_table *t = ana_table_new("x.top", "X", odd ? STROBE_VIEW_FREQ
+								 : STROBE_VIEW_TOP);
+	int i;
+
+	ana_table_col(t, "tid", "TID", STROBE_COL_INT);
+	ana_table_col(t, "comm", "Comm", STROBE_COL_STR);
+	ana_table_col(t, "when", "When", STROBE_COL_TIMESTAMP);
+	for (i = 0; i < rows; i++) {
+		union strobe_value *v = ana_table_row(t);
+
+		v[0].i = 4242;
+		v[1].s = ana_table_str(t, comm);
+		v[2].u = ts0 + (uint64_t)i * 10000000ull;
+	}
+	return t;
+}
+
+static void test_tables_of_two_hosts_join_with_a_host_column(void)
+{
+	struct strobe_error err = { 0 };
+	struct strobe_merge *m = NULL;
+	struct strobe_table *a, *b, *out = NULL, *freq, *other;
+	const struct strobe_table *in[2];
+	const union strobe_value *row;
+	struct two t;
+
+	REQUIRE(open_two(&t, info_a, info_b) == 0);
+	REQUIRE(strobe_merge_open(t.tf, 2, NULL, NULL, &m, &err) == 0);
+	/* the same TID on both hosts; timestamps as the fixture's events */
+	a = result("nginx", 2, 1000010000000ull, false);
+	b = result("postgres", 1, 5020000000ull, false);
+	in[0] = a;
+	in[1] = b;
+	REQUIRE(strobe_table_merge_hosts(in, 2, m, &out) == 0);
+	CHECK_STR(strobe_table_name(out), "x.top");
+	CHECK_EQ(strobe_table_nr_columns(out), 4);
+	CHECK_STR(strobe_table_column(out, 0)->key, "host");
+	CHECK_STR(strobe_table_column(out, 3)->key, "when");
+	REQUIRE(strobe_table_nr_rows(out) == 3);
+	row = strobe_table_row(out, 0);
+	CHECK_STR(row[0].s, "web");
+	CHECK_EQ(row[1].i, 4242);
+	CHECK_STR(row[2].s, "nginx");
+	CHECK_EQ(row[3].u, W0 + 10000000ull + 10);	/* mapped like the event */
+	row = strobe_table_row(out, 1);
+	CHECK_EQ(row[3].u, W0 + 20000000ull + 20);
+	row = strobe_table_row(out, 2);
+	CHECK_STR(row[0].s, "db");
+	CHECK_STR(row[2].s, "postgres");
+	CHECK_EQ(row[3].u, W0 + 20000000ull);
+	strobe_table_free(out);
+	/* the result owns its strings: the inputs may go */
+	in[1] = NULL;
+	REQUIRE(strobe_table_merge_hosts(in, 2, m, &out) == 0);
+	ana_table_free(a);
+	CHECK_EQ(strobe_table_nr_rows(out), 2);
+	CHECK_STR(strobe_table_row(out, 1)[2].s, "nginx");
+	strobe_table_free(out);
+	/* histograms stay per host; tables that disagree are refused */
+	freq = result("x", 1, 0, true);
+	other = ana_table_new("x.top", "X", STROBE_VIEW_TOP);
+	ana_table_col(other, "cpu", "CPU", STROBE_COL_INT);
+	in[0] = freq;
+	CHECK_EQ(strobe_table_merge_hosts(in, 2, m, &out), -ENOTSUP);
+	in[0] = b;
+	in[1] = other;
+	CHECK_EQ(strobe_table_merge_hosts(in, 2, m, &out), -EINVAL);
+	in[0] = in[1] = NULL;
+	CHECK_EQ(strobe_table_merge_hosts(in, 2, m, &out), -EINVAL);
+	CHECK(out == NULL);
+	ana_table_free(b);
+	ana_table_free(freq);
+	ana_table_free(other);
+	strobe_merge_close(m);
+	close_two(&t);
+}
+
 TESTS(T(test_merge_orders_by_wall_clock_and_tags_hosts),
+      T(test_tables_of_two_hosts_join_with_a_host_column),
       T(test_merge_clock_summary_gives_offset_drift_and_error),
       T(test_merge_without_offsets_keeps_raw_timestamps),
       T(test_merge_same_host_twice_gets_told_apart),
