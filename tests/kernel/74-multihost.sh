@@ -104,6 +104,16 @@ if head -1 $WORK/m.txt | grep -q "^host=web cpus=[0-9]* file=$A$" &&
 	pass report_text_has_a_host_column
 else fail report_text_has_a_host_column "$(head -3 $WORK/m.txt; grep -m2 getppid_n $WORK/m.txt)"; fi
 
+# a command name only one host's file has selects that host's events only
+timeout 60 $STROBE report -i $A -i $B --comm sh > $WORK/sh.txt 2>/dev/null
+rc=$?
+n=$(grep -cE '^web +sh-[0-9]+ ' $WORK/sh.txt)
+[ $rc = 0 ] && [ "$n" -gt 0 ] && [ "$(grep -cvE '^(web +sh-|host=)' $WORK/sh.txt)" = 0 ] &&
+	pass report_selection_of_one_hosts_comm || fail report_selection_of_one_hosts_comm "rc=$rc n=$n"
+timeout 60 $STROBE report -i $A -i $B --comm nosuch > /dev/null 2> $WORK/ns.err
+[ $? = 1 ] && grep -q "no task named 'nosuch'" $WORK/ns.err && pass report_unknown_comm_in_every_file_fails ||
+	fail report_unknown_comm_in_every_file_fails "$(cat $WORK/ns.err)"
+
 # --- sql: one database -------------------------------------------------------
 r=$(timeout 120 $STROBE sql --csv -i $A -i $B \
 	"SELECT host, count(*) FROM sys_enter WHERE comm = 'getppid_n' AND id = 110 GROUP BY host ORDER BY host" \
