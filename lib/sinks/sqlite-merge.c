@@ -196,15 +196,16 @@ static int merge_table(sqlite3 *db, const struct strobe_merge *m, const char *na
 	return r;
 }
 
-/* Every table and view name of the attached files, first seen first. */
-static int all_tables(sqlite3 *db, int n, struct names *out, struct strobe_error *err)
+/* Every name of that type ("table", "view") in the attached files, first
+ * seen first. */
+static int all_tables(sqlite3 *db, int n, const char *type, struct names *out,
+		      struct strobe_error *err)
 {
 	int i, r = 0;
 
 	for (i = 0; !r && i < n; i++) {
-		char *q = sqlite3_mprintf("SELECT name FROM s%d.sqlite_master WHERE type IN "
-					  "('table', 'view') AND name NOT LIKE 'sqlite_%%' "
-					  "ORDER BY rowid", i);
+		char *q = sqlite3_mprintf("SELECT name FROM s%d.sqlite_master WHERE type = %Q "
+					  "AND name NOT LIKE 'sqlite_%%' ORDER BY rowid", i, type);
 		sqlite3_stmt *st = NULL;
 
 		if (!q)
@@ -219,6 +220,106 @@ static int all_tables(sqlite3 *db, int n, struct names *out, struct strobe_error
 				r = strobe_err(err, -ENOMEM, "out of memory");
 		sqlite3_finalize(st);
 	}
+	return r;
+}
+
+/* The CREATE text of view `name` in attached file i (sqlite3_free it),
+ * or NULL. */
+static char *file_view_sql(sqlite3 *db, int i, const char *name)
+{
+	char *q = sqlite3_mprintf("SELECT sql FROM s%d.sqlite_master WHERE type = 'view' "
+				  "AND name = %Q", i, name);
+	sqlite3_stmt *st = NULL;
+	char *out = NULL;
+
+	if (q && sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		out = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_free(q);
+	return out;
+}
+
+/* The same from the first of the n files that has it. */
+static char *view_sql(sqlite3 *db, int n, const char *name)
+{
+	char *out = NULL;
+	int i;
+
+	for (i = 0; i < n && !out; i++)
+		out = file_view_sql(db, i, name);
+	return out;
+}
+
+/*
+ * The events view over the merged event tables: each file's view is a
+ * UNION ALL of one SELECT per event table, naming its host as a literal;
+ * with the literal replaced by the merged tables' host column, the
+ * SELECTs of every file (one per table) make the view.  -ENOENT when a
+ * view does not have that shape (then it is materialized instead).
+ */
+static int events_view(sqlite3 *db, const struct strobe_merge *m, struct strobe_error *err)
+{
+	static const char head[] = "CREATE VIEW events AS SELECT * FROM (";
+	int n = strobe_merge_nr_sources(m), i, r = 0;
+	struct names froms = { 0 };
+	sqlite3_str *q = sqlite3_str_new(db);
+	bool any = false;
+	char *sql;
+
+	sqlite3_str_appendall(q, head);
+	for (i = 0; !r && i < n; i++) {
+		char *v = file_view_sql(db, i, "events"), *p, *end, *lit;
+		size_t hl = strlen(head), ll;
+
+		if (!v)
+			continue;
+		lit = sqlite3_mprintf("%Q AS host", strobe_merge_host(m, i));
+		if (!lit || strncmp(v, head, hl) || v[strlen(v) - 1] != ')') {
+			sqlite3_free(lit);
+			sqlite3_free(v);
+			r = -ENOENT;
+			break;
+		}
+		ll = strlen(lit);
+		v[strlen(v) - 1] = '\0';
+		for (p = v + hl; p && *p; p = end) {
+			char *from, *h;
+
+			end = strstr(p, " UNION ALL ");
+			if (end) {
+				*end = '\0';
+				end += 11;
+			}
+			from = strstr(p, " FROM ");
+			h = strstr(p, lit);
+			if (!from || !h) {
+				r = -ENOENT;
+				break;
+			}
+			if (names_has(&froms, from))
+				continue;	/* an earlier file's SELECT reads that table */
+			if (names_add(&froms, from) < 0) {
+				r = strobe_err(err, -ENOMEM, "out of memory");
+				break;
+			}
+			sqlite3_str_appendf(q, "%s%.*shost%s", any ? " UNION ALL " : "",
+					    (int)(h - p), p, h + ll);
+			any = true;
+		}
+		sqlite3_free(lit);
+		sqlite3_free(v);
+	}
+	sqlite3_str_appendall(q, ")");
+	sql = sqlite3_str_finish(q);
+	if (!r && !any)
+		r = -ENOENT;
+	if (!r && !sql)
+		r = strobe_err(err, -ENOMEM, "out of memory");
+	if (!r)
+		r = exec(db, sql, err);
+	sqlite3_free(sql);
+	names_free(&froms);
 	return r;
 }
 
@@ -248,7 +349,7 @@ int strobe_sql_open_many(const char *const *trace_paths, int n, const char *db_p
 	struct strobe_tracefile **tfs = NULL;
 	struct strobe_merge *m = NULL;
 	sqlite3 **parts = NULL, *db = NULL;
-	struct names tables = { 0 };
+	struct names tables = { 0 }, views = { 0 };
 	char *tmp = NULL, uri[128];
 	int i, r;
 
@@ -311,7 +412,12 @@ int strobe_sql_open_many(const char *const *trace_paths, int n, const char *db_p
 				     : strobe_err(err, -ENOMEM, "out of memory");
 			break;
 		}
-		r = strobe_sql_load_file(parts[i], tfs[i], trace_paths[i], &o, &one, err);
+		/* as strobe_sql_open builds: big pages, no journal */
+		r = exec(parts[i], "PRAGMA page_size = 65536; PRAGMA journal_mode = OFF; "
+			 "PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; "
+			 "PRAGMA cache_size = -262144", err);
+		if (!r)
+			r = strobe_sql_load_file(parts[i], tfs[i], trace_paths[i], &o, &one, err);
 		if (r < 0) {
 			/* name the file: the loader's messages may not */
 			if (!strstr(err->msg, trace_paths[i])) {
@@ -334,11 +440,31 @@ int strobe_sql_open_many(const char *const *trace_paths, int n, const char *db_p
 	}
 	seq++;
 	if (!r)
-		r = all_tables(db, n, &tables, err);
+		r = all_tables(db, n, "table", &tables, err);
+	if (!r)
+		r = all_tables(db, n, "view", &views, err);
 	if (!r)
 		r = exec(db, "BEGIN", err);
 	for (i = 0; !r && i < tables.n; i++)
 		r = merge_table(db, m, tables.v[i], err);
+	/* views after the tables they read: events rebuilt over the merged
+	 * event tables, the analyses' views (SELECT * FROM a table) as they
+	 * were; a view of another shape is materialized like a table */
+	for (i = 0; !r && i < views.n; i++) {
+		char *v = NULL;
+
+		if (!strcmp(views.v[i], "events"))
+			r = events_view(db, m, err);
+		else if ((v = view_sql(db, n, views.v[i])) &&
+			 !strncmp(v, "CREATE VIEW", 11) && strstr(v, "SELECT * FROM ") &&
+			 !strstr(v, "JOIN") && !strstr(v, "UNION"))
+			r = exec(db, v, err);
+		else
+			r = -ENOENT;
+		sqlite3_free(v);
+		if (r == -ENOENT)
+			r = merge_table(db, m, views.v[i], err);
+	}
 	if (!r) {
 		char uv[64];
 
@@ -365,6 +491,7 @@ int strobe_sql_open_many(const char *const *trace_paths, int n, const char *db_p
 	}
 out:
 	names_free(&tables);
+	names_free(&views);
 	for (i = 0; parts && i < n; i++)
 		sqlite3_close(parts[i]);
 	strobe_merge_close(m);
