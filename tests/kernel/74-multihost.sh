@@ -141,6 +141,11 @@ print(" ".join("%s,%d,%d,%d" % (h, min(v), max(v), len(v)) for h, v in sorted(d.
 [ "$r" = "$want " ] && pass sql_timestamps_and_tables_match_report ||
 	fail sql_timestamps_and_tables_match_report "got '$r' want '$want '"
 
+timeout 120 $STROBE sql -i $A -i $B --db $WORK/m.sqlite "SELECT 1" > /dev/null 2>&1
+r=$(sqlite3 $WORK/m.sqlite "SELECT host, count(*) FROM sys_enter WHERE comm = 'getppid_n' AND id = 110 GROUP BY host ORDER BY host; SELECT count(*) FROM events WHERE host = 'db' AND event = 'sys_enter' AND comm = 'getppid_n' AND json_extract(fields, '$.id') = 110" 2>&1 | tr '\n' ' ')
+[ "$r" = "db|4000 web|3000 4000 " ] && pass sql_kept_db_opens_in_sqlite3_with_the_same_counts ||
+	fail sql_kept_db_opens_in_sqlite3_with_the_same_counts "$r"
+
 # --- analyses: a host column ------------------------------------------------
 r=$(timeout 120 $STROBE syscalls --json -i $A -i $B 2> $WORK/an.err | py '
 import json, sys
