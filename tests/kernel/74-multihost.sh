@@ -114,6 +114,34 @@ timeout 60 $STROBE report -i $A -i $B --comm nosuch > /dev/null 2> $WORK/ns.err
 [ $? = 1 ] && grep -q "no task named 'nosuch'" $WORK/ns.err && pass report_unknown_comm_in_every_file_fails ||
 	fail report_unknown_comm_in_every_file_fails "$(cat $WORK/ns.err)"
 
+# a file without clock offsets (as an older strobe wrote): raw clocks, a
+# warning; on one machine with one clock the order is still right
+py '
+import sys
+d = open(sys.argv[1], "rb").read()
+d = d.replace(b"\nclock_sync_start=", b"\nclock_xxxx_start=").replace(b"\nclock_sync_end=", b"\nclock_xxxx_end=")
+open(sys.argv[2], "wb").write(d)
+' $B $WORK/db-old.dat
+timeout 120 $STROBE report --json -i $A -i $WORK/db-old.dat > $WORK/raw.json 2> $WORK/raw.err
+r=$(py '
+import json, sys
+m = [o for o in map(json.loads, open(sys.argv[1])) if "ts" in o]
+raw = [o["ts"] for o in map(json.loads, open(sys.argv[2])) if "ts" in o]
+runs = []
+for o in m:
+    if o["comm"] == "getppid_n" and o["event"] == "sys_enter" and o["fields"]["id"] == 110:
+        if runs and runs[-1][0] == o["host"]:
+            runs[-1][1] += 1
+        else:
+            runs.append([o["host"], 1])
+print([o["ts"] for o in m if o["host"] == "db"] == raw,
+      " ".join("%s:%d" % (h, n) for h, n in runs))
+' $WORK/raw.json $WORK/b.json)
+if [ "$r" = "True web:1000 db:4000 web:2000" ] && grep -q "db-old.dat (host db) has no clock offsets" $WORK/raw.err &&
+   grep -q "merged on their raw trace clocks" $WORK/raw.err; then
+	pass report_without_offsets_merges_raw_clocks_with_a_warning
+else fail report_without_offsets_merges_raw_clocks_with_a_warning "$r $(cat $WORK/raw.err)"; fi
+
 # --- sql: one database -------------------------------------------------------
 r=$(timeout 120 $STROBE sql --csv -i $A -i $B \
 	"SELECT host, count(*) FROM sys_enter WHERE comm = 'getppid_n' AND id = 110 GROUP BY host ORDER BY host" \
