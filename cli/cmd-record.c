@@ -315,7 +315,9 @@ int cmd_record(int argc, char **argv)
 			status = CLI_OK;
 			goto out;
 		default:
-			if (optopt && strchr("efobCpcdH", optopt))
+			if (optopt == 'H')
+				cli_error(cmd, "option --host-name needs an argument");
+			else if (optopt && strchr("efobCpcd", optopt))
 				cli_error(cmd, "option -%c needs an argument", optopt);
 			else if (optopt)
 				cli_error(cmd, "unknown option -%c", optopt);
