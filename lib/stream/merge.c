@@ -28,6 +28,7 @@
 
 #include <strobe/strobe.h>
 #include "../util/err.h"
+#include "../util/opts.h"
 #include "../sinks/sinks-int.h"
 
 struct merge_src {
@@ -97,10 +98,12 @@ int strobe_merge_open(struct strobe_tracefile *const *tfs, int nr,
 		      const struct strobe_stream_opts *opts, const struct strobe_merge_opts *mopts,
 		      struct strobe_merge **out, struct strobe_error *err)
 {
+	struct strobe_merge_opts mo;
 	struct strobe_merge *m;
 	int i, j, r;
 
 	*out = NULL;
+	strobe_opts_copy(&mo, sizeof(mo), mopts);
 	if (nr <= 0 || !tfs)
 		return strobe_err(err, -EINVAL, "no trace files to merge");
 	m = calloc(1, sizeof(*m));
@@ -111,7 +114,7 @@ int strobe_merge_open(struct strobe_tracefile *const *tfs, int nr,
 		return strobe_err(err, -ENOMEM, "out of memory");
 	}
 	m->n = nr;
-	m->wall = !(mopts && mopts->size > offsetof(struct strobe_merge_opts, raw) && mopts->raw);
+	m->wall = !mo.raw;
 	for (i = 0; i < nr; i++) {
 		struct merge_src *ms = &m->src[i];
 		char buf[256];
