@@ -129,9 +129,12 @@ static char *ts_expr(const struct strobe_merge *m, int i)
 	if (c.nr_sync < 2 || !c.span_ns)
 		return sqlite3_mprintf("(ts - %" PRId64 " + %" PRId64 ")", c.file_ts_offset,
 				       c.offset_ns);
+	/* integer arithmetic truncates as strobe_merge_next's does, so both
+	 * give the same ns (a product past 2^63, a drift of ms over hours,
+	 * turns REAL in SQLite: then within a ns) */
 	return sqlite3_mprintf("(ts - %" PRId64 " + %" PRId64 " + CAST(%" PRId64 " * "
 			       "(MIN(MAX(ts - %" PRId64 ", %" PRIu64 "), %" PRIu64 ") - %" PRIu64
-			       ") / %" PRIu64 ".0 AS INTEGER))",
+			       ") / %" PRIu64 " AS INTEGER))",
 			       c.file_ts_offset, c.offset_ns, c.drift_ns, c.file_ts_offset,
 			       c.start_trace_ns, c.start_trace_ns + c.span_ns, c.start_trace_ns,
 			       c.span_ns);
