@@ -295,8 +295,9 @@ int cmd_record(int argc, char **argv)
 			o.no_model = true;
 			break;
 		case 'H':
-			if (!optarg[0] || strpbrk(optarg, "\n\t")) {
-				cli_error(cmd, "bad host name '%s'", optarg);
+			if (!optarg[0] || strlen(optarg) > 64 || strpbrk(optarg, "\n\t")) {
+				cli_error(cmd, "bad host name '%s' (1 to 64 bytes, no tab or newline)",
+					  optarg);
 				goto usage_err;
 			}
 			o.host_name = optarg;

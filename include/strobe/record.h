@@ -75,7 +75,8 @@ struct strobe_record_opts {
 	void (*on_tracing)(void *arg);
 	void *arg;
 	const char *command_line;	/* stored as "command=" in the file */
-	/* stored as "host=" in the file; NULL = the node name (uname -n) */
+	/* stored as "host=" in the file (at most 64 bytes are kept); NULL =
+	 * the node name (uname -n) */
 	const char *host_name;
 };
 
