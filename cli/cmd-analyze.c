@@ -35,6 +35,8 @@ struct analyze_args {
 	const char *cmd;	/* "analyze", "cputop", ... */
 	const char *names;	/* analyses to run */
 	const char *input;
+	const char *inputs[64];	/* every -i (several: cli_analyze_files) */
+	int nr_inputs;
 	struct strobe_analysis_opts o;
 	const char *begin, *end;
 	bool json, lami, mi_version, metadata;
@@ -95,7 +97,8 @@ static void usage(FILE *f, const char *cmd)
 		"\n"
 		"Options:\n"
 		"%s"
-		"  -i, --input FILE        trace file to read (default: trace.dat)\n"
+		"  -i, --input FILE        trace file to read (default: trace.dat); several\n"
+		"                          -i: every table gains a host column\n"
 		"      --top N             rows per ranking (default 10, 0 = all)\n"
 		"      --stats             latency statistics (count, min, avg, max, stddev)\n"
 		"      --freq              latency histograms (log2 of usecs, as bcc)\n"
@@ -740,6 +743,8 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		switch (c) {
 		case 'i':
 			a.input = optarg;
+			if (a.nr_inputs < 64)
+				a.inputs[a.nr_inputs++] = optarg;
 			break;
 		case 'a':
 			if (names) {
@@ -928,7 +933,14 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		cli_error(cmd, "--json and --lami exclude each other");
 		goto out;
 	}
-	status = run(&a);
+	if (a.nr_inputs > 1 && (a.lami || a.mi_version || a.metadata ||
+				(a.o.views & STROBE_VIEW_LOG))) {
+		cli_error(cmd, "several -i: not with --lami or --log (yet)");
+		goto out;
+	}
+	status = a.nr_inputs > 1 ? cli_analyze_files(cmd, a.names, &a.o, a.inputs, a.nr_inputs,
+						    a.json, a.begin, a.end)
+				 : run(&a);
 	goto out;
 bad_arg:
 	cli_error(cmd, "bad value '%s' for %s", optarg, argv[optind - 1]);

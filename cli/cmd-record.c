@@ -53,6 +53,9 @@ static void usage(FILE *f)
 		"      --no-model        do not store the process/container table (nor\n"
 		"                        enable the fork/exec/exit events that update it)\n"
 		"  -d, --duration SECS   stop after SECS seconds (fractions allowed)\n"
+		"      --host-name NAME  the host name stored in the file (default: the\n"
+		"                        node name); names the host when files of\n"
+		"                        several hosts are merged (report -i A -i B)\n"
 		"  -q, --quiet           no summary\n"
 		"  -h, --help            this help\n"
 		"\n"
@@ -147,6 +150,7 @@ int cmd_record(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "container", required_argument, NULL, 'c' },
 		{ "no-model", no_argument, NULL, 'M' },
+		{ "host-name", required_argument, NULL, 'H' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -165,6 +169,14 @@ int cmd_record(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+e:f:o:b:C:p:c:d:qh", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'H':
+			if (!optarg[0] || strlen(optarg) > 64 || strpbrk(optarg, "\n\t")) {
+				cli_error(cmd, "bad host name '%s' (1 to 64 bytes, no tab or newline)",
+					  optarg);
+				goto usage_err;
+			}
+			o->host_name = optarg;
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -174,7 +186,9 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		case '?':
 		case ':':
-			if (optopt && strchr("efobCpcd", optopt))
+			if (optopt == 'H')
+				cli_error(cmd, "option --host-name needs an argument");
+			else if (optopt && strchr("efobCpcd", optopt))
 				cli_error(cmd, "option -%c needs an argument", optopt);
 			else if (optopt)
 				cli_error(cmd, "unknown option -%c", optopt);

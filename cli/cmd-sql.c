@@ -39,14 +39,17 @@ static void usage(FILE *f)
 		"(syscalls_stats, cputop_top, schedlat_stats, ...).  See strobe-sql(1).\n"
 		"\n"
 		"Options:\n"
-		"  -i, --input FILE      trace file to read (default: trace.dat)\n"
+		"  -i, --input FILE      trace file to read (default: trace.dat); several -i\n"
+		"                        load files of several hosts into one database:\n"
+		"                        every table gains a host column, ts is on one\n"
+		"                        (wall-clock) timeline; --db is then always rebuilt\n"
 		"      --db PATH         keep the database in PATH (an SQLite file) and reuse\n"
 		"                        it while it is newer than the trace; default: memory\n"
 		"      --rebuild         rebuild the kept database even when it is current\n"
 		"      --json            one JSON object per result row\n"
 		"      --csv             CSV with a header line\n"
 		"      --host-name NAME  value of the host column (default: the recording's\n"
-		"                        host name, else empty)\n"
+		"                        host name, else empty); one -i only\n"
 		"      --analyses LIST   analyses loaded as tables (default "
 		STROBE_SQL_ANALYSES ";\n"
 		"                        \"\" for none)\n"
@@ -455,6 +458,35 @@ static int run_query(sqlite3 *db, const char *sql, enum fmt fmt, struct strobe_b
 	return status;
 }
 
+/* Several -i: one database of every file (strobe_sql_open_many), after
+ * the note on how their clocks were merged. */
+static int sql_open_many(const char **inputs, int n, const char *db_path,
+			 const struct strobe_sql_opts *o, sqlite3 **db,
+			 struct strobe_sql_stats *st, struct strobe_error *err)
+{
+	struct strobe_tracefile **tfs = calloc((size_t)n, sizeof(*tfs));
+	struct strobe_merge *m = NULL;
+	int i, r = 0;
+
+	if (!tfs) {
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < n && r == 0; i++)
+		r = strobe_tracefile_open(inputs[i], &tfs[i], err);
+	if (r == 0)
+		r = strobe_merge_open(tfs, n, NULL, NULL, &m, err);
+	if (r == 0)
+		cli_merge_clock_note(CMD, m, inputs);
+	strobe_merge_close(m);
+	for (i = 0; i < n; i++)
+		strobe_tracefile_close(tfs[i]);
+	free(tfs);
+	if (r < 0)
+		return r;
+	return strobe_sql_open_many(inputs, n, db_path, o, db, st, err);
+}
+
 int cmd_sql(int argc, char **argv)
 {
 	enum { OPT_DB = 256, OPT_REBUILD, OPT_JSON, OPT_CSV, OPT_HOST, OPT_ANALYSES, OPT_LOGS };
@@ -475,6 +507,8 @@ int cmd_sql(int argc, char **argv)
 	struct strobe_sql_stats st;
 	struct strobe_error err = { 0 };
 	const char *input = "trace.dat", *db_path = NULL;
+	const char **inputs = calloc((size_t)argc + 1, sizeof(*inputs));
+	int nr_inputs = 0;
 	enum fmt fmt = FMT_TABLE;
 	bool verbose = false;
 	struct strobe_buf *s;
@@ -486,6 +520,8 @@ int cmd_sql(int argc, char **argv)
 		switch (c) {
 		case 'i':
 			input = optarg;
+			if (inputs)
+				inputs[nr_inputs++] = optarg;
 			break;
 		case OPT_DB:
 			db_path = optarg;
@@ -537,10 +573,13 @@ int cmd_sql(int argc, char **argv)
 	/* No global allocation statistics: they take a mutex per malloc. */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	page_cache_setup(input, !db_path);
-	if (strobe_sql_open(input, db_path, &o, &db, &st, &err) < 0) {
+	if (nr_inputs > 1 ? sql_open_many(inputs, nr_inputs, db_path, &o, &db, &st, &err) < 0
+			  : strobe_sql_open(input, db_path, &o, &db, &st, &err) < 0) {
 		cli_error_e(CMD, &err);
+		free(inputs);
 		return CLI_FAIL;
 	}
+	free(inputs);
 	if (verbose) {
 		if (st.reused)
 			fprintf(stderr, "strobe sql: %s is current for %s (%llu events): reused\n",

@@ -114,6 +114,9 @@ struct strobe_record_opts {
 	void *event_arg;
 	struct strobe_error *event_err;	/* where on_event/on_tick put their message; may be NULL */
 	bool no_output;			/* no trace file: the consumer only */
+	/* stored as "host=" in the file (at most 64 bytes are kept); NULL =
+	 * the node name (uname -n) */
+	const char *host_name;
 };
 
 struct strobe_record_cpu {

@@ -40,6 +40,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #ifdef __cplusplus
@@ -246,6 +247,30 @@ const char *strobe_session_clock(const struct strobe_session *s);
  */
 int strobe_session_cpu_stats(struct strobe_session *s, int cpu, char **text,
 			     unsigned long long *overrun, struct strobe_error *err);
+
+/*
+ * One reading of the trace clock paired with wall-clock time: at trace
+ * clock trace_ns it was realtime_ns (CLOCK_REALTIME, ns since the epoch)
+ * give or take error_ns.  strobe record stores one taken at the start and
+ * one at the end of a recording in the file's strobe info
+ * ("clock_sync_start", "clock_sync_end": the three numbers as
+ * strobe_clock_sync_format writes them), which strobe_merge uses to put
+ * several files on one timeline.
+ */
+struct strobe_clock_sync {
+	uint64_t trace_ns;
+	int64_t realtime_ns;
+	uint64_t error_ns;
+};
+/* Take one now (the narrowest bracket of a few tries; see strobe-merge(3)
+ * for how each clock is read).  Returns 0, or -ENOTSUP for counter
+ * clocks (counter, x86-tsc), -errno with *err set. */
+int strobe_session_clock_sync(struct strobe_session *s, struct strobe_clock_sync *out,
+			      struct strobe_error *err);
+/* "TRACE_NS REALTIME_NS ERROR_NS" into buf (snprintf's contract). */
+int strobe_clock_sync_format(const struct strobe_clock_sync *cs, char *buf, size_t size);
+/* The reverse: 0, or -EINVAL when text (NULL ok) is not that. */
+int strobe_clock_sync_parse(const char *text, struct strobe_clock_sync *cs);
 
 /*
  * Turn tracing off, remove the instance, free s; a kept instance

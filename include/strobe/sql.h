@@ -173,6 +173,24 @@ int strobe_sql_open(const char *trace_path, const char *db_path,
 		    const struct strobe_sql_opts *opts, struct sqlite3 **out,
 		    struct strobe_sql_stats *st, struct strobe_error *err);
 
+/*
+ * Several trace files (of several hosts) in one database: each file
+ * loaded as strobe_sql_open loads one (its own task model, analyses and
+ * meta; opts->host is ignored: each file's host is its strobe_merge_host
+ * name), then every table and view of theirs becomes one table holding
+ * the rows of all files, with a "host" column first where the table had
+ * none, "ts" on strobe_merge's timeline (wall-clock ns when every file
+ * has clock pairings, else raw), and NULL in columns a file's version of
+ * the table lacks.  seq counts per file: (host, seq) names an event.
+ * With db_path the database is kept there (always rebuilt, through a
+ * temporary file renamed into place; a non-SQLite file there is never
+ * replaced: -EEXIST).  st (may be NULL) sums the files' loads.  Returns 0
+ * or -errno with *err set (naming the file).
+ */
+int strobe_sql_open_many(const char *const *trace_paths, int n, const char *db_path,
+			 const struct strobe_sql_opts *opts, struct sqlite3 **out,
+			 struct strobe_sql_stats *st, struct strobe_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,6 +15,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -155,6 +156,87 @@ void strobe_stream_close(struct strobe_stream *s);	/* NULL ok */
 /* The stream's format catalogue (NULL if it has none); owned by its
  * source (the trace file or the capture). */
 struct strobe_formats *strobe_stream_formats(const struct strobe_stream *s);
+
+/* ---- several trace files on one timeline ------------------------------- */
+
+/*
+ * A merge hands out the events of several trace files (of several hosts,
+ * say) in time order, each tagged with its source: the index of its file
+ * in the array given to strobe_merge_open.  Each file keeps its own
+ * stream, formats and task model (TIDs repeat across hosts: look an
+ * event up in its own file's model).
+ *
+ * The timeline: when every file carries strobe record's clock pairings
+ * (strobe info "clock_sync_start"/"clock_sync_end", see
+ * strobe_session_clock_sync), event timestamps are mapped to wall-clock
+ * time, ns since the epoch: the trace time plus the file's offset to
+ * CLOCK_REALTIME, interpolated between the start and end pairings.
+ * Otherwise (a file without pairings, or opts->raw) every event keeps its
+ * file's raw timestamp and strobe_merge_wall() is false: the order is
+ * then only meaningful when the files share a clock.
+ */
+struct strobe_merge;
+
+struct strobe_merge_opts {
+	size_t size;		/* sizeof(struct strobe_merge_opts), or 0 */
+	bool raw;		/* keep raw timestamps even when pairings exist */
+};
+
+/*
+ * Open a merge over nr trace files (borrowed: they must outlive the
+ * merge).  opts (may be NULL) applies to each file's stream (CPU mask,
+ * buffer); mopts may be NULL.  Returns 0 or -errno with *err set; free
+ * with strobe_merge_close.
+ */
+int strobe_merge_open(struct strobe_tracefile *const *tfs, int nr,
+		      const struct strobe_stream_opts *opts,
+		      const struct strobe_merge_opts *mopts,
+		      struct strobe_merge **out, struct strobe_error *err);
+/*
+ * Next event on the timeline (ties: lower source first): 1 with *ev
+ * filled (ev->ts on the merge's timeline, ev->format in its own file's
+ * catalogue) and *source (may be NULL) its file's index, 0 at the end,
+ * -errno on a corrupt page of file *source (*err says where; the next
+ * call goes on after the bad page).  *ev stays valid until the next call.
+ */
+int strobe_merge_next(struct strobe_merge *m, struct strobe_event *ev, int *source,
+		      struct strobe_error *err);
+int strobe_merge_nr_sources(const struct strobe_merge *m);
+/* The host name of a source: the file's strobe info "host" (else the node
+ * name of trace-cmd's UNAME, else "?"), made unique with "#N" (N = index
+ * + 1) when two files name the same host.  NULL for a bad index. */
+const char *strobe_merge_host(const struct strobe_merge *m, int source);
+/* A source's stream (for strobe_stream_stats, strobe_tracefile_events_done),
+ * owned by the merge; NULL for a bad index. */
+struct strobe_stream *strobe_merge_stream(const struct strobe_merge *m, int source);
+/* true when timestamps are wall-clock ns (every file has pairings). */
+bool strobe_merge_wall(const struct strobe_merge *m);
+/* A timestamp of source's file (as its own stream gives it: analysis
+ * results, say) on the merge's timeline; unchanged when not wall or for a
+ * bad index. */
+uint64_t strobe_merge_map_ts(const struct strobe_merge *m, int source, uint64_t ts);
+
+/* What a source's pairings say about its clock. */
+struct strobe_merge_clock {
+	int nr_sync;		/* pairings found: 0 (no offset known), 1 or 2 */
+	int64_t offset_ns;	/* wall clock - trace clock at the first pairing */
+	uint64_t error_ns;	/* the widest bracket of its pairings (+-) */
+	int64_t drift_ns;	/* offset at the end pairing - offset_ns (2 only) */
+	uint64_t span_ns;	/* trace time between the two pairings (2 only) */
+	uint64_t start_trace_ns;	/* trace time of the first pairing */
+	int64_t file_ts_offset;	/* the file's OFFSET option, in event ts */
+};
+/*
+ * So an event of that source at ts (as its file's stream gives it) lies,
+ * on a wall-clock timeline, at: raw = ts - file_ts_offset; raw +
+ * offset_ns + drift_ns * (clamp(raw, start_trace_ns, start_trace_ns +
+ * span_ns) - start_trace_ns) / span_ns (the last term 0 unless
+ * nr_sync == 2), as strobe_merge_next computes it.
+ */
+/* Fill *out for a source: 0 or -EINVAL (bad index). */
+int strobe_merge_clock(const struct strobe_merge *m, int source,
+		       struct strobe_merge_clock *out);
+void strobe_merge_close(struct strobe_merge *m);	/* NULL ok */
 
 /* ---- iteration with a callback ------------------------------------------ */
 

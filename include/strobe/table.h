@@ -116,6 +116,24 @@ int strobe_table_write_json_row(const struct strobe_table *t,
 int strobe_lami_write_row(const struct strobe_table *t, const union strobe_value *row,
 			  struct strobe_buf *b);
 
+/* ---- several hosts (lib/table/hosts.c) --------------------------- */
+
+struct strobe_merge;
+/*
+ * One table from the tables of the same name of several hosts' analyses:
+ * tables[i] (NULL: none) is the result of source i of merge m (stream.h;
+ * the analyses ran over each file alone).  The result has a "host" column
+ * (strobe_merge_host) first, then the columns of the first table given,
+ * and the rows host by host, each host's rows in their own order (a
+ * ranking is ranked per host); timestamp columns are mapped onto the
+ * merge's timeline (strobe_merge_map_ts).  -EINVAL when the tables'
+ * columns differ or none is given, -ENOTSUP for FREQ tables (histograms
+ * stay per host), -ENOMEM.  Free the result with strobe_table_free().
+ */
+int strobe_table_merge_hosts(const struct strobe_table *const *tables, int n,
+			     const struct strobe_merge *m, struct strobe_table **out);
+void strobe_table_free(struct strobe_table *t);	/* NULL ok */
+
 #ifdef __cplusplus
 }
 #endif

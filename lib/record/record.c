@@ -105,6 +105,8 @@ struct rec {
 	struct strobe_model *live_model;	/* the consumer's (see the head comment) */
 	int consumer_err;	/* the consumer's negative return, or 0 */
 	double next_tick;
+	/* "clock_sync_start=...\n", "clock_sync_end=...\n" or "" */
+	char clock_sync[2][112];
 };
 
 #define TICK_S 0.1
@@ -836,6 +838,21 @@ static char *target_info(struct rec *r)
 	return s;
 }
 
+/* Pair the trace clock with the wall clock (0: start, 1: end) for the
+ * info block; a clock that cannot be paired leaves no line. */
+static void clock_sync_info(struct rec *r, int which)
+{
+	struct strobe_clock_sync cs;
+	char nums[80];
+
+	r->clock_sync[which][0] = '\0';
+	if (strobe_session_clock_sync(r->s, &cs, NULL) < 0)
+		return;
+	strobe_clock_sync_format(&cs, nums, sizeof(nums));
+	snprintf(r->clock_sync[which], sizeof(r->clock_sync[which]), "clock_sync_%s=%s\n",
+		 which ? "end" : "start", nums);
+}
+
 /* Assemble the file from the temp files and finish it. */
 static int finish_file(struct rec *r, int cap_err, struct strobe_error *err)
 {
@@ -901,8 +918,11 @@ static int finish_file(struct rec *r, int cap_err, struct strobe_error *err)
 	 * apart without a --host-name */
 	if (uname(&un) < 0)
 		un.nodename[0] = '\0';
-	if (asprintf(&info, "strobe_version=%s\n%s%s%s%s%s%s%scommand=%s\n", STROBE_VERSION,
+	if (r->o->host_name && r->o->host_name[0])
+		snprintf(un.nodename, sizeof(un.nodename), "%s", r->o->host_name);
+	if (asprintf(&info, "strobe_version=%s\n%s%s%s%s%s%s%s%s%scommand=%s\n", STROBE_VERSION,
 		     un.nodename[0] ? "host=" : "", un.nodename, un.nodename[0] ? "\n" : "",
+		     r->clock_sync[0], r->clock_sync[1],
 		     target ? target : "",
 		     res->incomplete[0] ? "incomplete=" : "", res->incomplete,
 		     res->incomplete[0] ? "\n" : "",
@@ -1083,6 +1103,7 @@ int strobe_record(const struct strobe_record_opts *opts,
 		goto fail;
 	t0 = now_s();
 	r.next_tick = t0 + TICK_S;
+	clock_sync_info(&r, 0);
 	if (opts->on_tracing)
 		opts->on_tracing(opts->arg);
 	e = release_child(&r, err);
@@ -1095,6 +1116,7 @@ int strobe_record(const struct strobe_record_opts *opts,
 	e = strobe_capture_stop(r.cap, NULL);
 	model_scan(&r, true);
 	t1 = now_s();
+	clock_sync_info(&r, 1);
 	r.res->duration = t1 - t0;
 	if (!cap_err)
 		cap_err = e;

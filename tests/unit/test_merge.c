@@ -1,0 +1,417 @@
+/*
+ * test_merge.c - several trace files on one timeline (lib/stream/merge.c)
+ * on synthetic files: strobe's v6 writer makes trace.dat files whose
+ * sys_enter events carry, as their first argument, the wall-clock time
+ * (ns) they stand for, and whose strobe info holds clock pairings that
+ * map each file's trace clock to that wall clock.  Merged, the events
+ * must come in wall-clock order with each event's mapped ts equal to
+ * that argument and the right source and host; files without pairings
+ * keep their raw timestamps (and say so); the clock summary gives the
+ * offsets, drift and error the pairings imply.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include <strobe/strobe.h>
+
+#include "analyses/analysis-int.h"
+#include "formats.h"
+#include "test.h"
+
+#define PS	4096u
+
+/* libtraceevent leaks on some format texts; not ours to fix. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libtraceevent.so\n";
+}
+
+static const char header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+
+static const char header_event[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n"
+	"\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+
+static const char fmt_enter[] = "name: sys_enter\nID: 443\nformat:\n" FMT_COMMON
+	FMT_SYS_ENTER_FIELDS "print fmt: \"NR %ld\", REC->id\n";
+
+static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+/*
+ * One page (all events fit) of sys_enter events at trace times ts[i],
+ * by pid, args[0] = wall[i].  Deltas below 2^27 ns, so no time extends.
+ */
+static void make_page(uint8_t *page, const uint64_t *ts, const uint64_t *wall, int n, int pid)
+{
+	size_t len = 0;
+	uint64_t last = ts[0];
+	int i;
+
+	memset(page, 0, PS);
+	put64(page, ts[0]);
+	for (i = 0; i < n; i++) {
+		uint8_t *ev = page + 16 + len;
+		uint8_t d[64] = { 0 };
+
+		put16(d, 443);
+		put32(d + 4, (uint32_t)pid);
+		put64(d + 8, 110);		/* id: getppid */
+		put64(d + 16, wall[i]);		/* args[0] */
+		put32(ev, 16u | (uint32_t)(ts[i] - last) << 5);	/* 64 bytes */
+		memcpy(ev + 4, d, 64);
+		last = ts[i];
+		len += 68;
+	}
+	put64(page + 8, len);
+}
+
+static char *write_file(const char *info, const uint64_t *ts, const uint64_t *wall, int n,
+			int pid)
+{
+	struct strobe_tf_format formats[] = {
+		{ "raw_syscalls", fmt_enter, sizeof(fmt_enter) - 1 },
+	};
+	struct strobe_tf_meta m = { 0 };
+	struct strobe_error err = { 0 };
+	struct strobe_tf_writer *w = NULL;
+	uint8_t page[PS];
+	char *path = strdup("/tmp/strobe-merge-XXXXXX.dat"), tmp[] = "/tmp/strobe-mpg-XXXXXX";
+	int fd, cfd;
+
+	fd = mkstemps(path, 4);
+	if (fd < 0) {
+		free(path);
+		return NULL;
+	}
+	close(fd);
+	make_page(page, ts, wall, n, pid);
+	cfd = mkstemp(tmp);
+	if (cfd < 0 || write(cfd, page, PS) != PS)
+		goto fail;
+	unlink(tmp);
+	m.page_size = PS;
+	m.long_size = 8;
+	m.header_page = (struct strobe_tf_blob){ header_page, sizeof(header_page) - 1 };
+	m.header_event = (struct strobe_tf_blob){ header_event, sizeof(header_event) - 1 };
+	m.formats = formats;
+	m.nr_formats = 1;
+	m.clock = "local";
+	m.uname = "Linux 6.1.0 #1 x86_64";
+	m.strobe_info = info;
+	if (strobe_tf_writer_open(path, &m, 1, &w, &err) ||
+	    strobe_tf_writer_add_cpu(w, 0, cfd, UINT64_MAX, false, &err))
+		goto fail;
+	close(cfd);
+	if (strobe_tf_writer_close(w, NULL, info, &err)) {
+		free(path);
+		return NULL;
+	}
+	return path;
+fail:
+	fprintf(stderr, "  fixture: %s\n", err.msg);
+	if (cfd >= 0)
+		close(cfd);
+	if (w)
+		strobe_tf_writer_close(w, NULL, NULL, NULL);
+	unlink(path);
+	free(path);
+	return NULL;
+}
+
+#define W0	1795545551000000000ull	/* a wall-clock second, ns */
+
+struct two {
+	char *path[2];
+	struct strobe_tracefile *tf[2];
+};
+
+static int open_two(struct two *t, const char *info_a, const char *info_b)
+{
+	/*
+	 * Host a's trace clock reads 1000 s at W0 (offset W0 - 1000 s), and
+	 * runs 1 ppm slow against the wall clock: its end pairing, 1 s of
+	 * trace time later, is at W0 + 1 s + 1 us.  Host b's clock reads
+	 * 5 s at W0 (offset W0 - 5 s), no drift.  Their events interleave
+	 * on the wall clock: a at +10, +30, +50 ms (+ its drift), b at
+	 * +20, +40 ms.
+	 */
+	uint64_t ta[3] = { 1000010000000ull, 1000030000000ull, 1000050000000ull };
+	uint64_t wa[3] = { W0 + 10000000ull + 10, W0 + 30000000ull + 30,
+			   W0 + 50000000ull + 50 };
+	uint64_t tb[2] = { 5020000000ull, 5040000000ull };
+	uint64_t wb[2] = { W0 + 20000000ull, W0 + 40000000ull };
+	struct strobe_error err = { 0 };
+	int i;
+
+	/* a's events sit 10/30/50 ms after its start pairing, so the
+	 * 1 us drift over 1 s adds 10/30/50 ns */
+	memset(t, 0, sizeof(*t));
+	t->path[0] = write_file(info_a, ta, wa, 3, 4242);
+	t->path[1] = write_file(info_b, tb, wb, 2, 4242);
+	for (i = 0; i < 2; i++)
+		if (!t->path[i] || strobe_tracefile_open(t->path[i], &t->tf[i], &err) < 0)
+			return -1;
+	return 0;
+}
+
+static void close_two(struct two *t)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		strobe_tracefile_close(t->tf[i]);
+		if (t->path[i])
+			unlink(t->path[i]);
+		free(t->path[i]);
+	}
+}
+
+static const char info_a[] = "strobe_version=0.1.0\nhost=web\n"
+	"clock_sync_start=1000000000000 1795545551000000000 1500\n"
+	"clock_sync_end=1001000000000 1795545552000001000 900\n";
+static const char info_b[] = "strobe_version=0.1.0\nhost=db\n"
+	"clock_sync_start=5000000000 1795545551000000000 700\n"
+	"clock_sync_end=6000000000 1795545552000000000 800\n";
+
+static void test_merge_orders_by_wall_clock_and_tags_hosts(void)
+{
+	struct strobe_error err = { 0 };
+	struct strobe_merge *m = NULL;
+	struct strobe_event ev;
+	struct two t;
+	static const int want_src[5] = { 0, 1, 0, 1, 0 };
+	int n = 0, src = -1, r;
+	uint64_t last = 0;
+
+	REQUIRE(open_two(&t, info_a, info_b) == 0);
+	REQUIRE(strobe_merge_open(t.tf, 2, NULL, NULL, &m, &err) == 0);
+	CHECK(strobe_merge_wall(m));
+	CHECK_EQ(strobe_merge_nr_sources(m), 2);
+	CHECK_STR(strobe_merge_host(m, 0), "web");
+	CHECK_STR(strobe_merge_host(m, 1), "db");
+	CHECK(strobe_merge_host(m, 2) == NULL);
+	while ((r = strobe_merge_next(m, &ev, &src, &err)) == 1) {
+		REQUIRE(n < 5);
+		CHECK_EQ(src, want_src[n]);
+		REQUIRE(ev.format != NULL);
+		/* the format is the event's own file's */
+		CHECK(ev.format == strobe_formats_find(strobe_tracefile_formats(t.tf[src]),
+						       "raw_syscalls", "sys_enter"));
+		CHECK_EQ(ev.ts, strobe_field_uint(&ev, &(struct strobe_field){
+				 .offset = 16, .size = 8, .valid = 1 }));
+		CHECK(ev.ts > last);
+		CHECK_EQ(ev.pid, 4242);
+		last = ev.ts;
+		n++;
+	}
+	CHECK_EQ(r, 0);
+	CHECK_EQ(n, 5);
+	strobe_merge_close(m);
+	close_two(&t);
+}
+
+static void test_merge_clock_summary_gives_offset_drift_and_error(void)
+{
+	struct strobe_error err = { 0 };
+	struct strobe_merge *m = NULL;
+	struct strobe_merge_clock c;
+	struct two t;
+
+	REQUIRE(open_two(&t, info_a, info_b) == 0);
+	REQUIRE(strobe_merge_open(t.tf, 2, NULL, NULL, &m, &err) == 0);
+	CHECK_EQ(strobe_merge_clock(m, 0, &c), 0);
+	CHECK_EQ(c.nr_sync, 2);
+	CHECK_EQ(c.offset_ns, (long long)W0 - 1000000000000ll);
+	CHECK_EQ(c.drift_ns, 1000);
+	CHECK_EQ(c.error_ns, 1500);
+	CHECK_EQ(c.span_ns, 1000000000ull);
+	CHECK_EQ(strobe_merge_clock(m, 1, &c), 0);
+	CHECK_EQ(c.drift_ns, 0);
+	CHECK_EQ(c.error_ns, 800);
+	CHECK_EQ(strobe_merge_clock(m, 2, &c), -EINVAL);
+	strobe_merge_close(m);
+	close_two(&t);
+}
+
+static void test_merge_without_offsets_keeps_raw_timestamps(void)
+{
+	/* b was written without pairings (an older strobe): raw order */
+	static const char info_b_old[] = "strobe_version=0.1.0\nhost=db\n";
+	struct strobe_error err = { 0 };
+	struct strobe_merge *m = NULL;
+	struct strobe_merge_clock c;
+	struct strobe_event ev;
+	struct two t;
+	int n = 0, src = -1;
+	uint64_t ts[5];
+	int srcs[5];
+
+	REQUIRE(open_two(&t, info_a, info_b_old) == 0);
+	REQUIRE(strobe_merge_open(t.tf, 2, NULL, NULL, &m, &err) == 0);
+	CHECK(!strobe_merge_wall(m));
+	CHECK_EQ(strobe_merge_clock(m, 1, &c), 0);
+	CHECK_EQ(c.nr_sync, 0);
+	while (n < 5 && strobe_merge_next(m, &ev, &src, &err) == 1) {
+		ts[n] = ev.ts;
+		srcs[n++] = src;
+	}
+	REQUIRE(n == 5);
+	/* b's raw 5.02 s, 5.04 s come before a's raw 1000.01 s */
+	CHECK_EQ(srcs[0], 1);
+	CHECK_EQ(ts[0], 5020000000ull);
+	CHECK_EQ(srcs[1], 1);
+	CHECK_EQ(srcs[2], 0);
+	CHECK_EQ(ts[2], 1000010000000ull);
+	strobe_merge_close(m);
+
+	/* the raw option does the same even when both have pairings */
+	close_two(&t);
+	REQUIRE(open_two(&t, info_a, info_b) == 0);
+	{
+		struct strobe_merge_opts mo = { sizeof(mo), true };
+
+		REQUIRE(strobe_merge_open(t.tf, 2, NULL, &mo, &m, &err) == 0);
+		CHECK(!strobe_merge_wall(m));
+		REQUIRE(strobe_merge_next(m, &ev, &src, &err) == 1);
+		CHECK_EQ(src, 1);
+		CHECK_EQ(ev.ts, 5020000000ull);
+		strobe_merge_close(m);
+	}
+	close_two(&t);
+}
+
+static void test_merge_same_host_twice_gets_told_apart(void)
+{
+	struct strobe_error err = { 0 };
+	struct strobe_merge *m = NULL;
+	struct two t;
+
+	REQUIRE(open_two(&t, info_a, info_a) == 0);
+	REQUIRE(strobe_merge_open(t.tf, 2, NULL, NULL, &m, &err) == 0);
+	CHECK_STR(strobe_merge_host(m, 0), "web");
+	CHECK_STR(strobe_merge_host(m, 1), "web#2");
+	strobe_merge_close(m);
+	close_two(&t);
+	CHECK_EQ(strobe_merge_open(NULL, 0, NULL, NULL, &m, &err), -EINVAL);
+	CHECK(m == NULL);
+}
+
+static void test_clock_sync_text_round_trips_and_rejects_junk(void)
+{
+	struct strobe_clock_sync a = { 123456789, 1795545551000000001ll, 42 }, b;
+	char buf[96];
+
+	strobe_clock_sync_format(&a, buf, sizeof(buf));
+	CHECK_STR(buf, "123456789 1795545551000000001 42");
+	CHECK_EQ(strobe_clock_sync_parse(buf, &b), 0);
+	CHECK_EQ(b.trace_ns, a.trace_ns);
+	CHECK_EQ(b.realtime_ns, a.realtime_ns);
+	CHECK_EQ(b.error_ns, a.error_ns);
+	CHECK_EQ(strobe_clock_sync_parse(NULL, &b), -EINVAL);
+	CHECK_EQ(strobe_clock_sync_parse("1 2", &b), -EINVAL);
+	CHECK_EQ(strobe_clock_sync_parse("1 2 3 junk", &b), -EINVAL);
+}
+
+/* A small result table as an analysis makes it: tid, comm, a timestamp. */
+static struct strobe_table *result(const char *comm, int rows, uint64_t ts0, bool odd)
+{
+	struct strobe_table *t = tbl_new("x.top", "X", odd ? STROBE_VIEW_FREQ
+								 : STROBE_VIEW_TOP);
+	int i;
+
+	tbl_col(t, "tid", "TID", STROBE_COL_INT);
+	tbl_col(t, "comm", "Comm", STROBE_COL_STR);
+	tbl_col(t, "when", "When", STROBE_COL_TIMESTAMP);
+	for (i = 0; i < rows; i++) {
+		union strobe_value *v = tbl_row(t);
+
+		v[0].i = 4242;
+		v[1].s = tbl_str(t, comm);
+		v[2].u = ts0 + (uint64_t)i * 10000000ull;
+	}
+	return t;
+}
+
+static void test_tables_of_two_hosts_join_with_a_host_column(void)
+{
+	struct strobe_error err = { 0 };
+	struct strobe_merge *m = NULL;
+	struct strobe_table *a, *b, *out = NULL, *freq, *other;
+	const struct strobe_table *in[2];
+	const union strobe_value *row;
+	struct two t;
+
+	REQUIRE(open_two(&t, info_a, info_b) == 0);
+	REQUIRE(strobe_merge_open(t.tf, 2, NULL, NULL, &m, &err) == 0);
+	/* the same TID on both hosts; timestamps as the fixture's events */
+	a = result("nginx", 2, 1000010000000ull, false);
+	b = result("postgres", 1, 5020000000ull, false);
+	in[0] = a;
+	in[1] = b;
+	REQUIRE(strobe_table_merge_hosts(in, 2, m, &out) == 0);
+	CHECK_STR(strobe_table_name(out), "x.top");
+	CHECK_EQ(strobe_table_nr_columns(out), 4);
+	CHECK_STR(strobe_table_column(out, 0)->key, "host");
+	CHECK_STR(strobe_table_column(out, 3)->key, "when");
+	REQUIRE(strobe_table_nr_rows(out) == 3);
+	row = strobe_table_row(out, 0);
+	CHECK_STR(row[0].s, "web");
+	CHECK_EQ(row[1].i, 4242);
+	CHECK_STR(row[2].s, "nginx");
+	CHECK_EQ(row[3].u, W0 + 10000000ull + 10);	/* mapped like the event */
+	row = strobe_table_row(out, 1);
+	CHECK_EQ(row[3].u, W0 + 20000000ull + 20);
+	row = strobe_table_row(out, 2);
+	CHECK_STR(row[0].s, "db");
+	CHECK_STR(row[2].s, "postgres");
+	CHECK_EQ(row[3].u, W0 + 20000000ull);
+	strobe_table_free(out);
+	/* the result owns its strings: the inputs may go */
+	in[1] = NULL;
+	REQUIRE(strobe_table_merge_hosts(in, 2, m, &out) == 0);
+	tbl_free(a);
+	CHECK_EQ(strobe_table_nr_rows(out), 2);
+	CHECK_STR(strobe_table_row(out, 1)[2].s, "nginx");
+	strobe_table_free(out);
+	/* histograms stay per host; tables that disagree are refused */
+	freq = result("x", 1, 0, true);
+	other = tbl_new("x.top", "X", STROBE_VIEW_TOP);
+	tbl_col(other, "cpu", "CPU", STROBE_COL_INT);
+	in[0] = freq;
+	CHECK_EQ(strobe_table_merge_hosts(in, 2, m, &out), -ENOTSUP);
+	in[0] = b;
+	in[1] = other;
+	CHECK_EQ(strobe_table_merge_hosts(in, 2, m, &out), -EINVAL);
+	in[0] = in[1] = NULL;
+	CHECK_EQ(strobe_table_merge_hosts(in, 2, m, &out), -EINVAL);
+	CHECK(out == NULL);
+	tbl_free(b);
+	tbl_free(freq);
+	tbl_free(other);
+	strobe_merge_close(m);
+	close_two(&t);
+}
+
+TESTS(T(test_merge_orders_by_wall_clock_and_tags_hosts),
+      T(test_tables_of_two_hosts_join_with_a_host_column),
+      T(test_merge_clock_summary_gives_offset_drift_and_error),
+      T(test_merge_without_offsets_keeps_raw_timestamps),
+      T(test_merge_same_host_twice_gets_told_apart),
+      T(test_clock_sync_text_round_trips_and_rejects_junk));
