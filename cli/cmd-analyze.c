@@ -718,7 +718,7 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 	struct analyze_args a = { 0 };
 	struct cli_target t = { 0 };
 	const char *bad = NULL;
-	char **target_argv = NULL;
+	char **target_argv = NULL, *cmdline = NULL;
 	bool live = false;
 	int c, r, status = CLI_USAGE;
 
@@ -744,6 +744,7 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 
 	/* `-- CMD ARGS`: the command to trace live (a lone FILE stays the
 	 * input file); options end at the "--" */
+	cmdline = cli_join_args(argc, argv);	/* -o FILE stores it */
 	for (r = 1; r < argc; r++)
 		if (!strcmp(argv[r], "--")) {
 			target_argv = &argv[r + 1];
@@ -902,6 +903,7 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		}
 		if (cli_target_finish(&t, cmd, target_argv) < 0)
 			goto out;
+		t.o.command_line = cmdline;
 		a.live = &t;
 	}
 	if (!a.input)
@@ -960,6 +962,7 @@ out:
 	while (a.nr_copies)
 		free(a.copies[--a.nr_copies]);
 	cli_target_free(&t);
+	free(cmdline);
 	return status;
 }
 
