@@ -48,6 +48,7 @@ struct analyze_args {
 	const char *periods[64], *captures[64];
 	bool group_key;		/* --group-by names a capture key */
 	struct cli_target *live;	/* live: what to trace (NULL: a file) */
+	bool live_failed;	/* live: the tables came, but -o's file is short */
 };
 
 /* The target options of live runs (also in strobe periods' help). */
@@ -503,8 +504,10 @@ static int run_live(struct analyze_args *a, struct strobe_buf *s, struct log_ctx
 		cli_error_e(a->cmd, &err);
 		goto out;
 	}
-	if (ret == -ENOSPC)
+	if (ret == -ENOSPC) {
 		cli_error_e(a->cmd, &err);	/* the tables all the same */
+		a->live_failed = true;
+	}
 	if (!*an || !l.finished) {
 		cli_error(a->cmd, "no events were captured");
 		goto out;
@@ -653,7 +656,7 @@ tables:
 	cli_warn_diags(a->cmd, tf);
 	for (i = 0; i < strobe_analysis_nr_notes(an); i++)
 		cli_warn(a->cmd, "%s", strobe_analysis_note(an, i));
-	status = CLI_OK;
+	status = a->live_failed ? CLI_FAIL : CLI_OK;
 out:
 	strobe_buf_free(s);
 	strobe_buf_free(lc.row);
