@@ -64,6 +64,8 @@ int cli_target_finish(struct cli_target *t, const char *cmd, char **argv);
 int cli_target_record(struct cli_target *t, struct strobe_record_result *res,
 		      struct strobe_error *err);
 void cli_target_free(struct cli_target *t);
+/* argv joined by spaces (the "command=" a recording stores); NULL: ENOMEM. */
+char *cli_join_args(int argc, char **argv);
 
 /* Print "strobe <cmd>: <message>\n" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)

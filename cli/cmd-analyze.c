@@ -50,6 +50,7 @@ struct analyze_args {
 	const char *periods[64], *captures[64];
 	bool group_key;		/* --group-by names a capture key */
 	struct cli_target *live;	/* live: what to trace (NULL: a file) */
+	bool live_failed;	/* live: the tables came, but -o's file is short */
 };
 
 /* The target options of live runs (also in strobe periods' help). */
@@ -506,8 +507,10 @@ static int run_live(struct analyze_args *a, struct strobe_buf *s, struct log_ctx
 		cli_error_e(a->cmd, &err);
 		goto out;
 	}
-	if (ret == -ENOSPC)
+	if (ret == -ENOSPC) {
 		cli_error_e(a->cmd, &err);	/* the tables all the same */
+		a->live_failed = true;
+	}
 	if (!*an || !l.finished) {
 		cli_error(a->cmd, "no events were captured");
 		goto out;
@@ -640,7 +643,7 @@ tables:
 	cli_warn_diags(a->cmd, tf);
 	for (i = 0; i < strobe_analysis_nr_notes(an); i++)
 		cli_warn(a->cmd, "%s", strobe_analysis_note(an, i));
-	status = CLI_OK;
+	status = a->live_failed ? CLI_FAIL : CLI_OK;
 out:
 	strobe_buf_free(s);
 	strobe_buf_free(lc.row);
@@ -705,7 +708,7 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 	struct analyze_args a = { 0 };
 	struct cli_target t = { 0 };
 	const char *bad = NULL;
-	char **target_argv = NULL;
+	char **target_argv = NULL, *cmdline = NULL;
 	bool live = false;
 	int c, r, status = CLI_USAGE;
 
@@ -731,6 +734,7 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 
 	/* `-- CMD ARGS`: the command to trace live (a lone FILE stays the
 	 * input file); options end at the "--" */
+	cmdline = cli_join_args(argc, argv);	/* -o FILE stores it */
 	for (r = 1; r < argc; r++)
 		if (!strcmp(argv[r], "--")) {
 			target_argv = &argv[r + 1];
@@ -891,6 +895,7 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		}
 		if (cli_target_finish(&t, cmd, target_argv) < 0)
 			goto out;
+		t.o.command_line = cmdline;
 		a.live = &t;
 	}
 	if (!a.input)
@@ -956,6 +961,7 @@ out:
 	while (a.nr_copies)
 		free(a.copies[--a.nr_copies]);
 	cli_target_free(&t);
+	free(cmdline);
 	return status;
 }
 

@@ -75,26 +75,6 @@ static void usage(FILE *f)
 		"See strobe-record(1).\n");
 }
 
-static char *join_args(int argc, char **argv)
-{
-	size_t len = 1;
-	char *s;
-	int i;
-
-	for (i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = malloc(len);
-	if (!s)
-		return NULL;
-	s[0] = '\0';
-	for (i = 0; i < argc; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
-
 static void human_size(uint64_t b, char *buf, size_t size)
 {
 	if (b >= 10ull << 20)
@@ -207,7 +187,7 @@ int cmd_record(int argc, char **argv)
 		goto usage_err;
 	o->on_tracing = on_tracing;
 	o->arg = o;
-	cmdline = join_args(argc - 1, argv + 1);
+	cmdline = cli_join_args(argc - 1, argv + 1);
 	o->command_line = cmdline;
 
 	r = cli_target_record(&t, &res, &err);

@@ -215,6 +215,26 @@ int cli_target_record(struct cli_target *t, struct strobe_record_result *res,
 	return r;
 }
 
+char *cli_join_args(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (i = 0; i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
 void cli_target_free(struct cli_target *t)
 {
 	size_t k;

@@ -10,6 +10,7 @@
 #     each at least as long as its sleep, with the sleep nested inside;
 #   - a real podman container traced with -c NAME --group-by container
 #     until Ctrl-C: its calls under its name;
+#   - a command that cannot run (127) and a missing process (1) say so;
 # and no instance is left in tracefs.
 . "$(dirname "$0")/lib.sh"
 need_tracefs live-analyses
@@ -80,7 +81,10 @@ ct_test() {
 		return
 	fi
 	$STROBE syscalls -c $C --group-by container --top 0 --json > $WORK/ct.json 2> $WORK/ct.err & sp=$!
+	# tracing is on once the events are set and tracing_on is 1 again (a
+	# new instance starts with tracing_on 1, before strobe sets it up)
 	for i in $(seq 500); do
+		[ -n "$(head -c 1 $TRACEFS/instances/strobe-$sp/set_event 2>/dev/null)" ] &&
 		[ "$(cat $TRACEFS/instances/strobe-$sp/tracing_on 2>/dev/null)" = 1 ] && break
 		kill -0 $sp 2>/dev/null || break
 		sleep 0.02
@@ -104,6 +108,18 @@ for l in open(sys.argv[1]):
 	else fail live-container-calls-under-the-containers-name-after-ctrl-c "rc=$r getppid '$n' $(head -c 400 $WORK/ct.err)"; fi
 }
 ct_test
+
+# 5. what cannot be traced says so, with record's exit statuses
+timeout 60 $STROBE syscalls -- $WORK/no-such-command > /dev/null 2> $WORK/nocmd.err
+rc=$?
+[ $rc = 127 ] && grep -q "^strobe syscalls: cannot run '$WORK/no-such-command'" $WORK/nocmd.err &&
+	pass live-command-that-cannot-run-exits-127 ||
+	fail live-command-that-cannot-run-exits-127 "rc=$rc $(cat $WORK/nocmd.err)"
+timeout 60 $STROBE cputop -p 999999999 > /dev/null 2> $WORK/nopid.err
+rc=$?
+[ $rc = 1 ] && grep -q "^strobe cputop: .*999999999" $WORK/nopid.err &&
+	pass live-missing-process-fails-with-its-pid ||
+	fail live-missing-process-fails-with-its-pid "rc=$rc $(cat $WORK/nopid.err)"
 
 [ "$(tracefs_state)" = "$BEFORE" ] && pass live-analyses-no-instance-left ||
 	fail live-analyses-no-instance-left "$(diff <(echo "$BEFORE") <(tracefs_state) | tr '\n' ' ')"
