@@ -39,6 +39,7 @@ struct analyze_args {
 	int nr_copies;
 	/* periods: --period and --period-captures arguments */
 	const char *periods[64], *captures[64];
+	const char *filters[64];	/* --filter expressions */
 	bool group_key;		/* --group-by names a capture key */
 };
 
@@ -84,6 +85,9 @@ static void usage(FILE *f, const char *cmd)
 		"      --pid LIST          only these processes (thread group ids)\n"
 		"      --comm LIST         only tasks with these command names (globs)\n"
 		"      --container LIST    only tasks of these containers (name or id)\n"
+		"      --filter EXPR       only what EXPR holds for (strobe-expr(7); $evt's\n"
+		"                          tid, pid, procname, container are the task a\n"
+		"                          measurement is charged to); repeatable, ANDed\n"
 		"      --group-by WHAT     thread (default), process, container or cpu\n"
 		"      --json              JSON lines: one object per table (and log row)\n"
 		"      --lami              LAMI 1.0 results for Trace Compass; also\n"
@@ -450,7 +454,7 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		OPT_TOP = 256, OPT_STATS, OPT_FREQ, OPT_FREQ_RES, OPT_LOG, OPT_MIN, OPT_MAX,
 		OPT_BEGIN, OPT_END, OPT_CPU, OPT_TID, OPT_PID, OPT_COMM, OPT_CONTAINER,
 		OPT_GROUP, OPT_JSON, OPT_LAMI, OPT_MI_VERSION, OPT_METADATA, OPT_PROGRESS,
-		OPT_PERIOD, OPT_PERIOD_CAPTURES, OPT_AGGREGATE_BY,
+		OPT_PERIOD, OPT_PERIOD_CAPTURES, OPT_AGGREGATE_BY, OPT_FILTER,
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -478,6 +482,7 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		{ "period", required_argument, NULL, OPT_PERIOD },
 		{ "period-captures", required_argument, NULL, OPT_PERIOD_CAPTURES },
 		{ "aggregate-by", required_argument, NULL, OPT_AGGREGATE_BY },
+		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -504,6 +509,7 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 	a.o.containers = a.containers;
 	a.o.periods = a.periods;
 	a.o.period_captures = a.captures;
+	a.o.filters = a.filters;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, names ? "i:h" : "i:a:h", longopts, NULL)) != -1) {
@@ -606,6 +612,11 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		case OPT_AGGREGATE_BY:
 			a.o.aggregate_by = optarg;
 			break;
+		case OPT_FILTER:
+			if (a.o.nr_filters == 64)
+				goto bad_arg;
+			a.filters[a.o.nr_filters++] = optarg;
+			break;
 		case OPT_JSON:
 			a.json = true;
 			break;
@@ -671,6 +682,16 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 			status = ret == -EINVAL ? CLI_USAGE : CLI_FAIL;
 			goto out;
 		}
+	}
+	for (c = 0; c < a.o.nr_filters; c++) {	/* a syntax error is a usage error */
+		struct strobe_expr *fe = NULL;
+		struct strobe_error err = { 0 };
+
+		if (strobe_expr_parse(a.filters[c], STROBE_EXPR_EVT_ONLY, &fe, &err) < 0) {
+			cli_error(cmd, "--filter '%.60s': %.400s", a.filters[c], err.msg);
+			goto out;
+		}
+		strobe_expr_free(fe);
 	}
 	if (a.json && a.lami) {
 		cli_error(cmd, "--json and --lami exclude each other");

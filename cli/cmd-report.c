@@ -4,14 +4,16 @@
  * The default text is line for line what `trace-cmd report` prints, so
  * existing scripts, diffs and habits keep working; --json prints one
  * object per event for programs.  The command is a thin loop over the
- * library: open the file, resolve the selection once (strobe_filter),
+ * library: open the file, compile the selection once (one expression:
+ * --filter and the options as sugar, struct strobe_expr_filter),
  * pull events from the merged stream, format each into one strobe_buf that
  * is written out in large chunks.  Lost events and incomplete recordings
  * are reported on stderr after the events, so stdout stays comparable.
  *
- * Containers: when asked for (--container, --columns container) and for
- * JSON, a task model (model.h) loaded from the file's strobe table sees
- * every event before the selection, so each event's container is known;
+ * Containers: when asked for (a selection that reads task information
+ * such as --container or --comm, --columns container) and for JSON, a
+ * task model (model.h) loaded from the file's strobe table sees every
+ * event before the selection, so each event's container is known;
  * the default text never changes.
  */
 #include <endian.h>
@@ -45,6 +47,10 @@ static void usage(FILE *f)
 		"                      (globs allowed); --pid and --comm add up\n"
 		"      --container NAME  only events of tasks of this container (name,\n"
 		"                      ID or ID prefix; \"host\" for the host); repeatable\n"
+		"      --filter EXPR   only events for which EXPR holds ($evt scope, see\n"
+		"                      strobe-expr(7)); repeatable, ANDed with each other\n"
+		"                      and with the options above, which are shorthands\n"
+		"                      for such expressions\n"
 		"      --columns LIST  extra leading columns, comma-separated; now only\n"
 		"                      \"container\" (the container's name); text only,\n"
 		"                      JSON objects carry a \"container\" key\n"
@@ -60,28 +66,18 @@ static void usage(FILE *f)
 		"  strobe report -i run.dat -e sched      scheduler events only\n"
 		"  strobe report --pid 1234 -e 'syscalls:sys_enter_*'\n"
 		"  strobe report --json --cpu 0 | jq .fields.next_comm\n"
-		"  strobe report --container web --columns container\n");
+		"  strobe report --container web --columns container\n"
+		"  strobe report --filter '$evt.$name == \"sched_switch\" && $evt.prev_state == 0'\n");
 }
 
 struct report_args {
 	const char *input;
-	const char **events, **cpus, **pids, **comms, **conts;
-	int nr_events, nr_cpus, nr_pids, nr_comms, nr_conts;
+	const char **events, **cpus, **pids, **comms, **conts, **filters;
+	int nr_events, nr_cpus, nr_pids, nr_comms, nr_conts, nr_filters;
 	bool json;
 	bool col_container;	/* --columns container */
 	bool nsecs;
 };
-
-/* Does the event's task belong to one of the --container arguments? */
-static bool container_match(const struct report_args *a, const struct strobe_task *t)
-{
-	int i;
-
-	for (i = 0; i < a->nr_conts; i++)
-		if (strobe_container_matches(t->container, a->conts[i]))
-			return true;
-	return false;
-}
 
 /*
  * Add "container" to the JSON object just appended to s (which ends in
@@ -103,34 +99,116 @@ static int json_container(struct strobe_buf *s, const struct strobe_task *t)
 	return strobe_buf_failed(s) ? -ENOMEM : 0;
 }
 
-/* Build the selection from the command line; returns an exit status. */
+/* The values of a repeatable option as one comma list (malloc'd); NULL
+ * when it was not given or out of memory (*nomem then set). */
+static char *join_values(const char **v, int n, bool *nomem)
+{
+	size_t len = 0;
+	char *s;
+	int i;
+
+	if (!n)
+		return NULL;
+	for (i = 0; i < n; i++)
+		len += strlen(v[i]) + 1;
+	s = malloc(len + 1);
+	if (!s) {
+		*nomem = true;
+		return NULL;
+	}
+	s[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (i)
+			strcat(s, ",");
+		strcat(s, v[i]);
+	}
+	return s;
+}
+
+/*
+ * Compile the selection: the options, each kind one term (its values add
+ * up; --pid and --comm together name tasks), and each --filter, ANDed.
+ * Returns an exit status.
+ */
 static int build_filter(const struct report_args *a, struct strobe_formats *fmts,
-			struct strobe_filter **out)
+			struct strobe_expr_filter **out)
 {
 	struct strobe_error err = { 0 };
-	struct strobe_filter *f;
-	int i, ret = 0;
+	struct strobe_expr_filter *f;
+	enum strobe_expr_option kinds[2];
+	const char *vals[2];
+	bool nomem = false;
+	char *cpus = join_values(a->cpus, a->nr_cpus, &nomem);
+	char *pids = join_values(a->pids, a->nr_pids, &nomem);
+	char *comms = join_values(a->comms, a->nr_comms, &nomem);
+	char *conts = join_values(a->conts, a->nr_conts, &nomem);
+	char *events = join_values(a->events, a->nr_events, &nomem);
+	int i, n = 0, ret = 0;
 
 	*out = NULL;
-	if (strobe_filter_new(fmts, &f) < 0) {
+	if (nomem || strobe_expr_filter_new(&f) < 0) {
+		free(cpus), free(pids), free(comms), free(conts), free(events);
 		cli_error(CMD, "out of memory");
 		return CLI_FAIL;
 	}
-	for (i = 0; !ret && i < a->nr_cpus; i++)
-		ret = strobe_filter_add_cpus(f, a->cpus[i], &err);
-	for (i = 0; !ret && i < a->nr_pids; i++)
-		ret = strobe_filter_add_pids(f, a->pids[i], &err);
-	for (i = 0; !ret && i < a->nr_comms; i++)
-		ret = strobe_filter_add_comms(f, a->comms[i], &err);
-	for (i = 0; !ret && i < a->nr_events; i++)
-		ret = strobe_filter_add_events(f, a->events[i], &err);
+	strobe_expr_filter_set_formats(f, fmts);
+	if (cpus)
+		ret = strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_CPU, cpus, &err);
+	if (pids) {
+		kinds[n] = STROBE_EXPR_OPT_TID;
+		vals[n++] = pids;
+	}
+	if (comms) {
+		kinds[n] = STROBE_EXPR_OPT_COMM;
+		vals[n++] = comms;
+	}
+	if (!ret && n)
+		ret = strobe_expr_filter_add_any(f, kinds, vals, n, &err);
+	if (!ret && conts)
+		ret = strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_CONTAINER, conts, &err);
+	if (!ret && events)
+		ret = strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_EVENT, events, &err);
+	for (i = 0; !ret && i < a->nr_filters; i++) {
+		ret = strobe_expr_filter_add(f, a->filters[i], &err);
+		if (ret == -EINVAL) {	/* name the expression its column counts in */
+			char msg[sizeof(err.msg)];
+
+			snprintf(msg, sizeof(msg), "--filter '%.60s': %.400s", a->filters[i],
+				 err.msg);
+			memcpy(err.msg, msg, sizeof(msg));
+		}
+	}
+	if (!ret)
+		ret = strobe_expr_filter_compile(f, &err);
+	free(cpus), free(pids), free(comms), free(conts), free(events);
 	if (ret < 0) {
 		cli_error_e(CMD, &err);
-		strobe_filter_free(f);
+		strobe_expr_filter_free(f);
 		return ret == -EINVAL ? CLI_USAGE : CLI_FAIL;
 	}
 	*out = f;
 	return CLI_OK;
+}
+
+/*
+ * What the selection knows of an event's task: the model's pid, container
+ * ..., and as procname the command name the line prints (the file's saved
+ * command line, "<...>" when none), so --comm selects what one reads.
+ */
+struct report_env {
+	struct strobe_expr_env model;
+	struct strobe_formats *fmts;
+};
+
+static int report_task(void *arg, int tid, struct strobe_expr_task *t)
+{
+	struct report_env *r = arg;
+	const char *comm = strobe_formats_comm(r->fmts, tid);
+
+	if (r->model.task(r->model.arg, tid, t) < 0)
+		return -ENOENT;
+	t->procname = comm ? comm : "<...>";
+	return 0;
 }
 
 /* The "cpus=N" of trace-cmd: the file's CPU count (CPUCOUNT option in
@@ -185,7 +263,9 @@ static int report(const struct report_args *a)
 	struct strobe_error err = { 0 };
 	struct strobe_tracefile *tf = NULL;
 	struct strobe_stream *stream = NULL;
-	struct strobe_filter *filter = NULL;
+	struct strobe_expr_filter *filter = NULL;
+	struct strobe_expr_env env = { 0 };
+	struct report_env renv = { { 0 }, NULL };
 	struct strobe_stream_opts sopts = { .buffer = -1 };
 	struct strobe_event ev;
 	struct strobe_formats *fmts;
@@ -208,12 +288,16 @@ static int report(const struct report_args *a)
 	if (status != CLI_OK)
 		goto out;
 	status = CLI_FAIL;
-	if (a->nr_conts || a->col_container || a->json) {
+	if (strobe_expr_filter_needs_task(filter) || a->col_container || a->json) {
 		if (strobe_model_new(&model, &err) < 0 ||
 		    strobe_model_load_file(model, tf, &err) < 0) {
 			cli_error(CMD, "%s: %s", a->input, err.msg);
 			goto out;
 		}
+		strobe_expr_env_model(&renv.model, model);
+		renv.fmts = fmts;
+		env.task = report_task;
+		env.arg = &renv;
 	}
 
 	/* Per buffer: its name and time style; the name column's width. */
@@ -242,7 +326,7 @@ static int report(const struct report_args *a)
 	}
 	ncpus = file_cpus(tf);
 
-	sopts.nr_cpu_mask = strobe_filter_cpu_mask(filter, &sopts.cpu_mask);
+	sopts.nr_cpu_mask = strobe_expr_filter_cpu_mask(filter, &sopts.cpu_mask);
 	if (strobe_stream_open_file(tf, &sopts, &stream, &err) < 0) {
 		cli_error_e(CMD, &err);
 		goto out;
@@ -264,10 +348,8 @@ static int report(const struct report_args *a)
 				cli_error(CMD, "out of memory");
 				goto out;
 			}
-			if (a->nr_conts && !container_match(a, task))
-				continue;
 		}
-		if (!strobe_filter_match(filter, &ev))
+		if (!strobe_expr_filter_match(filter, model ? &env : NULL, &ev))
 			continue;
 		if (a->col_container && !a->json)	/* JSON has a "container" key */
 			strobe_buf_printf(s, "%-16.16s ", task->container->name);
@@ -309,7 +391,7 @@ static int report(const struct report_args *a)
 out:
 	strobe_buf_free(s);
 	strobe_stream_close(stream);
-	strobe_filter_free(filter);
+	strobe_expr_filter_free(filter);
 	strobe_format_cache_free(cache);
 	strobe_model_free(model);
 	strobe_tracefile_close(tf);
@@ -320,7 +402,8 @@ out:
 
 int cmd_report(int argc, char **argv)
 {
-	enum { OPT_CPU = 256, OPT_PID, OPT_COMM, OPT_JSON, OPT_CONTAINER, OPT_COLUMNS };
+	enum { OPT_CPU = 256, OPT_PID, OPT_COMM, OPT_JSON, OPT_CONTAINER, OPT_COLUMNS,
+	       OPT_FILTER };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "event", required_argument, NULL, 'e' },
@@ -330,6 +413,7 @@ int cmd_report(int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "container", required_argument, NULL, OPT_CONTAINER },
 		{ "columns", required_argument, NULL, OPT_COLUMNS },
+		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "ns", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -339,7 +423,7 @@ int cmd_report(int argc, char **argv)
 	int c, status;
 
 	/* Every repeatable option's values fit in argc slots each. */
-	lists = calloc(5 * (size_t)argc + 5, sizeof(*lists));
+	lists = calloc(6 * (size_t)argc + 6, sizeof(*lists));
 	if (!lists) {
 		cli_error(CMD, "out of memory");
 		return CLI_FAIL;
@@ -349,6 +433,7 @@ int cmd_report(int argc, char **argv)
 	a.pids = lists + 2 * (argc + 1);
 	a.comms = lists + 3 * (argc + 1);
 	a.conts = lists + 4 * (argc + 1);
+	a.filters = lists + 5 * (argc + 1);
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:e:th", longopts, NULL)) != -1) {
@@ -373,6 +458,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_CONTAINER:
 			a.conts[a.nr_conts++] = optarg;
+			break;
+		case OPT_FILTER:
+			a.filters[a.nr_filters++] = optarg;
 			break;
 		case OPT_COLUMNS: {
 			char *dup = strdup(optarg), *save = NULL, *t;
