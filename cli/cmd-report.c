@@ -195,20 +195,49 @@ static int build_filter(const struct report_args *a, struct strobe_formats *fmts
  * ..., and as procname the command name the line prints (the file's saved
  * command line, "<...>" when none), so --comm selects what one reads.
  */
+#define COMM_CACHE 1024
+
 struct report_env {
 	struct strobe_expr_env model;
 	struct strobe_formats *fmts;
+	struct {
+		int tid;
+		const char *comm;	/* the file's, valid while it is open */
+	} cache[COMM_CACHE];	/* per tid, direct-mapped: one look-up each */
 };
 
 static int report_task(void *arg, int tid, struct strobe_expr_task *t)
 {
 	struct report_env *r = arg;
-	const char *comm = strobe_formats_comm(r->fmts, tid);
+	unsigned slot = (unsigned)tid % COMM_CACHE;
+	const char *comm;
 
-	if (r->model.task(r->model.arg, tid, t) < 0)
+	if (r->cache[slot].comm && r->cache[slot].tid == tid) {
+		comm = r->cache[slot].comm;
+	} else {
+		comm = strobe_formats_comm(r->fmts, tid);
+		comm = comm ? comm : "<...>";
+		r->cache[slot].tid = tid;
+		r->cache[slot].comm = comm;
+	}
+
+	if (r->model.task && r->model.task(r->model.arg, tid, t) < 0)
 		return -ENOENT;
-	t->procname = comm ? comm : "<...>";
+	t->procname = comm;
 	return 0;
+}
+
+/* Does the selection read what only the model knows (pid, container ...)? */
+static bool model_needed(const struct strobe_expr_filter *f)
+{
+	static const char *const names[] = { "pid", "ppid", "vtid", "vpid", "container",
+					     "container_id" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strobe_expr_filter_reads(f, names[i]))
+			return true;
+	return false;
 }
 
 /* The "cpus=N" of trace-cmd: the file's CPU count (CPUCOUNT option in
@@ -265,7 +294,7 @@ static int report(const struct report_args *a)
 	struct strobe_stream *stream = NULL;
 	struct strobe_expr_filter *filter = NULL;
 	struct strobe_expr_env env = { 0 };
-	struct report_env renv = { { 0 }, NULL };
+	struct report_env *renv = calloc(1, sizeof(*renv));	/* 16 KiB of cache */
 	struct strobe_stream_opts sopts = { .buffer = -1 };
 	struct strobe_event ev;
 	struct strobe_formats *fmts;
@@ -279,6 +308,10 @@ static int report(const struct report_args *a)
 	bool known;
 
 	s = cli_buf_new();
+	if (!renv) {
+		cli_error(CMD, "out of memory");
+		goto out;
+	}
 	if (strobe_tracefile_open(a->input, &tf, &err) < 0) {
 		cli_error_e(CMD, &err);
 		goto out;
@@ -288,16 +321,19 @@ static int report(const struct report_args *a)
 	if (status != CLI_OK)
 		goto out;
 	status = CLI_FAIL;
-	if (strobe_expr_filter_needs_task(filter) || a->col_container || a->json) {
+	/* procname comes from the file's command lines: no model for it */
+	if (strobe_expr_filter_needs_task(filter)) {
+		renv->fmts = fmts;
+		env.task = report_task;
+		env.arg = renv;
+	}
+	if (model_needed(filter) || a->col_container || a->json) {
 		if (strobe_model_new(&model, &err) < 0 ||
 		    strobe_model_load_file(model, tf, &err) < 0) {
 			cli_error(CMD, "%s: %s", a->input, err.msg);
 			goto out;
 		}
-		strobe_expr_env_model(&renv.model, model);
-		renv.fmts = fmts;
-		env.task = report_task;
-		env.arg = &renv;
+		strobe_expr_env_model(&renv->model, model);
 	}
 
 	/* Per buffer: its name and time style; the name column's width. */
@@ -349,7 +385,7 @@ static int report(const struct report_args *a)
 				goto out;
 			}
 		}
-		if (!strobe_expr_filter_match(filter, model ? &env : NULL, &ev))
+		if (!strobe_expr_filter_match(filter, &env, &ev))
 			continue;
 		if (a->col_container && !a->json)	/* JSON has a "container" key */
 			strobe_buf_printf(s, "%-16.16s ", task->container->name);
@@ -392,6 +428,7 @@ out:
 	strobe_buf_free(s);
 	strobe_stream_close(stream);
 	strobe_expr_filter_free(filter);
+	free(renv);
 	strobe_format_cache_free(cache);
 	strobe_model_free(model);
 	strobe_tracefile_close(tf);

@@ -329,6 +329,9 @@ int strobe_expr_filter_cpu_mask(const struct strobe_expr_filter *f, const bool *
 /* Does the filter read task information (pid, procname, container ...)
  * that only env->task gives?  (Then the caller needs a task model.) */
 bool strobe_expr_filter_needs_task(const struct strobe_expr_filter *f);
+/* Does it read this one ("procname", "pid", "container" ...: a context
+ * name of $evt, or of $evt.$ctx)? */
+bool strobe_expr_filter_reads(const struct strobe_expr_filter *f, const char *name);
 /* Does the filter have terms other than the CPU mask's? */
 bool strobe_expr_filter_selects_tasks(const struct strobe_expr_filter *f);
 /* Does ev pass?  f NULL or without terms: true.  env may be NULL. */

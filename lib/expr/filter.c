@@ -765,6 +765,21 @@ bool strobe_expr_filter_needs_task(const struct strobe_expr_filter *f)
 	return f && f->needs_task;
 }
 
+bool strobe_expr_filter_reads(const struct strobe_expr_filter *f, const char *name)
+{
+	int i, k = expr_ctx_kind(name);
+
+	for (i = 0; f && f->whole && k != R_MISSING && i < f->whole->nr_nodes; i++) {
+		const struct xoperand *o[2] = { &f->whole->nodes[i].lhs, &f->whole->nodes[i].rhs };
+		int s;
+
+		for (s = 0; s < 2; s++)
+			if (reads_task(o[s]) && expr_ctx_kind(o[s]->ref.field) == k)
+				return true;
+	}
+	return false;
+}
+
 bool strobe_expr_filter_selects_tasks(const struct strobe_expr_filter *f)
 {
 	return f && (f->has_tids || f->rest);
