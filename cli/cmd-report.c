@@ -543,6 +543,17 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!a.input)
 		a.input = "trace.dat";
+	for (c = 0; c < a.nr_filters; c++) {	/* a syntax error is a usage error */
+		struct strobe_expr *fe = NULL;
+		struct strobe_error err = { 0 };
+
+		if (strobe_expr_parse(a.filters[c], STROBE_EXPR_EVT_ONLY, &fe, &err) < 0) {
+			cli_error(CMD, "--filter '%.60s': %.400s", a.filters[c], err.msg);
+			free(lists);
+			return CLI_USAGE;
+		}
+		strobe_expr_free(fe);
+	}
 
 	status = report(&a);
 	free(lists);
