@@ -15,7 +15,7 @@
  * and recognises the common ones.  A conjunct that only names CPUs
  * ($evt.$ctx.cpu == K, or a >= / <= range, or a || of those) becomes a
  * CPU mask, which a stream also uses to skip whole CPUs' pages; one that
- * only names thread ids a small sorted array.  The other conjuncts stay
+ * only names thread ids (or process ids) a small sorted array.  The other conjuncts stay
  * one expression ("rest") whose verdict per event type (names compared
  * with literals, fields the type lacks) is kept in a table indexed by
  * type id, so an -e selection costs one load per event; only the events
@@ -358,6 +358,9 @@ struct strobe_expr_filter {
 	int *tids;		/* the thread-id-set conjunct, sorted */
 	size_t nr_tids;
 	bool has_tids;
+	int *pids;		/* the process-id-set conjunct, sorted */
+	size_t nr_pids;
+	bool has_pids;
 	bool needs_task;
 	struct tverdict *types;	/* rest's verdict per type id, NR_TYPES */
 };
@@ -374,14 +377,15 @@ static void uncompile(struct strobe_expr_filter *f)
 	strobe_expr_free(f->rest);
 	free(f->cpus);
 	free(f->tids);
+	free(f->pids);
 	free(f->types);
 	f->whole = f->rest = NULL;
 	f->cpus = NULL;
-	f->tids = NULL;
+	f->tids = f->pids = NULL;
 	f->types = NULL;
 	f->nr_cpus = 0;
-	f->nr_tids = 0;
-	f->has_tids = f->needs_task = false;
+	f->nr_tids = f->nr_pids = 0;
+	f->has_tids = f->has_pids = f->needs_task = false;
 }
 
 void strobe_expr_filter_free(struct strobe_expr_filter *f)
@@ -594,8 +598,9 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Is conjunct i a set of thread ids?  Then they are in *out (sorted). */
-static int tid_set(const struct strobe_expr *e, int i, int **out, size_t *nr)
+/* Is conjunct i a set of ids of context kind `kind` (R_TID, R_PID)?  Then
+ * they are in *out (sorted). */
+static int id_set(const struct strobe_expr *e, int i, int kind, int **out, size_t *nr)
 {
 	const struct xnode *n = &e->nodes[i];
 	int first = n->kind == X_OR ? n->child : i, c, op, *t;
@@ -603,7 +608,7 @@ static int tid_set(const struct strobe_expr *e, int i, int **out, size_t *nr)
 	int64_t v;
 
 	for (c = first; c >= 0; c = n->kind == X_OR ? e->nodes[c].next : -1) {
-		if (!ctx_cmp(&e->nodes[c], R_TID, &op, &v) || op != OP_EQ || v < 0 ||
+		if (!ctx_cmp(&e->nodes[c], kind, &op, &v) || op != OP_EQ || v < 0 ||
 		    v > 0x7fffffff)
 			return 0;
 		cnt++;
@@ -612,7 +617,7 @@ static int tid_set(const struct strobe_expr *e, int i, int **out, size_t *nr)
 	if (!t)
 		return -ENOMEM;
 	for (c = first; c >= 0; c = n->kind == X_OR ? e->nodes[c].next : -1) {
-		ctx_cmp(&e->nodes[c], R_TID, &op, &v);
+		ctx_cmp(&e->nodes[c], kind, &op, &v);
 		t[k++] = (int)v;
 	}
 	qsort(t, cnt, sizeof(*t), cmp_int);
@@ -694,11 +699,20 @@ int strobe_expr_filter_compile(struct strobe_expr_filter *f, struct strobe_error
 			continue;
 		}
 		if (!f->has_tids) {
-			r = tid_set(e, conj[i], &f->tids, &f->nr_tids);
+			r = id_set(e, conj[i], R_TID, &f->tids, &f->nr_tids);
 			if (r < 0)
 				goto nomem;
 			if (r > 0) {
 				f->has_tids = true;
+				continue;
+			}
+		}
+		if (!f->has_pids) {
+			r = id_set(e, conj[i], R_PID, &f->pids, &f->nr_pids);
+			if (r < 0)
+				goto nomem;
+			if (r > 0) {
+				f->has_pids = true;
 				continue;
 			}
 		}
@@ -782,22 +796,33 @@ bool strobe_expr_filter_reads(const struct strobe_expr_filter *f, const char *na
 
 bool strobe_expr_filter_selects_tasks(const struct strobe_expr_filter *f)
 {
-	return f && (f->has_tids || f->rest);
+	return f && (f->has_tids || f->has_pids || f->rest);
 }
 
 /* ---- matching -------------------------------------------------------------------- */
 
-static bool tid_in(const struct strobe_expr_filter *f, int tid)
+static bool id_in(const int *ids, size_t n, int id)
 {
 	size_t i;
 
-	if (f->nr_tids <= 8) {
-		for (i = 0; i < f->nr_tids; i++)
-			if (f->tids[i] == tid)
+	if (n <= 8) {
+		for (i = 0; i < n; i++)
+			if (ids[i] == id)
 				return true;
 		return false;
 	}
-	return bsearch(&tid, f->tids, f->nr_tids, sizeof(int), cmp_int) != NULL;
+	return bsearch(&id, ids, n, sizeof(int), cmp_int) != NULL;
+}
+
+/* The process id of ev's task as the expression would see it (-1 unknown). */
+static int pid_of(const struct strobe_expr_env *env, const struct strobe_event *ev)
+{
+	struct strobe_expr_task t = { .tid = ev->pid, .pid = -1, .ppid = -1, .vtid = -1,
+				      .vpid = -1 };
+
+	if (!env || !env->task || env->task(env->arg, ev->pid, &t) < 0)
+		return -1;
+	return t.pid;
 }
 
 /* rest's verdict for ev's type, from the table. */
@@ -821,10 +846,16 @@ bool strobe_expr_filter_match(struct strobe_expr_filter *f, const struct strobe_
 {
 	if (!f || !f->whole)
 		return true;
-	if (f->has_tids && !tid_in(f, ev->pid))
+	if (f->has_tids && !id_in(f->tids, f->nr_tids, ev->pid))
 		return false;
 	if (f->cpus && (ev->cpu < 0 || ev->cpu >= f->nr_cpus || !f->cpus[ev->cpu]))
 		return false;
+	if (f->has_pids) {
+		int pid = pid_of(env, ev);
+
+		if (pid < 0 || !id_in(f->pids, f->nr_pids, pid))
+			return false;
+	}
 	if (!f->rest)
 		return true;
 	switch (type_verdict(f, ev)) {
@@ -846,7 +877,9 @@ bool strobe_expr_filter_match_task(struct strobe_expr_filter *f,
 
 	if (!f || !f->whole)
 		return true;
-	if (f->has_tids && !tid_in(f, task->tid))
+	if (f->has_tids && !id_in(f->tids, f->nr_tids, task->tid))
+		return false;
+	if (f->has_pids && (task->pid < 0 || !id_in(f->pids, f->nr_pids, task->pid)))
 		return false;
 	if (!f->rest)
 		return true;

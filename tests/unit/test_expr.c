@@ -1193,6 +1193,29 @@ static void test_filter_terms_and_with_their_fast_paths(void)
 	}
 	strobe_expr_filter_free(f);
 
+	/* a set of process ids: the task's, through env (unknown: no match) */
+	REQUIRE(strobe_expr_filter_new(&f) == 0);
+	CHECK_EQ(strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_PID, "10,30", &err), 0);
+	CHECK_EQ(strobe_expr_filter_compile(f, &err), 0);
+	CHECK(strobe_expr_filter_selects_tasks(f));
+	ev_probe(&b, fmts, 0, 0, 0);
+	b.ev.pid = 11;
+	CHECK(strobe_expr_filter_match(f, &fake_env, &b.ev));
+	CHECK(!strobe_expr_filter_match(f, NULL, &b.ev));
+	b.ev.pid = 20;
+	CHECK(!strobe_expr_filter_match(f, &fake_env, &b.ev));
+	b.ev.pid = 30;	/* unknown to fake_env */
+	CHECK(!strobe_expr_filter_match(f, &fake_env, &b.ev));
+	{
+		struct strobe_expr_task t = { .tid = 99, .pid = 30, .ppid = -1, .vtid = -1,
+					      .vpid = -1 };
+
+		CHECK(strobe_expr_filter_match_task(f, NULL, &b.ev, &t));
+		t.pid = -1;
+		CHECK(!strobe_expr_filter_match_task(f, NULL, &b.ev, &t));
+	}
+	strobe_expr_filter_free(f);
+
 	/* an event term is decided by the type alone */
 	REQUIRE(strobe_expr_filter_new(&f) == 0);
 	CHECK_EQ(strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_EVENT, "test", &err), 0);
