@@ -15,7 +15,8 @@
  * and recognises the common ones.  A conjunct that only names CPUs
  * ($evt.$ctx.cpu == K, or a >= / <= range, or a || of those) becomes a
  * CPU mask, which a stream also uses to skip whole CPUs' pages; one that
- * only names thread ids (or process ids) a small sorted array.  The other conjuncts stay
+ * only names thread ids (or process ids) a small sorted array, one that
+ * only names command names a list of names and globs.  The other conjuncts stay
  * one expression ("rest") whose verdict per event type (names compared
  * with literals, fields the type lacks) is kept in a table indexed by
  * type id, so an -e selection costs one load per event; only the events
@@ -361,6 +362,11 @@ struct strobe_expr_filter {
 	int *pids;		/* the process-id-set conjunct, sorted */
 	size_t nr_pids;
 	bool has_pids;
+	struct cname {		/* the command-name conjunct: names, globs */
+		char *lit;
+		bool glob;
+	} *comms;
+	size_t nr_comms;
 	bool needs_task;
 	struct tverdict *types;	/* rest's verdict per type id, NR_TYPES */
 };
@@ -378,10 +384,14 @@ static void uncompile(struct strobe_expr_filter *f)
 	free(f->cpus);
 	free(f->tids);
 	free(f->pids);
+	while (f->nr_comms)
+		free(f->comms[--f->nr_comms].lit);
+	free(f->comms);
 	free(f->types);
 	f->whole = f->rest = NULL;
 	f->cpus = NULL;
 	f->tids = f->pids = NULL;
+	f->comms = NULL;
 	f->types = NULL;
 	f->nr_cpus = 0;
 	f->nr_tids = f->nr_pids = 0;
@@ -626,6 +636,49 @@ static int id_set(const struct strobe_expr *e, int i, int kind, int **out, size_
 	return 1;
 }
 
+/* Is conjunct i a set of command names ($evt.$ctx.procname == "x" or =*
+ * "x*", ||-ed)?  Then they are in f->comms. */
+static int comm_set(struct strobe_expr_filter *f, const struct strobe_expr *e, int i)
+{
+	const struct xnode *n = &e->nodes[i];
+	int first = n->kind == X_OR ? n->child : i, c;
+	size_t cnt = 0, k = 0;
+
+	for (c = first; c >= 0; c = n->kind == X_OR ? e->nodes[c].next : -1) {
+		const struct xnode *m = &e->nodes[c];
+
+		if (m->kind != X_CMP || (m->op != OP_EQ && m->op != OP_GLOB) ||
+		    !is_ctx_ref(&m->lhs, R_PROCNAME) || m->rhs.is_ref ||
+		    m->rhs.lit.type != STROBE_EXPR_VAL_STR || memchr(m->rhs.lit.s, 0, m->rhs.lit.len))
+			return 0;
+		cnt++;
+	}
+	f->comms = calloc(cnt, sizeof(*f->comms));
+	if (!f->comms)
+		return -ENOMEM;
+	for (c = first; c >= 0; c = n->kind == X_OR ? e->nodes[c].next : -1, k++) {
+		f->comms[k].lit = strdup(e->nodes[c].rhs.lit.s);
+		f->comms[k].glob = e->nodes[c].op == OP_GLOB;
+		f->nr_comms = k + 1;
+		if (!f->comms[k].lit)
+			return -ENOMEM;
+	}
+	return 1;
+}
+
+static bool comm_in(const struct strobe_expr_filter *f, const char *comm)
+{
+	size_t i;
+
+	if (!comm)
+		return false;
+	for (i = 0; i < f->nr_comms; i++)
+		if (f->comms[i].glob ? expr_glob(f->comms[i].lit, comm, strlen(comm)) :
+		    !strcmp(f->comms[i].lit, comm))
+			return true;
+	return false;
+}
+
 /* Collect the top-level conjuncts of node i (through nested &&). */
 static int conjuncts(const struct strobe_expr *e, int i, int *out, int n, int max)
 {
@@ -716,6 +769,13 @@ int strobe_expr_filter_compile(struct strobe_expr_filter *f, struct strobe_error
 				continue;
 			}
 		}
+		if (!f->comms) {
+			r = comm_set(f, e, conj[i]);
+			if (r < 0)
+				goto nomem;
+			if (r > 0)
+				continue;
+		}
 		need = expr_print_node(e, conj[i], NULL, 0) + 1;
 		node = malloc(need);
 		if (!node)
@@ -796,7 +856,7 @@ bool strobe_expr_filter_reads(const struct strobe_expr_filter *f, const char *na
 
 bool strobe_expr_filter_selects_tasks(const struct strobe_expr_filter *f)
 {
-	return f && (f->has_tids || f->has_pids || f->rest);
+	return f && (f->has_tids || f->has_pids || f->comms || f->rest);
 }
 
 /* ---- matching -------------------------------------------------------------------- */
@@ -814,15 +874,17 @@ static bool id_in(const int *ids, size_t n, int id)
 	return bsearch(&id, ids, n, sizeof(int), cmp_int) != NULL;
 }
 
-/* The process id of ev's task as the expression would see it (-1 unknown). */
-static int pid_of(const struct strobe_expr_env *env, const struct strobe_event *ev)
+/* ev's task as the expression would see it (unknown: pid -1, no names). */
+static void task_of(const struct strobe_expr_env *env, const struct strobe_event *ev,
+		    struct strobe_expr_task *t)
 {
-	struct strobe_expr_task t = { .tid = ev->pid, .pid = -1, .ppid = -1, .vtid = -1,
-				      .vpid = -1 };
-
-	if (!env || !env->task || env->task(env->arg, ev->pid, &t) < 0)
-		return -1;
-	return t.pid;
+	memset(t, 0, sizeof(*t));
+	t->tid = ev->pid;
+	t->pid = t->ppid = t->vtid = t->vpid = -1;
+	if (env && env->task && env->task(env->arg, ev->pid, t) < 0) {
+		memset(t, 0, sizeof(*t));
+		t->pid = -1;
+	}
 }
 
 /* rest's verdict for ev's type, from the table. */
@@ -850,10 +912,13 @@ bool strobe_expr_filter_match(struct strobe_expr_filter *f, const struct strobe_
 		return false;
 	if (f->cpus && (ev->cpu < 0 || ev->cpu >= f->nr_cpus || !f->cpus[ev->cpu]))
 		return false;
-	if (f->has_pids) {
-		int pid = pid_of(env, ev);
+	if (f->has_pids || f->comms) {
+		struct strobe_expr_task t;
 
-		if (pid < 0 || !id_in(f->pids, f->nr_pids, pid))
+		task_of(env, ev, &t);
+		if (f->has_pids && (t.pid < 0 || !id_in(f->pids, f->nr_pids, t.pid)))
+			return false;
+		if (f->comms && !comm_in(f, t.procname))
 			return false;
 	}
 	if (!f->rest)
@@ -880,6 +945,8 @@ bool strobe_expr_filter_match_task(struct strobe_expr_filter *f,
 	if (f->has_tids && !id_in(f->tids, f->nr_tids, task->tid))
 		return false;
 	if (f->has_pids && (task->pid < 0 || !id_in(f->pids, f->nr_pids, task->pid)))
+		return false;
+	if (f->comms && !comm_in(f, task->procname))
 		return false;
 	if (!f->rest)
 		return true;

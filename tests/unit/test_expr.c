@@ -1213,6 +1213,18 @@ static void test_filter_terms_and_with_their_fast_paths(void)
 		CHECK(strobe_expr_filter_match_task(f, NULL, &b.ev, &t));
 		t.pid = -1;
 		CHECK(!strobe_expr_filter_match_task(f, NULL, &b.ev, &t));
+		/* and a set of command names */
+		CHECK_EQ(strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_COMM, "ng*x,sh", &err),
+			 0);
+		CHECK_EQ(strobe_expr_filter_compile(f, &err), 0);
+		t.pid = 30;
+		CHECK(!strobe_expr_filter_match_task(f, NULL, &b.ev, &t));	/* no name */
+		t.procname = "nginx";
+		CHECK(strobe_expr_filter_match_task(f, NULL, &b.ev, &t));
+		t.procname = "shx";
+		CHECK(!strobe_expr_filter_match_task(f, NULL, &b.ev, &t));
+		b.ev.pid = 10;
+		CHECK(strobe_expr_filter_match(f, &fake_env, &b.ev));	/* nginx, pid 10 */
 	}
 	strobe_expr_filter_free(f);
 
