@@ -16,8 +16,9 @@
  * ($evt.$ctx.cpu == K, or a >= / <= range, or a || of those) becomes a
  * CPU mask, which a stream also uses to skip whole CPUs' pages; one that
  * only names thread ids (or process ids) a small sorted array, one that
- * only names command names a list of names and globs.  The other conjuncts stay
- * one expression ("rest") whose verdict per event type (names compared
+ * only names command names a list of names and globs.  The other
+ * conjuncts stay one expression ("rest") whose verdict per event type
+ * (names compared
  * with literals, fields the type lacks) is kept in a table indexed by
  * type id, so an -e selection costs one load per event; only the events
  * the type cannot decide are evaluated.
