@@ -18,10 +18,9 @@
  * only names thread ids (or process ids) a small sorted array, one that
  * only names command names a list of names and globs.  The other
  * conjuncts stay one expression ("rest") whose verdict per event type
- * (names compared
- * with literals, fields the type lacks) is kept in a table indexed by
- * type id, so an -e selection costs one load per event; only the events
- * the type cannot decide are evaluated.
+ * (names compared with literals, fields the type lacks) is kept in a
+ * table indexed by type id, so an -e selection costs one load per event;
+ * only the events the type cannot decide are evaluated.
  */
 #include <errno.h>
 #include <stdarg.h>
