@@ -48,6 +48,7 @@ struct analyze_args {
 	int nr_copies;
 	/* periods: --period and --period-captures arguments */
 	const char *periods[64], *captures[64];
+	const char *filters[64];	/* --filter expressions */
 	bool group_key;		/* --group-by names a capture key */
 	struct cli_target *live;	/* live: what to trace (NULL: a file) */
 	bool live_failed;	/* live: the tables came, but -o's file is short */
@@ -114,6 +115,9 @@ static void usage(FILE *f, const char *cmd)
 		"      --pid LIST          only these processes (thread group ids)\n"
 		"      --comm LIST         only tasks with these command names (globs)\n"
 		"      --container LIST    only tasks of these containers (name or id)\n"
+		"      --filter EXPR       only what EXPR holds for (strobe-expr(7); $evt's\n"
+		"                          tid, pid, procname, container are the task a\n"
+		"                          measurement is charged to); repeatable, ANDed\n"
 		"      --group-by WHAT     thread (default), process, container or cpu\n"
 		"      --json              JSON lines: one object per table (and log row)\n"
 		"      --lami              LAMI 1.0 results for Trace Compass; also\n"
@@ -663,7 +667,7 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		OPT_TOP = 256, OPT_STATS, OPT_FREQ, OPT_FREQ_RES, OPT_LOG, OPT_MIN, OPT_MAX,
 		OPT_BEGIN, OPT_END, OPT_CPU, OPT_TID, OPT_PID, OPT_COMM, OPT_CONTAINER,
 		OPT_GROUP, OPT_JSON, OPT_LAMI, OPT_MI_VERSION, OPT_METADATA, OPT_PROGRESS,
-		OPT_PERIOD, OPT_PERIOD_CAPTURES, OPT_AGGREGATE_BY, OPT_LIVE,
+		OPT_PERIOD, OPT_PERIOD_CAPTURES, OPT_AGGREGATE_BY, OPT_LIVE, OPT_FILTER,
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -702,6 +706,7 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		{ "clock", required_argument, NULL, 'C' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "live", no_argument, NULL, OPT_LIVE },
+		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -731,6 +736,7 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 	a.o.containers = a.containers;
 	a.o.periods = a.periods;
 	a.o.period_captures = a.captures;
+	a.o.filters = a.filters;
 
 	/* `-- CMD ARGS`: the command to trace live (a lone FILE stays the
 	 * input file); options end at the "--" */
@@ -845,6 +851,11 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		case OPT_AGGREGATE_BY:
 			a.o.aggregate_by = optarg;
 			break;
+		case OPT_FILTER:
+			if (a.o.nr_filters == 64)
+				goto bad_arg;
+			a.filters[a.o.nr_filters++] = optarg;
+			break;
 		case OPT_JSON:
 			a.json = true;
 			break;
@@ -933,6 +944,16 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 			status = ret == -EINVAL ? CLI_USAGE : CLI_FAIL;
 			goto out;
 		}
+	}
+	for (c = 0; c < a.o.nr_filters; c++) {	/* a syntax error is a usage error */
+		struct strobe_expr *fe = NULL;
+		struct strobe_error err = { 0 };
+
+		if (strobe_expr_parse(a.filters[c], STROBE_EXPR_EVT_ONLY, &fe, &err) < 0) {
+			cli_error(cmd, "--filter '%.60s': %.400s", a.filters[c], err.msg);
+			goto out;
+		}
+		strobe_expr_free(fe);
 	}
 	if (a.json && a.lami) {
 		cli_error(cmd, "--json and --lami exclude each other");

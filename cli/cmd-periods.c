@@ -48,6 +48,8 @@ void cli_periods_usage(FILE *f)
 		"      --begin T, --end T  window in trace seconds (366.2), or +SECONDS\n"
 		"      --cpu LIST, --tid LIST, --pid LIST, --comm LIST, --container LIST\n"
 		"                          only events of these CPUs / periods of these tasks\n"
+		"      --filter EXPR       only periods whose owner EXPR holds for, at the\n"
+		"                          period's end (strobe-expr(7)); repeatable, ANDed\n"
 		"      --json              JSON lines: one object per table (and log row)\n"
 		"      --lami              LAMI 1.0 results for Trace Compass; also\n"
 		"                          --mi-version and --metadata\n"

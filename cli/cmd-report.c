@@ -4,14 +4,16 @@
  * The default text is line for line what `trace-cmd report` prints, so
  * existing scripts, diffs and habits keep working; --json prints one
  * object per event for programs.  The command is a thin loop over the
- * library: open the file, resolve the selection once (strobe_filter),
+ * library: open the file, compile the selection once (one expression:
+ * --filter and the options as sugar, struct strobe_expr_filter),
  * pull events from the merged stream, format each into one strobe_buf that
  * is written out in large chunks.  Lost events and incomplete recordings
  * are reported on stderr after the events, so stdout stays comparable.
  *
- * Containers: when asked for (--container, --columns container) and for
- * JSON, a task model (model.h) loaded from the file's strobe table sees
- * every event before the selection, so each event's container is known;
+ * Containers: when asked for (a selection that reads task information
+ * such as --container or --comm, --columns container) and for JSON, a
+ * task model (model.h) loaded from the file's strobe table sees every
+ * event before the selection, so each event's container is known;
  * the default text never changes.
  */
 #include <endian.h>
@@ -47,6 +49,10 @@ static void usage(FILE *f)
 		"                      (globs allowed); --pid and --comm add up\n"
 		"      --container NAME  only events of tasks of this container (name,\n"
 		"                      ID or ID prefix; \"host\" for the host); repeatable\n"
+		"      --filter EXPR   only events for which EXPR holds ($evt scope, see\n"
+		"                      strobe-expr(7)); repeatable, ANDed with each other\n"
+		"                      and with the options above, which are shorthands\n"
+		"                      for such expressions\n"
 		"      --columns LIST  extra leading columns, comma-separated; now only\n"
 		"                      \"container\" (the container's name); text only,\n"
 		"                      JSON objects carry a \"container\" key\n"
@@ -63,30 +69,20 @@ static void usage(FILE *f)
 		"  strobe report --pid 1234 -e 'syscalls:sys_enter_*'\n"
 		"  strobe report --json --cpu 0 | jq .fields.next_comm\n"
 		"  strobe report --container web --columns container\n"
-		"  strobe report -i web.dat -i db.dat     two hosts on one timeline\n");
+		"  strobe report -i web.dat -i db.dat     two hosts on one timeline\n"
+		"  strobe report --filter '$evt.$name == \"sched_switch\" && $evt.prev_state == 0'\n");
 }
 
 struct report_args {
 	const char *input;
 	const char **inputs;	/* every -i, in order */
 	int nr_inputs;
-	const char **events, **cpus, **pids, **comms, **conts;
-	int nr_events, nr_cpus, nr_pids, nr_comms, nr_conts;
+	const char **events, **cpus, **pids, **comms, **conts, **filters;
+	int nr_events, nr_cpus, nr_pids, nr_comms, nr_conts, nr_filters;
 	bool json;
 	bool col_container;	/* --columns container */
 	bool nsecs;
 };
-
-/* Does the event's task belong to one of the --container arguments? */
-static bool container_match(const struct report_args *a, const struct strobe_task *t)
-{
-	int i;
-
-	for (i = 0; i < a->nr_conts; i++)
-		if (strobe_container_matches(t->container, a->conts[i]))
-			return true;
-	return false;
-}
 
 /*
  * Add "container" to the JSON object just appended to s (which ends in
@@ -108,34 +104,157 @@ static int json_container(struct strobe_buf *s, const struct strobe_task *t)
 	return strobe_buf_failed(s) ? -ENOMEM : 0;
 }
 
-/* Build the selection from the command line; returns an exit status. */
-static int build_filter(const struct report_args *a, struct strobe_formats *fmts,
-			struct strobe_filter **out)
+/* The values of a repeatable option as one comma list (malloc'd); NULL
+ * when it was not given or out of memory (*nomem then set). */
+static char *join_values(const char **v, int n, bool *nomem)
+{
+	size_t len = 0;
+	char *s;
+	int i;
+
+	if (!n)
+		return NULL;
+	for (i = 0; i < n; i++)
+		len += strlen(v[i]) + 1;
+	s = malloc(len + 1);
+	if (!s) {
+		*nomem = true;
+		return NULL;
+	}
+	s[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (i)
+			strcat(s, ",");
+		strcat(s, v[i]);
+	}
+	return s;
+}
+
+/*
+ * Compile the selection: the options, each kind one term (its values add
+ * up; --pid and --comm together name tasks), and each --filter, ANDed.
+ * Returns an exit status.
+ */
+static int compile_filter(const struct report_args *a, struct strobe_formats *fmts,
+			  struct strobe_expr_filter **out, struct strobe_error *errp)
 {
 	struct strobe_error err = { 0 };
-	struct strobe_filter *f;
-	int i, ret = 0;
+	struct strobe_expr_filter *f;
+	enum strobe_expr_option kinds[2];
+	const char *vals[2];
+	bool nomem = false;
+	char *cpus = join_values(a->cpus, a->nr_cpus, &nomem);
+	char *pids = join_values(a->pids, a->nr_pids, &nomem);
+	char *comms = join_values(a->comms, a->nr_comms, &nomem);
+	char *conts = join_values(a->conts, a->nr_conts, &nomem);
+	char *events = join_values(a->events, a->nr_events, &nomem);
+	int i, n = 0, ret = 0;
 
 	*out = NULL;
-	if (strobe_filter_new(fmts, &f) < 0) {
-		cli_error(CMD, "out of memory");
-		return CLI_FAIL;
+	if (nomem || strobe_expr_filter_new(&f) < 0) {
+		free(cpus), free(pids), free(comms), free(conts), free(events);
+		snprintf(errp->msg, sizeof(errp->msg), "out of memory");
+		return -ENOMEM;
 	}
-	for (i = 0; !ret && i < a->nr_cpus; i++)
-		ret = strobe_filter_add_cpus(f, a->cpus[i], &err);
-	for (i = 0; !ret && i < a->nr_pids; i++)
-		ret = strobe_filter_add_pids(f, a->pids[i], &err);
-	for (i = 0; !ret && i < a->nr_comms; i++)
-		ret = strobe_filter_add_comms(f, a->comms[i], &err);
-	for (i = 0; !ret && i < a->nr_events; i++)
-		ret = strobe_filter_add_events(f, a->events[i], &err);
+	strobe_expr_filter_set_formats(f, fmts);
+	if (cpus)
+		ret = strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_CPU, cpus, &err);
+	if (pids) {
+		kinds[n] = STROBE_EXPR_OPT_TID;
+		vals[n++] = pids;
+	}
+	if (comms) {
+		kinds[n] = STROBE_EXPR_OPT_COMM;
+		vals[n++] = comms;
+	}
+	if (!ret && n)
+		ret = strobe_expr_filter_add_any(f, kinds, vals, n, &err);
+	if (!ret && conts)
+		ret = strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_CONTAINER, conts, &err);
+	if (!ret && events)
+		ret = strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_EVENT, events, &err);
+	for (i = 0; !ret && i < a->nr_filters; i++) {
+		ret = strobe_expr_filter_add(f, a->filters[i], &err);
+		if (ret == -EINVAL) {	/* name the expression its column counts in */
+			char msg[sizeof(err.msg)];
+
+			snprintf(msg, sizeof(msg), "--filter '%.60s': %.400s", a->filters[i],
+				 err.msg);
+			memcpy(err.msg, msg, sizeof(msg));
+		}
+	}
+	if (!ret)
+		ret = strobe_expr_filter_compile(f, &err);
+	free(cpus), free(pids), free(comms), free(conts), free(events);
 	if (ret < 0) {
-		cli_error_e(CMD, &err);
-		strobe_filter_free(f);
-		return ret == -EINVAL ? CLI_USAGE : CLI_FAIL;
+		*errp = err;
+		strobe_expr_filter_free(f);
+		return ret;
 	}
 	*out = f;
-	return CLI_OK;
+	return 0;
+}
+
+/* The same, saying what is wrong; an exit status. */
+static int build_filter(const struct report_args *a, struct strobe_formats *fmts,
+			struct strobe_expr_filter **out)
+{
+	struct strobe_error err = { 0 };
+	int r = compile_filter(a, fmts, out, &err);
+
+	if (r < 0)
+		cli_error_e(CMD, &err);
+	return r == 0 ? CLI_OK : r == -EINVAL || r == -ENOENT ? CLI_USAGE : CLI_FAIL;
+}
+
+/*
+ * What the selection knows of an event's task: the model's pid, container
+ * ..., and as procname the command name the line prints (the file's saved
+ * command line, "<...>" when none), so --comm selects what one reads.
+ */
+#define COMM_CACHE 1024
+
+struct report_env {
+	struct strobe_expr_env model;
+	struct strobe_formats *fmts;
+	struct {
+		int tid;
+		const char *comm;	/* the file's, valid while it is open */
+	} cache[COMM_CACHE];	/* per tid, direct-mapped: one look-up each */
+};
+
+static int report_task(void *arg, int tid, struct strobe_expr_task *t)
+{
+	struct report_env *r = arg;
+	unsigned slot = (unsigned)tid % COMM_CACHE;
+	const char *comm;
+
+	if (r->cache[slot].comm && r->cache[slot].tid == tid) {
+		comm = r->cache[slot].comm;
+	} else {
+		comm = strobe_formats_comm(r->fmts, tid);
+		comm = comm ? comm : "<...>";
+		r->cache[slot].tid = tid;
+		r->cache[slot].comm = comm;
+	}
+
+	if (r->model.task && r->model.task(r->model.arg, tid, t) < 0)
+		return -ENOENT;
+	t->procname = comm;
+	return 0;
+}
+
+/* Does the selection read what only the model knows (pid, container ...)? */
+static bool model_needed(const struct strobe_expr_filter *f)
+{
+	static const char *const names[] = { "pid", "ppid", "vtid", "vpid", "container",
+					     "container_id" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strobe_expr_filter_reads(f, names[i]))
+			return true;
+	return false;
 }
 
 /* The "cpus=N" of trace-cmd: the file's CPU count (CPUCOUNT option in
@@ -190,7 +309,9 @@ static int report(const struct report_args *a)
 	struct strobe_error err = { 0 };
 	struct strobe_tracefile *tf = NULL;
 	struct strobe_stream *stream = NULL;
-	struct strobe_filter *filter = NULL;
+	struct strobe_expr_filter *filter = NULL;
+	struct strobe_expr_env env = { 0 };
+	struct report_env *renv = calloc(1, sizeof(*renv));	/* 16 KiB of cache */
 	struct strobe_stream_opts sopts = { .buffer = -1 };
 	struct strobe_event ev;
 	struct strobe_formats *fmts;
@@ -204,6 +325,10 @@ static int report(const struct report_args *a)
 	bool known;
 
 	s = cli_buf_new();
+	if (!renv) {
+		cli_error(CMD, "out of memory");
+		goto out;
+	}
 	if (strobe_tracefile_open(a->input, &tf, &err) < 0) {
 		cli_error_e(CMD, &err);
 		goto out;
@@ -213,12 +338,19 @@ static int report(const struct report_args *a)
 	if (status != CLI_OK)
 		goto out;
 	status = CLI_FAIL;
-	if (a->nr_conts || a->col_container || a->json) {
+	/* procname comes from the file's command lines: no model for it */
+	if (strobe_expr_filter_needs_task(filter)) {
+		renv->fmts = fmts;
+		env.task = report_task;
+		env.arg = renv;
+	}
+	if (model_needed(filter) || a->col_container || a->json) {
 		if (strobe_model_new(&model, &err) < 0 ||
 		    strobe_model_load_file(model, tf, &err) < 0) {
 			cli_error(CMD, "%s: %s", a->input, err.msg);
 			goto out;
 		}
+		strobe_expr_env_model(&renv->model, model);
 	}
 
 	/* Per buffer: its name and time style; the name column's width. */
@@ -247,7 +379,7 @@ static int report(const struct report_args *a)
 	}
 	ncpus = file_cpus(tf);
 
-	sopts.nr_cpu_mask = strobe_filter_cpu_mask(filter, &sopts.cpu_mask);
+	sopts.nr_cpu_mask = strobe_expr_filter_cpu_mask(filter, &sopts.cpu_mask);
 	if (strobe_stream_open_file(tf, &sopts, &stream, &err) < 0) {
 		cli_error_e(CMD, &err);
 		goto out;
@@ -269,10 +401,8 @@ static int report(const struct report_args *a)
 				cli_error(CMD, "out of memory");
 				goto out;
 			}
-			if (a->nr_conts && !container_match(a, task))
-				continue;
 		}
-		if (!strobe_filter_match(filter, &ev))
+		if (!strobe_expr_filter_match(filter, &env, &ev))
 			continue;
 		if (a->col_container && !a->json)	/* JSON has a "container" key */
 			strobe_buf_printf(s, "%-16.16s ", task->container->name);
@@ -314,7 +444,8 @@ static int report(const struct report_args *a)
 out:
 	strobe_buf_free(s);
 	strobe_stream_close(stream);
-	strobe_filter_free(filter);
+	strobe_expr_filter_free(filter);
+	free(renv);
 	strobe_format_cache_free(cache);
 	strobe_model_free(model);
 	strobe_tracefile_close(tf);
@@ -329,7 +460,8 @@ out:
  * (formats, selection, task model: TIDs repeat across hosts). */
 struct report_src {
 	struct strobe_tracefile *tf;
-	struct strobe_filter *filter;
+	struct strobe_expr_filter *filter;
+	struct strobe_expr_env env;	/* the file's model for the selection */
 	struct strobe_model *model;
 	struct strobe_format_cache *cache;
 	const char **names;		/* buffer names */
@@ -339,69 +471,121 @@ struct report_src {
 };
 
 /*
- * The selection of each file.  Each comma-separated item is added on its
- * own: an event or comm that one host's file does not have selects
- * nothing there (the union of the rest stays exact); an item no file has
- * is an error, as with one file.  A file where every item of a kind
- * selects nothing contributes no event (->none).
+ * The selection of each file.  Each comma-separated -e and --comm item is
+ * kept for the files that have it: an event or comm that one host's file
+ * does not have selects nothing there (the union of the rest stays
+ * exact); an item no file has is an error, as with one file.  A file
+ * where every item of a kind selects nothing contributes no event
+ * (->none).  The rest (--cpu, --pid, -c, --filter) is the same for all.
  */
 static int build_filters_multi(const struct report_args *a, struct report_src *src, int n)
 {
-	struct { const char **v; int nr; int kind; } kinds[4] = {
-		{ a->cpus, a->nr_cpus, 0 }, { a->pids, a->nr_pids, 1 },
-		{ a->comms, a->nr_comms, 2 }, { a->events, a->nr_events, 3 },
+	struct { const char **v; int nr; enum strobe_expr_option opt; } kinds[2] = {
+		{ a->events, a->nr_events, STROBE_EXPR_OPT_EVENT },
+		{ a->comms, a->nr_comms, STROBE_EXPR_OPT_COMM },
 	};
 	struct strobe_error err = { 0 };
-	int f, k, i, r = 0;
+	char **items[2] = { NULL, NULL };
+	int nitems[2] = { 0, 0 }, f, k, i, r, status = CLI_FAIL;
+	const char **kept = NULL;
+	bool *had = NULL;
 
-	for (f = 0; f < n; f++)
-		if (strobe_filter_new(strobe_tracefile_formats(src[f].tf), &src[f].filter) < 0) {
-			cli_error(CMD, "out of memory");
-			return CLI_FAIL;
-		}
-	for (k = 0; k < 4; k++) {
-		int *added = calloc((size_t)n, sizeof(*added));
-
-		if (!added) {
-			cli_error(CMD, "out of memory");
-			return CLI_FAIL;
-		}
+	/* every item of each kind, split at commas */
+	for (k = 0; k < 2; k++)
 		for (i = 0; i < kinds[k].nr; i++) {
-			char *dup = strdup(kinds[k].v[i]), *save = NULL, *t;
+			char *dup = strdup(kinds[k].v[i]), *save = NULL, *t, **nv;
 
-			for (t = dup ? strtok_r(dup, ",", &save) : NULL; t;
-			     t = strtok_r(NULL, ",", &save)) {
-				int ok = 0;
-
-				for (f = 0; f < n; f++) {
-					struct strobe_filter *fl = src[f].filter;
-
-					r = k == 0 ? strobe_filter_add_cpus(fl, t, &err)
-					  : k == 1 ? strobe_filter_add_pids(fl, t, &err)
-					  : k == 2 ? strobe_filter_add_comms(fl, t, &err)
-						   : strobe_filter_add_events(fl, t, &err);
-					if (r == 0) {
-						ok = 1;
-						added[f] = 1;
-					} else if (r != -ENOENT) {
-						break;
-					}
-				}
-				if (!ok) {
-					cli_error_e(CMD, &err);
+			if (!dup)
+				goto oom;
+			for (t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+				nv = realloc(items[k], (nitems[k] + 1) * sizeof(*nv));
+				if (!nv || !(nv[nitems[k]] = strdup(t))) {
+					if (nv)
+						items[k] = nv;
 					free(dup);
-					free(added);
-					return r == -EINVAL ? CLI_USAGE : CLI_FAIL;
+					goto oom;
 				}
+				items[k] = nv;
+				nitems[k]++;
 			}
 			free(dup);
 		}
-		for (f = 0; f < n && kinds[k].nr; f++)
-			if (!added[f])
+	kept = calloc((size_t)(nitems[0] + nitems[1] + 1), sizeof(*kept));
+	had = calloc((size_t)(nitems[0] + nitems[1] + 1), sizeof(*had));
+	if (!kept || !had)
+		goto oom;
+	for (f = 0; f < n; f++) {
+		struct strobe_formats *fmts = strobe_tracefile_formats(src[f].tf);
+		struct report_args af = *a;
+		int nk[2] = { 0, 0 }, base = 0;
+
+		for (k = 0; k < 2; k++) {
+			const char **mine = kept + base;
+
+			for (i = 0; i < nitems[k]; i++) {
+				struct strobe_expr_filter *t = NULL;
+
+				r = strobe_expr_filter_new(&t);
+				if (r == 0) {
+					strobe_expr_filter_set_formats(t, fmts);
+					r = strobe_expr_filter_add_option(t, kinds[k].opt, items[k][i],
+									  &err);
+				}
+				strobe_expr_filter_free(t);
+				if (r == 0) {
+					mine[nk[k]++] = items[k][i];
+					had[base + i] = true;
+				} else if (r != -ENOENT) {
+					cli_error_e(CMD, &err);
+					status = r == -EINVAL ? CLI_USAGE : CLI_FAIL;
+					goto out;
+				}
+			}
+			if (nitems[k] && !nk[k])
 				src[f].none = true;
-		free(added);
+			base += nitems[k];
+		}
+		if (src[f].none)
+			continue;
+		af.events = kept;
+		af.nr_events = nk[0];
+		af.comms = kept + nitems[0];
+		af.nr_comms = nk[1];
+		r = compile_filter(&af, fmts, &src[f].filter, &err);
+		if (r < 0) {
+			cli_error(CMD, "%s: %s", a->inputs[f], err.msg);
+			status = r == -EINVAL || r == -ENOENT ? CLI_USAGE : CLI_FAIL;
+			goto out;
+		}
+		if (src[f].model)
+			strobe_expr_env_model(&src[f].env, src[f].model);
 	}
-	return CLI_OK;
+	/* an item no file has is an error, as with one file */
+	for (k = 0, i = 0; k < 2; i += nitems[k], k++) {
+		int j;
+
+		for (j = 0; j < nitems[k]; j++)
+			if (!had[i + j]) {
+				cli_error(CMD, k == 0 ? "no event in any file matches '%s'"
+					  : "no task named '%s' in any file's command lines",
+					  items[k][j]);
+				status = CLI_USAGE;
+				goto out;
+			}
+	}
+	status = CLI_OK;
+	goto out;
+oom:
+	cli_error(CMD, "out of memory");
+out:
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < nitems[k]; i++)
+			free(items[k][i]);
+		free(items[k]);
+	}
+	free(kept);
+	free(had);
+	return status;
 }
 
 static int report_multi(const struct report_args *a)
@@ -430,7 +614,9 @@ static int report_multi(const struct report_args *a)
 			goto out;
 		}
 		tfs[i] = src[i].tf;
-		if ((a->nr_conts || a->col_container || a->json) &&
+		/* a model for -c, the container column and JSON, and for
+		 * whatever the selection reads of tasks */
+		if ((a->nr_conts || a->nr_filters || a->nr_pids || a->col_container || a->json) &&
 		    (strobe_model_new(&src[i].model, &err) < 0 ||
 		     strobe_model_load_file(src[i].model, src[i].tf, &err) < 0)) {
 			cli_error(CMD, "%s: %s", a->inputs[i], err.msg);
@@ -441,8 +627,11 @@ static int report_multi(const struct report_args *a)
 	if (status != CLI_OK)
 		goto out;
 	status = CLI_FAIL;
-	/* the same --cpu list in every file: the first file's mask */
-	sopts.nr_cpu_mask = strobe_filter_cpu_mask(src[0].filter, &sopts.cpu_mask);
+	/* the same --cpu list in every file: the first selecting file's mask */
+	for (i = 0; i < n && !src[i].filter; i++)
+		;
+	if (i < n)
+		sopts.nr_cpu_mask = strobe_expr_filter_cpu_mask(src[i].filter, &sopts.cpu_mask);
 	if (strobe_merge_open(tfs, n, &sopts, NULL, &m, &err) < 0) {
 		cli_error_e(CMD, &err);
 		goto out;
@@ -503,10 +692,8 @@ static int report_multi(const struct report_args *a)
 				cli_error(CMD, "out of memory");
 				goto out;
 			}
-			if (a->nr_conts && !container_match(a, task))
-				continue;
 		}
-		if (r->none || !strobe_filter_match(r->filter, &ev))
+		if (r->none || !strobe_expr_filter_match(r->filter, &r->env, &ev))
 			continue;
 		if (!a->json)
 			strobe_buf_printf(s, "%-*s ", hw, host);
@@ -562,7 +749,7 @@ out:
 	strobe_buf_free(s);
 	strobe_merge_close(m);
 	for (i = 0; src && i < n; i++) {
-		strobe_filter_free(src[i].filter);
+		strobe_expr_filter_free(src[i].filter);
 		strobe_format_cache_free(src[i].cache);
 		strobe_model_free(src[i].model);
 		strobe_tracefile_close(src[i].tf);
@@ -576,7 +763,8 @@ out:
 
 int cmd_report(int argc, char **argv)
 {
-	enum { OPT_CPU = 256, OPT_PID, OPT_COMM, OPT_JSON, OPT_CONTAINER, OPT_COLUMNS };
+	enum { OPT_CPU = 256, OPT_PID, OPT_COMM, OPT_JSON, OPT_CONTAINER, OPT_COLUMNS,
+	       OPT_FILTER };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "event", required_argument, NULL, 'e' },
@@ -586,6 +774,7 @@ int cmd_report(int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "container", required_argument, NULL, OPT_CONTAINER },
 		{ "columns", required_argument, NULL, OPT_COLUMNS },
+		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "ns", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -595,7 +784,7 @@ int cmd_report(int argc, char **argv)
 	int c, status;
 
 	/* Every repeatable option's values fit in argc slots each. */
-	lists = calloc(6 * (size_t)argc + 6, sizeof(*lists));
+	lists = calloc(7 * (size_t)argc + 7, sizeof(*lists));
 	if (!lists) {
 		cli_error(CMD, "out of memory");
 		return CLI_FAIL;
@@ -606,6 +795,7 @@ int cmd_report(int argc, char **argv)
 	a.comms = lists + 3 * (argc + 1);
 	a.conts = lists + 4 * (argc + 1);
 	a.inputs = lists + 5 * (argc + 1);
+	a.filters = lists + 6 * (argc + 1);
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:e:th", longopts, NULL)) != -1) {
@@ -631,6 +821,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_CONTAINER:
 			a.conts[a.nr_conts++] = optarg;
+			break;
+		case OPT_FILTER:
+			a.filters[a.nr_filters++] = optarg;
 			break;
 		case OPT_COLUMNS: {
 			char *dup = strdup(optarg), *save = NULL, *t;
@@ -676,6 +869,17 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!a.input)
 		a.input = "trace.dat";
+	for (c = 0; c < a.nr_filters; c++) {	/* a syntax error is a usage error */
+		struct strobe_expr *fe = NULL;
+		struct strobe_error err = { 0 };
+
+		if (strobe_expr_parse(a.filters[c], STROBE_EXPR_EVT_ONLY, &fe, &err) < 0) {
+			cli_error(CMD, "--filter '%.60s': %.400s", a.filters[c], err.msg);
+			free(lists);
+			return CLI_USAGE;
+		}
+		strobe_expr_free(fe);
+	}
 
 	status = a.nr_inputs > 1 ? report_multi(&a) : report(&a);
 	free(lists);

@@ -70,7 +70,9 @@ struct strobe_analysis_opts {
 	unsigned views;		/* enum strobe_view bits; 0 = TOP */
 	int freq_resolution;	/* 0: log2 buckets; N > 0: N linear buckets
 				 * between each group's min and max */
-	/* Filters on the task a measurement belongs to (NULL/0 = all). */
+	/* Filters on the task a measurement belongs to (NULL/0 = all): sugar
+	 * for expressions (strobe_expr_option_text), compiled with `filters`
+	 * into one strobe_expr_filter. */
 	const int *tids;
 	int nr_tids;
 	const int *pids;	/* thread group ids */
@@ -98,6 +100,13 @@ struct strobe_analysis_opts {
 	int nr_period_captures;
 	const char *period_group_by;
 	const char *aggregate_by;
+	/* --filter expressions ($evt scope, strobe-expr(7)), ANDed with each
+	 * other and with the filters above.  $evt's task references (tid,
+	 * pid, procname, container ...) read the task a measurement is
+	 * attributed to (a wake-up's target, a block request's issuer); the
+	 * others read the event that makes the measurement. */
+	const char *const *filters;
+	int nr_filters;
 };
 
 struct strobe_analysis;

@@ -145,6 +145,7 @@ struct strobe_expr_task {
 	int vtid, vpid;		/* innermost PID namespace ids, -1 unknown */
 	const char *procname;	/* comm, NULL unknown */
 	const char *container;	/* container name ("host" for none), NULL unknown */
+	const char *container_id;	/* its full ID, NULL for the host or unknown */
 };
 
 /*
@@ -254,6 +255,99 @@ int strobe_expr_parse_ref(const char *text, unsigned flags, struct strobe_expr *
 void strobe_expr_value(struct strobe_expr *e, const struct strobe_expr_env *env,
 		       const struct strobe_expr_match *m, struct strobe_expr_value *v,
 		       char *buf, size_t bufsize);
+
+/* ---- filters: --filter and the selection options ----------------------------
+ * One compiled selection per run: every --filter EXPR and every selection
+ * option (--tid, --pid, --comm, --container, --cpu, -e) becomes a term of
+ * one expression, the terms ANDed.  The options are sugar: each has an
+ * expression text (strobe_expr_option_text, documented in strobe-expr(7)),
+ * so `strobe report --pid 7` is `strobe report --filter '$evt.$ctx.tid ==
+ * 7'`.  Compiling keeps fast paths for the common terms: a term that is a
+ * set of CPUs becomes a mask (strobe_expr_filter_cpu_mask, which a stream
+ * uses to skip whole CPUs), a set of thread ids a sorted array, and what
+ * the event type alone decides a per-type table, so selecting costs a
+ * few loads on events that do not match.
+ */
+enum strobe_expr_option {
+	STROBE_EXPR_OPT_TID,	/* "1,2": $evt.$ctx.tid == 1 || $evt.$ctx.tid == 2 */
+	STROBE_EXPR_OPT_PID,	/* thread group ids: $evt.$ctx.pid == N || ... */
+	STROBE_EXPR_OPT_COMM,	/* names or globs: $evt.$ctx.procname =* "x" || ... */
+	STROBE_EXPR_OPT_CONTAINER,	/* names, IDs or ID prefixes (at least 4 hex
+					 * digits): $evt.$ctx.container == "x" ||
+					 * $evt.$ctx.container_id =* "x*" ... */
+	STROBE_EXPR_OPT_CPU,	/* "0,2-3": $evt.$ctx.cpu == 0 || $evt.$ctx.cpu >= 2
+				 * && $evt.$ctx.cpu <= 3 */
+	STROBE_EXPR_OPT_EVENT,	/* "sched:sched_wak*": $evt.$name =* "sched:sched_wak*";
+				 * "sched": $evt.$name =* "*:sched" || $evt.$name =*
+				 * "sched:*" (an event or a system) */
+};
+
+/*
+ * The expression text of one option's value (a comma-separated list) into
+ * *out (malloc'd, free() it).  Returns 0, -EINVAL with *err naming the bad
+ * item ("bad pid '1x'", "bad CPU list item ..."), or -ENOMEM.
+ */
+int strobe_expr_option_text(enum strobe_expr_option opt, const char *value, char **out,
+			    struct strobe_error *err);
+
+struct strobe_expr_filter;
+
+int strobe_expr_filter_new(struct strobe_expr_filter **out);
+void strobe_expr_filter_free(struct strobe_expr_filter *f);	/* NULL ok */
+/*
+ * Check options against a trace's formats and command lines (borrowed,
+ * must outlive the adds): then an -e pattern that names no event of the
+ * file is -ENOENT ("no event in the file matches 'x'"), and so is a --comm
+ * name without glob characters that no saved command line holds.
+ */
+void strobe_expr_filter_set_formats(struct strobe_expr_filter *f, struct strobe_formats *fmts);
+/*
+ * Add a term, ANDed with the others: an expression ($evt scope only), or
+ * an option's value.  A syntax error is -EINVAL with *err "column N: ..."
+ * counted in `expr`.  Terms may be added until _compile.
+ */
+int strobe_expr_filter_add(struct strobe_expr_filter *f, const char *expr,
+			   struct strobe_error *err);
+int strobe_expr_filter_add_option(struct strobe_expr_filter *f, enum strobe_expr_option opt,
+				  const char *value, struct strobe_error *err);
+/* One term that is the || of n options' values (report's --pid and --comm
+ * both name tasks: a task passes if either names it). */
+int strobe_expr_filter_add_any(struct strobe_expr_filter *f, const enum strobe_expr_option *opts,
+			       const char *const *values, int n, struct strobe_error *err);
+/* Compile the terms into one expression and its fast paths.  A filter
+ * without terms matches everything.  0, -EINVAL or -ENOMEM. */
+int strobe_expr_filter_compile(struct strobe_expr_filter *f, struct strobe_error *err);
+/* The compiled expression's canonical text (strobe_expr_print); "" when
+ * there are no terms. */
+size_t strobe_expr_filter_print(const struct strobe_expr_filter *f, char *buf, size_t size);
+/*
+ * The CPUs that a term of the filter restricts every match to: returns
+ * the number of entries of *mask (mask[cpu] true = keep; owned by f), or
+ * 0 and *mask NULL when no term does.  For struct strobe_stream_opts.
+ */
+int strobe_expr_filter_cpu_mask(const struct strobe_expr_filter *f, const bool **mask);
+/* Does the filter read task information (pid, procname, container ...)
+ * that only env->task gives?  (Then the caller needs a task model.) */
+bool strobe_expr_filter_needs_task(const struct strobe_expr_filter *f);
+/* Does it read this one ("procname", "pid", "container" ...: a context
+ * name of $evt, or of $evt.$ctx)? */
+bool strobe_expr_filter_reads(const struct strobe_expr_filter *f, const char *name);
+/* Does the filter have terms other than the CPU mask's? */
+bool strobe_expr_filter_selects_tasks(const struct strobe_expr_filter *f);
+/* Does ev pass?  f NULL or without terms: true.  env may be NULL. */
+bool strobe_expr_filter_match(struct strobe_expr_filter *f, const struct strobe_expr_env *env,
+			      const struct strobe_event *ev);
+/*
+ * The analyses' question: does a measurement of `task` (the task it is
+ * attributed to: a wake-up's target, a block request's issuer), met at
+ * event ev, pass?  $evt's task references (tid, pid, procname,
+ * container ...) read `task`; the rest read ev.  The CPU mask's terms are
+ * left to the stream (which skipped the other CPUs).
+ */
+bool strobe_expr_filter_match_task(struct strobe_expr_filter *f,
+				   const struct strobe_expr_env *env,
+				   const struct strobe_event *ev,
+				   const struct strobe_expr_task *task);
 
 /* ---- period definitions --------------------------------------------------------- */
 

@@ -154,64 +154,16 @@ size_t strobe_json_escape_buf(char *dst, size_t size, const char *str, size_t le
  */
 int strobe_tracefile_write_json_diags(const struct strobe_tracefile *tf, struct strobe_buf *b);
 
-/* ---- event selection ------------------------------------------------ */
+/* ---- CPU lists ------------------------------------------------------ */
 
-/*
- * A selection of events by CPU, PID, command name and event type.  Each
- * kind of criterion is a union of what was added (cpus 0 and 2); kinds
- * combine with AND (cpu 0 and event sched_switch).  A kind never added
- * matches everything.  Event and comm patterns are resolved against the
- * format catalogue when added, so matching an event only tests bits and a
- * sorted PID list.
- */
-struct strobe_filter;
-
-/* New empty selection (matches everything) for events of `tep` (borrowed,
- * must outlive the filter).  Returns 0 or -ENOMEM. */
-int strobe_filter_new(struct strobe_formats *fmts, struct strobe_filter **out);
-void strobe_filter_free(struct strobe_filter *f);		/* NULL ok */
-
-/*
- * Add events: "system:event", "event" or "system" (a bare word matches an
- * event name or a system name), with shell globs ("sched:sched_wak*",
- * "syscalls:sys_enter_*"); several patterns may be separated by commas.
- * Returns 0, -ENOENT if a pattern matches no event of the file (err says
- * which), or -ENOMEM.
- */
-int strobe_filter_add_events(struct strobe_filter *f, const char *patterns,
-			     struct strobe_error *err);
 /*
  * A CPU list like "0,2-3" into mask[0..max) (sets the CPUs named, leaves
  * the others).  Every strobe option that takes CPUs parses with this.
  * Returns 0 or -EINVAL ("bad CPU list item '9-2' (expected N or N-M,
- * N < max)", "empty CPU list"), -ENOMEM.
+ * N < max)", "empty CPU list"), -ENOMEM.  (Event selection is an
+ * expression: struct strobe_expr_filter, expr.h.)
  */
 int strobe_cpu_list_parse(const char *list, bool *mask, int max, struct strobe_error *err);
-
-/* Add CPUs: a list like "0,2-3".  Returns 0 or -EINVAL (err says why). */
-int strobe_filter_add_cpus(struct strobe_filter *f, const char *list,
-			   struct strobe_error *err);
-/* Add thread ids (common_pid): a list like "123,456".  0 or -EINVAL. */
-int strobe_filter_add_pids(struct strobe_filter *f, const char *list,
-			   struct strobe_error *err);
-/*
- * Add command names (comma-separated, globs allowed), matched against the
- * comm that the file's saved command lines give for the event's pid.
- * Returns 0, -ENOENT when a name is in no saved command line (err says
- * which), or -ENOMEM.
- */
-int strobe_filter_add_comms(struct strobe_filter *f, const char *list,
-			    struct strobe_error *err);
-
-/*
- * The CPUs selected, for struct strobe_stream_opts: returns the number of
- * entries of *mask (mask[cpu] true = keep; owned by f), or 0 when every
- * CPU is selected (*mask set to NULL).
- */
-int strobe_filter_cpu_mask(const struct strobe_filter *f, const bool **mask);
-
-/* Does `ev` pass the selection?  f may be NULL (everything passes). */
-bool strobe_filter_match(const struct strobe_filter *f, const struct strobe_event *ev);
 
 #ifdef __cplusplus
 }

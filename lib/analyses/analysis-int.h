@@ -183,8 +183,13 @@ struct ana_core {
 	 * included, are the task model's: strobe_task.serial.) */
 	struct ana_map inst;
 	uint64_t sweep_ts;	/* last sweep of exited entries */
-	signed char *cont_sel;	/* per container index: 0 unknown, 1 in, -1 out */
-	int nr_cont_sel;
+	/* The selection (--tid/--pid/--comm/--container/--cpu/--filter as
+	 * one expression; NULL: everything) and whether it has terms beyond
+	 * its CPU mask; cur is the event being dispatched (NULL outside). */
+	struct strobe_expr_filter *filter;
+	bool task_filter;
+	struct strobe_expr_env env;
+	const struct strobe_event *cur;
 	/*
 	 * A PID-filtered recording (strobe record -- CMD, -p PID, -c NAME:
 	 * set_event_pid with event-fork).  Its events are the traced tasks'
@@ -242,6 +247,9 @@ static inline const struct strobe_task *ana_task(struct ana_core *c, int tid)
 	return strobe_model_task(c->model, tid);
 }
 bool ana_task_selected(struct ana_core *c, const struct strobe_task *t) STROBE_HIDDEN;
+/* Compile the options' filters into c->filter (at strobe_analysis_new);
+ * -EINVAL names the bad option or --filter. */
+int ana_filter_build(struct ana_core *c, struct strobe_error *err) STROBE_HIDDEN;
 bool ana_cpu_selected(struct ana_core *c, int cpu) STROBE_HIDDEN;
 /*
  * Was task tid traced?  Always true unless the recording was PID-filtered
@@ -301,10 +309,10 @@ static inline bool ana_in_window(const struct ana_core *c, uint64_t ts)
 {
 	return (!c->opts.begin || ts >= c->opts.begin) && (!c->opts.end || ts <= c->opts.end);
 }
-/* Is any task filter (--tid/--pid/--comm/--container) given? */
+/* Is any task filter (--tid/--pid/--comm/--container/--filter) given? */
 static inline bool ana_task_filters(const struct ana_core *c)
 {
-	return c->opts.nr_tids || c->opts.nr_pids || c->opts.nr_comms || c->opts.nr_containers;
+	return c->task_filter;
 }
 /* Is a duration inside --min/--max? */
 static inline bool ana_duration_ok(const struct ana_core *c, uint64_t ns)

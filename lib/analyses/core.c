@@ -168,6 +168,11 @@ int strobe_analysis_new(const char *names, const struct strobe_analysis_opts *op
 		free(a);
 		return strobe_err(err, -ENOMEM, "out of memory");
 	}
+	ret = ana_filter_build(&a->core, err);
+	if (ret < 0) {
+		strobe_analysis_free(a);
+		return ret;
+	}
 	while (*p) {
 		const struct ana_ops *o;
 		struct ana *an;
@@ -238,7 +243,7 @@ void strobe_analysis_free(struct strobe_analysis *a)
 	free(a->core.cpu_last);
 	free(a->core.cpu_pid);
 	free(a->core.cpu_pid_since);
-	free(a->core.cont_sel);
+	strobe_expr_filter_free(a->core.filter);
 	free(a->core.cont_traced);
 	ana_targets_free(&a->core);
 	free(a->all_tables);
@@ -340,6 +345,7 @@ int strobe_analysis_attach(struct strobe_analysis *a, struct strobe_formats *fmt
 		m = a->own_model;
 	}
 	a->core.model = m;
+	strobe_expr_env_model(&a->core.env, m);
 	a->core.fmts = fmts;
 	for (i = 0; i < a->nr_anas; i++) {
 		struct ana *an = &a->anas[i];
@@ -476,6 +482,7 @@ void strobe_analysis_feed(struct strobe_analysis *a, const struct strobe_event *
 	if ((unsigned)ev->type >= (unsigned)a->nr_disp)
 		return;
 	d = &a->disp[ev->type];
+	c->cur = ev;
 	for (i = 0; i < d->n; i++) {
 		const struct handler *h = &d->h[i];
 
@@ -486,6 +493,7 @@ void strobe_analysis_feed(struct strobe_analysis *a, const struct strobe_event *
 		else
 			core_exit(a, ev);
 	}
+	c->cur = NULL;
 	if (!(++a->nr_events & 0xffff) && c->inst.n > 1024 &&
 	    ev->ts > c->sweep_ts + 1000000000ULL)
 		sweep(c, ev->ts);
@@ -600,8 +608,7 @@ int strobe_analysis_run_file(struct strobe_analysis *a, struct strobe_tracefile 
 	ret = strobe_analysis_attach(a, strobe_tracefile_formats(tf), a->own_model, err);
 	if (ret < 0)
 		goto out;
-	sopts.cpu_mask = a->core.opts.cpu_mask;
-	sopts.nr_cpu_mask = a->core.opts.cpu_mask ? a->core.opts.nr_cpu_mask : 0;
+	sopts.nr_cpu_mask = strobe_expr_filter_cpu_mask(a->core.filter, &sopts.cpu_mask);
 	ret = strobe_stream_open_file(tf, &sopts, &s, err);
 	if (ret < 0)
 		goto out;

@@ -1,7 +1,7 @@
 /*
  * targets.c - which tasks count: what a PID-filtered recording traced
  * (strobe record -- CMD, -p PID, -c NAME) and what the user selected with
- * --tid/--pid/--comm/--container/--cpu.
+ * --tid/--pid/--comm/--container/--cpu/--filter.
  *
  * The recording's target comes from the trace file's info (target,
  * target_pids, target_containers).  In such a trace an untraced task shows
@@ -10,83 +10,151 @@
  * answer is decided once per thread instance (from the targets, the forks
  * seen in the trace and the model's tgid/ppid chain) and cached in the
  * instance entry, or once per container index with -c, so per event it is
- * a hash lookup.  The user's container selection is cached the same way.
+ * a hash lookup.  The user's selection is one expression filter
+ * (lib/expr/filter.c): the options are sugar for it, and a measurement
+ * counts when the filter holds for the task it is attributed to.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyses/analysis-int.h"
+#include "expr/expr-int.h"
 
-/* ---- the user's selection: --tid/--pid/--comm/--container/--cpu ------- */
+/* ---- the user's selection: --tid/--pid/--comm/--container/--cpu/--filter -- */
 
-static bool container_selected(struct ana_core *c, const struct strobe_container *ct)
+/* Add one option's values (ints as a comma list) as a term. */
+static int add_ints(struct strobe_expr_filter *f, enum strobe_expr_option opt, const int *v,
+		    int n, struct strobe_error *err)
 {
-	int i, idx = ct->index;
+	char *list, *p;
+	int i, r;
 
-	if (idx < 0)
-		return false;
-	if (idx >= c->nr_cont_sel) {
-		int n = idx + 16;
-		signed char *s = realloc(c->cont_sel, (size_t)n);
+	if (!n)
+		return 0;
+	list = malloc((size_t)n * 12 + 1);
+	if (!list)
+		return strobe_err(err, -ENOMEM, "out of memory");
+	p = list;
+	for (i = 0; i < n; i++)
+		p += sprintf(p, "%s%d", i ? "," : "", v[i]);
+	r = strobe_expr_filter_add_option(f, opt, list, err);
+	free(list);
+	return r;
+}
 
-		if (!s)
-			return false;
-		memset(s + c->nr_cont_sel, 0, (size_t)(n - c->nr_cont_sel));
-		c->cont_sel = s;
-		c->nr_cont_sel = n;
+static int add_strs(struct strobe_expr_filter *f, enum strobe_expr_option opt,
+		    const char *const *v, int n, struct strobe_error *err)
+{
+	size_t len = 1;
+	char *list;
+	int i, r;
+
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++)
+		len += strlen(v[i]) + 1;
+	list = malloc(len);
+	if (!list)
+		return strobe_err(err, -ENOMEM, "out of memory");
+	list[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (i)
+			strcat(list, ",");
+		strcat(list, v[i]);
 	}
-	if (!c->cont_sel[idx]) {
-		c->cont_sel[idx] = -1;
-		for (i = 0; i < c->opts.nr_containers; i++) {
-			const char *w = c->opts.containers[i];
-			size_t l = strlen(w);
+	r = strobe_expr_filter_add_option(f, opt, list, err);
+	free(list);
+	return r;
+}
 
-			if (!strcmp(w, ct->name) || !strcmp(w, ct->id) ||
-			    (l >= 4 && ct->id[0] && !strncmp(w, ct->id, l)))
-				c->cont_sel[idx] = 1;
+/* The CPUs of the mask as a list ("0,2-3"). */
+static int add_cpus(struct strobe_expr_filter *f, const bool *mask, int n,
+		    struct strobe_error *err)
+{
+	char *list = malloc((size_t)n * 12 + 2), *p = list;
+	int i = 0, j, r;
+
+	if (!list)
+		return strobe_err(err, -ENOMEM, "out of memory");
+	*p = '\0';
+	while (i < n) {
+		if (!mask[i]) {
+			i++;
+			continue;
 		}
+		for (j = i; j + 1 < n && mask[j + 1]; j++)
+			;
+		p += sprintf(p, p == list ? "%d" : ",%d", i);
+		if (j > i)
+			p += sprintf(p, "-%d", j);
+		i = j + 1;
 	}
-	return c->cont_sel[idx] > 0;
+	if (p == list)		/* no CPU: nothing passes */
+		r = strobe_expr_filter_add(f, "$evt.$ctx.cpu < 0", err);
+	else
+		r = strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_CPU, list, err);
+	free(list);
+	return r;
+}
+
+int ana_filter_build(struct ana_core *c, struct strobe_error *err)
+{
+	const struct strobe_analysis_opts *o = &c->opts;
+	struct strobe_expr_filter *f;
+	int i, r;
+
+	if (!o->nr_tids && !o->nr_pids && !o->nr_comms && !o->nr_containers && !o->cpu_mask &&
+	    !o->nr_filters)
+		return 0;
+	if (strobe_expr_filter_new(&f) < 0)
+		return strobe_err(err, -ENOMEM, "out of memory");
+	r = add_ints(f, STROBE_EXPR_OPT_TID, o->tids, o->nr_tids, err);
+	if (!r)
+		r = add_ints(f, STROBE_EXPR_OPT_PID, o->pids, o->nr_pids, err);
+	if (!r)
+		r = add_strs(f, STROBE_EXPR_OPT_COMM, o->comms, o->nr_comms, err);
+	if (!r)
+		r = add_strs(f, STROBE_EXPR_OPT_CONTAINER, o->containers, o->nr_containers, err);
+	if (!r && o->cpu_mask)
+		r = add_cpus(f, o->cpu_mask, o->nr_cpu_mask, err);
+	for (i = 0; !r && i < o->nr_filters; i++) {
+		r = strobe_expr_filter_add(f, o->filters[i], err);
+		if (r == -EINVAL)
+			strobe_err_prefix(err, "--filter '%.60s'", o->filters[i]);
+	}
+	if (!r)
+		r = strobe_expr_filter_compile(f, err);
+	if (r < 0) {
+		strobe_expr_filter_free(f);
+		return r;
+	}
+	c->filter = f;
+	c->task_filter = strobe_expr_filter_selects_tasks(f);
+	return 0;
 }
 
 bool ana_task_selected(struct ana_core *c, const struct strobe_task *t)
 {
-	const struct strobe_analysis_opts *o = &c->opts;
-	int i;
+	static const struct strobe_event no_event = { .cpu = -1, .buffer = -1, .type = -1 };
+	struct strobe_expr_task et;
 
 	if (!t)
 		return false;
-	if (o->nr_tids) {
-		for (i = 0; i < o->nr_tids && o->tids[i] != t->tid; i++)
-			;
-		if (i == o->nr_tids)
-			return false;
-	}
-	if (o->nr_pids) {
-		for (i = 0; i < o->nr_pids && o->pids[i] != t->tgid; i++)
-			;
-		if (i == o->nr_pids)
-			return false;
-	}
-	if (o->nr_comms) {
-		for (i = 0; i < o->nr_comms && fnmatch(o->comms[i], t->comm, 0); i++)
-			;
-		if (i == o->nr_comms)
-			return false;
-	}
-	if (o->nr_containers && !container_selected(c, t->container))
-		return false;
-	return true;
+	if (!c->task_filter)
+		return true;
+	expr_task_of(t, &et);
+	return strobe_expr_filter_match_task(c->filter, &c->env, c->cur ? c->cur : &no_event, &et);
 }
 
 bool ana_cpu_selected(struct ana_core *c, int cpu)
 {
-	const struct strobe_analysis_opts *o = &c->opts;
+	const bool *mask;
+	int n = strobe_expr_filter_cpu_mask(c->filter, &mask);
 
-	return !o->cpu_mask || (cpu >= 0 && cpu < o->nr_cpu_mask && o->cpu_mask[cpu]);
+	return !mask || (cpu >= 0 && cpu < n && mask[cpu]);
 }
 
 /* ---- PID-filtered recordings ---------------------------------------------- */

@@ -81,7 +81,7 @@ static bool field_res(const struct strobe_format *fmt, const char *name, struct 
 	return true;
 }
 
-static int ctx_kind(const char *name)
+int expr_ctx_kind(const char *name)
 {
 	static const struct {
 		const char *name;
@@ -90,6 +90,7 @@ static int ctx_kind(const char *name)
 		{ "procname", R_PROCNAME }, { "comm", R_PROCNAME }, { "tid", R_TID },
 		{ "pid", R_PID }, { "ppid", R_PPID }, { "vtid", R_VTID }, { "vpid", R_VPID },
 		{ "cpu", R_CPU }, { "cpu_id", R_CPU }, { "container", R_CONTAINER },
+		{ "container_id", R_CONTAINER_ID },
 	};
 	size_t i;
 
@@ -143,7 +144,7 @@ static bool sysarg_res(struct strobe_expr *e, const struct strobe_format *fmt, c
 	}
 	rs->kind = R_SYSARG;
 	rs->map = map;
-	rs->map_other = (uint8_t)ctx_kind(name);	/* numbers without that argument */
+	rs->map_other = (uint8_t)expr_ctx_kind(name);	/* numbers without that argument */
 	return true;
 }
 
@@ -182,7 +183,7 @@ static void resolve_ref(struct strobe_expr *e, struct tcache *t, const struct xr
 	case DYN_AUTO:
 		if (payload_res(e, t, name, true, rs))
 			break;
-		if ((rs->kind = (uint8_t)ctx_kind(name)) != R_MISSING)
+		if ((rs->kind = (uint8_t)expr_ctx_kind(name)) != R_MISSING)
 			break;
 		rs->kind = (uint8_t)header_kind(name);
 		if (rs->kind == R_MISSING && t->raw == 1 && !e->sysargs)
@@ -193,7 +194,7 @@ static void resolve_ref(struct strobe_expr *e, struct tcache *t, const struct xr
 			rs->kind = R_NEEDARGS;
 		break;
 	case DYN_CTX:
-		rs->kind = (uint8_t)ctx_kind(name);
+		rs->kind = (uint8_t)expr_ctx_kind(name);
 		break;
 	case DYN_HEADER:
 		rs->kind = (uint8_t)header_kind(name);
@@ -390,10 +391,10 @@ static const struct strobe_expr_task *scope_task(struct ectx *c, int s)
 		c->have_task[s] = 1;
 		t->tid = c->ev[s]->pid;
 		t->pid = t->ppid = t->vtid = t->vpid = -1;
-		t->procname = t->container = NULL;
+		t->procname = t->container = t->container_id = NULL;
 		if (c->env && c->env->task && c->env->task(c->env->arg, t->tid, t) < 0) {
 			t->pid = t->ppid = t->vtid = t->vpid = -1;
-			t->procname = t->container = NULL;
+			t->procname = t->container = t->container_id = NULL;
 		}
 		t->tid = c->ev[s]->pid;
 	}
@@ -441,8 +442,8 @@ static void ctx_value(struct ectx *c, int s, int kind, const struct strobe_event
 
 	v->type = STROBE_EXPR_VAL_NONE;
 	switch (kind) {
-	case R_TID:
-		set_int(v, ev->pid);
+	case R_TID:	/* the given task's (an analysis' attributed task) */
+		set_int(v, c->given[s] ? c->given[s]->tid : ev->pid);
 		return;
 	case R_CPU:
 		set_int(v, ev->cpu);
@@ -456,6 +457,7 @@ static void ctx_value(struct ectx *c, int s, int kind, const struct strobe_event
 		set_int(v, ev->type);
 		return;
 	case R_PID: case R_PPID: case R_VTID: case R_VPID: case R_PROCNAME: case R_CONTAINER:
+	case R_CONTAINER_ID:
 		break;
 	default:
 		return;
@@ -468,6 +470,7 @@ static void ctx_value(struct ectx *c, int s, int kind, const struct strobe_event
 	case R_VPID: set_known_int(v, t->vpid); break;
 	case R_PROCNAME: set_str(v, t->procname); break;
 	case R_CONTAINER: set_str(v, t->container); break;
+	case R_CONTAINER_ID: set_str(v, t->container_id); break;
 	}
 }
 
@@ -853,12 +856,23 @@ bool strobe_expr_may_match(struct strobe_expr *e, const struct strobe_format *fm
 
 /* ---- the task model as context ------------------------------------------------ */
 
-static int model_task(void *arg, int tid, struct strobe_expr_task *t)
+int expr_type_verdict(struct strobe_expr *e, const struct strobe_format *fmt, int type)
 {
-	const struct strobe_task *k = strobe_model_task(arg, tid);
+	struct tcache *t;
 
-	if (!k)
-		return -ENOENT;
+	if (!e || e->is_ref || !e->nr_nodes)
+		return TRI_F;
+	t = tc_get(e, SC_EVT, fmt, type);
+	if (!t)
+		return TRI_U;
+	if (t->verdict == VERDICT_UNSET)
+		t->verdict = (int8_t)tri_node(e, t, e->root);
+	return t->verdict;
+}
+
+void expr_task_of(const struct strobe_task *k, struct strobe_expr_task *t)
+{
+	t->tid = k->tid;
 	t->pid = k->tgid;
 	t->ppid = k->ppid;
 	t->vtid = k->nstid;
@@ -866,6 +880,17 @@ static int model_task(void *arg, int tid, struct strobe_expr_task *t)
 	t->procname = k->comm[0] && strcmp(k->comm, "<...>") ? k->comm : NULL;
 	t->container = k->container && k->container->index != STROBE_CONTAINER_UNKNOWN ?
 		       k->container->name : NULL;
+	t->container_id = t->container && k->container->id[0] ? k->container->id : NULL;
+}
+
+static int model_task(void *arg, int tid, struct strobe_expr_task *t)
+{
+	const struct strobe_task *k = strobe_model_task(arg, tid);
+
+	if (!k)
+		return -ENOENT;
+	expr_task_of(k, t);
+	t->tid = tid;
 	return 0;
 }
 

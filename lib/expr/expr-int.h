@@ -70,7 +70,7 @@ enum rkind {
 	R_MISSING = 0,
 	R_INT,			/* f */
 	R_STR,			/* f */
-	R_TID, R_PID, R_PPID, R_VTID, R_VPID, R_PROCNAME, R_CONTAINER,
+	R_TID, R_PID, R_PPID, R_VTID, R_VPID, R_PROCNAME, R_CONTAINER, R_CONTAINER_ID,
 	R_CPU, R_TS, R_TYPEID,
 	R_NAME,			/* the type's LTTng name (raw: per syscall nr) */
 	R_SYSARG,		/* raw_syscalls:sys_enter argument by name */
@@ -181,5 +181,18 @@ enum strobe_sysarg_kind expr_sysarg_kind_of(const char *type) STROBE_HIDDEN;
 /* ---- eval.c ---------------------------------------------------------------- */
 
 void expr_cache_clear(struct strobe_expr *e) STROBE_HIDDEN;
+/* What the type of fmt (id type) alone decides of e as $evt: 0 never
+ * true, 1 always true, 2 it depends on the event. */
+int expr_type_verdict(struct strobe_expr *e, const struct strobe_format *fmt, int type)
+	STROBE_HIDDEN;
+/* Context kind (enum rkind) of a context name ("tid", "procname" ...),
+ * R_MISSING when it is none. */
+int expr_ctx_kind(const char *name) STROBE_HIDDEN;
+struct strobe_task;
+/* The expression's view of a model task. */
+void expr_task_of(const struct strobe_task *k, struct strobe_expr_task *t) STROBE_HIDDEN;
+
+/* The canonical text of node i of e (as strobe_expr_print). */
+size_t expr_print_node(const struct strobe_expr *e, int i, char *buf, size_t size) STROBE_HIDDEN;
 
 #endif

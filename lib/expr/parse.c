@@ -910,3 +910,14 @@ size_t strobe_expr_print(const struct strobe_expr *e, char *buf, size_t size)
 		put_node(&o, e, e->root, -1);
 	return o.n;
 }
+
+size_t expr_print_node(const struct strobe_expr *e, int i, char *buf, size_t size)
+{
+	struct out o = { buf, size, 0 };
+
+	if (size)
+		buf[0] = '\0';
+	if (e && i >= 0 && i < e->nr_nodes)
+		put_node(&o, e, i, -1);
+	return o.n;
+}

@@ -619,7 +619,7 @@ static void open_period(struct strobe_periods *p, int di, struct operiod *parent
 	struct strobe_expr_match m;
 	struct strobe_expr_task t = { .tid = ev->pid, .pid = -1, .ppid = -1, .vtid = -1,
 				      .vpid = -1 };
-	size_t lp, lc;
+	size_t lp, lc, li;
 	struct operiod *op;
 	char *str;
 
@@ -629,13 +629,14 @@ static void open_period(struct strobe_periods *p, int di, struct operiod *parent
 	}
 	if (p->have_env && p->env.task && p->env.task(p->env.arg, ev->pid, &t) < 0) {
 		t.pid = t.ppid = t.vtid = t.vpid = -1;
-		t.procname = t.container = NULL;
+		t.procname = t.container = t.container_id = NULL;
 	}
 	t.tid = ev->pid;
 	/* one allocation: the period, the begin payload, the owner's strings */
 	lp = t.procname ? strlen(t.procname) + 1 : 0;
 	lc = t.container ? strlen(t.container) + 1 : 0;
-	op = calloc(1, sizeof(*op) + ev->size + lp + lc);
+	li = t.container_id ? strlen(t.container_id) + 1 : 0;
+	op = calloc(1, sizeof(*op) + ev->size + lp + lc + li);
 	if (!op) {
 		p->st.dropped++;
 		return;
@@ -654,6 +655,11 @@ static void open_period(struct strobe_periods *p, int di, struct operiod *parent
 	if (t.container) {
 		memcpy(str, t.container, lc);
 		t.container = str;
+		str += lc;
+	}
+	if (t.container_id) {
+		memcpy(str, t.container_id, li);
+		t.container_id = str;
 	}
 	op->pub.owner = t;
 	m.evt = scope_of(op);

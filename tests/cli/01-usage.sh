@@ -59,3 +59,13 @@ t analyze_bad_cpu_list_is_usage 2 $S syscalls --cpu 9-2 -i "$D/text.dat"
 if grep -qx "strobe syscalls: --cpu: bad CPU list item '9-2' (expected N or N-M, N < 4096)" "$D/err"
 then echo "PASS analyze_bad_cpu_list_names_the_item"
 else echo "FAIL analyze_bad_cpu_list_names_the_item"; cat "$D/err"; fi
+# --filter: a syntax error is a usage error naming the column in that expression
+t analyze_bad_filter_is_usage 2 $S syscalls --filter '$evt.tid ==' -i "$D/text.dat"
+if grep -qxF "strobe syscalls: --filter '\$evt.tid ==': column 12: expected a value (\$evt reference, number, duration or string), found end of text" "$D/err"
+then echo "PASS analyze_bad_filter_names_the_column"
+else echo "FAIL analyze_bad_filter_names_the_column"; cat "$D/err"; fi
+t analyze_filter_of_begin_is_usage 2 $S cputop --filter '$begin.$evt.x == 1' -i "$D/text.dat"
+t report_bad_filter_is_usage 2 $S report --filter '$evt.x =* 1' -i "$D/text.dat"
+if grep -qxF "strobe report: --filter '\$evt.x =* 1': column 8: '=*' takes a string pattern on its right" "$D/err"
+then echo "PASS report_bad_filter_names_the_column"
+else echo "FAIL report_bad_filter_names_the_column"; cat "$D/err"; fi

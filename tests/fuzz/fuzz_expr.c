@@ -16,6 +16,12 @@
  * made from the remaining bytes; every period begun must be reported once
  * (closed, cut, owner gone or open at the end), after a parent that began
  * no later than it, never ending before it began.
+ * An input starting with 'F' builds a selection filter
+ * (strobe_expr_filter): one term per line, "0".."5" then an option's
+ * value (tid, pid, comm, container, cpu, event) or else a --filter
+ * expression; once compiled, its fast paths (CPU mask, thread-id set,
+ * per-type verdicts) must agree on every fixture event with plain
+ * evaluation of its printed expression.
  * Seeds in corpus/fuzz_expr/ are lttng-analyses' documented examples and
  * table texts, each prefixed with its mode byte.
  */
@@ -168,6 +174,69 @@ static void evaluate(struct strobe_expr *e, const uint8_t *data, size_t size)
 	}
 }
 
+/* 'F': terms one per line; fast paths == the printed expression. */
+static void run_filter(char *text, const uint8_t *data, size_t size)
+{
+	struct strobe_expr_env env = { task, NULL };
+	struct strobe_expr_filter *f = NULL;
+	struct strobe_expr *e = NULL;
+	struct strobe_error err;
+	char *line, *save = NULL, *printed;
+	uint8_t payload[128];
+	struct strobe_event ev;
+	size_t need;
+	int i, cpu;
+
+	if (strobe_expr_filter_new(&f) < 0)
+		return;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] >= '0' && line[0] <= '5')
+			strobe_expr_filter_add_option(f, (enum strobe_expr_option)(line[0] - '0'),
+						      line + 1, &err);
+		else
+			strobe_expr_filter_add(f, line, &err);
+	}
+	if (strobe_expr_filter_compile(f, &err) < 0)
+		goto out;
+	need = strobe_expr_filter_print(f, NULL, 0) + 1;
+	printed = malloc(need);
+	if (!printed)
+		goto out;
+	strobe_expr_filter_print(f, printed, need);
+	if (need > 1 && strobe_expr_parse(printed, STROBE_EXPR_EVT_ONLY, &e, &err) < 0)
+		__builtin_trap();	/* the compiled text must parse */
+	free(printed);
+	memset(payload, 0, sizeof(payload));
+	memcpy(payload, data, size < sizeof(payload) ? size : sizeof(payload));
+	for (i = 0; i <= NR_FORMATS; i++) {
+		for (cpu = -1; cpu < 4; cpu++) {
+			struct strobe_expr_task t = { .tid = (int)(size % 7), .pid = 3, .ppid = -1,
+						      .vtid = -1, .vpid = -1, .procname = "nginx",
+						      .container = "web" };
+			bool want, got;
+
+			memset(&ev, 0, sizeof(ev));
+			ev.format = i < NR_FORMATS ? fmts[i] : NULL;
+			ev.type = ev.format ? strobe_format_id(ev.format) : 4242;
+			payload[0] = (uint8_t)ev.type;
+			payload[1] = (uint8_t)(ev.type >> 8);
+			ev.data = payload;
+			ev.size = (uint32_t)(size < sizeof(payload) ? (size < 8 ? 8 : size) :
+					     sizeof(payload));
+			ev.pid = (int)(size % 5);
+			ev.cpu = cpu;
+			want = e ? strobe_expr_match_event(e, &env, &ev) : true;
+			got = strobe_expr_filter_match(f, &env, &ev);
+			if (want != got)
+				__builtin_trap();	/* a fast path disagrees */
+			strobe_expr_filter_match_task(f, &env, &ev, &t);
+		}
+	}
+out:
+	strobe_expr_free(e);
+	strobe_expr_filter_free(f);
+}
+
 static void sysargs_round_trip(struct strobe_syscall_args *t)
 {
 	struct strobe_syscall_args *t2 = NULL;
@@ -294,6 +363,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memcpy(text, data + 1, size - 1);
 			text[size - 1] = '\0';
 			run_periods(text, size - 1);
+			free(text);
+		}
+		return 0;
+	}
+	if (data[0] == 'F') {
+		text = malloc(size);
+		if (text) {
+			memcpy(text, data + 1, size - 1);
+			text[size - 1] = '\0';
+			run_filter(text, data + 1, size - 1);
 			free(text);
 		}
 		return 0;

@@ -99,6 +99,9 @@ if [ "$c2" = "$(counts $WORK/sys.dat)" ] && echo "$c2" | grep -qx "$A 1500" &&
 else fail containers-names-survive-removal "$(echo $c2)"; fi
 n=$($STROBE report -i $WORK/sys.dat --container $B -e sys_enter_getppid | grep -c sys_enter_getppid)
 [ "$n" = 2500 ] && pass containers-report-container-filter || fail containers-report-container-filter "n=$n"
+n=$($STROBE report -i $WORK/sys.dat --filter "\$evt.container == \"$B\" && \$evt.\$name == \"sys_enter_getppid\"" | grep -c sys_enter_getppid)
+[ "$n" = 2500 ] && pass containers-report-filter-expression-on-container ||
+	fail containers-report-filter-expression-on-container "n=$n"
 n=$($STROBE report -i $WORK/sys.dat --columns container -e sys_enter_getppid | grep -c "^$A ")
 [ "$n" = 1500 ] && pass containers-report-container-column || fail containers-report-container-column "n=$n"
 if diff <($STROBE report -i $WORK/sys.dat) <(trace-cmd report $WORK/sys.dat 2>/dev/null) >/dev/null; then

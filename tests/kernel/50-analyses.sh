@@ -37,6 +37,17 @@ for l in open(sys.argv[1]):
 print(cnt.get("getppid",(0,0))[0], cnt.get("openat",(0,0))[0], cnt.get("openat",(0,0))[1], err.get(("openat","ENOENT"),0), stats)' $WORK/sys.json "$tid")
 	if [ "$r" = "$N $M $M $M 1" ]; then pass syscalls_counts_N_getppid_and_M_ENOENT_opens_for_the_tid
 	else fail syscalls_counts_N_getppid_and_M_ENOENT_opens_for_the_tid "want '$N $M $M $M 1' got '$r' $(head -c 300 $WORK/sys.err)"; fi
+	# --filter: $evt's tid is the task a system call is charged to, so the
+	# expression selects exactly what --tid does; report's --filter sees
+	# the N getppid entries of that thread (raw_syscalls or syscalls events)
+	n=$(timeout 60 $STROBE syscalls -i $F --json --top 0 --filter "\$evt.tid == $tid" 2>/dev/null | py 'import sys,json
+print(sum(r["count"] for l in sys.stdin for o in [json.loads(l)] if o.get("table")=="syscalls.top" for r in o["rows"] if r["syscall"]=="getppid"))')
+	e=$(timeout 60 $STROBE report -i $F --filter "\$evt.tid == $tid" --filter '$evt.$name == "syscall_entry_getppid"' | tail -n +2 | wc -l)
+	if [ "$n" = "$N" ] && [ "$e" = "$N" ] &&
+	   cmp -s <(timeout 60 $STROBE syscalls -i $F --top 0 --tid "$tid" 2>&1) \
+		  <(timeout 60 $STROBE syscalls -i $F --top 0 --filter "\$evt.tid == $tid" 2>&1); then
+		pass filter_expression_selects_the_tids_N_getppid_in_syscalls_and_report
+	else fail filter_expression_selects_the_tids_N_getppid_in_syscalls_and_report "syscalls $n, report $e, want $N"; fi
 	# The same through analyze -a, text output mentions the errno name
 	if timeout 60 $STROBE analyze -a syscalls,cputop -i $F --tid "$tid" --top 0 2>>$WORK/notes | grep -q 'openat.*ENOENT.*'"$M"; then
 		pass analyze_text_shows_ENOENT_count

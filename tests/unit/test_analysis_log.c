@@ -293,6 +293,36 @@ static void test_cputop_log_min_max_and_task_filters(void)
 	CHECK_EQ(I(&f.rows, 0, "tid"), 5);
 	stop(&f);
 
+	/* --filter: the task's tid, as --tid does; the switch's own fields */
+	{
+		static const char *const by_tid[] = { "$evt.tid == 5" };
+		static const char *const by_switch[] = { "$evt.next_tid == 0",
+							 "$evt.next_comm =* \"swap*\"" };
+		static const char *const bad[] = { "$evt.tid == 5", "$evt.tid ==" };
+		struct strobe_analysis *a = NULL;
+		struct strobe_error err = { 0 };
+
+		o = (struct strobe_analysis_opts){ .views = STROBE_VIEW_LOG, .filters = by_tid,
+						   .nr_filters = 1 };
+		REQUIRE(start(&f, "cputop", &o, NULL));
+		cputop_sequence(&f);
+		REQUIRE(f.rows.n == 1);
+		CHECK_EQ(I(&f.rows, 0, "tid"), 5);
+		stop(&f);
+		o = (struct strobe_analysis_opts){ .views = STROBE_VIEW_LOG, .filters = by_switch,
+						   .nr_filters = 2 };
+		REQUIRE(start(&f, "cputop", &o, NULL));
+		cputop_sequence(&f);
+		REQUIRE(f.rows.n == 1);
+		CHECK_EQ(I(&f.rows, 0, "tid"), 6);	/* the run the switch to idle ended */
+		stop(&f);
+		o = (struct strobe_analysis_opts){ .filters = bad, .nr_filters = 2 };
+		CHECK_EQ(strobe_analysis_new("cputop", &o, &a, &err), -EINVAL);
+		CHECK_STR(err.msg, "--filter '$evt.tid ==': column 12: expected a value ($evt "
+			  "reference, number, duration or string), found end of text");
+		CHECK(a == NULL);
+	}
+
 	/* the window: only the switch at 3000 is inside [2000, 5000] but the
 	 * interval it ends began before: no complete interval */
 	o = (struct strobe_analysis_opts){ .views = STROBE_VIEW_LOG, .begin = 2000, .end = 5000 };

@@ -1080,6 +1080,213 @@ static void test_expr_env_from_task_model(void)
 	strobe_formats_free(fmts);
 }
 
+/* ---- filters: the options as sugar, fast paths, tasks (lib/expr/filter.c) ---- */
+
+static void test_filter_options_compile_to_expressions(void)
+{
+	static const struct {
+		enum strobe_expr_option opt;
+		const char *value, *text;
+	} cases[] = {
+		{ STROBE_EXPR_OPT_TID, "7", "$evt.$ctx.tid == 7" },
+		{ STROBE_EXPR_OPT_TID, "1,2", "$evt.$ctx.tid == 1 || $evt.$ctx.tid == 2" },
+		{ STROBE_EXPR_OPT_PID, "300", "$evt.$ctx.pid == 300" },
+		{ STROBE_EXPR_OPT_COMM, "nginx,kworker/*",
+		  "$evt.$ctx.procname == \"nginx\" || $evt.$ctx.procname =* \"kworker/*\"" },
+		{ STROBE_EXPR_OPT_CONTAINER, "web",
+		  "$evt.$ctx.container == \"web\" || $evt.$ctx.container_id == \"web\"" },
+		{ STROBE_EXPR_OPT_CONTAINER, "f307",
+		  "$evt.$ctx.container == \"f307\" || $evt.$ctx.container_id =* \"f307*\"" },
+		{ STROBE_EXPR_OPT_CONTAINER, "a\"b",
+		  "$evt.$ctx.container == \"a\\\"b\" || $evt.$ctx.container_id == \"a\\\"b\"" },
+		{ STROBE_EXPR_OPT_CPU, "3", "$evt.$ctx.cpu == 3" },
+		{ STROBE_EXPR_OPT_CPU, "0,2-3,5",
+		  "$evt.$ctx.cpu == 0 || $evt.$ctx.cpu >= 2 && $evt.$ctx.cpu <= 3 || "
+		  "$evt.$ctx.cpu == 5" },
+		{ STROBE_EXPR_OPT_EVENT, "sched:sched_switch", "$evt.$name == \"sched:sched_switch\"" },
+		{ STROBE_EXPR_OPT_EVENT, "sched:sched_wak*", "$evt.$name =* \"sched:sched_wak*\"" },
+		{ STROBE_EXPR_OPT_EVENT, "sched:", "$evt.$name =* \"sched:*\"" },
+		{ STROBE_EXPR_OPT_EVENT, "sched", "$evt.$name =* \"*:sched\" || $evt.$name =* \"sched:*\"" },
+	};
+	struct strobe_error err = { 0 };
+	struct strobe_expr *e;
+	char *text, buf[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		text = NULL;
+		CHECK_EQ(strobe_expr_option_text(cases[i].opt, cases[i].value, &text, &err), 0);
+		REQUIRE(text);
+		e = NULL;
+		CHECK_EQ(strobe_expr_parse(text, STROBE_EXPR_EVT_ONLY, &e, &err), 0);
+		strobe_expr_print(e, buf, sizeof(buf));
+		CHECK_STR(buf, cases[i].text);
+		strobe_expr_free(e);
+		free(text);
+	}
+	text = NULL;
+	CHECK_EQ(strobe_expr_option_text(STROBE_EXPR_OPT_PID, "1,x", &text, &err), -EINVAL);
+	CHECK_STR(err.msg, "bad pid 'x'");
+	CHECK_EQ(strobe_expr_option_text(STROBE_EXPR_OPT_CPU, "9-2", &text, &err), -EINVAL);
+	CHECK_STR(err.msg, "bad CPU list item '9-2' (expected N or N-M, N < 8192)");
+	CHECK_EQ(strobe_expr_option_text(STROBE_EXPR_OPT_COMM, "", &text, &err), -EINVAL);
+	CHECK_STR(err.msg, "empty command name list");
+	CHECK(text == NULL);
+}
+
+static void test_filter_terms_and_with_their_fast_paths(void)
+{
+	struct strobe_formats *fmts = fmts_all();
+	struct strobe_expr_filter *f = NULL;
+	struct strobe_error err = { 0 };
+	const bool *mask;
+	char buf[512];
+	struct evb b;
+
+	REQUIRE(fmts);
+	REQUIRE(strobe_expr_filter_new(&f) == 0);
+	/* no terms: everything passes */
+	CHECK_EQ(strobe_expr_filter_compile(f, &err), 0);
+	CHECK(strobe_expr_filter_match(f, NULL, ev_probe(&b, fmts, 0, 0, 0)));
+	CHECK_EQ(strobe_expr_filter_print(f, buf, sizeof(buf)), 0);
+	CHECK_EQ(strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_CPU, "1", &err), 0);
+	CHECK_EQ(strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_TID, "10,11", &err), 0);
+	CHECK_EQ(strobe_expr_filter_add(f, "$evt.procname == \"nginx\" || $evt.x > 4", &err), 0);
+	/* a syntax error names the column in its own text */
+	CHECK_EQ(strobe_expr_filter_add(f, "$evt.tid == ", &err), -EINVAL);
+	CHECK_STR(err.msg, "column 13: expected a value ($evt reference, number, duration "
+		  "or string), found end of text");
+	CHECK_EQ(strobe_expr_filter_add(f, "$begin.$evt.tid == 1", &err), -EINVAL);
+	CHECK_EQ(strobe_expr_filter_compile(f, &err), 0);
+	strobe_expr_filter_print(f, buf, sizeof(buf));
+	CHECK_STR(buf, "$evt.$ctx.cpu == 1 && ($evt.$ctx.tid == 10 || $evt.$ctx.tid == 11) && "
+		  "($evt.procname == \"nginx\" || $evt.x > 4)");
+	CHECK_EQ(strobe_expr_filter_cpu_mask(f, &mask), 2);
+	CHECK(mask && !mask[0] && mask[1]);
+	CHECK(strobe_expr_filter_needs_task(f));
+	CHECK(strobe_expr_filter_selects_tasks(f));
+	/* ev_probe: pid 77, cpu 1, x given */
+	CHECK(!strobe_expr_filter_match(f, &fake_env, ev_probe(&b, fmts, 9, 0, 0)));
+	b.ev.pid = 10;
+	CHECK(strobe_expr_filter_match(f, &fake_env, &b.ev));	/* nginx */
+	b.ev.pid = 11;
+	CHECK(strobe_expr_filter_match(f, &fake_env, &b.ev));
+	b.ev.cpu = 0;
+	CHECK(!strobe_expr_filter_match(f, &fake_env, &b.ev));	/* CPU 0 */
+	b.ev.cpu = 1;
+	b.ev.pid = 20;
+	CHECK(!strobe_expr_filter_match(f, &fake_env, &b.ev));	/* not a tid named */
+	/* an analysis' task: the tid and procname are the task's, x the event's;
+	 * the CPU mask is the stream's business */
+	{
+		struct strobe_expr_task t = { .tid = 11, .pid = 10, .ppid = -1, .vtid = -1,
+					      .vpid = -1, .procname = "bash" };
+
+		b.ev.cpu = 0;
+		CHECK(strobe_expr_filter_match_task(f, NULL, &b.ev, &t));	/* x 9 > 4 */
+		ev_probe(&b, fmts, 1, 0, 0);
+		CHECK(!strobe_expr_filter_match_task(f, NULL, &b.ev, &t));
+		t.procname = "nginx";
+		CHECK(strobe_expr_filter_match_task(f, NULL, &b.ev, &t));
+		t.tid = 12;
+		CHECK(!strobe_expr_filter_match_task(f, NULL, &b.ev, &t));
+	}
+	strobe_expr_filter_free(f);
+
+	/* a set of process ids: the task's, through env (unknown: no match) */
+	REQUIRE(strobe_expr_filter_new(&f) == 0);
+	CHECK_EQ(strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_PID, "10,30", &err), 0);
+	CHECK_EQ(strobe_expr_filter_compile(f, &err), 0);
+	CHECK(strobe_expr_filter_selects_tasks(f));
+	ev_probe(&b, fmts, 0, 0, 0);
+	b.ev.pid = 11;
+	CHECK(strobe_expr_filter_match(f, &fake_env, &b.ev));
+	CHECK(!strobe_expr_filter_match(f, NULL, &b.ev));
+	b.ev.pid = 20;
+	CHECK(!strobe_expr_filter_match(f, &fake_env, &b.ev));
+	b.ev.pid = 30;	/* unknown to fake_env */
+	CHECK(!strobe_expr_filter_match(f, &fake_env, &b.ev));
+	{
+		struct strobe_expr_task t = { .tid = 99, .pid = 30, .ppid = -1, .vtid = -1,
+					      .vpid = -1 };
+
+		CHECK(strobe_expr_filter_match_task(f, NULL, &b.ev, &t));
+		t.pid = -1;
+		CHECK(!strobe_expr_filter_match_task(f, NULL, &b.ev, &t));
+		/* and a set of command names */
+		CHECK_EQ(strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_COMM, "ng*x,sh", &err),
+			 0);
+		CHECK_EQ(strobe_expr_filter_compile(f, &err), 0);
+		t.pid = 30;
+		CHECK(!strobe_expr_filter_match_task(f, NULL, &b.ev, &t));	/* no name */
+		t.procname = "nginx";
+		CHECK(strobe_expr_filter_match_task(f, NULL, &b.ev, &t));
+		t.procname = "shx";
+		CHECK(!strobe_expr_filter_match_task(f, NULL, &b.ev, &t));
+		b.ev.pid = 10;
+		CHECK(strobe_expr_filter_match(f, &fake_env, &b.ev));	/* nginx, pid 10 */
+	}
+	strobe_expr_filter_free(f);
+
+	/* an event term is decided by the type alone */
+	REQUIRE(strobe_expr_filter_new(&f) == 0);
+	CHECK_EQ(strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_EVENT, "test", &err), 0);
+	CHECK_EQ(strobe_expr_filter_compile(f, &err), 0);
+	CHECK(!strobe_expr_filter_needs_task(f));
+	CHECK_EQ(strobe_expr_filter_cpu_mask(f, &mask), 0);
+	CHECK(strobe_expr_filter_match(f, NULL, ev_probe(&b, fmts, 0, 0, 0)));
+	CHECK(!strobe_expr_filter_match(f, NULL, ev_switch(&b, fmts, 1, "a", 2, "b")));
+	strobe_expr_filter_free(f);
+	strobe_formats_free(fmts);
+}
+
+/* -c's rules (strobe_container_matches): name, full ID, a prefix of at
+ * least 4 hex digits of the ID; "host" for the host. */
+static void test_filter_container_sugar_matches_name_id_and_prefix(void)
+{
+	static const char tab[] =
+		"strobe-model 1\n"
+		"C\t2\tpodman\tf307780c078fc996856e2eb488c7e31491df6908a83915cdf55ba9a46158d944"
+		"\talpha\t\n"
+		"T\t500\t500\t90\tsh\t2\t500,1\t500,1\t4026532000\t4026532001\t0\t9\t/x\n";
+	static const struct {
+		const char *value;
+		bool in_alpha, on_host;
+	} cases[] = {
+		{ "alpha", 1, 0 }, { "f307", 1, 0 }, { "f307780c078f", 1, 0 },
+		{ "f307780c078fc996856e2eb488c7e31491df6908a83915cdf55ba9a46158d944", 1, 0 },
+		{ "f30", 0, 0 }, { "F307", 0, 0 }, { "307780", 0, 0 }, { "host", 0, 1 },
+		{ "beta,alpha", 1, 0 }, { "alp*", 0, 0 },
+	};
+	struct strobe_formats *fmts = fmts_all();
+	struct strobe_model *m = NULL;
+	struct strobe_expr_env env;
+	struct strobe_error err = { 0 };
+	struct evb b;
+	size_t i;
+
+	REQUIRE(fmts);
+	REQUIRE(strobe_model_new(&m, NULL) == 0);
+	REQUIRE(strobe_model_table_load(m, tab, sizeof(tab) - 1, NULL) == 0);
+	strobe_expr_env_model(&env, m);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strobe_expr_filter *f = NULL;
+
+		REQUIRE(strobe_expr_filter_new(&f) == 0);
+		CHECK_EQ(strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_CONTAINER,
+						       cases[i].value, &err), 0);
+		CHECK_EQ(strobe_expr_filter_compile(f, &err), 0);
+		ev_probe(&b, fmts, 0, 0, 0);
+		b.ev.pid = 500;
+		CHECK_EQ(strobe_expr_filter_match(f, &env, &b.ev), cases[i].in_alpha);
+		b.ev.pid = 0;	/* the idle task: the host */
+		CHECK_EQ(strobe_expr_filter_match(f, &env, &b.ev), cases[i].on_host);
+		strobe_expr_filter_free(f);
+	}
+	strobe_model_free(m);
+	strobe_formats_free(fmts);
+}
+
 /* ---- the syscall argument table -------------------------------------------------- */
 
 static void test_sysargs_from_format_text_and_text_round_trip(void)
@@ -1227,6 +1434,9 @@ TESTS(T(test_expr_print_round_trips_lttng_examples),
       T(test_expr_may_match_decides_subscriptions_by_type),
       T(test_expr_lttng_names_of_ftrace_events),
       T(test_expr_env_from_task_model),
+      T(test_filter_options_compile_to_expressions),
+      T(test_filter_terms_and_with_their_fast_paths),
+      T(test_filter_container_sugar_matches_name_id_and_prefix),
       T(test_sysargs_from_format_text_and_text_round_trip),
       T(test_sysargs_rejects_and_skips_bad_input),
       T(test_sysargs_from_a_tracefs_directory_and_a_tep),

@@ -617,11 +617,21 @@ static void test_json_escape_long_string_into_trace_seq(void)
 	trace_seq_destroy(&s);
 }
 
-/* ---- filters -------------------------------------------------------- */
+/* ---- filters: report's options as expressions (lib/expr/filter.c) ---- */
 
-static bool match(struct strobe_filter *f, struct tep_handle *tep, int type,
+/* procname as report gives it: the file's saved command line */
+static int cmdline_task(void *arg, int tid, struct strobe_expr_task *t)
+{
+	const char *comm = strobe_formats_comm(arg, tid);
+
+	t->procname = comm ? comm : "<...>";
+	return 0;
+}
+
+static bool match(struct strobe_expr_filter *f, struct tep_handle *tep, int type,
 		  int pid, int cpu)
 {
+	struct strobe_expr_env env = { cmdline_task, formats_of(tep) };
 	struct strobe_event ev;
 
 	memset(&ev, 0, sizeof(ev));
@@ -629,7 +639,23 @@ static bool match(struct strobe_filter *f, struct tep_handle *tep, int type,
 	ev.pid = pid;
 	ev.cpu = cpu;
 	ev.format = strobe_formats_by_id(formats_of(tep), type);
-	return strobe_filter_match(f, &ev);
+	return strobe_expr_filter_match(f, &env, &ev);
+}
+
+/* A filter checked against tep's formats, with one option. */
+static struct strobe_expr_filter *filter_of(struct tep_handle *tep, enum strobe_expr_option o,
+					    const char *value, int *ret)
+{
+	struct strobe_error err = { 0 };
+	struct strobe_expr_filter *f;
+
+	if (strobe_expr_filter_new(&f) < 0)
+		return NULL;
+	strobe_expr_filter_set_formats(f, formats_of(tep));
+	*ret = strobe_expr_filter_add_option(f, o, value, &err);
+	if (*ret == 0)
+		*ret = strobe_expr_filter_compile(f, &err);
+	return f;
 }
 
 static void test_filter_events(void)
@@ -647,33 +673,34 @@ static void test_filter_events(void)
 		{ "sched_*", 1, 0, 1, 0 },
 		{ "raw_syscalls,test", 0, 1, 0, 1 },
 		{ "s*:sched_[sp]*", 1, 0, 1, 0 },
+		{ "sched_switch,sys_enter", 1, 1, 0, 0 },	/* several add up */
 	};
 	struct tep_handle *tep = make_tep();
 	struct strobe_error err = { 0 };
-	struct strobe_filter *f;
+	struct strobe_expr_filter *f;
 	size_t i;
+	int r;
 
 	REQUIRE(tep);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		REQUIRE(strobe_filter_new(formats_of(tep), &f) == 0);
-		CHECK_EQ(strobe_filter_add_events(f, cases[i].pattern, &err), 0);
+		f = filter_of(tep, STROBE_EXPR_OPT_EVENT, cases[i].pattern, &r);
+		REQUIRE(f);
+		CHECK_EQ(r, 0);
 		CHECK_EQ(match(f, tep, 372, 1, 0), cases[i].sw);
 		CHECK_EQ(match(f, tep, 443, 1, 0), cases[i].enter);
 		CHECK_EQ(match(f, tep, 365, 1, 0), cases[i].exec);
 		CHECK_EQ(match(f, tep, 900, 1, 0), cases[i].dyn);
 		CHECK(!match(f, tep, 1337, 1, 0));	/* unknown ids never pass */
-		strobe_filter_free(f);
+		strobe_expr_filter_free(f);
 	}
-	REQUIRE(strobe_filter_new(formats_of(tep), &f) == 0);
-	CHECK_EQ(strobe_filter_add_events(f, "sched:nope", &err), -ENOENT);
-	CHECK(strstr(err.msg, "sched:nope") != NULL);
-	/* several -e add up */
-	CHECK_EQ(strobe_filter_add_events(f, "sched_switch", &err), 0);
-	CHECK_EQ(strobe_filter_add_events(f, "sys_enter", &err), 0);
-	CHECK(match(f, tep, 372, 1, 0) && match(f, tep, 443, 1, 0) && !match(f, tep, 365, 1, 0));
-	strobe_filter_free(f);
-	strobe_filter_free(NULL);
-	CHECK(strobe_filter_match(NULL, &(struct strobe_event){ .type = 1 }));
+	REQUIRE(strobe_expr_filter_new(&f) == 0);
+	strobe_expr_filter_set_formats(f, formats_of(tep));
+	CHECK_EQ(strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_EVENT, "sched:nope", &err),
+		 -ENOENT);
+	CHECK_STR(err.msg, "no event in the file matches 'sched:nope'");
+	strobe_expr_filter_free(f);
+	strobe_expr_filter_free(NULL);
+	CHECK(strobe_expr_filter_match(NULL, NULL, &(struct strobe_event){ .type = 1 }));
 	free_tep(tep);
 }
 
@@ -681,17 +708,15 @@ static void test_filter_cpus(void)
 {
 	static const char *const bad[] = { "x", "3-1", "-1", "1-", "1,,2x", "99999", "1 2" };
 	struct tep_handle *tep = make_tep();
-	struct strobe_error err = { 0 };
-	struct strobe_filter *f;
+	struct strobe_expr_filter *f;
 	const bool *mask;
 	size_t i;
+	int r;
 
 	REQUIRE(tep);
-	REQUIRE(strobe_filter_new(formats_of(tep), &f) == 0);
-	CHECK_EQ(strobe_filter_cpu_mask(f, &mask), 0);
-	CHECK(mask == NULL);
-	CHECK_EQ(strobe_filter_add_cpus(f, "0,2-3", &err), 0);
-	CHECK_EQ(strobe_filter_add_cpus(f, "7", &err), 0);
+	f = filter_of(tep, STROBE_EXPR_OPT_CPU, "0,2-3,7", &r);
+	REQUIRE(f);
+	CHECK_EQ(r, 0);
 	CHECK(match(f, tep, 372, 1, 0));
 	CHECK(!match(f, tep, 372, 1, 1));
 	CHECK(match(f, tep, 372, 1, 2));
@@ -700,59 +725,81 @@ static void test_filter_cpus(void)
 	CHECK(match(f, tep, 372, 1, 7));
 	CHECK(!match(f, tep, 372, 1, 8));
 	CHECK(!match(f, tep, 372, 1, -1));
-	CHECK_EQ(strobe_filter_cpu_mask(f, &mask), 8);
+	/* the whole term became the mask a stream skips CPUs with */
+	CHECK_EQ(strobe_expr_filter_cpu_mask(f, &mask), 8);
 	CHECK(mask && mask[0] && !mask[1] && mask[2] && mask[3] && mask[7]);
-	strobe_filter_free(f);
+	CHECK(!strobe_expr_filter_selects_tasks(f));
+	strobe_expr_filter_free(f);
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		REQUIRE(strobe_filter_new(formats_of(tep), &f) == 0);
-		err.msg[0] = '\0';
-		CHECK_EQ(strobe_filter_add_cpus(f, bad[i], &err), -EINVAL);
+		struct strobe_error err = { 0 };
+
+		REQUIRE(strobe_expr_filter_new(&f) == 0);
+		CHECK_EQ(strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_CPU, bad[i], &err),
+			 -EINVAL);
 		CHECK(err.msg[0] != '\0');
-		strobe_filter_free(f);
+		strobe_expr_filter_free(f);
 	}
 	free_tep(tep);
 }
 
 static void test_filter_tasks(void)
 {
+	static const enum strobe_expr_option both[] = { STROBE_EXPR_OPT_TID,
+							STROBE_EXPR_OPT_COMM };
+	static const char *const vals[] = { "300,100,200", "bash" };
 	struct tep_handle *tep = make_tep();
 	struct strobe_error err = { 0 };
-	struct strobe_filter *f;
+	struct strobe_expr_filter *f;
+	int r;
 
 	REQUIRE(tep);
-	REQUIRE(strobe_filter_new(formats_of(tep), &f) == 0);
-	CHECK_EQ(strobe_filter_add_pids(f, "300,100", &err), 0);
-	CHECK_EQ(strobe_filter_add_pids(f, "200", &err), 0);
+	f = filter_of(tep, STROBE_EXPR_OPT_TID, "300,100,200", &r);
+	REQUIRE(f);
+	CHECK_EQ(r, 0);
 	CHECK(match(f, tep, 372, 100, 0));
 	CHECK(match(f, tep, 372, 200, 0));
 	CHECK(match(f, tep, 372, 300, 0));
 	CHECK(!match(f, tep, 372, 150, 0));
 	CHECK(!match(f, tep, 372, 1234, 0));
-	/* comms add to pids (both name tasks) */
-	CHECK_EQ(strobe_filter_add_comms(f, "bash", &err), 0);
+	strobe_expr_filter_free(f);
+
+	/* comms add to pids (both name tasks), and AND with events */
+	REQUIRE(strobe_expr_filter_new(&f) == 0);
+	strobe_expr_filter_set_formats(f, formats_of(tep));
+	CHECK_EQ(strobe_expr_filter_add_any(f, both, vals, 2, &err), 0);
+	CHECK_EQ(strobe_expr_filter_compile(f, &err), 0);
+	CHECK(match(f, tep, 372, 100, 0));
 	CHECK(match(f, tep, 372, 1234, 0));
-	CHECK(match(f, tep, 372, 1234, 0));	/* cached verdict */
+	CHECK(match(f, tep, 372, 1234, 0));
 	CHECK(!match(f, tep, 372, 5016, 0));
-	CHECK(!match(f, tep, 372, 1234 + 1024, 0));	/* same cache slot */
-	/* and they AND with events and cpus */
-	CHECK_EQ(strobe_filter_add_events(f, "sys_enter", &err), 0);
+	CHECK(!match(f, tep, 372, 1234 + 1024, 0));
+	CHECK_EQ(strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_EVENT, "sys_enter", &err), 0);
+	CHECK_EQ(strobe_expr_filter_compile(f, &err), 0);
 	CHECK(!match(f, tep, 372, 1234, 0));
 	CHECK(match(f, tep, 443, 1234, 0));
-	strobe_filter_free(f);
+	strobe_expr_filter_free(f);
 
-	REQUIRE(strobe_filter_new(formats_of(tep), &f) == 0);
-	CHECK_EQ(strobe_filter_add_comms(f, "kworker/*,getppid_?", &err), 0);
+	f = filter_of(tep, STROBE_EXPR_OPT_COMM, "kworker/*,getppid_?", &r);
+	REQUIRE(f);
+	CHECK_EQ(r, 0);
 	CHECK(match(f, tep, 372, 77, 0));
 	CHECK(match(f, tep, 372, 5016, 0));
 	CHECK(!match(f, tep, 372, 1234, 0));
 	CHECK(!match(f, tep, 372, 4321, 0));	/* unknown pid: "<...>" */
-	CHECK_EQ(strobe_filter_add_comms(f, "nobody", &err), -ENOENT);
-	CHECK(strstr(err.msg, "nobody") != NULL);
-	CHECK_EQ(strobe_filter_add_pids(f, "12x", &err), -EINVAL);
-	CHECK_EQ(strobe_filter_add_pids(f, "-5", &err), -EINVAL);
-	CHECK_EQ(strobe_filter_add_pids(f, "", &err), -EINVAL);
-	strobe_filter_free(f);
+	strobe_expr_filter_free(f);
+	f = filter_of(tep, STROBE_EXPR_OPT_COMM, "nobody", &r);
+	CHECK_EQ(r, -ENOENT);
+	strobe_expr_filter_free(f);
+	f = filter_of(tep, STROBE_EXPR_OPT_TID, "12x", &r);
+	CHECK_EQ(r, -EINVAL);
+	strobe_expr_filter_free(f);
+	f = filter_of(tep, STROBE_EXPR_OPT_TID, "-5", &r);
+	CHECK_EQ(r, -EINVAL);
+	strobe_expr_filter_free(f);
+	f = filter_of(tep, STROBE_EXPR_OPT_TID, "", &r);
+	CHECK_EQ(r, -EINVAL);
+	strobe_expr_filter_free(f);
 	free_tep(tep);
 }
 
