@@ -204,7 +204,7 @@ static int build_filter(const struct report_args *a, struct strobe_formats *fmts
 
 	if (r < 0)
 		cli_error_e(CMD, &err);
-	return r == 0 ? CLI_OK : r == -EINVAL || r == -ENOENT ? CLI_USAGE : CLI_FAIL;
+	return r == 0 ? CLI_OK : r == -EINVAL ? CLI_USAGE : CLI_FAIL;
 }
 
 /*
@@ -461,7 +461,8 @@ out:
 struct report_src {
 	struct strobe_tracefile *tf;
 	struct strobe_expr_filter *filter;
-	struct strobe_expr_env env;	/* the file's model for the selection */
+	struct strobe_expr_env env;	/* what the selection knows of tasks */
+	struct report_env *renv;
 	struct strobe_model *model;
 	struct strobe_format_cache *cache;
 	const char **names;		/* buffer names */
@@ -554,11 +555,21 @@ static int build_filters_multi(const struct report_args *a, struct report_src *s
 		r = compile_filter(&af, fmts, &src[f].filter, &err);
 		if (r < 0) {
 			cli_error(CMD, "%s: %s", a->inputs[f], err.msg);
-			status = r == -EINVAL || r == -ENOENT ? CLI_USAGE : CLI_FAIL;
+			status = r == -EINVAL ? CLI_USAGE : CLI_FAIL;
 			goto out;
 		}
-		if (src[f].model)
-			strobe_expr_env_model(&src[f].env, src[f].model);
+		/* as with one file: procname from the file's command lines,
+		 * the rest from its own model */
+		if (strobe_expr_filter_needs_task(src[f].filter)) {
+			src[f].renv = calloc(1, sizeof(*src[f].renv));
+			if (!src[f].renv)
+				goto oom;
+			src[f].renv->fmts = fmts;
+			if (src[f].model)
+				strobe_expr_env_model(&src[f].renv->model, src[f].model);
+			src[f].env.task = report_task;
+			src[f].env.arg = src[f].renv;
+		}
 	}
 	/* an item no file has is an error, as with one file */
 	for (k = 0, i = 0; k < 2; i += nitems[k], k++) {
@@ -569,7 +580,6 @@ static int build_filters_multi(const struct report_args *a, struct report_src *s
 				cli_error(CMD, k == 0 ? "no event in any file matches '%s'"
 					  : "no task named '%s' in any file's command lines",
 					  items[k][j]);
-				status = CLI_USAGE;
 				goto out;
 			}
 	}
@@ -616,7 +626,7 @@ static int report_multi(const struct report_args *a)
 		tfs[i] = src[i].tf;
 		/* a model for -c, the container column and JSON, and for
 		 * whatever the selection reads of tasks */
-		if ((a->nr_conts || a->nr_filters || a->nr_pids || a->col_container || a->json) &&
+		if ((a->nr_conts || a->nr_filters || a->col_container || a->json) &&
 		    (strobe_model_new(&src[i].model, &err) < 0 ||
 		     strobe_model_load_file(src[i].model, src[i].tf, &err) < 0)) {
 			cli_error(CMD, "%s: %s", a->inputs[i], err.msg);
@@ -750,6 +760,7 @@ out:
 	strobe_merge_close(m);
 	for (i = 0; src && i < n; i++) {
 		strobe_expr_filter_free(src[i].filter);
+		free(src[i].renv);
 		strobe_format_cache_free(src[i].cache);
 		strobe_model_free(src[i].model);
 		strobe_tracefile_close(src[i].tf);
