@@ -486,6 +486,7 @@ static void *run(void *arg)
 	struct strobe_error e;
 	struct batch *b;
 	uint64_t recsize, recs;
+	struct spool snap = { .fd = -1 };	/* the spool's fd, head, end as of recs */
 	bool from_spool;
 	double now;
 	long cap;
@@ -495,6 +496,9 @@ static void *run(void *arg)
 	for (;;) {
 		lock(&s->smu);
 		recs = s->sp.recs;
+		snap.fd = s->sp.fd;
+		snap.head = s->sp.head;
+		snap.end = s->sp.end;
 		unlock(&s->smu);
 		if (!s->qhead && !recs) {
 			if (s->closing)
@@ -548,7 +552,7 @@ static void *run(void *arg)
 			uint64_t nrows = 0, r[2];
 			bool agg = false;
 
-			ret = spool_read(&s->sp, &b, &recsize, &nrows, &agg);
+			ret = spool_read(&snap, &b, &recsize, &nrows, &agg);
 			if (ret < 0) {	/* damaged: drop it (or, headless, the rest) */
 				lock(&s->smu);
 				r[0] = s->sp.rows[0];
