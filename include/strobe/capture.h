@@ -27,6 +27,10 @@
  * that falls behind fills its queue, then the kernel's buffer; the kernel
  * then drops events, and the stream reports them as lost (strobe_event
  * .missed on the next event of that CPU, and strobe_stream_stats).
+ * A capture that also writes files never waits for its stream: a full
+ * queue drops that page for the stream only (reported the same way, as
+ * a count on the CPU's next event), so the files lose nothing to a slow
+ * consumer.
  *
  * The stream may be closed before or after the capture is freed; the
  * capture must not be freed before the session is stopped using it.
@@ -54,7 +58,8 @@ struct strobe_capture_opts {
 	 * 0 = 50 ms. */
 	unsigned flush_ms;
 	/* Live stream: pages queued per CPU between reader and consumer
-	 * before the reader waits (the kernel's buffer then fills).
+	 * before the reader waits (the kernel's buffer then fills), or,
+	 * with files too, drops pages for the stream.
 	 * 0 = 256 (1 MiB with 4 KiB pages). */
 	unsigned queue_pages;
 	/* Event formats etc. for the stream; NULL = collected by

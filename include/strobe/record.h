@@ -10,6 +10,12 @@
  * header is reserved at start so that a disk that fills up later still
  * leaves a readable (shorter) file, marked "incomplete=disk full".
  *
+ * A live consumer (on_event) may get every event as it is captured, in
+ * timestamp order, from the same capture: the recording then tees its
+ * pages into a live stream (capture.h) as well as into the file, or,
+ * with no_output, into the stream only.  `strobe syscalls -- CMD` and
+ * the other analysis commands run live this way.
+ *
  * The library never installs signal handlers: the caller points `stop` at
  * a flag its handler sets (SIGINT, SIGTERM, SIGHUP); strobe_record() polls
  * it, stops cleanly and writes the file.  Reader threads block every
@@ -28,6 +34,8 @@ extern "C" {
 #endif
 
 struct strobe_error;
+struct strobe_event;
+struct strobe_model;
 
 /* One -e (or --preset entry) with its optional -f filter. */
 struct strobe_record_event {
@@ -75,6 +83,31 @@ struct strobe_record_opts {
 	void (*on_tracing)(void *arg);
 	void *arg;
 	const char *command_line;	/* stored as "command=" in the file */
+	/*
+	 * Live consumer (may be NULL): every captured event, in timestamp
+	 * order, from the capture's live stream, with the task model m
+	 * already updated by that event; called on the thread that called
+	 * strobe_record().  A negative return stops the recording and
+	 * strobe_record() returns it (with *err as the consumer left it in
+	 * event_err, or a generic message).  When the consumer falls behind,
+	 * pages are dropped for the stream only (the next event of that CPU
+	 * has ev->missed set; counted in the result), never for the file.
+	 *
+	 * m is a model of its own, loaded from /proc when tracing starts and
+	 * fed only by the stream's events (names of containers looked up as
+	 * they appear), not the one stored in the file.  The formats of the
+	 * events, to attach analyses or sinks to before feeding them, are
+	 * strobe_format_catalogue(ev->format) of the first event.  The
+	 * stream's own events are enabled by the caller (events / presets)
+	 * plus, unless no_model, the model's.
+	 */
+	int (*on_event)(const struct strobe_event *ev, struct strobe_model *m, void *arg);
+	/* Called at least every 100 ms on the same thread while recording,
+	 * and once with final = true after the last event.  May be NULL. */
+	int (*on_tick)(bool final, void *arg);
+	void *event_arg;
+	struct strobe_error *event_err;	/* where on_event/on_tick put their message; may be NULL */
+	bool no_output;			/* no trace file: the consumer only */
 };
 
 struct strobe_record_cpu {
@@ -97,17 +130,28 @@ struct strobe_record_result {
 	int child_status;		/* waitpid() status when child_exited */
 	bool stopped;			/* stopped by *stop */
 	char incomplete[64];		/* "" or why the file was cut short */
-	char output[4096];		/* path of the file written */
+	char output[4096];		/* path of the file written ("" with
+					 * no_output) */
+	/* With on_event: events handed to it, and events the stream
+	 * reported lost (the kernel's losses and pages dropped because the
+	 * consumer fell behind; known counts). */
+	uint64_t stream_events, stream_missed;
+	/* argv given: the command's PID, set once it is forked (before
+	 * on_tracing is called), so a consumer may know its target. */
+	pid_t child_pid;
 };
 
 /*
  * Record.  Fills *res (may be NULL) even on failure as far as it got;
- * free its memory with strobe_record_result_free().  Returns:
- *   0        the file is written;
+ * free its memory with strobe_record_result_free().  With no_output the
+ * per-CPU counts (events, lost) are the stream's.  Returns:
+ *   0        the file is written (or, with no_output, the stream ended);
  *   -ENOSPC  the disk filled up: capture stopped, the file holds what was
  *            captured and is marked incomplete, *err says so;
  *   -ENOEXEC / -ENOENT / -EACCES ...  the command could not be executed
  *            (message "cannot run 'x': ..."), no file is left;
+ *   the consumer's negative return: it stopped the recording (the file
+ *            is written all the same);
  *   other -errno with *err set (bad event, bad filter, not root, ...).
  */
 int strobe_record(const struct strobe_record_opts *opts,

@@ -222,6 +222,10 @@ const char *strobe_formats_comm(struct strobe_formats *f, int pid);
 const char *strobe_format_name(const struct strobe_format *fmt);
 const char *strobe_format_system(const struct strobe_format *fmt);
 int strobe_format_id(const struct strobe_format *fmt);
+/* The catalogue fmt belongs to (NULL if fmt is NULL): what a consumer
+ * that is handed events, not their stream (strobe_record's on_event),
+ * attaches analyses or sinks to. */
+struct strobe_formats *strobe_format_catalogue(const struct strobe_format *fmt);
 
 /* ---- field accessors ------------------------------------------------- */
 

@@ -43,9 +43,21 @@
  * watcher (lib/model/watch.c: inotify on the cgroup trees, names looked up
  * the moment a container's cgroup appears), started once the guardian
  * exists (it is a thread) and applied to the table at every loop turn.
+ *
+ * A live consumer (opts->on_event) gets the capture's live stream too:
+ * the wait loop, instead of sleeping, pulls events from the stream,
+ * updates a model of its own (loaded from /proc like the table's, then
+ * fed by the events only, so the file's table is exactly what it would
+ * be without a consumer) and hands each event over.  The capture makes
+ * the stream lossy when it also writes files (capture.h), so a slow
+ * consumer costs the stream pages, never the file.  With no_output there
+ * are neither temporary files nor a writer, and the guardian only
+ * removes the instance.  Without on_event nothing of this runs: no
+ * stream, the readers splice as before.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -67,7 +79,8 @@
 #include "../util/file.h"
 
 struct rec {
-	const struct strobe_record_opts *o;
+	const struct strobe_record_opts *o;	/* &oc */
+	struct strobe_record_opts oc;	/* the caller's, as this library knows them */
 	struct strobe_record_result *res;
 	const char *out;
 	struct strobe_session *s;
@@ -87,7 +100,15 @@ struct rec {
 	struct strobe_model *model;	/* NULL with no_model and no -c */
 	struct model_watch *watch;	/* NULL if the watcher could not start */
 	double next_scan;
+	/* with on_event */
+	struct strobe_stream *st;
+	struct strobe_model *live_model;	/* the consumer's (see the head comment) */
+	int consumer_err;	/* the consumer's negative return, or 0 */
+	double next_tick;
 };
+
+#define TICK_S 0.1
+#define WAIT_S 0.02
 
 #define MODEL_SCAN_S 0.25
 #define CONTAINER_SCAN_S 0.1
@@ -172,6 +193,7 @@ static int spawn_child(struct rec *r, struct strobe_error *err)
 	close(go[0]);
 	close(ex[1]);
 	r->child = pid;
+	r->res->child_pid = pid;
 	r->go_fd = go[1];
 	r->exec_fd = ex[0];
 	return 0;
@@ -409,6 +431,10 @@ static void model_scan(struct rec *r, bool force)
 	if (!force && now < r->next_scan)
 		return;
 	strobe_model_rescan_proc(r->model, on_new_task, r, NULL);
+	/* the consumer's model too: a task that entered a target container
+	 * from outside (podman exec) has no event saying so */
+	if (r->live_model && r->o->nr_containers)
+		strobe_model_rescan_proc(r->live_model, NULL, NULL, NULL);
 	r->next_scan = now_s() + (r->o->nr_containers ? CONTAINER_SCAN_S : MODEL_SCAN_S);
 }
 
@@ -418,8 +444,6 @@ static int open_model(struct rec *r, struct strobe_error *err)
 	size_t i;
 	int e;
 
-	if (o->no_model && !o->nr_containers)
-		return 0;
 	if (!o->no_model) {
 		for (i = 0; i < sizeof(model_events) / sizeof(model_events[0]); i++) {
 			e = strobe_session_enable(r->s, model_events[i], NULL, NULL);
@@ -428,6 +452,9 @@ static int open_model(struct rec *r, struct strobe_error *err)
 						  strerror(-e));
 		}
 	}
+	/* the table's model: for the file, and -c's tasks */
+	if ((o->no_model || o->no_output) && !o->nr_containers)
+		return 0;
 	e = strobe_model_new(&r->model, err);
 	if (e < 0)
 		return e;
@@ -496,6 +523,85 @@ static int release_child(struct rec *r, struct strobe_error *err)
 	return 0;
 }
 
+/* The consumer failed (rc < 0): remember it; no more events for it. */
+static void consumer_failed(struct rec *r, int rc)
+{
+	if (!r->consumer_err)
+		r->consumer_err = rc;
+}
+
+static void tick(struct rec *r, bool final)
+{
+	int rc;
+
+	r->next_tick = now_s() + TICK_S;
+	if (!r->o->on_tick || r->consumer_err)
+		return;
+	rc = r->o->on_tick(final, r->o->event_arg);
+	if (rc < 0)
+		consumer_failed(r, rc);
+}
+
+/*
+ * Hand the stream's events to the consumer until `until` (monotonic
+ * seconds; waiting on the stream when it has nothing yet), the stream
+ * ends (returns 0) or the consumer fails (returns its error).  1: time
+ * is up.  A corrupt page is skipped (the stream goes on after it).
+ */
+static int pump(struct rec *r, double until)
+{
+	const struct strobe_record_opts *o = r->o;
+	struct strobe_record_result *res = r->res;
+	struct strobe_event ev;
+	unsigned n = 0;
+	double now, w;
+	int rc;
+
+	for (;;) {
+		if (r->consumer_err)
+			return r->consumer_err;
+		rc = strobe_stream_next(r->st, &ev, NULL);
+		if (rc == 1) {
+			strobe_model_update(r->live_model, &ev);
+			res->stream_events++;
+			if (o->no_output && ev.cpu >= 0 && ev.cpu < r->nr_cpus) {
+				res->cpus[ev.cpu].events++;
+				if (ev.missed > 0)
+					res->cpus[ev.cpu].lost += (uint64_t)ev.missed;
+				else if (ev.missed < 0)
+					res->cpus[ev.cpu].lost_unknown = true;
+			}
+			rc = o->on_event(&ev, r->live_model, o->event_arg);
+			if (rc < 0) {
+				consumer_failed(r, rc);
+				return rc;
+			}
+			/* the clock only now and then: events come by millions */
+			if (++n % 1024)
+				continue;
+			now = now_s();
+			if (now >= r->next_tick)
+				tick(r, false);
+			if (now >= until)
+				return 1;
+			continue;
+		}
+		if (rc == 0)
+			return 0;
+		now = now_s();
+		if (now >= r->next_tick)
+			tick(r, false);
+		if (rc != -EAGAIN)
+			continue;	/* a bad page, consumed */
+		if (now >= until)
+			return 1;
+		w = until - now;
+		if (r->next_tick - now < w)
+			w = r->next_tick - now;
+		strobe_stream_wait(r->st, (int)(w * 1000) + 1);
+	}
+}
+
 /* Wait until a stop condition; returns the capture error (0 if none). */
 static int wait_for_end(struct rec *r, double t0)
 {
@@ -527,7 +633,17 @@ static int wait_for_end(struct rec *r, double t0)
 			return e;
 		model_scan(r, false);
 		left = o->duration > 0 ? o->duration - (now_s() - t0) : 1;
-		sleep_s(left < 0.02 ? left : 0.02);
+		if (left > WAIT_S)
+			left = WAIT_S;
+		if (!r->st) {
+			sleep_s(left);
+			continue;
+		}
+		e = pump(r, now_s() + (left > 0 ? left : 0));
+		if (e < 0)
+			return 0;	/* the consumer stopped the recording */
+		if (e == 0)
+			sleep_s(left);	/* every feed failed: nothing comes */
 	}
 }
 
@@ -567,6 +683,10 @@ static void guardian_recover(struct rec *r)
 	int i;
 
 	strobe_session_stop(r->s, NULL);	/* tracing off first */
+	if (!r->w) {			/* no_output: nothing to save */
+		strobe_session_close(r->s);
+		return;
+	}
 	guardian_drain(r);
 	strobe_session_close(r->s);	/* instance removed */
 	for (i = 0; i < r->nr_cpus; i++)
@@ -636,6 +756,7 @@ static void cleanup(struct rec *r, bool keep_output)
 {
 	int i;
 
+	strobe_stream_close(r->st);
 	strobe_capture_free(r->cap);
 	if (r->go_fd >= 0)
 		close(r->go_fd);	/* an unreleased child sees EOF and exits */
@@ -661,6 +782,7 @@ static void cleanup(struct rec *r, bool keep_output)
 	model_watch_free(r->watch);
 	free(r->extra_cmdlines);
 	strobe_model_free(r->model);
+	strobe_model_free(r->live_model);
 }
 
 static bool is_disk_full(int e)
@@ -801,24 +923,72 @@ static int finish_file(struct rec *r, int cap_err, struct strobe_error *err)
 	return ret;
 }
 
+/* The consumer's model: the tasks alive now, then what the events say
+ * (and /proc for tasks met for the first time; containers named). */
+static int open_live_model(struct rec *r, struct strobe_error *err)
+{
+	int e = strobe_model_new(&r->live_model, err);
+
+	if (e < 0)
+		return e;
+	strobe_model_set_options(r->live_model, STROBE_MODEL_LIVE | STROBE_MODEL_NAMES);
+	strobe_model_load_proc(r->live_model, NULL);
+	if (r->child > 0)
+		model_rescan_tid(r->live_model, r->child);
+	return 0;
+}
+
+/* no_output: the per-CPU figures the file would have given, from the
+ * kernel's stats (events and lost were counted from the stream). */
+static void finish_live(struct rec *r)
+{
+	int i;
+
+	for (i = 0; i < r->nr_cpus; i++) {
+		unsigned long long ov = 0;
+		char *text = NULL;
+
+		if (strobe_session_cpu_stats(r->s, i, &text, &ov, NULL) == 0)
+			r->res->cpus[i].overrun = ov;
+		free(text);
+	}
+}
+
+/* The consumer's error as strobe_record's: its message, or a generic one. */
+static int consumer_error(struct rec *r, struct strobe_error *err)
+{
+	const struct strobe_error *ce = r->o->event_err;
+
+	if (ce && ce->msg[0])
+		return strobe_err(err, r->consumer_err, "%s", ce->msg);
+	return strobe_err(err, r->consumer_err, "the live consumer stopped the recording: %s",
+			  strerror(-r->consumer_err));
+}
+
 int strobe_record(const struct strobe_record_opts *opts,
 		  struct strobe_record_result *resp, struct strobe_error *err)
 {
 	struct strobe_record_result dummy;
 	struct strobe_session_opts so = { .size = sizeof(so) };
+	struct strobe_stream_stats sst;
 	struct rec r;
 	const char *dir;
 	double t0, t1;
 	int e, cap_err;
 
 	memset(&r, 0, sizeof(r));
-	r.o = opts;
+	strobe_opts_copy(&r.oc, sizeof(r.oc), opts);
+	opts = r.o = &r.oc;
 	r.res = resp ? resp : &dummy;
 	memset(r.res, 0, sizeof(*r.res));
 	r.go_fd = r.exec_fd = r.guard_fd = -1;
 	r.out = opts->output ? opts->output : "trace.dat";
-	snprintf(r.res->output, sizeof(r.res->output), "%s", r.out);
+	if (!opts->no_output)
+		snprintf(r.res->output, sizeof(r.res->output), "%s", r.out);
 	strobe_err_clear(err);
+	if (opts->no_output && !opts->on_event)
+		return strobe_err(err, -EINVAL, "no output file and no live consumer: "
+				  "nothing to record into");
 
 	if (opts->argv && opts->argv[0] && opts->pid > 0)
 		return strobe_err(err, -EINVAL, "give either a command or -p PID, not both");
@@ -859,15 +1029,26 @@ int strobe_record(const struct strobe_record_opts *opts,
 		model_rescan_tid(r.model, r.child);
 	else if (opts->nr_containers)
 		model_scan(&r, true);
-	e = strobe_session_meta_collect(r.s, r.extra_cmdlines, &r.meta, err);
+	/* kallsyms (most of the start-up time) only for a file: a live
+	 * consumer decodes events, it never prints kernel symbols */
+	e = strobe_session_meta_collect_flags(r.s, r.extra_cmdlines,
+					      opts->no_output ? STROBE_META_NO_KALLSYMS : 0,
+					      &r.meta, err);
 	if (e < 0)
 		goto fail_nofile;
-	e = open_tmp_files(&r, err);
-	if (e < 0)
-		goto fail_nofile;
-	e = open_writer(&r, r.meta, err);
-	if (e < 0)
-		goto fail_nofile;
+	if (!opts->no_output) {
+		e = open_tmp_files(&r, err);
+		if (e < 0)
+			goto fail_nofile;
+		e = open_writer(&r, r.meta, err);
+		if (e < 0)
+			goto fail_nofile;
+	}
+	if (opts->on_event) {
+		e = open_live_model(&r, err);
+		if (e < 0)
+			goto fail_nofile;
+	}
 	e = start_guardian(&r, err);	/* before any thread exists */
 	if (e < 0)
 		goto fail;
@@ -884,13 +1065,16 @@ int strobe_record(const struct strobe_record_opts *opts,
 
 		e = strobe_capture_open(r.s, &co, &r.cap, err);
 	}
-	if (e == 0)
+	if (e == 0 && !opts->no_output)
 		e = strobe_capture_add_fds(r.cap, r.fds, err);
+	if (e == 0 && opts->on_event)
+		e = strobe_capture_stream(r.cap, &r.st, err);
 	if (e == 0)
 		e = strobe_capture_start(r.cap, err);
 	if (e < 0)
 		goto fail;
 	t0 = now_s();
+	r.next_tick = t0 + TICK_S;
 	if (opts->on_tracing)
 		opts->on_tracing(opts->arg);
 	e = release_child(&r, err);
@@ -906,6 +1090,16 @@ int strobe_record(const struct strobe_record_opts *opts,
 	r.res->duration = t1 - t0;
 	if (!cap_err)
 		cap_err = e;
+	if (r.st) {
+		/* what the readers drained at stop, then the last tick */
+		if (!cap_err || is_disk_full(cap_err))
+			pump(&r, DBL_MAX);
+		tick(&r, true);
+		strobe_stream_stats(r.st, &sst);
+		r.res->stream_missed = sst.missed;
+		strobe_stream_close(r.st);
+		r.st = NULL;
+	}
 	if (cap_err && !is_disk_full(cap_err)) {
 		e = strobe_err(err, cap_err, "capture failed: %s", strerror(-cap_err));
 		goto fail;
@@ -915,7 +1109,14 @@ int strobe_record(const struct strobe_record_opts *opts,
 		reap_child(&r, SIGTERM);
 	strobe_capture_free(r.cap);
 	r.cap = NULL;
-	e = finish_file(&r, cap_err, err);
+	if (opts->no_output) {
+		finish_live(&r);
+		e = 0;
+	} else {
+		e = finish_file(&r, cap_err, err);
+	}
+	if (r.consumer_err && (e == 0 || e == -ENOSPC))
+		e = consumer_error(&r, err);
 	cleanup(&r, true);
 	return e;
 fail:

@@ -9,6 +9,13 @@
  * needs to outlive the capture: its queues' feed-side references, the
  * eventfd the readers wake it with (closed only after every queue was
  * abandoned, so no reader writes to it afterwards), and the formats.
+ *
+ * A capture that writes files and feeds a stream never lets the stream
+ * hold the files up: its queues are lossy (pageq.h), so a consumer that
+ * falls behind loses pages of the stream only (marked as lost events on
+ * the stream), while the files get every page the kernel gave.  A
+ * stream alone keeps the waiting queues: there a slow consumer fills the
+ * kernel's buffer and the kernel counts what it drops.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -255,6 +262,13 @@ int strobe_capture_start(struct strobe_capture *c, struct strobe_error *err)
 		if (e < 0)
 			return e;
 		page_size = strobe_session_meta_tf(c->meta)->page_size;
+	}
+	if (c->fds && c->queues) {	/* the files first: see the head comment */
+		unsigned cs = strobe_session_meta_commit_size(c->meta);
+		int i;
+
+		for (i = 0; i < c->nr_cpus; i++)
+			strobe_pageq_set_lossy(c->queues[i], cs);
 	}
 	sinks.fds = c->fds;
 	sinks.queues = c->queues;

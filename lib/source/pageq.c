@@ -3,6 +3,13 @@
  * pageq.h).  A ring of page pointers under one mutex: pages are copied
  * outside the lock, so the lock is held only to move indices.  Page
  * buffers are allocated as the ring first fills and then reused.
+ *
+ * A lossy queue (the stream of a capture that also writes files) drops
+ * a page instead of waiting when it is full and counts the page's
+ * events; before the next page it queues an empty page carrying that
+ * count (the ring buffer's own "events missed before this page" mark,
+ * see stream/page.h), so the stream reports the gap on the CPU's next
+ * event as it reports the kernel's losses.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -12,6 +19,7 @@
 #include <unistd.h>
 
 #include "pageq.h"
+#include "../stream/page.h"
 
 struct strobe_pageq {
 	pthread_mutex_t lock;
@@ -25,6 +33,11 @@ struct strobe_pageq {
 	uint64_t idle_seen;	/* watermark as of the consumer's last -EAGAIN */
 	uint64_t dropped;
 	unsigned page_size;
+	unsigned commit_size;	/* lossy queues: the page header's commit
+				 * field width; 0 = waits when full */
+	int64_t lost_pending;	/* lossy: events dropped since the last
+				 * queued page (-1: some, count unknown) */
+	uint64_t lost_pages, lost_events;	/* lossy: totals dropped */
 	int wake_fd;
 	int kick_fd;		/* eventfd the consumer kicks the producer with */
 	bool kicked;		/* a kick is pending */
@@ -82,40 +95,78 @@ static int grow(struct strobe_pageq *q)
 	return 0;
 }
 
-int strobe_pageq_push(struct strobe_pageq *q, const uint8_t *page, size_t len)
+void strobe_pageq_set_lossy(struct strobe_pageq *q, unsigned commit_size)
 {
-	uint8_t **slot;
-
-	if (len > q->page_size)
-		len = q->page_size;
 	pthread_mutex_lock(&q->lock);
-	while (q->head - q->tail == q->cap && !q->abandoned) {
-		if (q->draining) {
-			if (grow(q) < 0) {
-				pthread_mutex_unlock(&q->lock);
-				return -ENOMEM;
-			}
-			break;
-		}
-		pthread_cond_wait(&q->space, &q->lock);
-	}
-	if (q->abandoned) {
-		q->dropped++;
-		pthread_mutex_unlock(&q->lock);
-		return 0;
-	}
-	slot = &q->slots[q->head % q->cap];
-	if (!*slot && !(*slot = malloc(q->page_size))) {
-		pthread_mutex_unlock(&q->lock);
-		return -ENOMEM;
-	}
-	/* the consumer never touches slots in [tail+held, head): copy unlocked;
-	 * a grow happens only on this thread, so the buffer stays put */
+	q->commit_size = commit_size == 4 || commit_size == 8 ? commit_size : 0;
 	pthread_mutex_unlock(&q->lock);
-	memcpy(*slot, page, len);
-	if (len < q->page_size)
-		memset(*slot + len, 0, q->page_size - len);
-	pthread_mutex_lock(&q->lock);
+}
+
+/* Events in a page the queue drops (-1 if it cannot be decoded). */
+static int64_t page_events(const struct strobe_pageq *q, const uint8_t *page, size_t len)
+{
+	struct strobe_page_rec rec;
+	struct strobe_page p;
+	int64_t n = 0;
+	int r;
+
+	if (len < q->page_size ||
+	    strobe_page_init(&p, page, q->page_size, q->commit_size, NULL) < 0)
+		return -1;
+	while ((r = strobe_page_next(&p, &rec, NULL)) == 1)
+		n++;
+	return r < 0 ? -1 : n;
+}
+
+static void lost_add(int64_t *acc, int64_t n)
+{
+	if (n < 0 || *acc < 0)
+		*acc = -1;
+	else
+		*acc += n;
+}
+
+/*
+ * An empty page that says only "lost events were dropped before the next
+ * page": the ring buffer's own mark (commit flags, the count stored after
+ * the data, see stream/page.h), so the stream reports the gap as it
+ * reports the kernel's losses.  A page of its own, because a full page
+ * from the kernel has no room left for the count.
+ */
+static void make_lost_page(const struct strobe_pageq *q, uint8_t *page, int64_t lost)
+{
+	const uint32_t missed = 1U << 31, stored = 1U << 30;
+	unsigned cs = q->commit_size;
+	uint64_t c64, n64;
+	uint32_t c32, n32;
+
+	memset(page, 0, q->page_size);
+	if (cs == 8) {
+		c64 = htole64(lost < 0 ? missed : missed | stored);
+		n64 = htole64(lost < 0 ? 0 : (uint64_t)lost);
+		memcpy(page + 8, &c64, 8);
+		memcpy(page + 16, &n64, 8);
+	} else {
+		c32 = htole32(lost < 0 ? missed : missed | stored);
+		n32 = htole32(lost < 0 ? 0 : lost > UINT32_MAX ? UINT32_MAX : (uint32_t)lost);
+		memcpy(page + 8, &c32, 4);
+		memcpy(page + 12, &n32, 4);
+	}
+}
+
+/* Lock held: a free slot's buffer (allocated on first use), or NULL. */
+static uint8_t *head_slot(struct strobe_pageq *q)
+{
+	uint8_t **slot = &q->slots[q->head % q->cap];
+
+	if (!*slot)
+		*slot = malloc(q->page_size);
+	return *slot;
+}
+
+/* Lock held: the slot at head is filled; hand it over. */
+static void publish(struct strobe_pageq *q)
+{
 	/* wake the consumer only when it may have found this queue empty:
 	 * a consumer still working through queued pages needs no system
 	 * call and no context switch per page */
@@ -123,6 +174,72 @@ int strobe_pageq_push(struct strobe_pageq *q, const uint8_t *page, size_t len)
 		wake(q);
 	q->head++;
 	q->kicked = false;
+}
+
+/* Lock held, and released: a lossy queue drops the page, counted. */
+static int drop(struct strobe_pageq *q, const uint8_t *page, size_t len)
+{
+	int64_t lost;
+
+	pthread_mutex_unlock(&q->lock);
+	lost = page_events(q, page, len);
+	pthread_mutex_lock(&q->lock);
+	lost_add(&q->lost_pending, lost);
+	q->lost_pages++;
+	if (lost > 0)
+		q->lost_events += (uint64_t)lost;
+	pthread_mutex_unlock(&q->lock);
+	return 0;
+}
+
+int strobe_pageq_push(struct strobe_pageq *q, const uint8_t *page, size_t len)
+{
+	uint8_t *buf;
+
+	if (len > q->page_size)
+		len = q->page_size;
+	pthread_mutex_lock(&q->lock);
+	/* room for the page, and for the mark of pages dropped before it */
+	while (q->head - q->tail + (q->lost_pending ? 2 : 1) > q->cap && !q->abandoned) {
+		if (q->draining) {
+			if (grow(q) < 0) {
+				pthread_mutex_unlock(&q->lock);
+				return -ENOMEM;
+			}
+			continue;
+		}
+		if (q->commit_size)	/* lossy: never wait */
+			return drop(q, page, len);
+		pthread_cond_wait(&q->space, &q->lock);
+	}
+	if (q->abandoned) {
+		q->dropped++;
+		pthread_mutex_unlock(&q->lock);
+		return 0;
+	}
+	if (q->lost_pending) {
+		buf = head_slot(q);
+		if (!buf) {
+			pthread_mutex_unlock(&q->lock);
+			return -ENOMEM;
+		}
+		make_lost_page(q, buf, q->lost_pending);
+		q->lost_pending = 0;
+		publish(q);
+	}
+	buf = head_slot(q);
+	if (!buf) {
+		pthread_mutex_unlock(&q->lock);
+		return -ENOMEM;
+	}
+	/* the consumer never touches slots in [tail+held, head): copy unlocked;
+	 * a grow happens only on this thread, so the buffer stays put */
+	pthread_mutex_unlock(&q->lock);
+	memcpy(buf, page, len);
+	if (len < q->page_size)
+		memset(buf + len, 0, q->page_size - len);
+	pthread_mutex_lock(&q->lock);
+	publish(q);
 	pthread_mutex_unlock(&q->lock);
 	return 0;
 }
@@ -147,7 +264,16 @@ void strobe_pageq_drain(struct strobe_pageq *q)
 
 void strobe_pageq_end(struct strobe_pageq *q)
 {
+	uint8_t *buf;
+
 	pthread_mutex_lock(&q->lock);
+	/* pages dropped with no page after them: their mark still goes */
+	if (q->lost_pending && !q->abandoned &&
+	    (q->head - q->tail < q->cap || grow(q) == 0) && (buf = head_slot(q))) {
+		make_lost_page(q, buf, q->lost_pending);
+		q->lost_pending = 0;
+		publish(q);
+	}
 	q->ended = true;
 	wake(q);
 	pthread_mutex_unlock(&q->lock);
@@ -218,6 +344,14 @@ uint64_t strobe_pageq_dropped(struct strobe_pageq *q)
 	v = q->dropped;
 	pthread_mutex_unlock(&q->lock);
 	return v;
+}
+
+void strobe_pageq_lost(struct strobe_pageq *q, uint64_t *pages, uint64_t *events)
+{
+	pthread_mutex_lock(&q->lock);
+	*pages = q->lost_pages;
+	*events = q->lost_events;
+	pthread_mutex_unlock(&q->lock);
 }
 
 void strobe_pageq_put(struct strobe_pageq *q)

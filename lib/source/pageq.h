@@ -11,6 +11,13 @@
  * queue instead (the consumer may be the thread that asked to stop).  If
  * the consumer goes away, pages are dropped.
  *
+ * A lossy queue (strobe_pageq_set_lossy: the stream of a capture that
+ * also writes files, which a slow consumer must never hold up) drops a
+ * page instead of waiting, and queues before the next page an empty page
+ * that carries the number of events dropped (the page header's
+ * lost-events count), so the stream reports the gap on that CPU's next
+ * event.
+ *
  * The producer also publishes an idle watermark: after it found the CPU's
  * buffer empty at trace time T, no event older than T will follow.  The
  * consumer reads the watermark together with "empty", under one lock, so a
@@ -35,15 +42,21 @@ struct strobe_pageq;
 struct strobe_pageq *strobe_pageq_new(unsigned page_size, unsigned nr_pages,
 				      int wake_fd) STROBE_HIDDEN;
 
+/* Before the producer starts: drop pages when full instead of waiting.
+ * commit_size is the page header's commit field width (4 or 8), needed
+ * to count the dropped events and mark the next page. */
+void strobe_pageq_set_lossy(struct strobe_pageq *q, unsigned commit_size) STROBE_HIDDEN;
+
 /* Producer: copy one page in (len <= page_size; the rest is zeroed).
- * Waits while the queue is full, unless draining (then it grows) or
- * abandoned (then the page is dropped).  0, or -ENOMEM. */
+ * Waits while the queue is full, unless draining (then it grows),
+ * abandoned or lossy (then the page is dropped).  0, or -ENOMEM. */
 int strobe_pageq_push(struct strobe_pageq *q, const uint8_t *page, size_t len) STROBE_HIDDEN;
 /* Producer: no event older than ts will follow. */
 void strobe_pageq_idle(struct strobe_pageq *q, uint64_t ts) STROBE_HIDDEN;
 /* Tracing is off: from now on pushes never wait (the queue grows). */
 void strobe_pageq_drain(struct strobe_pageq *q) STROBE_HIDDEN;
-/* Producer: no more pages. */
+/* Producer: no more pages (a lossy queue still queues the count of the
+ * pages it dropped last). */
 void strobe_pageq_end(struct strobe_pageq *q) STROBE_HIDDEN;
 
 /* Consumer: release the page handed out last, then take the next one.
@@ -64,6 +77,9 @@ int strobe_pageq_kick_fd(const struct strobe_pageq *q) STROBE_HIDDEN;
 
 /* Pages dropped because the consumer had gone. */
 uint64_t strobe_pageq_dropped(struct strobe_pageq *q) STROBE_HIDDEN;
+/* Lossy queues: pages dropped because the queue was full, and the events
+ * in them (pages that could not be decoded count no events). */
+void strobe_pageq_lost(struct strobe_pageq *q, uint64_t *pages, uint64_t *events) STROBE_HIDDEN;
 
 /* Drop one reference; the last frees.  NULL ok. */
 void strobe_pageq_put(struct strobe_pageq *q) STROBE_HIDDEN;

@@ -176,6 +176,11 @@ int strobe_format_id(const struct strobe_format *fmt)
 	return fmt ? fmt->id : -1;
 }
 
+struct strobe_formats *strobe_format_catalogue(const struct strobe_format *fmt)
+{
+	return fmt ? fmt->owner : NULL;
+}
+
 static int make_fields(struct strobe_format *fm)
 {
 	struct tep_format_field *fl;
