@@ -163,9 +163,10 @@ int strobe_ch_sink_new(struct strobe_formats *fmts, struct strobe_model *m,
  * formats are borrowed: s must outlive the sink).  This is how a live
  * recording feeds ClickHouse: iterate the capture's stream, update the
  * model, feed the sink (examples/clickhouse_live.c).  The sink sends
- * from strobe_ch_sink_feed, so a slow server holds up the callback and,
- * once the capture's queues are full, the kernel drops events (counted
- * by the capture as lost); the trace file of a recording is unaffected.
+ * from strobe_ch_sink_feed: with strobe_clickhouse_send as the sender a
+ * slow server holds up the callback and, once the capture's queues are
+ * full, the kernel drops events (counted by the capture as lost); with
+ * a struct strobe_ch_sender (below) it never waits for the network.
  */
 struct strobe_stream;
 int strobe_ch_sink_new_stream(struct strobe_stream *s, struct strobe_model *m,
@@ -249,6 +250,7 @@ struct strobe_ch_sender_stats {
 	uint64_t spool_max;		/* its bound */
 	char spool_path[4096];		/* "" until the spool file was created */
 	char last_error[256];		/* the last failure's message, "" none */
+	char spool_error[256];		/* the last spool write error, "" none */
 };
 
 struct strobe_ch_sender;

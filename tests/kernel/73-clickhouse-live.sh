@@ -60,6 +60,7 @@ ch_getppid() {
 
 # --- exact counts, in the file and in the server --------------------------
 F=$WORK/a.dat
+W0=$(date +%s)
 timeout 120 $STROBE record -o $F --preset sched,syscalls \
 	--sink "clickhouse://strobe:$PW@127.0.0.1:$H1/live?host=alpha" \
 	-- $HELPERS/getppid_n $N > $F.stdout 2> $F.stderr
@@ -83,6 +84,13 @@ r=$(q $H1 "SELECT sum(syscalls) = (SELECT count() FROM live.events WHERE host = 
 	AND event = 'sys_exit') FROM live.container_seconds WHERE host = 'alpha'")
 [ "$r" = 1 ] && pass clickhouse_live_aggregates_agree_with_the_events ||
 	fail clickhouse_live_aggregates_agree_with_the_events "got '$r'"
+# the time column: the wall clock of the recording (offset measured live)
+W1=$(date +%s)
+r=$(q $H1 "SELECT toUInt32(min(time)) >= $W0 - 1 AND toUInt32(max(time)) <= $W1 + 1
+	FROM live.events WHERE host = 'alpha'")
+[ "$r" = 1 ] && pass clickhouse_live_time_is_the_wall_clock_of_the_recording ||
+	fail clickhouse_live_time_is_the_wall_clock_of_the_recording "recorded in [$W0, $W1]: $(q $H1 \
+	"SELECT toUInt32(min(time)), toUInt32(max(time)) FROM live.events WHERE host = 'alpha'")"
 # the password: not in messages, not in the file (its stored command line
 # has the URL with the password overwritten)
 if ! grep -q -- "$PW" $F.stderr $F.stdout && ! grep -aq -- "$PW" $F &&
