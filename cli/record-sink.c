@@ -277,8 +277,9 @@ int rec_sink_close(struct rec_sink *s, uint64_t stream_missed, bool quiet)
 	if (st.rows_dropped + st.agg_rows_dropped) {
 		cli_error(CMD, "sink %s: %" PRIu64 " events and %" PRIu64 " container-second rows "
 			  "(%" PRIu64 " bytes) were dropped: the spool (at most %" PRIu64 " bytes, "
-			  "--sink-spool-max) was full or could not be written", s->shown,
-			  st.rows_dropped, st.agg_rows_dropped, st.bytes_dropped, st.spool_max);
+			  "--sink-spool-max) was full or could not be written%s%s",
+			  s->shown, st.rows_dropped, st.agg_rows_dropped, st.bytes_dropped,
+			  st.spool_max, st.spool_error[0] ? ": " : "", st.spool_error);
 		status = 1;
 	}
 	if (not_sent) {

@@ -430,6 +430,21 @@ struct strobe_ch_sender {
 static void lock(pthread_mutex_t *m) { pthread_mutex_lock(m); }
 static void unlock(pthread_mutex_t *m) { pthread_mutex_unlock(m); }
 
+/* A batch of `rows` rows of table could not be spooled (ret): dropped.
+ * Under mu. */
+static void count_drop(struct strobe_ch_sender *s, const char *table, uint64_t rows,
+		       uint64_t bytes, int ret)
+{
+	bool agg = IS_AGG(table);
+
+	*(agg ? &s->st.agg_rows_pending : &s->st.rows_pending) -= rows;
+	*(agg ? &s->st.agg_rows_dropped : &s->st.rows_dropped) += rows;
+	s->st.bytes_dropped += bytes;
+	if (ret != -ENOSPC)
+		snprintf(s->st.spool_error, sizeof(s->st.spool_error), "cannot write the spool "
+			 "'%.200s': %s", s->sp.want, strerror(-ret));
+}
+
 /* Batch b, pending, into the spool (or dropped, counted); frees b.
  * Called without a lock. */
 static void spill(struct strobe_ch_sender *s, struct batch *b, bool compress)
@@ -443,13 +458,10 @@ static void spill(struct strobe_ch_sender *s, struct batch *b, bool compress)
 	ret = spool_append(&s->sp, w->table, w->rows, w->gz, w->data, w->len);
 	unlock(&s->smu);
 	lock(&s->mu);
-	if (ret == 0) {
+	if (ret == 0)
 		*(agg ? &s->st.agg_rows_spooled : &s->st.rows_spooled) += b->rows;
-	} else {
-		*(agg ? &s->st.agg_rows_pending : &s->st.rows_pending) -= b->rows;
-		*(agg ? &s->st.agg_rows_dropped : &s->st.rows_dropped) += b->rows;
-		s->st.bytes_dropped += b->raw_len;
-	}
+	else
+		count_drop(s, b->table, b->rows, b->raw_len, ret);
 	unlock(&s->mu);
 	free(z);
 	free(b);
@@ -717,9 +729,7 @@ int strobe_ch_sender_send(void *arg, const char *table, const void *data, size_t
 		*(agg ? &s->st.agg_rows_spooled : &s->st.rows_spooled) += rows;
 		pthread_cond_signal(&s->cv);
 	} else {
-		*(agg ? &s->st.agg_rows_pending : &s->st.rows_pending) -= rows;
-		*(agg ? &s->st.agg_rows_dropped : &s->st.rows_dropped) += rows;
-		s->st.bytes_dropped += len;
+		count_drop(s, table, rows, len, ret);
 	}
 	unlock(&s->mu);
 	return 0;
@@ -789,9 +799,10 @@ int strobe_ch_sender_close(struct strobe_ch_sender *s, double timeout_s,
 	if (drop)
 		return strobe_err(err, -ENOSPC, "clickhouse: %llu event rows and %llu aggregate "
 				  "rows dropped: the spool (at most %llu bytes) was full or "
-				  "could not be written", (unsigned long long)st->rows_dropped,
+				  "could not be written%s%s", (unsigned long long)st->rows_dropped,
 				  (unsigned long long)st->agg_rows_dropped,
-				  (unsigned long long)st->spool_max);
+				  (unsigned long long)st->spool_max, st->spool_error[0] ? ": " : "",
+				  st->spool_error);
 	return 0;
 }
 

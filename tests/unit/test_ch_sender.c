@@ -285,7 +285,31 @@ static void test_a_spool_name_in_use_is_never_overwritten(void)
 	rmdir(dir);
 }
 
+static void test_an_unwritable_spool_drops_and_says_why(void)
+{
+	struct strobe_ch_sender_stats st;
+	struct strobe_error err = { 0, "" };
+	uint64_t ev_rows = 0, agg_rows = 0;
+	double send_s;
+	int i, ret;
+
+	for (i = 0; i < NB; i++)
+		*(i % 2 ? &agg_rows : &ev_rows) += (uint64_t)i + 1;
+	ret = run_refused("/nonexistent-strobe-dir/spool", 1 << 20, &st, &err, &send_s);
+	CHECK_EQ(ret, -ENOSPC);
+	CHECK(send_s < 2.0);
+	CHECK_EQ(st.rows_dropped, ev_rows);
+	CHECK_EQ(st.agg_rows_dropped, agg_rows);
+	CHECK_EQ(st.rows_pending + st.agg_rows_pending, 0);
+	CHECK_STR(st.spool_path, "");
+	CHECK(strstr(st.spool_error, "cannot write the spool '/nonexistent-strobe-dir/spool'") != NULL);
+	CHECK(strstr(err.msg, "dropped") != NULL);
+	CHECK(strstr(err.msg, "No such file") != NULL);
+	CHECK(strstr(err.msg, "Sekr1t") == NULL);
+}
+
 TESTS(T(test_backoff_schedule_doubles_from_min_to_max),
+      T(test_an_unwritable_spool_drops_and_says_why),
       T(test_sender_spools_what_a_refusing_server_cannot_take_within_the_bound),
       T(test_replay_stops_at_a_damaged_record_and_resumes_there),
       T(test_a_spool_name_in_use_is_never_overwritten));
