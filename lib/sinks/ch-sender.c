@@ -127,6 +127,8 @@ static int pread_all(int fd, void *p, size_t n, uint64_t off)
 
 struct batch {
 	struct batch *next;
+	size_t cap;		/* bytes data[] has room for */
+	bool pooled;		/* may go back to the sender's pool when done */
 	char table[64];
 	uint64_t rows;
 	size_t len;		/* bytes of data */
@@ -134,23 +136,6 @@ struct batch {
 	bool gz;		/* data is gzip */
 	uint8_t data[];
 };
-
-static struct batch *batch_new(const char *table, const void *data, size_t len, uint64_t rows,
-			       bool gz)
-{
-	struct batch *b = malloc(sizeof(*b) + len);
-
-	if (!b)
-		return NULL;
-	b->next = NULL;
-	snprintf(b->table, sizeof(b->table), "%s", table);
-	b->rows = rows;
-	b->len = b->raw_len = len;
-	b->gz = gz;
-	if (len)
-		memcpy(b->data, data, len);
-	return b;
-}
 
 /* b's data gzip-compressed (level 1, as the client does), in a new
  * batch; NULL when out of memory. */
@@ -172,6 +157,8 @@ static struct batch *batch_gzip(const struct batch *b)
 	}
 	*z = *b;
 	z->next = NULL;
+	z->cap = bound;
+	z->pooled = false;
 	zs.next_in = (Bytef *)(uintptr_t)b->data;
 	zs.avail_in = (uInt)b->len;
 	zs.next_out = z->data;
@@ -374,6 +361,8 @@ static int spool_read(const struct spool *sp, struct batch **out, uint64_t *size
 		return ret < 0 ? ret : -EBADMSG;
 	}
 	b->next = NULL;
+	b->cap = len;
+	b->pooled = false;
 	memcpy(b->table, table, sizeof(b->table));
 	b->rows = rows;
 	b->len = b->raw_len = len;
@@ -417,6 +406,8 @@ struct strobe_ch_sender {
 	pthread_mutex_t mu, smu;
 	pthread_cond_t cv;
 	struct batch *qhead, **qtail;	/* the memory queue (mu) */
+	struct batch *pool;		/* batches done with, for reuse (mu) */
+	int npool;
 	uint64_t qbytes, mem_max;
 	struct spool sp;		/* (smu) */
 	double bmin, bmax, backoff, next_try;	/* (mu) */
@@ -429,6 +420,69 @@ struct strobe_ch_sender {
 
 static void lock(pthread_mutex_t *m) { pthread_mutex_lock(m); }
 static void unlock(pthread_mutex_t *m) { pthread_mutex_unlock(m); }
+
+/*
+ * The producer's copies come from a small pool of batches done with:
+ * a batch of megabytes freshly malloc'd is fresh mmap'd memory, and
+ * faulting its pages in cost the producer more than the copy itself.
+ */
+#define POOL_MAX	2
+#define POOL_ROUND	(1u << 20)
+
+static struct batch *take(struct strobe_ch_sender *s, const char *table, const void *data,
+			  size_t len, uint64_t rows)
+{
+	struct batch *b, **pp;
+	size_t cap;
+
+	lock(&s->mu);
+	for (pp = &s->pool; (b = *pp) && b->cap < len; pp = &b->next)
+		;
+	if (b) {
+		*pp = b->next;
+		s->npool--;
+	}
+	unlock(&s->mu);
+	if (!b) {
+		cap = (len + POOL_ROUND - 1) / POOL_ROUND * POOL_ROUND;
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->cap = cap;
+		b->pooled = true;
+	}
+	b->next = NULL;
+	snprintf(b->table, sizeof(b->table), "%s", table);
+	b->rows = rows;
+	b->len = b->raw_len = len;
+	b->gz = false;
+	if (len)
+		memcpy(b->data, data, len);
+	return b;
+}
+
+/* Done with b (NULL ok): back to the pool, or freed.  With mu held when
+ * locked. */
+static void recycle(struct strobe_ch_sender *s, struct batch *b, bool locked)
+{
+	if (!b)
+		return;
+	if (!b->pooled) {
+		free(b);
+		return;
+	}
+	if (!locked)
+		lock(&s->mu);
+	if (s->npool < POOL_MAX) {
+		b->next = s->pool;
+		s->pool = b;
+		s->npool++;
+		b = NULL;
+	}
+	if (!locked)
+		unlock(&s->mu);
+	free(b);
+}
 
 /* A batch of `rows` rows of table could not be spooled (ret): dropped.
  * Under mu. */
@@ -464,7 +518,7 @@ static void spill(struct strobe_ch_sender *s, struct batch *b, bool compress)
 		count_drop(s, b->table, b->rows, b->raw_len, ret);
 	unlock(&s->mu);
 	free(z);
-	free(b);
+	recycle(s, b, false);
 }
 
 /* One delivery attempt of b (compressing it first when the client
@@ -479,7 +533,7 @@ static int deliver(struct strobe_ch_sender *s, struct batch **bp, long cap_ms,
 		struct batch *z = batch_gzip(b);
 
 		if (z) {
-			free(b);
+			recycle(s, b, false);
 			*bp = b = z;
 		}
 	}
@@ -601,7 +655,7 @@ static void *run(void *arg)
 			s->st.batches_delivered++;
 			s->backoff = 0;
 			s->next_try = 0;
-			free(b);
+			recycle(s, b, true);
 			continue;
 		}
 		if (from_spool)
@@ -708,7 +762,7 @@ int strobe_ch_sender_send(void *arg, const char *table, const void *data, size_t
 		s->qbytes += len;	/* reserved */
 	unlock(&s->mu);
 	if (room)
-		b = batch_new(table, data, len, rows, false);
+		b = take(s, table, data, len, rows);
 	lock(&s->mu);
 	if (b) {
 		*s->qtail = b;
@@ -815,6 +869,10 @@ void strobe_ch_sender_free(struct strobe_ch_sender *s)
 	strobe_ch_sender_close(s, 0, NULL, NULL);
 	while ((b = s->qhead)) {
 		s->qhead = b->next;
+		free(b);
+	}
+	while ((b = s->pool)) {
+		s->pool = b->next;
 		free(b);
 	}
 	if (s->sp.fd >= 0)
