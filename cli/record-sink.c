@@ -22,6 +22,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,15 @@
 #include "record-sink.h"
 
 #define CMD "record"
+
+/* Set by SIGINT/SIGTERM during the last delivery attempts: they end at
+ * once and the rows left wait in the spool. */
+static volatile sig_atomic_t drain_stop;
+
+static void on_drain_signal(int sig)
+{
+	drain_stop = sig;
+}
 
 struct rec_sink {
 	struct rec_sink_opts o;
@@ -165,6 +175,7 @@ struct rec_sink *rec_sink_open(struct rec_sink_opts *o, char *url, const char *o
 		snprintf(spool, sizeof(spool), "%s.ch-spool", output ? output : "trace.dat");
 	so.spool_path = o->spool ? o->spool : spool;
 	so.spool_max = o->spool_max;
+	so.stop = &drain_stop;
 	if (strobe_ch_sender_new(s->ch, &so, &s->snd, &s->err) < 0) {
 		cli_error(CMD, "--sink: %s", s->err.msg);
 		goto fail;
@@ -247,6 +258,8 @@ int rec_sink_close(struct rec_sink *s, uint64_t stream_missed, bool quiet)
 	struct strobe_ch_sender_stats st;
 	struct strobe_ch_stats ks = { 0 };
 	struct strobe_error err = { 0, "" };
+	struct sigaction sa, old[2];
+	double timeout = s->o.timeout_s < 0 ? 30 : s->o.timeout_s;
 	uint64_t not_sent;
 	int ret, status = 0;
 
@@ -254,7 +267,21 @@ int rec_sink_close(struct rec_sink *s, uint64_t stream_missed, bool quiet)
 		s->dead = true;
 	if (s->k)
 		strobe_ch_sink_stats(s->k, &ks);
-	ret = strobe_ch_sender_close(s->snd, s->o.timeout_s < 0 ? 30 : s->o.timeout_s, &st, &err);
+	/* the last attempts; a Ctrl-C (SIGTERM) ends them, keeping the spool */
+	drain_stop = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_drain_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old[0]);
+	sigaction(SIGTERM, &sa, &old[1]);
+	strobe_ch_sender_stats(s->snd, &st);
+	if (timeout > 0 && st.rows_pending + st.agg_rows_pending && (st.failures || st.spool_bytes))
+		fprintf(stderr, "strobe record: sink %s: delivering the last %" PRIu64 " rows (for up "
+			"to %g s; Ctrl-C keeps them in the spool)\n", s->shown,
+			st.rows_pending + st.agg_rows_pending, timeout);
+	ret = strobe_ch_sender_close(s->snd, timeout, &st, &err);
+	sigaction(SIGINT, &old[0], NULL);
+	sigaction(SIGTERM, &old[1], NULL);
 	/* events fed to the sink but never handed to the sender (it failed) */
 	not_sent = s->not_fed + (ks.events > ks.rows_sent ? ks.events - ks.rows_sent : 0);
 	if (!quiet || ret < 0 || not_sent || stream_missed)

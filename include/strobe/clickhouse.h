@@ -57,6 +57,7 @@
 #ifndef STROBE_CLICKHOUSE_H
 #define STROBE_CLICKHOUSE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -234,6 +235,10 @@ struct strobe_ch_sender_opts {
 	uint64_t mem_max;	/* bytes of batches queued in memory; 0: 64 MiB */
 	double backoff_min_s;	/* 0: 0.5 s */
 	double backoff_max_s;	/* 0: 30 s */
+	/* May be NULL; when *stop becomes non-zero during
+	 * strobe_ch_sender_close's last attempts (a second Ctrl-C), they
+	 * end at once and what is left goes to the spool. */
+	volatile sig_atomic_t *stop;
 };
 
 struct strobe_ch_sender_stats {

@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -415,6 +416,7 @@ struct strobe_ch_sender {
 	double deadline;
 	bool need_schema;		/* (the thread's) */
 	volatile int abort_req;		/* curl: give up the running request */
+	volatile sig_atomic_t *stop;	/* opts.stop */
 	struct strobe_ch_sender_stats st;	/* (mu) */
 };
 
@@ -705,6 +707,7 @@ int strobe_ch_sender_new(struct strobe_clickhouse *ch, const struct strobe_ch_se
 	if (s->bmax < s->bmin)
 		s->bmax = s->bmin;
 	s->need_schema = true;
+	s->stop = opts->stop;
 	s->sp.fd = -1;
 	s->sp.max = opts->spool_max ? opts->spool_max : DEF_SPOOL_MAX;
 	s->st.spool_max = s->sp.max;
@@ -818,12 +821,32 @@ int strobe_ch_sender_close(struct strobe_ch_sender *s, double timeout_s,
 	}
 	unlock(&s->mu);
 	if (s->started && !s->joined) {
-		/* a request still running a second after the deadline is aborted */
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += (time_t)(timeout_s > 0 ? timeout_s : 0) + 1;
-		if (pthread_timedjoin_np(s->thread, NULL, &ts) != 0) {
-			s->abort_req = 1;
-			pthread_join(s->thread, NULL);
+		/* a request still running a second after the deadline is
+		 * aborted; *stop set ends the attempts at once */
+		double end = mono() + (timeout_s > 0 ? timeout_s : 0) + 1;
+		bool stopped = false;
+
+		for (;;) {
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 100000000;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			if (pthread_timedjoin_np(s->thread, NULL, &ts) == 0)
+				break;
+			if (!stopped && s->stop && *s->stop) {
+				stopped = true;
+				lock(&s->mu);
+				s->deadline = 0;
+				pthread_cond_broadcast(&s->cv);
+				unlock(&s->mu);
+				s->abort_req = 1;
+			} else if (mono() > end) {
+				s->abort_req = 1;
+				pthread_join(s->thread, NULL);
+				break;
+			}
 		}
 		s->joined = true;
 		strobe_ch_abort_flag(s->ch, NULL);

@@ -7,7 +7,8 @@
 # its end still gets exactly every row (spooled, then retried); a server
 # that never comes back: the recording succeeds with a complete file,
 # stderr counts the rows not delivered (all of them) and names the spool,
-# and strobe export --spool later delivers exactly those rows.  Servers
+# and strobe export --spool later delivers exactly those rows; Ctrl-C
+# during the last delivery attempts ends them at once.  Servers
 # are stopped and the work folder removed on every exit, tracefs is left
 # as found (no strobe instance remains).
 . "$(dirname "$0")/lib.sh"
@@ -180,6 +181,30 @@ if [ $rc = 0 ] && [ "$cg" = "$fg" ] && [ "$n" = "$ev_und" ] && [ "$a" = "$agg_un
    [ ! -e $K.ch-spool ]; then
 	pass clickhouse_live_kept_spool_delivers_exactly_the_undelivered_rows
 else fail clickhouse_live_kept_spool_delivers_exactly_the_undelivered_rows "exit $rc, server '$cg' (file '$fg'), $n/$ev_und events, $a/$agg_und aggregates: $(cat $WORK/replay.err)"; fi
+
+# --- Ctrl-C during the last attempts ends them at once, keeping the spool ----
+L=$WORK/d.dat
+timeout 200 $STROBE record -o $L --preset sched,syscalls --sink-timeout 120 \
+	--sink "clickhouse://127.0.0.1:$DEAD/gone?host=delta" -- $HELPERS/getppid_n $N \
+	> $L.stdout 2> $L.stderr &
+REC=$!
+for _ in $(seq 600); do
+	grep -q "delivering the last" $L.stderr 2>/dev/null && break
+	kill -0 $REC 2>/dev/null || break
+	sleep 0.1
+done
+t0=$(date +%s.%N)
+kill -INT $REC
+wait $REC
+rc=$?
+REC=
+t1=$(date +%s.%N)
+und=$(sed -n "s/.*: \([0-9]*\) events and [0-9]* container-second rows were not delivered.*kept in '\([^']*\)'.*/\1 \2/p" $L.stderr)
+if [ $rc = 0 ] && grep -q "delivering the last" $L.stderr &&
+   [ "$(echo "$t1 - $t0 < 10" | bc)" = 1 ] && [ "${und#* }" = $L.ch-spool ] && [ -s $L.ch-spool ] &&
+   { [ "$(missed $L)" != 0 ] || [ "${und%% *}" = "$(events $L)" ]; }; then
+	pass clickhouse_live_ctrl_c_ends_the_last_attempts_and_keeps_the_spool
+else fail clickhouse_live_ctrl_c_ends_the_last_attempts_and_keeps_the_spool "exit $rc after $(echo "$t1 - $t0" | bc) s, undelivered '$und' of $(events $L): $(tail -3 $L.stderr)"; fi
 
 # --- usage -----------------------------------------------------------------
 $STROBE record --sink "http://127.0.0.1:$H1" -o $WORK/u.dat -- true > /dev/null 2> $WORK/u.err

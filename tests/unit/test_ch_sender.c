@@ -10,10 +10,12 @@
  * strobe_ch_spool_replay byte for byte (raw records written by the
  * producer and gzip ones written by the thread); a replay that stops at
  * a damaged record and resumes there; a spool name in use is never
- * overwritten.
+ * overwritten; an unwritable spool drops (counted) and says why; a stop
+ * flag (Ctrl-C) ends the last attempts at once.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -135,6 +137,12 @@ static int receive(void *arg, const char *table, const void *data, size_t len, u
 
 static char dir[] = "/tmp/strobe-ch-sender.XXXXXX";
 
+/* The tests' folder, made by the first test that needs it. */
+static bool have_dir(void)
+{
+	return !strstr(dir, "XXXXXX") || mkdtemp(dir) != NULL;
+}
+
 /* Send NB batches to a refusing server through a sender whose spool is
  * at path with the bound max; close it.  Returns close's result. */
 static int run_refused(const char *path, uint64_t max, struct strobe_ch_sender_stats *st,
@@ -182,7 +190,7 @@ static void test_sender_spools_what_a_refusing_server_cannot_take_within_the_bou
 	double send_s = 0;
 	int i, ret;
 
-	REQUIRE(mkdtemp(dir));
+	REQUIRE(have_dir());
 	snprintf(path, sizeof(path), "%s/spool", dir);
 	for (i = 0; i < NB; i++)
 		*(i % 2 ? &agg_rows : &ev_rows) += (uint64_t)i + 1;
@@ -308,7 +316,42 @@ static void test_an_unwritable_spool_drops_and_says_why(void)
 	CHECK(strstr(err.msg, "Sekr1t") == NULL);
 }
 
+static void test_stop_ends_the_last_attempts_at_once(void)
+{
+	static volatile sig_atomic_t stop;
+	struct strobe_ch_sender_opts so = { .backoff_min_s = 0.01, .backoff_max_s = 0.02,
+					    .stop = &stop };
+	struct strobe_ch_sender_stats st;
+	struct strobe_error err = { 0, "" };
+	struct strobe_ch_sender *s = NULL;
+	struct strobe_clickhouse *ch;
+	char path[256];
+	uint8_t b[BLEN];
+	double t0;
+	int fd = -1;
+
+	REQUIRE(have_dir());
+	snprintf(path, sizeof(path), "%s/stopped", dir);
+	so.spool_path = path;
+	ch = refusing_client(&fd);
+	REQUIRE(ch);
+	REQUIRE(strobe_ch_sender_new(ch, &so, &s, &err) == 0);
+	fill(b, 0);
+	CHECK_EQ(strobe_ch_sender_send(s, "events", b, BLEN, 1, &err), 0);
+	stop = 1;	/* as a second Ctrl-C would */
+	t0 = now_s();
+	CHECK_EQ(strobe_ch_sender_close(s, 60, &st, &err), -ETIMEDOUT);
+	CHECK(now_s() - t0 < 5);
+	CHECK_EQ(st.rows_pending, 1);
+	CHECK_STR(st.spool_path, path);
+	strobe_ch_sender_free(s);
+	strobe_clickhouse_free(ch);
+	close(fd);
+	unlink(path);
+}
+
 TESTS(T(test_backoff_schedule_doubles_from_min_to_max),
+      T(test_stop_ends_the_last_attempts_at_once),
       T(test_an_unwritable_spool_drops_and_says_why),
       T(test_sender_spools_what_a_refusing_server_cannot_take_within_the_bound),
       T(test_replay_stops_at_a_damaged_record_and_resumes_there),
