@@ -25,6 +25,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: strobe export --format clickhouse [options] [-i FILE]\n"
+		"       strobe export --format clickhouse [options] --spool SPOOL\n"
 		"\n"
 		"Export a trace file (default trace.dat) to ClickHouse over HTTP: the\n"
 		"database and its tables are created when missing, then every event goes\n"
@@ -49,6 +50,9 @@ static void usage(FILE *f)
 		"      --no-compress       send batches uncompressed (default: gzip)\n"
 		"      --retry SECONDS     while the server cannot be reached, retry each\n"
 		"                          request for up to SECONDS (default 0: fail)\n"
+		"      --spool SPOOL       deliver the rows a live recording (strobe record\n"
+		"                          --sink) could not deliver and kept in SPOOL;\n"
+		"                          SPOOL is removed once everything is delivered\n"
 		"      --wall-offset NS    trace clock to wall clock offset, ns (default:\n"
 		"                          the file's close time less its clock then)\n"
 		"      --progress          progress lines on stderr even when it is not\n"
@@ -117,10 +121,34 @@ static char *read_secret(const char *path)
 	return line;
 }
 
+/* --spool: the schema, then every undelivered record of the spool. */
+static int replay_spool(struct strobe_clickhouse *ch, const char *spool, bool quiet)
+{
+	struct strobe_error err = { 0 };
+	uint64_t rows = 0, agg = 0;
+	int ret;
+
+	ret = strobe_clickhouse_create_schema(ch, &err);
+	if (ret == 0)
+		ret = strobe_ch_spool_replay(spool, strobe_clickhouse_send, ch, &rows, &agg, &err);
+	if (ret < 0) {
+		cli_error_e(CMD, &err);
+		cli_error(CMD, "%llu events and %llu container-second rows delivered from '%s'; "
+			  "the rest stays there (run this again to resume)",
+			  (unsigned long long)rows, (unsigned long long)agg, spool);
+		return CLI_FAIL;
+	}
+	if (!quiet)
+		fprintf(stderr, "strobe export: %llu events and %llu container-second rows "
+			"delivered from spool '%s' (removed)\n", (unsigned long long)rows,
+			(unsigned long long)agg, spool);
+	return CLI_OK;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	enum { OPT_FORMAT = 256, OPT_URL, OPT_DB, OPT_HOST, OPT_USER, OPT_PWFILE, OPT_BATCH,
-	       OPT_NOCOMP, OPT_WALL, OPT_PROGRESS, OPT_RETRY };
+	       OPT_NOCOMP, OPT_WALL, OPT_PROGRESS, OPT_RETRY, OPT_SPOOL };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "format", required_argument, NULL, OPT_FORMAT },
@@ -134,6 +162,7 @@ int cmd_export(int argc, char **argv)
 		{ "wall-offset", required_argument, NULL, OPT_WALL },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "retry", required_argument, NULL, OPT_RETRY },
+		{ "spool", required_argument, NULL, OPT_SPOOL },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -145,7 +174,7 @@ int cmd_export(int argc, char **argv)
 	struct strobe_clickhouse *ch = NULL;
 	struct strobe_tracefile *tf = NULL;
 	struct progress pr = { 0 };
-	const char *input = "trace.dat", *format = NULL, *pwfile = NULL;
+	const char *input = "trace.dat", *format = NULL, *pwfile = NULL, *spool = NULL;
 	char *password = NULL, *end;
 	bool quiet = false, force_progress = false;
 	uint64_t u;
@@ -202,6 +231,9 @@ int cmd_export(int argc, char **argv)
 				return CLI_USAGE;
 			}
 			break;
+		case OPT_SPOOL:
+			spool = optarg;
+			break;
 		case OPT_PROGRESS:
 			force_progress = true;
 			break;
@@ -237,6 +269,10 @@ int cmd_export(int argc, char **argv)
 	if (strobe_clickhouse_new(&co, &ch, &err) < 0) {
 		cli_error_e(CMD, &err);
 		status = err.code == -EINVAL ? CLI_USAGE : CLI_FAIL;
+		goto out;
+	}
+	if (spool) {
+		status = replay_spool(ch, spool, quiet);
 		goto out;
 	}
 	if (strobe_tracefile_open(input, &tf, &err) < 0) {

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "record-sink.h"
 
 static const char *const cmd = "record";
 
@@ -56,6 +57,14 @@ static void usage(FILE *f)
 		"      --host-name NAME  the host name stored in the file (default: the\n"
 		"                        node name); names the host when files of\n"
 		"                        several hosts are merged (report -i A -i B)\n"
+		"      --sink URL        also send every event, as it is captured, to\n"
+		"                        ClickHouse: clickhouse://[USER[:PASS]@]HOST[:PORT]\n"
+		"                        /DATABASE[?host=NAME] (credentials: better\n"
+		"                        $CLICKHOUSE_USER, $CLICKHOUSE_PASSWORD)\n"
+		"      --sink-spool FILE where rows wait while the server is slow or down\n"
+		"                        (default OUTPUT.ch-spool; kept if not delivered)\n"
+		"      --sink-spool-max SIZE  its bound (default 1G; K, M, G suffixes)\n"
+		"      --sink-timeout SECS    last delivery attempts at the end (default 30)\n"
 		"  -q, --quiet           no summary\n"
 		"  -h, --help            this help\n"
 		"\n"
@@ -71,6 +80,7 @@ static void usage(FILE *f)
 		"  strobe record --preset sched,io -p 1234 -o io.dat\n"
 		"  strobe record -c web -d 5                   one container, 5 s\n"
 		"  strobe record -d 10 -b 8192                 whole system, 10 s\n"
+		"  strobe record --sink clickhouse://db1:8123/strobe -c web -d 60\n"
 		"\n"
 		"See strobe-record(1).\n");
 }
@@ -110,6 +120,33 @@ static void summary(const struct strobe_record_result *res)
 	}
 }
 
+/* "512M", "1G", "4096" (bytes), K/M/G/T with an optional "iB" or "B". */
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	if (!*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'K': case 'k': shift = 10; end++; break;
+	case 'M': case 'm': shift = 20; end++; break;
+	case 'G': case 'g': shift = 30; end++; break;
+	case 'T': case 't': shift = 40; end++; break;
+	}
+	if (shift && (!strcmp(end, "iB") || !strcmp(end, "B")))
+		end += strlen(end);
+	if (*end || !v || (shift && v > (UINT64_MAX >> shift)))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
 static void on_tracing(void *arg)
 {
 	const struct strobe_record_opts *o = arg;
@@ -134,10 +171,18 @@ int cmd_record(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "sink", required_argument, NULL, 256 },
+		{ "sink-spool", required_argument, NULL, 257 },
+		{ "sink-spool-max", required_argument, NULL, 258 },
+		{ "sink-timeout", required_argument, NULL, 259 },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_target t;
 	struct strobe_record_opts *o = &t.o;
+	struct rec_sink_opts sko = { .timeout_s = -1 };
+	struct rec_sink *sink = NULL;
+	struct strobe_error sink_err = { 0, "" };
+	char *sink_url = NULL;
 	struct strobe_record_result res;
 	struct strobe_error err = { 0, "" };
 	char *cmdline = NULL;
@@ -164,6 +209,25 @@ int cmd_record(int argc, char **argv)
 			usage(stdout);
 			status = CLI_OK;
 			goto out;
+		case 256:
+			sink_url = optarg;
+			break;
+		case 257:
+			sko.spool = optarg;
+			break;
+		case 258:
+			if (parse_size(optarg, &sko.spool_max) < 0) {
+				cli_error(cmd, "bad --sink-spool-max '%s' (bytes, e.g. 512M or 2G)",
+					  optarg);
+				goto usage_err;
+			}
+			break;
+		case 259:
+			if (cli_parse_seconds(optarg, &sko.timeout_s) < 0) {
+				cli_error(cmd, "bad --sink-timeout '%s' (seconds, e.g. 30)", optarg);
+				goto usage_err;
+			}
+			break;
 		case '?':
 		case ':':
 			if (optopt == 'H')
@@ -185,6 +249,25 @@ int cmd_record(int argc, char **argv)
 	}
 	if (cli_target_finish(&t, cmd, optind < argc ? &argv[optind] : NULL) < 0)
 		goto usage_err;
+	if ((sko.spool || sko.spool_max || sko.timeout_s >= 0) && !sink_url) {
+		cli_error(cmd, "--sink-spool, --sink-spool-max and --sink-timeout go with --sink");
+		goto usage_err;
+	}
+	if (sink_url) {
+		bool bad_usage;
+
+		/* before the command line is stored: this hides the password */
+		sink = rec_sink_open(&sko, sink_url, o->output, &bad_usage);
+		if (!sink) {
+			if (bad_usage)
+				goto usage_err;
+			goto out;
+		}
+		o->on_event = rec_sink_on_event;
+		o->on_tick = rec_sink_on_tick;
+		o->event_arg = sink;
+		o->event_err = &sink_err;
+	}
 	o->on_tracing = on_tracing;
 	o->arg = o;
 	cmdline = cli_join_args(argc - 1, argv + 1);
@@ -204,6 +287,10 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!quiet)
 		summary(&res);
+	if (sink) {	/* the file is complete whatever the sink says */
+		rec_sink_close(sink, res.stream_missed, quiet);
+		sink = NULL;
+	}
 	if (r == -ENOSPC) {
 		cli_error_e(cmd, &err);
 		status = CLI_FAIL;
@@ -226,6 +313,8 @@ usage_err:
 	fprintf(stderr, "See 'strobe record --help'.\n");
 	status = CLI_USAGE;
 out:
+	if (sink)	/* the recording failed: say what happened to what was sent */
+		rec_sink_close(sink, 0, quiet);
 	cli_target_free(&t);
 	free(cmdline);
 	return status;

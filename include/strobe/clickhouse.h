@@ -57,6 +57,7 @@
 #ifndef STROBE_CLICKHOUSE_H
 #define STROBE_CLICKHOUSE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -163,9 +164,10 @@ int strobe_ch_sink_new(struct strobe_formats *fmts, struct strobe_model *m,
  * formats are borrowed: s must outlive the sink).  This is how a live
  * recording feeds ClickHouse: iterate the capture's stream, update the
  * model, feed the sink (examples/clickhouse_live.c).  The sink sends
- * from strobe_ch_sink_feed, so a slow server holds up the callback and,
- * once the capture's queues are full, the kernel drops events (counted
- * by the capture as lost); the trace file of a recording is unaffected.
+ * from strobe_ch_sink_feed: with strobe_clickhouse_send as the sender a
+ * slow server holds up the callback and, once the capture's queues are
+ * full, the kernel drops events (counted by the capture as lost); with
+ * a struct strobe_ch_sender (below) it never waits for the network.
  */
 struct strobe_stream;
 int strobe_ch_sink_new_stream(struct strobe_stream *s, struct strobe_model *m,
@@ -180,10 +182,126 @@ int strobe_ch_sink_new_stream(struct strobe_stream *s, struct strobe_model *m,
  */
 int strobe_ch_sink_feed(struct strobe_ch_sink *k, const struct strobe_event *ev,
 			struct strobe_error *err);
+/*
+ * Send the rows buffered so far (however few) and the aggregates of the
+ * wall-clock seconds before the latest event's: what a live recording
+ * calls about once a second so that rows reach the server while it
+ * runs.  0 or -errno (sticky, as strobe_ch_sink_feed).
+ */
+int strobe_ch_sink_flush(struct strobe_ch_sink *k, struct strobe_error *err);
 /* Send every buffered row and aggregate.  Call once at the end.  0 or -errno. */
 int strobe_ch_sink_finish(struct strobe_ch_sink *k, struct strobe_error *err);
 void strobe_ch_sink_stats(const struct strobe_ch_sink *k, struct strobe_ch_stats *st);
 void strobe_ch_sink_free(struct strobe_ch_sink *k);	/* NULL ok */
+
+/* ---- a sender that never holds up its producer ------------------- */
+
+/*
+ * struct strobe_ch_sender delivers batches to a server from a thread of
+ * its own, so that the thread producing rows (a live recording's) never
+ * waits for the network.  strobe_ch_sender_send, a strobe_ch_send_fn,
+ * only copies the batch into a queue in memory.  When the server is slow
+ * or down, batches go to a spool file (the memory queue spills into it,
+ * and the sender thread moves the batch that failed and those behind it
+ * there) and are delivered again, oldest first, after pauses of
+ * backoff_min_s doubling up to backoff_max_s between attempts.  When the
+ * spool cannot take a batch (spool_max reached, or a write error), the
+ * batch is dropped and its rows and bytes counted: the producer is
+ * never held up.  ClickHouse's tables are ordered by time, so the order
+ * in which batches arrive does not matter.
+ *
+ * The spool (little-endian): a 32-byte header, "strobe-ch-spool1" then
+ * the u64 offset of the first undelivered record and a u64 0; records of
+ * u32 magic 0x52435353 ("SSCR"), u8 flags (1: the body is gzip), u8
+ * table name length, u16 0, u32 crc32 of the body, u64 rows, u64 body
+ * length, the table name, the body (RowBinary).  Delivered records
+ * before the first undelivered one have their disk space released (hole
+ * punched) where the file system allows, else they count against
+ * spool_max until the spool empties, when the file is truncated.  The
+ * file is created at the first batch that needs it (never overwriting
+ * one: a name in use gets a ".N" suffix), removed when everything in it
+ * was delivered, and otherwise kept: strobe_ch_spool_replay() (strobe
+ * export --spool FILE) delivers it later.
+ *
+ * A failed attempt re-creates the schema before the next one, so a
+ * server that lost its tables gets them again.  Every failure is
+ * retried, a refused batch too (a wrong password can be fixed while the
+ * sender waits); a server that died after committing an INSERT but before
+ * answering gets that batch twice.
+ */
+struct strobe_ch_sender_opts {
+	const char *spool_path;	/* NULL: $TMPDIR (else /tmp)/strobe-ch-spool-PID */
+	uint64_t spool_max;	/* bytes; 0: 1 GiB */
+	uint64_t mem_max;	/* bytes of batches queued in memory; 0: 64 MiB */
+	double backoff_min_s;	/* 0: 0.5 s */
+	double backoff_max_s;	/* 0: 30 s */
+	/* May be NULL; when *stop becomes non-zero during
+	 * strobe_ch_sender_close's last attempts (a second Ctrl-C), they
+	 * end at once and what is left goes to the spool. */
+	volatile sig_atomic_t *stop;
+};
+
+struct strobe_ch_sender_stats {
+	/* rows of the events table, then of container_seconds (and any
+	 * other table) */
+	uint64_t rows_delivered, agg_rows_delivered;
+	uint64_t rows_pending, agg_rows_pending;	/* queued or spooled, not delivered */
+	uint64_t rows_spooled, agg_rows_spooled;	/* ever written to the spool */
+	uint64_t rows_dropped, agg_rows_dropped;	/* the spool could not take them */
+	uint64_t bytes_dropped;		/* RowBinary bytes of the dropped batches */
+	uint64_t batches_delivered;
+	uint64_t failures;		/* attempts that failed */
+	uint64_t spool_bytes;		/* disk bytes the spool holds now */
+	uint64_t spool_max;		/* its bound */
+	char spool_path[4096];		/* "" until the spool file was created */
+	char last_error[256];		/* the last failure's message, "" none */
+	char spool_error[256];		/* the last spool write error, "" none */
+};
+
+struct strobe_ch_sender;
+struct strobe_clickhouse;
+/*
+ * A sender delivering through client ch (borrowed: do not use it
+ * yourself until strobe_ch_sender_close returned).  Starts its thread,
+ * which creates the schema when the server first answers.  Returns 0 or
+ * -errno (-ENOMEM, -EAGAIN no thread).
+ */
+int strobe_ch_sender_new(struct strobe_clickhouse *ch, const struct strobe_ch_sender_opts *opts,
+			 struct strobe_ch_sender **out, struct strobe_error *err);
+/*
+ * strobe_ch_send_fn for arg = a sender: copies the batch into the queue
+ * (or the spool, or drops it, counted) and returns at once.  0, or
+ * -EINVAL (a bad table name, or the sender is closed).
+ */
+int strobe_ch_sender_send(void *arg, const char *table, const void *data, size_t len,
+			  uint64_t rows, struct strobe_error *err);
+/* The counts so far (any thread). */
+void strobe_ch_sender_stats(struct strobe_ch_sender *s, struct strobe_ch_sender_stats *st);
+/*
+ * Last attempts: deliver what is queued and spooled for up to timeout_s
+ * seconds (0: no attempt), then write what is left in memory to the
+ * spool and stop the thread.  st (may be NULL) gets the final counts.
+ * Returns 0 when every row was delivered (the spool file is removed);
+ * -ETIMEDOUT when rows are left undelivered (kept in the spool file:
+ * *err names it, with the last failure); -ENOSPC when rows were dropped.
+ * Messages never contain credentials.
+ */
+int strobe_ch_sender_close(struct strobe_ch_sender *s, double timeout_s,
+			   struct strobe_ch_sender_stats *st, struct strobe_error *err);
+/* Close (no further attempt) if not closed, free.  NULL ok. */
+void strobe_ch_sender_free(struct strobe_ch_sender *s);
+
+/*
+ * Deliver the undelivered records of spool file path, oldest first,
+ * through send(arg, ...) (strobe_clickhouse_send with a client, or your
+ * own); each one delivered is marked in the file, so a replay that
+ * stopped on an error resumes where it stopped.  A fully delivered spool
+ * is removed.  *rows and *agg_rows (may be NULL) count the rows
+ * delivered.  0, or -errno: -EBADMSG for a file that is not a spool or a
+ * record that is damaged (its crc32), the sender's error otherwise.
+ */
+int strobe_ch_spool_replay(const char *path, strobe_ch_send_fn send, void *arg,
+			   uint64_t *rows, uint64_t *agg_rows, struct strobe_error *err);
 
 /* ---- whole files ---------------------------------------------------- */
 

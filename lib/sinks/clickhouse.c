@@ -133,6 +133,8 @@ struct strobe_clickhouse {
 	bool gzip;
 	long timeout_s;
 	double retry_s;
+	long cap_ms;		/* > 0: no request takes longer (the sender's close) */
+	volatile int *abort;	/* non-NULL and set: give up the running request */
 	struct bbuf resp;	/* the last answer */
 	struct bbuf z;		/* compressed body */
 	char curl_err[CURL_ERROR_SIZE];
@@ -263,6 +265,13 @@ void strobe_clickhouse_free(struct strobe_clickhouse *ch)
 	free(ch);
 }
 
+static int on_xfer(void *arg, curl_off_t a, curl_off_t b, curl_off_t c, curl_off_t d)
+{
+	struct strobe_clickhouse *ch = arg;
+
+	return ch->abort && *ch->abort ? 1 : 0;
+}
+
 static size_t on_body(char *p, size_t size, size_t n, void *arg)
 {
 	struct bbuf *b = arg;
@@ -358,13 +367,16 @@ static CURLcode perform(struct strobe_clickhouse *ch)
 	}
 }
 
+enum body_mode { B_PLAIN, B_COMPRESS, B_GZIPPED };
+
 /*
- * POST body (len bytes; gzip it when `compress`) to the base URL with
- * the URL-encoded query `q` as the query parameter (NULL: the body is the
- * query).  The answer is in ch->resp.  0 or -errno.
+ * POST body (len bytes; gzip it when mode is B_COMPRESS, already gzip
+ * when B_GZIPPED) to the base URL with the URL-encoded query `q` as the
+ * query parameter (NULL: the body is the query).  The answer is in
+ * ch->resp.  0 or -errno.
  */
 static int request(struct strobe_clickhouse *ch, const char *q, const void *body, size_t len,
-		   bool compress, struct strobe_error *err)
+		   enum body_mode mode, struct strobe_error *err)
 {
 	struct curl_slist *hdr = NULL;
 	char *url = NULL, *esc = NULL;
@@ -382,7 +394,7 @@ static int request(struct strobe_clickhouse *ch, const char *q, const void *body
 	}
 	if (!url)
 		return strobe_err(err, -ENOMEM, "out of memory");
-	if (compress) {
+	if (mode == B_COMPRESS) {
 		ret = gzip_body(ch, body, len);
 		if (ret < 0) {
 			free(url);
@@ -390,8 +402,9 @@ static int request(struct strobe_clickhouse *ch, const char *q, const void *body
 		}
 		body = ch->z.p;
 		len = ch->z.len;
-		hdr = curl_slist_append(hdr, "Content-Encoding: gzip");
 	}
+	if (mode != B_PLAIN)
+		hdr = curl_slist_append(hdr, "Content-Encoding: gzip");
 	hdr = curl_slist_append(hdr, "Content-Type: application/octet-stream");
 	hdr = curl_slist_append(hdr, "Expect:");
 	curl_easy_reset(ch->curl);
@@ -404,8 +417,16 @@ static int request(struct strobe_clickhouse *ch, const char *q, const void *body
 	curl_easy_setopt(ch->curl, CURLOPT_WRITEDATA, &ch->resp);
 	curl_easy_setopt(ch->curl, CURLOPT_ERRORBUFFER, ch->curl_err);
 	curl_easy_setopt(ch->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(ch->curl, CURLOPT_CONNECTTIMEOUT, 10L);
-	curl_easy_setopt(ch->curl, CURLOPT_TIMEOUT, ch->timeout_s);
+	if (ch->abort) {
+		curl_easy_setopt(ch->curl, CURLOPT_NOPROGRESS, 0L);
+		curl_easy_setopt(ch->curl, CURLOPT_XFERINFOFUNCTION, on_xfer);
+		curl_easy_setopt(ch->curl, CURLOPT_XFERINFODATA, ch);
+	}
+	curl_easy_setopt(ch->curl, CURLOPT_CONNECTTIMEOUT_MS,
+			 ch->cap_ms > 0 && ch->cap_ms < 10000 ? ch->cap_ms : 10000L);
+	curl_easy_setopt(ch->curl, CURLOPT_TIMEOUT_MS,
+			 ch->cap_ms > 0 && ch->cap_ms < ch->timeout_s * 1000 ? ch->cap_ms
+			 : ch->timeout_s * 1000);
 	if (ch->user || ch->password) {
 		curl_easy_setopt(ch->curl, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
 		curl_easy_setopt(ch->curl, CURLOPT_USERNAME, ch->user ? ch->user : "default");
@@ -441,7 +462,7 @@ static int request(struct strobe_clickhouse *ch, const char *q, const void *body
 int strobe_clickhouse_query(struct strobe_clickhouse *ch, const char *sql, char **out,
 			    size_t *out_len, struct strobe_error *err)
 {
-	int ret = request(ch, NULL, sql, strlen(sql), false, err);
+	int ret = request(ch, NULL, sql, strlen(sql), B_PLAIN, err);
 
 	if (ret < 0 || !out)
 		return ret;
@@ -478,7 +499,7 @@ int strobe_clickhouse_create_schema(struct strobe_clickhouse *ch, struct strobe_
 	for (i = 0; i < sizeof(ddl) / sizeof(ddl[0]); i++) {
 		snprintf(sql, sizeof(sql), "%s %s%s%s", ddl[i][0], ch->db, ddl[i][1] ? "." : "",
 			 ddl[i][1] ? ddl[i][1] : "");
-		ret = request(ch, NULL, sql, strlen(sql), false, err);
+		ret = request(ch, NULL, sql, strlen(sql), B_PLAIN, err);
 		if (ret < 0)
 			return ret;
 	}
@@ -494,7 +515,40 @@ int strobe_clickhouse_send(void *arg, const char *table, const void *data, size_
 	if (!valid_name(table))
 		return strobe_err(err, -EINVAL, "clickhouse: bad table name");
 	snprintf(q, sizeof(q), "INSERT INTO %s.%s FORMAT RowBinary", ch->db, table);
-	return request(ch, q, data, len, ch->gzip, err);
+	return request(ch, q, data, len, ch->gzip ? B_COMPRESS : B_PLAIN, err);
+}
+
+int strobe_ch_insert(struct strobe_clickhouse *ch, const char *table, const void *body,
+		     size_t len, bool gzipped, struct strobe_error *err)
+{
+	char q[256];
+
+	if (!valid_name(table))
+		return strobe_err(err, -EINVAL, "clickhouse: bad table name");
+	snprintf(q, sizeof(q), "INSERT INTO %s.%s FORMAT RowBinary", ch->db, table);
+	return request(ch, q, body, len, gzipped ? B_GZIPPED : ch->gzip ? B_COMPRESS : B_PLAIN,
+		       err);
+}
+
+void strobe_ch_cap_ms(struct strobe_clickhouse *ch, long ms)
+{
+	ch->cap_ms = ms;
+	ch->retry_s = 0;	/* the sender retries itself */
+}
+
+void strobe_ch_abort_flag(struct strobe_clickhouse *ch, volatile int *flag)
+{
+	ch->abort = flag;
+}
+
+bool strobe_ch_gzips(const struct strobe_clickhouse *ch)
+{
+	return ch->gzip;
+}
+
+bool strobe_ch_valid_table(const char *table)
+{
+	return valid_name(table) && strlen(table) < 64;
 }
 
 /* ---- the sink ------------------------------------------------------ */
@@ -975,6 +1029,15 @@ nomem:
 	k->failed = strobe_err(&k->ferr, -ENOMEM, "out of memory");
 fail:
 	if (err)
+		*err = k->ferr;
+	return k->failed;
+}
+
+int strobe_ch_sink_flush(struct strobe_ch_sink *k, struct strobe_error *err)
+{
+	if (!k->failed)
+		k->failed = flush(k, k->cur_sec ? k->cur_sec - 1 : 0);
+	if (k->failed && err)
 		*err = k->ferr;
 	return k->failed;
 }

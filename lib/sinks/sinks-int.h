@@ -5,11 +5,15 @@
 #ifndef STROBE_SINKS_INT_H
 #define STROBE_SINKS_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util/err.h"
 
 struct strobe_tracefile;
+struct strobe_clickhouse;
+struct strobe_error;
 
 /*
  * The host a file was recorded on: strobe's info "host" key when a
@@ -20,5 +24,23 @@ struct strobe_tracefile;
  */
 const char *strobe_sink_file_host(struct strobe_tracefile *tf, char *buf,
 				  size_t size) STROBE_HIDDEN;
+
+/* ---- between clickhouse.c (the client) and ch-sender.c ---- */
+
+/* INSERT body (RowBinary; already gzip when gzipped, else compressed as
+ * the client's options say) into table.  0 or -errno. */
+int strobe_ch_insert(struct strobe_clickhouse *ch, const char *table, const void *body,
+		     size_t len, bool gzipped, struct strobe_error *err) STROBE_HIDDEN;
+/* No request of ch takes longer than ms (> 0; 0: the client's timeout);
+ * also turns the client's own retries off. */
+void strobe_ch_cap_ms(struct strobe_clickhouse *ch, long ms) STROBE_HIDDEN;
+/* While *flag (may be NULL: none) is set, requests of ch are aborted. */
+void strobe_ch_abort_flag(struct strobe_clickhouse *ch, volatile int *flag) STROBE_HIDDEN;
+bool strobe_ch_gzips(const struct strobe_clickhouse *ch) STROBE_HIDDEN;
+bool strobe_ch_valid_table(const char *table) STROBE_HIDDEN;
+
+/* The sender's pause after a failed delivery: min after the first
+ * failure (prev <= 0), then doubling, at most max. */
+double strobe_ch_backoff(double prev, double min, double max) STROBE_HIDDEN;
 
 #endif

@@ -1,7 +1,8 @@
 # 04-export-usage.sh - strobe export's command line, no server and no
 # tracing needed: help, usage errors with status 2 and one-line messages,
 # a missing trace file and an unreachable server with status 1, and a
-# password file whose content never appears in any message.
+# password file whose content never appears in any message; and the
+# usage errors of strobe record --sink (checked before any tracing).
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 S=${STROBE:-$ROOT/build/strobe}
 D=$(mktemp -d /tmp/strobe-cli.XXXXXX)
@@ -36,3 +37,20 @@ t export_unreachable_server_fails 1 "clickhouse at http://127.0.0.1:$port: " $S 
 	--password-file "$D/pw" -i "$D/t.dat"
 grep -q "pw-$$-secret" "$D/err" "$D/out" && echo "FAIL export_errors_never_show_the_password" ||
 	echo "PASS export_errors_never_show_the_password"
+
+# strobe record --sink: usage errors before any tracing (no file made)
+t record_help_lists_sink 0 '\-\-sink URL' $S record --help
+t record_sink_needs_clickhouse_url 2 'want clickhouse://' $S record --sink http://x:8123 \
+	-o "$D/r.dat" -- true
+t record_sink_needs_a_host 2 'which host' $S record --sink clickhouse:///db -o "$D/r.dat" -- true
+t record_sink_bad_parameter 2 'only parameter is ?host=NAME' $S record \
+	--sink 'clickhouse://h:1/db?user=x' -o "$D/r.dat" -- true
+t record_sink_bad_database 2 'database name' $S record --sink 'clickhouse://h:1/bad-db' \
+	-o "$D/r.dat" -- true
+t record_sink_spool_without_sink 2 'go with --sink' $S record --sink-spool "$D/s" -- true
+t record_sink_bad_spool_max 2 "bad --sink-spool-max 'x'" $S record --sink clickhouse://h/db \
+	--sink-spool-max x -- true
+t record_sink_bad_timeout 2 "bad --sink-timeout" $S record --sink clickhouse://h/db \
+	--sink-timeout -1 -- true
+[ ! -e "$D/r.dat" ] && [ ! -e "$D/r.dat.ch-spool" ] && echo "PASS record_sink_usage_errors_make_no_file" ||
+	echo "FAIL record_sink_usage_errors_make_no_file"
