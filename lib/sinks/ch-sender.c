@@ -666,7 +666,8 @@ static void *run(void *arg)
 			spill(s, b, false);	/* already compressed by deliver() */
 		lock(&s->mu);
 		s->st.failures++;
-		snprintf(s->st.last_error, sizeof(s->st.last_error), "%s", e.msg);
+		snprintf(s->st.last_error, sizeof(s->st.last_error), "%.*s",
+			 (int)sizeof(s->st.last_error) - 1, e.msg);
 		s->backoff = strobe_ch_backoff(s->backoff, s->bmin, s->bmax);
 		s->next_try = mono() + s->backoff;
 	}
