@@ -80,6 +80,9 @@ void cli_warn(const char *cmd, const char *fmt, ...)
  * {"kind":..,"message":..} objects appended to s. */
 struct strobe_buf;
 void cli_warn_diags(const char *cmd, const struct strobe_tracefile *tf);
+/* Timestamp of the first event of tf (for +SECONDS), 0 if none
+ * (cmd-analyze.c). */
+uint64_t cli_first_ts(struct strobe_tracefile *tf);
 /* Several input files merged (multi.c): once on stderr, how their clocks
  * were put on one timeline and how uncertain that is. */
 void cli_merge_clock_note(const char *cmd, const struct strobe_merge *m,

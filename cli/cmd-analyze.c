@@ -329,8 +329,7 @@ static void on_log(void *arg, const struct strobe_table *t, const union strobe_v
 		cli_flush(l->s);
 }
 
-/* Timestamp of the first event of the file (for +SECONDS), 0 if none. */
-static uint64_t first_ts(struct strobe_tracefile *tf)
+uint64_t cli_first_ts(struct strobe_tracefile *tf)
 {
 	struct strobe_stream *st;
 	struct strobe_event ev;
@@ -579,7 +578,7 @@ static int run(struct analyze_args *a)
 		goto out;
 	}
 	if (rel_b || rel_e) {
-		uint64_t t0 = first_ts(tf);
+		uint64_t t0 = cli_first_ts(tf);
 
 		if (rel_b)
 			a->o.begin += t0;

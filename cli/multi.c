@@ -95,21 +95,6 @@ int cli_json_add_key(struct strobe_buf *s, const char *key, const char *val)
 	return strobe_buf_failed(s) ? -ENOMEM : 0;
 }
 
-/* Timestamp of a file's first event (for +SECONDS), 0 if none. */
-static uint64_t file_first_ts(struct strobe_tracefile *tf)
-{
-	struct strobe_stream *st;
-	struct strobe_event ev;
-	uint64_t ts = 0;
-
-	if (strobe_stream_open_file(tf, NULL, &st, NULL) < 0)
-		return 0;
-	if (strobe_stream_next(st, &ev, NULL) > 0)
-		ts = ev.ts;
-	strobe_stream_close(st);
-	return ts;
-}
-
 /* "+SECONDS" into ns; -1 for anything else. */
 static int rel_seconds(const char *s, uint64_t *ns)
 {
@@ -174,7 +159,7 @@ int cli_analyze_files(const char *cmd, const char *names, const struct strobe_an
 
 		oo[i] = *o;
 		if (begin || end) {
-			uint64_t t0 = file_first_ts(tfs[i]);
+			uint64_t t0 = cli_first_ts(tfs[i]);
 
 			oo[i].begin = begin ? t0 + rb : 0;
 			oo[i].end = end ? t0 + re : 0;
