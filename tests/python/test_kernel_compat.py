@@ -19,7 +19,8 @@ def test_seed_script_prints_the_shells_wakeups(kernel):
     # test's control) may miss the first ones
     sh = subprocess.Popen(["sh", "-c", "read go; for i in $(seq 20); do sleep 0.1; done"],
                           stdin=subprocess.PIPE)
-    env = dict(os.environ, PYTHONPATH=os.path.join(BUILD, "python"))
+    # faulthandler: a SIGABRT prints every thread's Python stack (below)
+    env = dict(os.environ, PYTHONPATH=os.path.join(BUILD, "python"), PYTHONFAULTHANDLER="1")
     script = subprocess.Popen([sys.executable, os.path.join(ROOT, "examples", "wakeups_tc.py"),
                                str(sh.pid)], env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
@@ -31,7 +32,14 @@ def test_seed_script_prints_the_shells_wakeups(kernel):
         sh.wait(timeout=30)
         time.sleep(0.5)
         script.send_signal(signal.SIGINT)
-        out, err = script.communicate(timeout=30)
+        try:
+            out, err = script.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            # say where it is stuck rather than only that it is
+            script.send_signal(signal.SIGABRT)
+            out, err = script.communicate(timeout=30)
+            raise AssertionError("still running 30 s after SIGINT; where its threads were:\n"
+                                 + err[-4000:])
     finally:
         if script.poll() is None:
             script.kill()
