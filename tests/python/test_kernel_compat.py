@@ -21,9 +21,13 @@ def test_seed_script_prints_the_shells_wakeups(kernel):
                           stdin=subprocess.PIPE)
     # faulthandler: a SIGABRT prints every thread's Python stack (below)
     env = dict(os.environ, PYTHONPATH=os.path.join(BUILD, "python"), PYTHONFAULTHANDLER="1")
+    # Ctrl-C as in a terminal: a run started in the background (nohup,
+    # "cmd &" in a script) inherits SIGINT ignored, and Python then never
+    # raises KeyboardInterrupt
     script = subprocess.Popen([sys.executable, os.path.join(ROOT, "examples", "wakeups_tc.py"),
                                str(sh.pid)], env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+                              stderr=subprocess.PIPE, text=True,
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert script.stdout.readline().startswith("Ready")
         time.sleep(0.3)

@@ -68,12 +68,21 @@ def test_hook2container_sees_only_that_container(rootfs):
             time.sleep(0.5)
             os.kill(os.getpid(), signal.SIGINT)     # Ctrl-C
 
-        with strobe.create_instance(tracing_on=False) as inst:
-            strobe.enable_event(instance=inst, system="syscalls", event="sys_enter_getppid")
-            strobe.hook2container(instance=inst, container=a)
-            t = when_tracing(inst, work)
-            strobe.iterate_trace(instance=inst, callback=cb, timeout=90)
-            t.join()
+        # Ctrl-C as in a terminal, also when this run inherited SIGINT
+        # ignored (started in the background)
+        old_int = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            with strobe.create_instance(tracing_on=False) as inst:
+                strobe.enable_event(instance=inst, system="syscalls", event="sys_enter_getppid")
+                strobe.hook2container(instance=inst, container=a)
+                t = when_tracing(inst, work)
+                t0 = time.monotonic()
+                strobe.iterate_trace(instance=inst, callback=cb, timeout=90)
+                stopped_after = time.monotonic() - t0
+                t.join()
+        finally:
+            signal.signal(signal.SIGINT, old_int)
+        assert stopped_after < 80, "Ctrl-C did not end the iteration (the timeout did)"
         assert counts == {a: 1200 + 300}, seen
         assert our_instances() == []
     finally:
