@@ -265,8 +265,8 @@ int mtask_copy_info(struct strobe_model *m, struct mtask *dst, const struct mtas
 	dst->t = src->t;
 	dst->t.tid = tid;
 	dst->t.serial = serial;
-	if (tgid >= 0 && dst->t.tgid >= 0 && dst->t.tgid != tgid)
-		dst->t.serial = ++m->next_serial;	/* another task now */
+	dst->t.tgid = tgid;
+	mtask_set_tgid(m, dst, src->t.tgid);	/* another task now if it changed */
 	if (!src->nr_nspid)
 		dst->t.nstid = nstid;
 	if (!src->nr_nstgid)
