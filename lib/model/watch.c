@@ -59,6 +59,7 @@
 #include <strobe/strobe.h>
 
 #include "model-int.h"
+#include "util/thread.h"
 
 #define TICK_MS 10
 #define YOUNG_S 3.0		/* read cgroup.procs and retry names this long */
@@ -594,7 +595,7 @@ int model_watch_start(struct model_watch **out, const char *const *cg_roots,
 		model_watch_free(w);
 		return strobe_err(err, e, "inotify: %s", strerror(-e));
 	}
-	e = pthread_create(&w->thread, NULL, watch_thread, w);
+	e = strobe_thread_start(&w->thread, watch_thread, w);
 	if (e) {
 		model_watch_free(w);
 		return strobe_err(err, -e, "cannot start the container watcher: %s",

@@ -45,6 +45,7 @@
 
 #include "sinks/sinks-int.h"
 #include "util/err.h"
+#include "util/thread.h"
 
 #define SPOOL_MAGIC	"strobe-ch-spool1"	/* 16 bytes, no NUL in the file */
 #define HDR_SIZE	32
@@ -726,7 +727,7 @@ int strobe_ch_sender_new(struct strobe_clickhouse *ch, const struct strobe_ch_se
 	pthread_mutex_init(&s->smu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	strobe_ch_abort_flag(ch, &s->abort_req);
-	ret = pthread_create(&s->thread, NULL, run, s);
+	ret = strobe_thread_start(&s->thread, run, s);
 	if (ret) {
 		strobe_ch_abort_flag(ch, NULL);
 		pthread_cond_destroy(&s->cv);

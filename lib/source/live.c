@@ -34,6 +34,7 @@
 
 #include "live.h"
 #include "pageq.h"
+#include "util/thread.h"
 
 /* Events reserved before "now ts" may commit a little later: by the
  * time an interrupt takes, or, in a virtual machine, the time the host
@@ -388,15 +389,11 @@ fail:
 
 int strobe_live_start(struct strobe_live *l, struct strobe_error *err)
 {
-	sigset_t all, old;
 	int i, r;
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (i = 0; i < l->nr_cpus; i++) {
-		r = pthread_create(&l->cpus[i].thread, NULL, reader, &l->cpus[i]);
+		r = strobe_thread_start(&l->cpus[i].thread, reader, &l->cpus[i]);
 		if (r) {
-			pthread_sigmask(SIG_SETMASK, &old, NULL);
 			l->running = true;
 			strobe_live_stop(l, NULL);
 			return strobe_err(err, -r, "cannot start reader thread: %s",
@@ -404,7 +401,6 @@ int strobe_live_start(struct strobe_live *l, struct strobe_error *err)
 		}
 		l->cpus[i].started = true;
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	l->running = true;
 	return 0;
 }
