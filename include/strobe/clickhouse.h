@@ -320,10 +320,12 @@ struct strobe_ch_export_opts {
 };
 
 /*
- * The wall-clock offset of a trace file's clock, estimated when the
- * recording did not store one: the file's modification time (its
- * close) less the latest "now ts" of its per-CPU statistics.  Returns 0
- * and *ns, or -ENOENT when the file has no such statistics.
+ * The wall-clock offset of a trace file's clock (added to an event's ts
+ * it gives ns since the epoch): from the clock pairings strobe record
+ * stores (strobe info "clock_sync_start"/"clock_sync_end", the mean of
+ * the two), else estimated as the file's modification time (its close)
+ * less the latest "now ts" of its per-CPU statistics.  Returns 0 and
+ * *ns, or -ENOENT when the file has neither.
  */
 int strobe_ch_file_wall_offset(struct strobe_tracefile *tf, const char *path, int64_t *ns);
 

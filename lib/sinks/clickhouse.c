@@ -1113,15 +1113,42 @@ void strobe_ch_sink_free(struct strobe_ch_sink *k)
 
 /* ---- whole files ---------------------------------------------------- */
 
+/* The offset that strobe record's clock pairings give: the mean of the
+ * start's and the end's (the trace clock may drift from wall-clock time
+ * over a long recording; strobe merge interpolates, rows of a ClickHouse
+ * table get one offset per file).  -ENOENT without pairings. */
+static int pairings_offset(struct strobe_tracefile *tf, int64_t *ns)
+{
+	static const char *const keys[2] = { "clock_sync_start", "clock_sync_end" };
+	struct strobe_clock_sync cs;
+	int64_t sum = 0;
+	int i, n = 0;
+
+	for (i = 0; i < 2; i++) {
+		if (strobe_clock_sync_parse(strobe_tracefile_info(tf, keys[i]), &cs) < 0)
+			continue;
+		sum += cs.realtime_ns - (int64_t)cs.trace_ns;
+		n++;
+	}
+	if (!n)
+		return -ENOENT;
+	/* events' ts carry the file's OFFSET option; the pairings do not */
+	*ns = sum / n - strobe_tracefile_ts_offset(tf);
+	return 0;
+}
+
 int strobe_ch_file_wall_offset(struct strobe_tracefile *tf, const char *path, int64_t *ns)
 {
 	size_t len = 0;
-	const char *s = strobe_tracefile_option(tf, STROBE_TFO_CPUSTAT, &len);
+	const char *s;
 	const char *p;
 	unsigned long long sec, usec;
 	struct stat sb;
 	char buf[4096];
 
+	if (pairings_offset(tf, ns) == 0)
+		return 0;
+	s = strobe_tracefile_option(tf, STROBE_TFO_CPUSTAT, &len);
 	if (!s || !len || stat(path, &sb) < 0)
 		return -ENOENT;
 	if (len >= sizeof(buf))

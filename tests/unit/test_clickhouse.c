@@ -480,8 +480,9 @@ static const char header_event[] =
 	"\ttime_stamp : type == 31\n\tdata max type_len  == 28\n";
 
 /* A trace file of no events whose CPU statistics say the trace clock
- * read now_ts when it was closed; its modification time set to mtime. */
-static char *wall_fixture(const char *now_ts, const struct timespec *mtime)
+ * read now_ts when it was closed, with strobe info `info`; its
+ * modification time set to mtime. */
+static char *wall_fixture(const char *now_ts, const char *info, const struct timespec *mtime)
 {
 	struct strobe_tf_format formats[] = { { "raw_syscalls", fmt_enter, sizeof(fmt_enter) - 1 } };
 	struct strobe_tf_meta m = { 0 };
@@ -505,7 +506,7 @@ static char *wall_fixture(const char *now_ts, const struct timespec *mtime)
 	m.clock = "local";
 	if (strobe_tf_writer_open(path, &m, 1, &w, &err) ||
 	    strobe_tf_writer_add_cpu(w, 0, fd, UINT64_MAX, false, &err) ||
-	    strobe_tf_writer_close(w, cpustats, "strobe_version=test\n", &err)) {
+	    strobe_tf_writer_close(w, cpustats, info, &err)) {
 		fprintf(stderr, "  fixture: %s\n", err.msg);
 		free(path);
 		path = NULL;
@@ -527,7 +528,7 @@ static void test_clickhouse_wall_offset_is_the_files_close_less_its_clock(void)
 	struct strobe_tracefile *tf = NULL;
 	struct strobe_error err = { 0 };
 	int64_t off = 0;
-	char *path = wall_fixture("now ts: 100.250000", &mt), *bad;
+	char *path = wall_fixture("now ts: 100.250000", "strobe_version=test\n", &mt), *bad;
 
 	REQUIRE(path);
 	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
@@ -537,7 +538,7 @@ static void test_clickhouse_wall_offset_is_the_files_close_less_its_clock(void)
 	unlink(path);
 	free(path);
 	/* statistics without the clock: no estimate */
-	bad = wall_fixture("oldest event ts: 5.000000", &mt);
+	bad = wall_fixture("oldest event ts: 5.000000", "strobe_version=test\n", &mt);
 	REQUIRE(bad);
 	REQUIRE(strobe_tracefile_open(bad, &tf, &err) == 0);
 	CHECK_EQ(strobe_ch_file_wall_offset(tf, bad, &off), -ENOENT);
@@ -546,8 +547,41 @@ static void test_clickhouse_wall_offset_is_the_files_close_less_its_clock(void)
 	free(bad);
 }
 
+/* strobe record's clock pairings win over the estimate: the mean of the
+ * start's and the end's offsets */
+static void test_clickhouse_wall_offset_from_the_recordings_clock_pairings(void)
+{
+	struct timespec mt = { .tv_sec = 1767225610, .tv_nsec = 500000000 };
+	struct strobe_tracefile *tf = NULL;
+	struct strobe_error err = { 0 };
+	int64_t off = 0;
+	char *path = wall_fixture("now ts: 100.250000",
+				  "strobe_version=test\n"
+				  "clock_sync_start=90000000000 1767225600000000000 1200\n"
+				  "clock_sync_end=100000000000 1767225610000002000 900\n", &mt);
+
+	REQUIRE(path);
+	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
+	CHECK_EQ(strobe_ch_file_wall_offset(tf, path, &off), 0);
+	CHECK_EQ(off, 1767225600000000000LL - 90000000000LL + 1000);
+	strobe_tracefile_close(tf);
+	unlink(path);
+	free(path);
+	/* only the start's */
+	path = wall_fixture("oldest event ts: 5.000000",
+			    "clock_sync_start=90000000000 1767225600000000000 1200\n", &mt);
+	REQUIRE(path);
+	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
+	CHECK_EQ(strobe_ch_file_wall_offset(tf, path, &off), 0);
+	CHECK_EQ(off, 1767225600000000000LL - 90000000000LL);
+	strobe_tracefile_close(tf);
+	unlink(path);
+	free(path);
+}
+
 TESTS(T(test_clickhouse_every_event_is_one_row_with_its_values),
       T(test_clickhouse_wall_offset_is_the_files_close_less_its_clock),
+      T(test_clickhouse_wall_offset_from_the_recordings_clock_pairings),
       T(test_clickhouse_aggregates_per_second),
       T(test_clickhouse_refused_batch_is_counted_and_sticky),
       T(test_clickhouse_client_checks_and_errors_hide_the_password));
