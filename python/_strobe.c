@@ -175,11 +175,14 @@ static PyMethodDef methods[] = {
 	  "the file's table." },
 	{ "analyze", KW py_analyze, METH_VARARGS | METH_KEYWORDS,
 	  "analyze($module, /, source, analyses, group_by='thread', top=0, views=None,"
-	  " timeout=None)\n--\n\n"
+	  " timeout=None, filter=None)\n--\n\n"
 	  "Run analyses (\"syscalls\", [\"cputop\", \"schedlat\"], ...) over a trace file\n"
 	  "(a path) or live over an Instance (for timeout seconds, or until Ctrl-C)\n"
 	  "and return {table name: [row dicts]} with the keys of --json.\n"
-	  "group_by: thread, process, container or cpu; views: top, stats, freq." },
+	  "group_by: thread, process, container or cpu; views: top, stats, freq;\n"
+	  "filter: an expression or a list of them (ANDed), as the CLI's --filter\n"
+	  "(strobe-expr(7)): only what it holds for is analysed, e.g.\n"
+	  "'$evt.container == \"web\"'.  A bad one raises ValueError with its position." },
 	{ "analysis_names", py_analysis_names, METH_NOARGS,
 	  "analysis_names($module, /)\n--\n\nThe analyses analyze() knows, as a list." },
 	{ "available_events", KW py_available_events, METH_VARARGS | METH_KEYWORDS,

@@ -330,23 +330,69 @@ static int parse_views(PyObject *o, unsigned *views)
 	return 0;
 }
 
+/* filter: None, one expression or a sequence of them (ANDed, as several
+ * --filter options).  *keep holds the strings that *out points into;
+ * *out is PyMem_Malloc'd. */
+static int parse_filters(PyObject *filter, PyObject **keep, const char ***out, int *n)
+{
+	Py_ssize_t i, len;
+
+	*keep = NULL;
+	*out = NULL;
+	*n = 0;
+	if (!filter || filter == Py_None)
+		return 0;
+	if (PyUnicode_Check(filter))
+		*keep = PyTuple_Pack(1, filter);
+	else
+		*keep = PySequence_Tuple(filter);
+	if (!*keep) {
+		PyErr_Clear();
+		PyErr_SetString(PyExc_TypeError, "filter must be a string or a list of strings");
+		return -1;
+	}
+	len = PyTuple_GET_SIZE(*keep);
+	*out = PyMem_Malloc((size_t)(len ? len : 1) * sizeof(**out));
+	if (!*out) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	for (i = 0; i < len; i++) {
+		PyObject *x = PyTuple_GET_ITEM(*keep, i);
+
+		if (!PyUnicode_Check(x)) {
+			PyErr_SetString(PyExc_TypeError, "filter must be a string or a list of strings");
+			return -1;
+		}
+		if (!((*out)[i] = PyUnicode_AsUTF8(x)))
+			return -1;
+	}
+	*n = (int)len;
+	return 0;
+}
+
 PyObject *py_analyze(PyObject *self, PyObject *args, PyObject *kw)
 {
-	static char *kwl[] = { "source", "analyses", "group_by", "top", "views", "timeout", NULL };
+	static char *kwl[] = { "source", "analyses", "group_by", "top", "views", "timeout",
+			       "filter", NULL };
 	PyObject *source, *names = NULL, *views = Py_None, *timeout = Py_None, *joined = NULL,
-		*out = NULL;
-	const char *group = "thread", *cnames;
+		*out = NULL, *filter = Py_None, *fkeep = NULL;
+	const char *group = "thread", *cnames, **filters = NULL;
 	struct strobe_analysis_opts o;
 	struct strobe_error err = { 0, "" };
 	struct strobe_analysis *a = NULL;
 	int top = 0, r;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|siOO:analyze", kwl, &source, &names,
-					 &group, &top, &views, &timeout))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|siOOO:analyze", kwl, &source, &names,
+					 &group, &top, &views, &timeout, &filter))
 		return NULL;
 	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
 	if (parse_group(group, &o.group_by) < 0 || parse_views(views, &o.views) < 0)
 		return NULL;
+	if (parse_filters(filter, &fkeep, &filters, &o.nr_filters) < 0)
+		goto out;
+	o.filters = filters;
 	o.top = top;
 	if (PyUnicode_Check(names)) {
 		joined = Py_NewRef(names);
@@ -436,6 +482,8 @@ PyObject *py_analyze(PyObject *self, PyObject *args, PyObject *kw)
 out:
 	Py_XDECREF(joined);
 	strobe_analysis_free(a);
+	PyMem_Free(filters);
+	Py_XDECREF(fkeep);
 	return out;
 }
 

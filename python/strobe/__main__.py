@@ -29,6 +29,8 @@ def main(argv=None):
     a.add_argument("file")
     a.add_argument("analyses", help="comma-separated: " + ",".join(strobe.analysis_names()))
     a.add_argument("--group-by", default="thread")
+    a.add_argument("--filter", action="append",
+                   help="only what EXPR holds for (strobe-expr(7); repeatable, ANDed)")
     t = sub.add_parser("trace", help="trace a command, print its events (root)")
     t.add_argument("-e", "--event", action="append", help="event spec (repeatable)")
     t.add_argument("argv", nargs=argparse.REMAINDER)
@@ -47,7 +49,8 @@ def main(argv=None):
                     print(ev)
         elif o.cmd == "analyze":
             for name, rows in strobe.analyze(o.file, o.analyses.split(","),
-                                             group_by=o.group_by).items():
+                                             group_by=o.group_by,
+                                             filter=o.filter).items():
                 print(json.dumps({"table": name, "rows": rows}))
         elif o.cmd == "trace":
             argv = o.argv[1:] if o.argv[:1] == ["--"] else o.argv

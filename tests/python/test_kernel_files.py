@@ -116,6 +116,31 @@ def test_analyze_equals_the_cli_json(trace, analysis, group):
                     assert a[k] == b[k], (t, k)
 
 
+def test_analyze_filter_equals_the_cli_filter(trace):
+    expr = '$evt.procname == "getppid_n"'
+    got = strobe.analyze(trace, ["syscalls"], group_by="process", top=0, filter=expr)
+    p = subprocess.run([STROBE, "syscalls", "--top", "0", "--group-by", "process",
+                        "--filter", expr, "--json", trace],
+                       check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    want = {}
+    for line in p.stdout.splitlines():
+        o = json.loads(line)
+        if "rows" in o:
+            want[o["table"]] = o["rows"]
+    rows = got["syscalls.top"]
+    assert rows and {r["comm"] for r in rows} == {"getppid_n"}, rows
+    assert [r for r in rows if r["syscall"] == "getppid"][0]["count"] == 300
+    assert [(r["syscall"], r["count"]) for r in rows] == \
+        [(r["syscall"], r["count"]) for r in want["syscalls.top"]]
+    # a list is ANDed: nothing is both
+    both = strobe.analyze(trace, ["syscalls"], filter=[expr, '$evt.procname == "sh"'])
+    assert not both["syscalls.top"]
+    with pytest.raises(ValueError, match="column"):
+        strobe.analyze(trace, ["syscalls"], filter="$evt.procname ==")
+    with pytest.raises(TypeError):
+        strobe.analyze(trace, ["syscalls"], filter=[42])
+
+
 def test_events_kept_after_the_loop_stay_valid(trace):
     kept = []
     for i, ev in enumerate(strobe.read_trace(trace)):
