@@ -58,6 +58,9 @@ struct cli_target {
 };
 int cli_target_option(struct cli_target *t, const char *cmd, int c, const char *arg);
 int cli_target_add_event(struct cli_target *t, const char *spec);
+/* The same with a copy of spec (kept until cli_target_free); a spec
+ * already given is not added twice. */
+int cli_target_add_event_copy(struct cli_target *t, const char *spec);
 /* --preset LIST: each preset of the comma list once, as an -e. */
 int cli_target_add_presets(struct cli_target *t, const char *cmd, const char *list);
 int cli_target_finish(struct cli_target *t, const char *cmd, char **argv);

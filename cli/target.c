@@ -55,18 +55,39 @@ int cli_target_add_event(struct cli_target *t, const char *spec)
 	return 0;
 }
 
-int cli_target_add_presets(struct cli_target *t, const char *cmd, const char *list)
+/* Keep buf (malloc'd) until cli_target_free; NULL buf: ENOMEM. */
+static int keep_buf(struct cli_target *t, char *buf)
 {
-	char *save = NULL, *tok, *buf = strdup(list), **nb;
+	char **nb = buf ? realloc(t->bufs, (t->nbufs + 1) * sizeof(*nb)) : NULL;
 
-	nb = realloc(t->bufs, (t->nbufs + 1) * sizeof(*nb));
-	if (nb)
-		t->bufs = nb;
-	if (!buf || !nb) {
+	if (!nb) {
 		free(buf);
 		return -ENOMEM;
 	}
+	t->bufs = nb;
 	t->bufs[t->nbufs++] = buf;
+	return 0;
+}
+
+int cli_target_add_event_copy(struct cli_target *t, const char *spec)
+{
+	size_t i;
+
+	for (i = 0; i < t->nev; i++)
+		if (!strcmp(t->ev[i].spec, spec))
+			return 0;
+	if (keep_buf(t, strdup(spec)) < 0)
+		return -ENOMEM;
+	return cli_target_add_event(t, t->bufs[t->nbufs - 1]);
+}
+
+int cli_target_add_presets(struct cli_target *t, const char *cmd, const char *list)
+{
+	char *save = NULL, *tok, *buf;
+
+	if (keep_buf(t, strdup(list)) < 0)
+		return -ENOMEM;
+	buf = t->bufs[t->nbufs - 1];
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		size_t i;
 

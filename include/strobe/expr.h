@@ -231,6 +231,17 @@ bool strobe_expr_match_event(struct strobe_expr *e, const struct strobe_expr_env
  * unknown event type.
  */
 bool strobe_expr_may_match(struct strobe_expr *e, const struct strobe_format *fmt);
+/*
+ * The event names e needs, before any event type is known (what a live
+ * command should enable): calls fn(arg, lit, glob) for each string that
+ * $evt.$name is compared with by == (glob false) or =* (glob true), and
+ * returns 1 when e can hold only for events that one of them names, 0
+ * when it can also hold for others (e.g. `$evt.procname == "nginx"`: the
+ * names reported, if any, are then not all it needs), or fn's negative
+ * return.  strobe_expr_name_matches tells which events a name names.
+ */
+int strobe_expr_event_names(const struct strobe_expr *e,
+			    int (*fn)(void *arg, const char *lit, bool glob), void *arg);
 
 /*
  * The first problem met while resolving references (a syscall argument
@@ -516,6 +527,15 @@ void strobe_periods_stats(const struct strobe_periods *p, struct strobe_periods_
  */
 const char *strobe_expr_lttng_name(const char *system, const char *name, long nr,
 				   char *buf, size_t size);
+/*
+ * Does the name lit of an expression (equal, or a glob when glob is true)
+ * name the event system:name: its ftrace name ("sched_switch"), its
+ * "system:name" or its LTTng name ("irq_softirq_entry")?  For
+ * raw_syscalls:sys_enter/exit, which are every syscall's, the names of
+ * single syscalls (syscall_entry_openat) do not count: ask with the
+ * syscalls:sys_enter_X events.
+ */
+bool strobe_expr_name_matches(const char *system, const char *name, const char *lit, bool glob);
 
 #ifdef __cplusplus
 }

@@ -854,6 +854,54 @@ bool strobe_expr_may_match(struct strobe_expr *e, const struct strobe_format *fm
 	return tri_node(e, t, e->root) != TRI_F;
 }
 
+/* Walk node i for strobe_expr_event_names: 1 when it holds only for events
+ * that one of the names it reports names, 0 when not, or fn's < 0. */
+static int names_of(const struct strobe_expr *e, int i,
+		    int (*fn)(void *arg, const char *lit, bool glob), void *arg)
+{
+	const struct xnode *n = &e->nodes[i];
+	int k, r, all = 1, any = 0;
+
+	switch (n->kind) {
+	case X_CMP: {
+		const struct xoperand *nm = n->name_side ? &n->rhs : &n->lhs;
+		const struct xoperand *lit = n->name_side ? &n->lhs : &n->rhs;
+
+		if (n->name_slot < 0 || nm->ref.scope != SC_EVT ||
+		    (n->op != OP_EQ && n->op != OP_GLOB) || !lit->lit.s)
+			return 0;
+		r = fn(arg, lit->lit.s, n->op == OP_GLOB);
+		return r < 0 ? r : 1;
+	}
+	case X_AND:	/* one named child is enough: report those */
+		for (k = n->child; k >= 0; k = e->nodes[k].next) {
+			r = names_of(e, k, fn, arg);
+			if (r < 0)
+				return r;
+			any |= r;
+		}
+		return any;
+	case X_OR:	/* every way must be named */
+		for (k = n->child; k >= 0; k = e->nodes[k].next) {
+			r = names_of(e, k, fn, arg);
+			if (r < 0)
+				return r;
+			all &= r;
+		}
+		return all;
+	default:
+		return 0;
+	}
+}
+
+int strobe_expr_event_names(const struct strobe_expr *e,
+			    int (*fn)(void *arg, const char *lit, bool glob), void *arg)
+{
+	if (!e || e->is_ref || !e->nr_nodes)
+		return 0;
+	return names_of(e, e->root, fn, arg);
+}
+
 /* ---- the task model as context ------------------------------------------------ */
 
 int expr_type_verdict(struct strobe_expr *e, const struct strobe_format *fmt, int type)

@@ -132,20 +132,38 @@ static bool name_is(const char *name, size_t len, int op, const char *lit)
 	return strlen(lit) == len && !memcmp(name, lit, len);
 }
 
-bool expr_type_name_matches(const struct strobe_format *fmt, const char *lttng, int op,
-			    const char *lit)
+/* Does lit name the event system:name (its LTTng name lttng)? */
+static bool names_match(const char *sys, const char *name, const char *lttng, int op,
+			const char *lit)
 {
 	char full[256];
 	int n;
 
 	if (name_is(lttng, strlen(lttng), op, lit))
 		return true;
-	if (!fmt || !strobe_format_name(fmt))
+	if (!name)
 		return false;
-	if (name_is(strobe_format_name(fmt), strlen(strobe_format_name(fmt)), op, lit))
+	if (name_is(name, strlen(name), op, lit))
 		return true;
-	n = snprintf(full, sizeof(full), "%s:%s", strobe_format_system(fmt) ? strobe_format_system(fmt) : "", strobe_format_name(fmt));
+	n = snprintf(full, sizeof(full), "%s:%s", sys ? sys : "", name);
 	return n > 0 && (size_t)n < sizeof(full) && name_is(full, (size_t)n, op, lit);
+}
+
+bool expr_type_name_matches(const struct strobe_format *fmt, const char *lttng, int op,
+			    const char *lit)
+{
+	return names_match(fmt ? strobe_format_system(fmt) : NULL,
+			   fmt ? strobe_format_name(fmt) : NULL, lttng, op, lit);
+}
+
+bool strobe_expr_name_matches(const char *system, const char *name, const char *lit, bool glob)
+{
+	char lttng[256];
+
+	if (!name || !lit)
+		return false;
+	expr_type_name(system, name, lttng, sizeof(lttng));
+	return names_match(system, name, lttng, glob ? OP_GLOB : OP_EQ, lit);
 }
 
 /* LTTng payload names of the sched_* events that ftrace calls *pid. */

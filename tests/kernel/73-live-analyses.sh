@@ -8,6 +8,8 @@
 #   - `strobe periods` with the talk's request expression, live on the
 #     req_server workload, finds exactly the requests the client sent,
 #     each at least as long as its sleep, with the sleep nested inside;
+#   - live periods enable the events their definitions name (3 signals a
+#     shell sends itself: 3 periods), and warn of a name the kernel lacks;
 #   - a real podman container traced with -c NAME --group-by container
 #     until Ctrl-C: its calls under its name;
 #   - a command that cannot run (127) and a missing process (1) say so;
@@ -67,6 +69,24 @@ print("ok" if ok else "requests %d of %d, round trips %d, bad %s, sleeps %d nest
       % (len(req),len(asked),len(rtt),bad,len(slp),nest,other))' $WORK/req.json $DURS "$tid" $WORK/req.out 2>&1 | tail -1)
 [ "$r" = ok ] && pass live-periods-find-exactly-the-requests-sent ||
 	fail live-periods-find-exactly-the-requests-sent "$r $(head -c 300 $WORK/req.err)"
+
+# 3b. live periods enable the events their definitions name (besides the
+# syscalls preset): signal_generate/signal_deliver are in no preset; a
+# shell sends itself exactly 3 SIGUSR1
+SIG='sig : $evt.$name == "signal_generate" && $evt.sig == 10 : $evt.$name == "signal:signal_deliver" && $evt.sig == 10 && $evt.tid == $begin.$evt.tid'
+timeout 60 $STROBE periods --period "$SIG" --stats --json -- \
+	sh -c 'trap ":" USR1; for i in 1 2 3; do kill -USR1 $$; done' > $WORK/sig.json 2> $WORK/sig.err
+r=$(py 'import sys,json
+n=[r["count"] for l in open(sys.argv[1]) for o in [json.loads(l)]
+   if o.get("table")=="periods.stats" for r in o["rows"] if r["name"]=="sig"]
+print("ok" if n==[3] else "periods %s" % n)' $WORK/sig.json 2>&1 | tail -1)
+[ "$r" = ok ] && pass live-periods-enable-the-events-they-name ||
+	fail live-periods-enable-the-events-they-name "$r $(head -c 300 $WORK/sig.err)"
+timeout 60 $STROBE periods --period 'x : $evt.$name == "no_such_event_here"' -- true \
+	> /dev/null 2> $WORK/nosuch.err
+grep -q "this kernel has no event named 'no_such_event_here'" $WORK/nosuch.err &&
+	pass live-periods-warn-of-an-event-the-kernel-lacks ||
+	fail live-periods-warn-of-an-event-the-kernel-lacks "$(head -c 300 $WORK/nosuch.err)"
 
 # 4. a real container, -c NAME --group-by container, stopped by Ctrl-C
 ct_test() {

@@ -1413,7 +1413,94 @@ static void test_sysargs_from_this_machine_when_readable(void)
 	strobe_syscall_args_free(t);
 }
 
-TESTS(T(test_expr_print_round_trips_lttng_examples),
+/* strobe_expr_event_names: the names an expression needs, before any
+ * event type is known (live periods enable them) */
+struct names_seen {
+	char text[256];
+};
+
+static int note_name(void *arg, const char *lit, bool glob)
+{
+	struct names_seen *n = arg;
+	size_t l = strlen(n->text);
+
+	snprintf(n->text + l, sizeof(n->text) - l, "%s%s%s", l ? "," : "", glob ? "~" : "", lit);
+	return 0;
+}
+
+static int stop_at_first(void *arg, const char *lit, bool glob)
+{
+	(void)arg;
+	(void)lit;
+	(void)glob;
+	return -ECANCELED;
+}
+
+static void test_expr_event_names_tell_what_a_live_run_enables(void)
+{
+	static const struct {
+		const char *text;
+		int determined;
+		const char *names;
+	} cases[] = {
+		{ "$evt.$name == \"sched_switch\"", 1, "sched_switch" },
+		{ "\"sched_switch\" == $evt.$name", 1, "sched_switch" },
+		{ "$evt.$name =* \"irq_softirq_*\" && $evt.cpu == 1", 1, "~irq_softirq_*" },
+		{ "$evt.$name == \"a\" || $evt.$name == \"b:c\"", 1, "a,b:c" },
+		{ "$evt.$name == \"a\" || $evt.procname == \"x\"", 0, "a" },
+		{ "$evt.procname == \"nginx\"", 0, "" },
+		{ "!($evt.$name == \"a\")", 0, "" },
+		{ "$evt.$name != \"a\"", 0, "" },
+		{ "$evt.tid == 5 && ($evt.$name == \"x\" || $evt.$name =* \"y*\")", 1, "x,~y*" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strobe_expr *e = NULL;
+		struct strobe_error err = { 0 };
+		struct names_seen n = { "" };
+
+		REQUIRE(strobe_expr_parse(cases[i].text, 0, &e, &err) == 0);
+		CHECK_EQ(strobe_expr_event_names(e, note_name, &n), cases[i].determined);
+		CHECK_STR(n.text, cases[i].names);
+		strobe_expr_free(e);
+	}
+	/* $begin's name is not the event's; fn's error stops the walk */
+	{
+		struct strobe_expr *e = NULL;
+		struct strobe_error err = { 0 };
+		struct names_seen n = { "" };
+
+		REQUIRE(strobe_expr_parse("$begin.$evt.$name == \"a\"", 0, &e,
+					  &err) == 0);
+		CHECK_EQ(strobe_expr_event_names(e, note_name, &n), 0);
+		CHECK_STR(n.text, "");
+		strobe_expr_free(e);
+		REQUIRE(strobe_expr_parse("$evt.$name == \"a\"", 0, &e, &err) == 0);
+		CHECK_EQ(strobe_expr_event_names(e, stop_at_first, NULL), -ECANCELED);
+		strobe_expr_free(e);
+	}
+	CHECK_EQ(strobe_expr_event_names(NULL, note_name, NULL), 0);
+}
+
+static void test_expr_name_matches_ftrace_full_and_lttng_names(void)
+{
+	CHECK(strobe_expr_name_matches("sched", "sched_switch", "sched_switch", false));
+	CHECK(strobe_expr_name_matches("sched", "sched_switch", "sched:sched_switch", false));
+	CHECK(strobe_expr_name_matches("irq", "softirq_entry", "irq_softirq_entry", false));
+	CHECK(strobe_expr_name_matches("irq", "softirq_entry", "irq_softirq_*", true));
+	CHECK(strobe_expr_name_matches("syscalls", "sys_enter_openat", "syscall_entry_openat",
+				       false));
+	CHECK(strobe_expr_name_matches("kmem", "kmalloc", "kmem_kmalloc", false));
+	CHECK(!strobe_expr_name_matches("sched", "sched_switch", "sched_wakeup", false));
+	CHECK(!strobe_expr_name_matches("sched", "sched_switch", "sched_*", false));
+	CHECK(!strobe_expr_name_matches("raw_syscalls", "sys_enter", "syscall_entry_openat", false));
+	CHECK(!strobe_expr_name_matches("sched", NULL, "x", false));
+}
+
+TESTS(T(test_expr_event_names_tell_what_a_live_run_enables),
+      T(test_expr_name_matches_ftrace_full_and_lttng_names),
+      T(test_expr_print_round_trips_lttng_examples),
       T(test_expr_precedence_matches_c),
       T(test_expr_errors_name_column_and_expectation),
       T(test_expr_nesting_is_bounded),
