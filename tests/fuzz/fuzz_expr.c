@@ -9,7 +9,8 @@
  * an expression is evaluated on synthetic events of every fixture type
  * whose payload is the input itself (so field reads, __data_loc offsets
  * and syscall numbers are arbitrary), and strobe_expr_may_match() must
- * never say "no" for a type on which the expression holds.  A syscall
+ * never say "no" for a type on which the expression holds, nor
+ * strobe_expr_event_names() leave such a type unnamed.  A syscall
  * table that loads must write out and load back to the same text.
  * An input starting with 'P' runs the periods engine: definitions and
  * captures ("C NAME : ...") one per line up to a blank line, then events
@@ -135,8 +136,46 @@ static void round_trip(struct strobe_expr *e, bool ref)
 	strobe_expr_free(e2);
 }
 
+/* The names strobe_expr_event_names reported. */
+struct names {
+	const char *lit[32];
+	bool glob[32];
+	int n;
+	bool overflow;
+};
+
+static int note_name(void *arg, const char *lit, bool glob)
+{
+	struct names *nm = arg;
+
+	if (nm->n == 32) {
+		nm->overflow = true;
+		return 0;
+	}
+	nm->lit[nm->n] = lit;
+	nm->glob[nm->n++] = glob;
+	return 0;
+}
+
+/* An expression that says it holds only for the events it names must
+ * name every (non-raw) event it holds for: a live run enables those. */
+static bool named(const struct names *nm, const struct strobe_format *fmt)
+{
+	const char *sys = fmt ? strobe_format_system(fmt) : NULL;
+	int i;
+
+	if (!fmt || nm->overflow || (sys && !strcmp(sys, "raw_syscalls")))
+		return true;	/* raw records: named per syscall number */
+	for (i = 0; i < nm->n; i++)
+		if (strobe_expr_name_matches(sys, strobe_format_name(fmt), nm->lit[i], nm->glob[i]))
+			return true;
+	return false;
+}
+
 static void evaluate(struct strobe_expr *e, const uint8_t *data, size_t size)
 {
+	struct names nm = { .n = 0 };
+	bool determined = strobe_expr_event_names(e, note_name, &nm) == 1;
 	struct strobe_expr_env env = { task, NULL };
 	uint8_t payload[128];
 	struct strobe_event ev;
@@ -170,6 +209,8 @@ static void evaluate(struct strobe_expr *e, const uint8_t *data, size_t size)
 		hit = strobe_expr_match_event(e, size & 2 ? &env : NULL, &ev);
 		if (hit && !strobe_expr_may_match(e, ev.format))
 			__builtin_trap();	/* a subscription would miss this event */
+		if (hit && determined && !named(&nm, ev.format))
+			__builtin_trap();	/* a live run would not enable this event */
 		strobe_expr_eval(e, &env, &m);
 	}
 }
