@@ -93,17 +93,23 @@ def test_read_trace_knows_processes(trace):
     assert pid == tgid
 
 
-@pytest.mark.parametrize("analysis,group", [("syscalls", "process"), ("cputop", "thread"),
-                                            ("schedlat", "container")])
-def test_analyze_equals_the_cli_json(trace, analysis, group):
-    got = strobe.analyze(trace, [analysis], group_by=group, top=0)
-    p = subprocess.run([STROBE, analysis, "--top", "0", "--group-by", group, "--json", trace],
-                       check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+def cli_tables(*argv):
+    """{table: rows} of the CLI's --json output for strobe ARGV --json."""
+    p = subprocess.run([STROBE] + list(argv) + ["--json"], check=True,
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     want = {}
     for line in p.stdout.splitlines():
         o = json.loads(line)
         if "rows" in o:
             want[o["table"]] = o["rows"]
+    return want
+
+
+@pytest.mark.parametrize("analysis,group", [("syscalls", "process"), ("cputop", "thread"),
+                                            ("schedlat", "container")])
+def test_analyze_equals_the_cli_json(trace, analysis, group):
+    got = strobe.analyze(trace, [analysis], group_by=group, top=0)
+    want = cli_tables(analysis, "--top", "0", "--group-by", group, trace)
     assert want and set(got) == set(want)
     for t in want:
         assert len(got[t]) == len(want[t]), t
@@ -119,14 +125,7 @@ def test_analyze_equals_the_cli_json(trace, analysis, group):
 def test_analyze_filter_equals_the_cli_filter(trace):
     expr = '$evt.procname == "getppid_n"'
     got = strobe.analyze(trace, ["syscalls"], group_by="process", top=0, filter=expr)
-    p = subprocess.run([STROBE, "syscalls", "--top", "0", "--group-by", "process",
-                        "--filter", expr, "--json", trace],
-                       check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    want = {}
-    for line in p.stdout.splitlines():
-        o = json.loads(line)
-        if "rows" in o:
-            want[o["table"]] = o["rows"]
+    want = cli_tables("syscalls", "--top", "0", "--group-by", "process", "--filter", expr, trace)
     rows = got["syscalls.top"]
     assert rows and {r["comm"] for r in rows} == {"getppid_n"}, rows
     assert [r for r in rows if r["syscall"] == "getppid"][0]["count"] == 300
