@@ -189,6 +189,14 @@ const void *strobe_tracefile_option(const struct strobe_tracefile *tf,
  */
 const char *strobe_tracefile_info(const struct strobe_tracefile *tf,
 				  const char *key);
+/*
+ * The host a file was recorded on: strobe's info "host" key when a
+ * recording stored one (strobe record, --host-name); else, for files
+ * strobe did not write, the node name in trace-cmd's UNAME option
+ * ("sysname nodename release machine"; strobe's own UNAME has none);
+ * else "".  Returns tf's string or buf (size bytes, NUL-terminated).
+ */
+const char *strobe_tracefile_host(const struct strobe_tracefile *tf, char *buf, size_t size);
 
 /*
  * The model table (processes and containers, see strobe_model_load_file)

@@ -1184,7 +1184,7 @@ int strobe_clickhouse_export_file(struct strobe_clickhouse *ch, struct strobe_tr
 		memset(st, 0, sizeof(*st));
 	every = opts->progress_every ? opts->progress_every : 1000000;
 	next = every;
-	so.host = opts->host ? opts->host : strobe_sink_file_host(tf, host, sizeof(host));
+	so.host = opts->host ? opts->host : strobe_tracefile_host(tf, host, sizeof(host));
 	so.batch_rows = opts->batch_rows;
 	if (opts->have_wall_offset)
 		so.wall_offset_ns = opts->wall_offset_ns;

@@ -15,16 +15,6 @@ struct strobe_tracefile;
 struct strobe_clickhouse;
 struct strobe_error;
 
-/*
- * The host a file was recorded on: strobe's info "host" key when a
- * recording stored one; else, for files strobe did not write, the node
- * name in trace-cmd's UNAME option ("sysname nodename release machine";
- * strobe's own UNAME has no node name); else "".  The result is tf's
- * string or buf (size bytes).
- */
-const char *strobe_sink_file_host(struct strobe_tracefile *tf, char *buf,
-				  size_t size) STROBE_HIDDEN;
-
 /* ---- between clickhouse.c (the client) and ch-sender.c ---- */
 
 /* INSERT body (RowBinary; already gzip when gzipped, else compressed as

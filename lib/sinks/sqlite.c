@@ -1489,40 +1489,6 @@ static int write_meta(sqlite3 *db, struct strobe_tracefile *tf, const struct loa
 	return ret;
 }
 
-/* The host a file was recorded on (sinks-int.h). */
-STROBE_HIDDEN const char *strobe_sink_file_host(struct strobe_tracefile *tf, char *buf,
-						size_t size)
-{
-	const char *h = strobe_tracefile_info(tf, "host");
-	const char *u, *end;
-	size_t len = 0, n;
-
-	if (h)
-		return h;
-	buf[0] = '\0';
-	if (strobe_tracefile_info(tf, "strobe_version"))
-		return buf;
-	u = strobe_tracefile_option(tf, STROBE_TFO_UNAME, &len);
-	if (!u || !len)
-		return buf;
-	n = strnlen(u, len);
-	end = u + n;
-	u = memchr(u, ' ', n);
-	if (!u)
-		return buf;
-	u++;
-	n = (size_t)(end - u);
-	end = memchr(u, ' ', n);
-	if (!end)	/* fewer than the four words trace-cmd writes */
-		return buf;
-	n = (size_t)(end - u);
-	if (n >= size)
-		n = size - 1;
-	memcpy(buf, u, n);
-	buf[n] = '\0';
-	return buf;
-}
-
 int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 			 const char *trace_path, const struct strobe_sql_opts *opts,
 			 struct strobe_sql_stats *st, struct strobe_error *err)
@@ -1548,7 +1514,7 @@ int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 	f.host_from_option = opts && opts->host;
 	f.logs = opts && opts->logs;
 	f.host = f.host_from_option ? opts->host
-				  : strobe_sink_file_host(tf, uname_host, sizeof(uname_host));
+				  : strobe_tracefile_host(tf, uname_host, sizeof(uname_host));
 	if (sqlite3_get_autocommit(db)) {
 		if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
 			return sql_fail(db, err, "BEGIN");

@@ -131,7 +131,7 @@ int strobe_merge_open(struct strobe_tracefile *const *tfs, int nr,
 		load_sync(ms);
 		if (!ms->nr_sync)
 			m->wall = false;
-		h = strobe_sink_file_host(ms->tf, buf, sizeof(buf));
+		h = strobe_tracefile_host(ms->tf, buf, sizeof(buf));
 		snprintf(ms->host, sizeof(ms->host), "%s", h && h[0] ? h : "?");
 		/* two files of one host name stay apart: "web", "web#2" */
 		for (j = 0; j < i; j++)

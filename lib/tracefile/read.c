@@ -1125,6 +1125,38 @@ const char *strobe_tracefile_info(const struct strobe_tracefile *tf,
 	return NULL;
 }
 
+const char *strobe_tracefile_host(const struct strobe_tracefile *tf, char *buf, size_t size)
+{
+	const char *h = strobe_tracefile_info(tf, "host");
+	const char *u, *end;
+	size_t len = 0, n;
+
+	if (h)
+		return h;
+	buf[0] = '\0';
+	if (strobe_tracefile_info(tf, "strobe_version"))
+		return buf;
+	u = strobe_tracefile_option(tf, STROBE_TFO_UNAME, &len);
+	if (!u || !len)
+		return buf;
+	n = strnlen(u, len);
+	end = u + n;
+	u = memchr(u, ' ', n);
+	if (!u)
+		return buf;
+	u++;
+	n = (size_t)(end - u);
+	end = memchr(u, ' ', n);
+	if (!end)	/* fewer than the four words trace-cmd writes */
+		return buf;
+	n = (size_t)(end - u);
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, u, n);
+	buf[n] = '\0';
+	return buf;
+}
+
 const char *strobe_tracefile_model_table(const struct strobe_tracefile *tf,
 					 size_t *size)
 {
