@@ -548,7 +548,8 @@ static int run(struct analyze_args *a)
 		return CLI_OK;
 	}
 	if (a->metadata) {
-		if (strobe_lami_write_metadata(a->names, &a->o, s) < 0) {
+		if ((a->nr_inputs > 1 ? strobe_lami_write_metadata_hosts(a->names, &a->o, s)
+				      : strobe_lami_write_metadata(a->names, &a->o, s)) < 0) {
 			cli_error(a->cmd, "cannot describe '%s'", a->names);
 			strobe_buf_free(s);
 			strobe_buf_free(lc.row);
@@ -958,14 +959,10 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		cli_error(cmd, "--json and --lami exclude each other");
 		goto out;
 	}
-	if (a.nr_inputs > 1 && (a.lami || a.mi_version || a.metadata ||
-				(a.o.views & STROBE_VIEW_LOG))) {
-		cli_error(cmd, "several -i: not with --lami or --log (yet)");
-		goto out;
-	}
-	status = a.nr_inputs > 1 ? cli_analyze_files(cmd, a.names, &a.o, a.inputs, a.nr_inputs,
-						    a.json, a.begin, a.end)
-				 : run(&a);
+	status = a.nr_inputs > 1 && !a.mi_version && !a.metadata
+		 ? cli_analyze_files(cmd, a.names, &a.o, a.inputs, a.nr_inputs, a.json, a.lami,
+				     a.begin, a.end)
+		 : run(&a);
 	goto out;
 bad_arg:
 	cli_error(cmd, "bad value '%s' for %s", optarg, argv[optind - 1]);

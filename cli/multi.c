@@ -7,7 +7,9 @@
  * Also the analyses over several files (cli_analyze_files): each file is
  * analysed alone (its own task model: TIDs repeat across hosts) and the
  * tables of one name are printed as one, with a host column
- * (strobe_table_merge_hosts).
+ * (strobe_table_merge_hosts); log rows (--log) are kept and printed on
+ * the common timeline after every file is read; LAMI results are one
+ * object (strobe_lami_write_results_merged).
  *
  * The uncertainty a merge can state: each file's pairings of its trace
  * clock with its host's wall clock were taken between two wall-clock
@@ -106,6 +108,266 @@ static int rel_seconds(const char *s, uint64_t *ns)
 	return 0;
 }
 
+/* ---- log rows of several hosts ---------------------------------------- */
+
+/*
+ * Log rows reach the analyses' log callback valid during the call only,
+ * host by host (each file is analysed alone), each host's in the order
+ * its occurrences ended.  To put them on one timeline they are kept until
+ * every file is read: the cells copied, the strings (which point into
+ * the analysis' stack or its task model) interned in one pool, where
+ * comm, syscall and container names repeat; memory is then the log
+ * rows' cells (8 bytes each) and one 24-byte reference per row for the
+ * sort, plus the distinct strings.  Printing sorts each table's rows of
+ * every host by their first timestamp (the occurrence's start) on the
+ * merge's timeline, ties by host and arrival, and writes them through
+ * the table writers with the host cell first.
+ */
+#define MAX_LOG_TABLES 16
+
+struct strpool {		/* open addressing, power-of-two size */
+	char **slots;
+	size_t cap, n;
+};
+
+struct kept_log {		/* one host's rows of one log table */
+	const char *name;	/* the table's name (pooled) */
+	int nr_cols;
+	union strobe_value *cells;	/* nr_rows * nr_cols, strings pooled */
+	size_t nr_rows, cap_rows;
+};
+
+struct host_logs {		/* the log callback's argument, one per host */
+	struct kept_log tabs[MAX_LOG_TABLES];
+	int nr;
+	struct strpool *pool;
+	bool failed;		/* out of memory, or too many log tables */
+};
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* The pooled copy of s, NULL on ENOMEM. */
+static const char *pool_intern(struct strpool *p, const char *s)
+{
+	size_t i;
+
+	if (!s)
+		s = "";
+	if (2 * (p->n + 1) > p->cap) {
+		size_t ncap = p->cap ? 2 * p->cap : 256, j;
+		char **n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (j = 0; j < p->cap; j++)
+			if (p->slots[j]) {
+				for (i = str_hash(p->slots[j]) & (ncap - 1); n[i]; i = (i + 1) & (ncap - 1))
+					;
+				n[i] = p->slots[j];
+			}
+		free(p->slots);
+		p->slots = n;
+		p->cap = ncap;
+	}
+	for (i = str_hash(s) & (p->cap - 1); p->slots[i]; i = (i + 1) & (p->cap - 1))
+		if (!strcmp(p->slots[i], s))
+			return p->slots[i];
+	p->slots[i] = strdup(s);
+	if (p->slots[i])
+		p->n++;
+	return p->slots[i];
+}
+
+static void pool_free(struct strpool *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->cap; i++)
+		free(p->slots[i]);
+	free(p->slots);
+}
+
+/* The analyses' log callback: keep a copy of row of table t. */
+static void keep_log(void *arg, const struct strobe_table *t, const union strobe_value *row)
+{
+	struct host_logs *h = arg;
+	const char *name;
+	struct kept_log *k;
+	union strobe_value *v;
+	int i, c;
+
+	if (h->failed)
+		return;
+	name = strobe_table_name(t);
+	for (i = 0; i < h->nr && strcmp(h->tabs[i].name, name); i++)
+		;
+	if (i == h->nr) {
+		if (h->nr == MAX_LOG_TABLES || !(name = pool_intern(h->pool, name))) {
+			h->failed = true;
+			return;
+		}
+		h->tabs[h->nr++] = (struct kept_log){ .name = name,
+						       .nr_cols = strobe_table_nr_columns(t) };
+	}
+	k = &h->tabs[i];
+	if (k->nr_rows == k->cap_rows) {
+		size_t ncap = k->cap_rows ? 2 * k->cap_rows : 1024;
+		union strobe_value *n = realloc(k->cells, ncap * (size_t)k->nr_cols * sizeof(*n));
+
+		if (!n) {
+			h->failed = true;
+			return;
+		}
+		k->cells = n;
+		k->cap_rows = ncap;
+	}
+	v = k->cells + k->nr_rows * (size_t)k->nr_cols;
+	for (c = 0; c < k->nr_cols; c++) {
+		v[c] = row[c];
+		if (strobe_table_column(t, c)->type == STROBE_COL_STR &&
+		    !(v[c].s = pool_intern(h->pool, row[c].s))) {
+			h->failed = true;
+			return;
+		}
+	}
+	k->nr_rows++;
+}
+
+struct log_ref {
+	uint64_t ts;		/* on the merge's timeline */
+	uint32_t host;
+	size_t row;
+};
+
+static int cmp_ref(const void *pa, const void *pb)
+{
+	const struct log_ref *a = pa, *b = pb;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->host != b->host)
+		return a->host < b->host ? -1 : 1;
+	return a->row < b->row ? -1 : a->row > b->row;
+}
+
+struct log_print {
+	struct host_logs *hl;	/* n hosts' kept rows */
+	int n;
+	const struct strobe_merge *m;
+	bool json, lami;
+};
+
+/*
+ * Write every host's kept rows of log table t (merged: the host column
+ * first) in time order: text lines, JSON lines, or comma-separated LAMI
+ * rows (then also strobe_lami_write_results_merged's log_rows).  Flushes
+ * s on the way.  0, -ENOMEM or -EIO.
+ */
+static int write_log_rows(void *arg, const struct strobe_table *t, struct strobe_buf *s)
+{
+	struct log_print *lp = arg;
+	struct kept_log **k = calloc((size_t)lp->n, sizeof(*k));
+	struct log_ref *refs = NULL;
+	union strobe_value *out = NULL;
+	size_t nr = 0, r, x = 0;
+	int i, c, tc = -1, nc = strobe_table_nr_columns(t), ret = -ENOMEM;
+
+	if (!k)
+		return -ENOMEM;
+	for (c = 1; c < nc && tc < 0; c++)
+		if (strobe_table_column(t, c)->type == STROBE_COL_TIMESTAMP)
+			tc = c - 1;	/* in the host's row: no host cell */
+	for (i = 0; i < lp->n; i++) {
+		int j;
+
+		for (j = 0; j < lp->hl[i].nr; j++)
+			if (!strcmp(lp->hl[i].tabs[j].name, strobe_table_name(t)) &&
+			    lp->hl[i].tabs[j].nr_cols == nc - 1) {
+				k[i] = &lp->hl[i].tabs[j];
+				nr += k[i]->nr_rows;
+			}
+	}
+	refs = malloc((nr ? nr : 1) * sizeof(*refs));
+	out = calloc((size_t)nc, sizeof(*out));
+	if (!refs || !out)
+		goto out;
+	for (i = 0; i < lp->n; i++)
+		for (r = 0; k[i] && r < k[i]->nr_rows; r++) {
+			uint64_t ts = tc < 0 ? 0 : k[i]->cells[r * (size_t)(nc - 1) + (size_t)tc].u;
+
+			refs[x++] = (struct log_ref){ ts ? strobe_merge_map_ts(lp->m, i, ts) : 0,
+						      (uint32_t)i, r };
+		}
+	qsort(refs, nr, sizeof(*refs), cmp_ref);
+	for (x = 0; x < nr; x++) {
+		const union strobe_value *v = k[refs[x].host]->cells + refs[x].row * (size_t)(nc - 1);
+
+		out[0].s = strobe_merge_host(lp->m, (int)refs[x].host);
+		for (c = 1; c < nc; c++) {
+			out[c] = v[c - 1];
+			if (strobe_table_column(t, c)->type == STROBE_COL_TIMESTAMP && out[c].u)
+				out[c].u = strobe_merge_map_ts(lp->m, (int)refs[x].host, out[c].u);
+		}
+		if (lp->lami) {
+			if (x)
+				strobe_buf_putc(s, ',');
+			strobe_lami_write_row(t, out, s);
+		} else if (lp->json) {
+			strobe_table_write_json_row(t, out, s);
+		} else {
+			strobe_table_write_text_row(t, out, s);
+		}
+		if (strobe_buf_failed(s))
+			goto out;
+		if (strobe_buf_len(s) >= CLI_FLUSH_BYTES && !cli_flush(s)) {
+			ret = -EIO;
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(k);
+	free(refs);
+	free(out);
+	return ret;
+}
+
+/* Is table j of host i the first of its name (no earlier host, and no
+ * earlier table of host i, has one of that name)? */
+static bool first_of_name(struct strobe_analysis *const *an, int i, int j)
+{
+	const char *name = strobe_table_name(strobe_analysis_table(an[i], j));
+	int k, x;
+
+	for (k = 0; k <= i; k++)
+		for (x = 0; x < (k < i ? strobe_analysis_nr_tables(an[k]) : j); x++)
+			if (!strcmp(strobe_table_name(strobe_analysis_table(an[k], x)), name))
+				return false;
+	return true;
+}
+
+/* Fill col[k] with host k's table `name` (NULL: none). */
+static void tables_named(struct strobe_analysis *const *an, int n, const char *name,
+			 const struct strobe_table **col)
+{
+	int k, x;
+
+	for (k = 0; k < n; k++) {
+		col[k] = NULL;
+		for (x = 0; x < strobe_analysis_nr_tables(an[k]) && !col[k]; x++)
+			if (!strcmp(strobe_table_name(strobe_analysis_table(an[k], x)), name))
+				col[k] = strobe_analysis_table(an[k], x);
+	}
+}
+
+/* Print table t of host `host` that cannot be merged (a histogram). */
 /* Print table t of host `host` that cannot be merged (a histogram). */
 static void per_host_table(const struct strobe_table *t, const char *host, bool json,
 			   struct strobe_buf *s)
@@ -120,7 +382,7 @@ static void per_host_table(const struct strobe_table *t, const char *host, bool 
 }
 
 int cli_analyze_files(const char *cmd, const char *names, const struct strobe_analysis_opts *o,
-		      const char *const *inputs, int n, bool json, const char *begin,
+		      const char *const *inputs, int n, bool json, bool lami, const char *begin,
 		      const char *end)
 {
 	struct strobe_error err = { 0 };
@@ -128,12 +390,16 @@ int cli_analyze_files(const char *cmd, const char *names, const struct strobe_an
 	struct strobe_analysis **an = calloc((size_t)n, sizeof(*an));
 	struct strobe_analysis_opts *oo = calloc((size_t)n, sizeof(*oo));
 	const struct strobe_table **col = calloc((size_t)n, sizeof(*col));
+	struct host_logs *hl = calloc((size_t)n, sizeof(*hl));
+	struct strpool pool = { 0 };
+	struct log_print lp = { hl, n, NULL, json, lami };
+	bool logs = o->views & STROBE_VIEW_LOG;
 	struct strobe_merge *m = NULL;
 	struct strobe_buf *s = cli_buf_new();
 	uint64_t rb = 0, re = 0;
-	int i, j, k, status = CLI_FAIL;
+	int i, j, k, ret, status = CLI_FAIL;
 
-	if (!tfs || !an || !oo || !col) {
+	if (!tfs || !an || !oo || !col || !hl) {
 		cli_error(cmd, "out of memory");
 		goto out;
 	}
@@ -153,16 +419,20 @@ int cli_analyze_files(const char *cmd, const char *names, const struct strobe_an
 		cli_error_e(cmd, &err);
 		goto out;
 	}
+	lp.m = m;
 	cli_merge_clock_note(cmd, m, inputs);
 	for (i = 0; i < n; i++) {
-		int ret;
-
 		oo[i] = *o;
 		if (begin || end) {
 			uint64_t t0 = cli_first_ts(tfs[i]);
 
 			oo[i].begin = begin ? t0 + rb : 0;
 			oo[i].end = end ? t0 + re : 0;
+		}
+		if (logs) {	/* kept, printed on one timeline at the end */
+			hl[i].pool = &pool;
+			oo[i].log = keep_log;
+			oo[i].log_arg = &hl[i];
 		}
 		ret = strobe_analysis_new(names, &oo[i], &an[i], &err);
 		if (ret < 0) {
@@ -175,47 +445,57 @@ int cli_analyze_files(const char *cmd, const char *names, const struct strobe_an
 			cli_error(cmd, "%s: %s", inputs[i], err.msg);
 			goto out;
 		}
+		if (hl[i].failed) {
+			cli_error(cmd, "%s: out of memory keeping the log rows", inputs[i]);
+			goto out;
+		}
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	if (lami) {
+		ret = strobe_lami_write_results_merged((const struct strobe_analysis *const *)an, n,
+						       m, logs ? write_log_rows : NULL, &lp, s);
+		if (ret < 0) {
+			cli_error(cmd, "cannot write the results: %s", strerror(-ret));
+			goto out;
+		}
+		goto written;
+	}
+	/* log tables first (single file: their rows come as they happen),
+	 * each name once, all hosts' rows in time order */
+	for (i = 0; logs && i < n; i++)
+		for (j = 0; j < strobe_analysis_nr_tables(an[i]); j++) {
+			const struct strobe_table *t = strobe_analysis_table(an[i], j);
+			struct strobe_table *merged = NULL;
+
+			if (strobe_table_view(t) != STROBE_VIEW_LOG || !first_of_name(an, i, j))
+				continue;
+			tables_named(an, n, strobe_table_name(t), col);
+			ret = strobe_table_merge_hosts(col, n, m, &merged);
+			if (ret == 0) {
+				if (!json)
+					strobe_table_write_text_header(merged, s);
+				ret = write_log_rows(&lp, merged, s);
+				if (!json)
+					strobe_buf_putc(s, '\n');
+			}
+			strobe_table_free(merged);
+			if (ret < 0) {
+				cli_error(cmd, "cannot write the log rows: %s", strerror(-ret));
+				goto out;
+			}
+		}
 	/* each table name once, all hosts' rows with a host column */
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < strobe_analysis_nr_tables(an[i]); j++) {
-			const struct strobe_table *t = strobe_analysis_table(an[i], j), *mt;
-			const char *name = strobe_table_name(t);
+			const struct strobe_table *t = strobe_analysis_table(an[i], j);
 			struct strobe_table *merged = NULL;
-			bool done = false;
-			int r;
 
 			if (strobe_table_view(t) == STROBE_VIEW_LOG ||
-			    strobe_table_view(t) == STROBE_VIEW_FREQ)
+			    strobe_table_view(t) == STROBE_VIEW_FREQ || !first_of_name(an, i, j))
 				continue;
-			for (k = 0; k < i && !done; k++) {
-				int x;
-
-				for (x = 0; x < strobe_analysis_nr_tables(an[k]); x++)
-					if (!strcmp(strobe_table_name(strobe_analysis_table(an[k], x)),
-						    name))
-						done = true;
-			}
-			for (k = 0; k < j && !done; k++)
-				if (!strcmp(strobe_table_name(strobe_analysis_table(an[i], k)), name))
-					done = true;
-			if (done)
-				continue;
-			for (k = 0; k < n; k++) {
-				int x;
-
-				col[k] = NULL;
-				for (x = 0; x < strobe_analysis_nr_tables(an[k]); x++) {
-					mt = strobe_analysis_table(an[k], x);
-					if (!strcmp(strobe_table_name(mt), name)) {
-						col[k] = mt;
-						break;
-					}
-				}
-			}
-			r = strobe_table_merge_hosts(col, n, m, &merged);
-			if (r == 0) {
+			tables_named(an, n, strobe_table_name(t), col);
+			ret = strobe_table_merge_hosts(col, n, m, &merged);
+			if (ret == 0) {
 				if (json)
 					strobe_table_write_json(merged, s);
 				else
@@ -238,27 +518,9 @@ int cli_analyze_files(const char *cmd, const char *names, const struct strobe_an
 			if (strobe_table_view(t) == STROBE_VIEW_FREQ)
 				per_host_table(t, strobe_merge_host(m, i), json, s);
 		}
-	if (json)
-		for (i = 0; i < n; i++) {
-			uint64_t b, e;
-
-			strobe_analysis_window(an[i], &b, &e);
-			strobe_buf_printf(s, "{\"summary\":{\"analyses\":\"%s\",\"host\":", names);
-			strobe_json_escape(s, strobe_merge_host(m, i), strlen(strobe_merge_host(m, i)));
-			strobe_buf_printf(s, ",\"begin\":%llu,\"end\":%llu,\"notes\":[",
-					  (unsigned long long)strobe_merge_map_ts(m, i, b),
-					  (unsigned long long)strobe_merge_map_ts(m, i, e));
-			for (j = 0; j < strobe_analysis_nr_notes(an[i]); j++) {
-				const char *note = strobe_analysis_note(an[i], j);
-
-				if (j)
-					strobe_buf_putc(s, ',');
-				strobe_json_escape(s, note, strlen(note));
-			}
-			strobe_buf_puts(s, "],\"diagnostics\":");
-			strobe_tracefile_write_json_diags(tfs[i], s);
-			strobe_buf_puts(s, "}}\n");
-		}
+	for (i = 0; json && i < n; i++)
+		strobe_analysis_write_json_summary_merged(an[i], tfs[i], m, i, s);
+written:
 	if (strobe_buf_failed(s)) {
 		cli_error(cmd, "out of memory");
 		goto out;
@@ -278,6 +540,11 @@ out:
 		strobe_analysis_free(an[i]);
 	for (i = 0; tfs && i < n; i++)
 		strobe_tracefile_close(tfs[i]);
+	for (i = 0; hl && i < n; i++)
+		for (j = 0; j < hl[i].nr; j++)
+			free(hl[i].tabs[j].cells);
+	pool_free(&pool);
+	free(hl);
 	free(tfs);
 	free(an);
 	free(oo);
