@@ -339,6 +339,19 @@ out:
 	return ret;
 }
 
+/* How many rows of log table `name` the hosts kept. */
+static size_t kept_rows(const struct log_print *lp, const char *name)
+{
+	size_t nr = 0;
+	int i, j;
+
+	for (i = 0; i < lp->n; i++)
+		for (j = 0; j < lp->hl[i].nr; j++)
+			if (!strcmp(lp->hl[i].tabs[j].name, name))
+				nr += lp->hl[i].tabs[j].nr_rows;
+	return nr;
+}
+
 /* Is table j of host i the first of its name (no earlier host, and no
  * earlier table of host i, has one of that name)? */
 static bool first_of_name(struct strobe_analysis *const *an, int i, int j)
@@ -467,8 +480,9 @@ int cli_analyze_files(const char *cmd, const char *names, const struct strobe_an
 			const struct strobe_table *t = strobe_analysis_table(an[i], j);
 			struct strobe_table *merged = NULL;
 
-			if (strobe_table_view(t) != STROBE_VIEW_LOG || !first_of_name(an, i, j))
-				continue;
+			if (strobe_table_view(t) != STROBE_VIEW_LOG || !first_of_name(an, i, j) ||
+			    !kept_rows(&lp, strobe_table_name(t)))
+				continue;	/* (one file: no rows, no header) */
 			tables_named(an, n, strobe_table_name(t), col);
 			ret = strobe_table_merge_hosts(col, n, m, &merged);
 			if (ret == 0) {
