@@ -114,16 +114,19 @@ static int rel_seconds(const char *s, uint64_t *ns)
  * Log rows reach the analyses' log callback valid during the call only,
  * host by host (each file is analysed alone), each host's in the order
  * its occurrences ended.  To put them on one timeline they are kept until
- * every file is read: the cells copied, the strings (which point into
- * the analysis' stack or its task model) interned in one pool, where
- * comm, syscall and container names repeat; memory is then the log
- * rows' cells (8 bytes each) and one 24-byte reference per row for the
- * sort, plus the distinct strings.  Printing sorts each table's rows of
- * every host by their first timestamp (the occurrence's start) on the
- * merge's timeline, ties by host and arrival, and writes them through
+ * every file is read: the cells copied into chunks of rows (no copying
+ * as they grow), the strings (which point into the analysis' stack or
+ * its task model) interned in one pool, where comm, syscall and container
+ * names repeat (a column's string is most often its previous row's: that
+ * is checked first).  Memory is the rows' cells, 8 bytes each, plus the
+ * distinct strings.  Printing orders each host's rows by their first
+ * timestamp (the occurrence's start: rows that came out of that order
+ * get an index sorted once, 8 bytes a row) and merges the hosts by that
+ * timestamp on the merge's timeline, ties host by host, writing through
  * the table writers with the host cell first.
  */
 #define MAX_LOG_TABLES 16
+#define CHUNK_ROWS 4096
 
 struct strpool {		/* open addressing, power-of-two size */
 	char **slots;
@@ -133,8 +136,12 @@ struct strpool {		/* open addressing, power-of-two size */
 struct kept_log {		/* one host's rows of one log table */
 	const char *name;	/* the table's name (pooled) */
 	int nr_cols;
-	union strobe_value *cells;	/* nr_rows * nr_cols, strings pooled */
-	size_t nr_rows, cap_rows;
+	int ts_col;		/* the first timestamp column, -1: none */
+	union strobe_value **chunks;	/* CHUNK_ROWS * nr_cols cells each */
+	size_t nr_chunks, cap_chunks, nr_rows;
+	const char **last;	/* per column: the previous row's pooled string */
+	uint64_t last_ts;
+	bool unsorted;		/* a row came with an earlier ts_col than the last */
 };
 
 struct host_logs {		/* the log callback's argument, one per host */
@@ -194,67 +201,107 @@ static void pool_free(struct strpool *p)
 	free(p->slots);
 }
 
+static union strobe_value *kept_row(const struct kept_log *k, size_t r)
+{
+	return k->chunks[r / CHUNK_ROWS] + (r % CHUNK_ROWS) * (size_t)k->nr_cols;
+}
+
+static void kept_free(struct kept_log *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->nr_chunks; i++)
+		free(k->chunks[i]);
+	free(k->chunks);
+	free(k->last);
+}
+
+/* Host h's kept_log of table t, made at its first row; NULL on error. */
+static struct kept_log *kept_of(struct host_logs *h, const struct strobe_table *t)
+{
+	const char *name = strobe_table_name(t);
+	struct kept_log *k;
+	int i, c;
+
+	for (i = 0; i < h->nr; i++)
+		if (!strcmp(h->tabs[i].name, name))
+			return &h->tabs[i];
+	if (h->nr == MAX_LOG_TABLES || !(name = pool_intern(h->pool, name)))
+		return NULL;
+	k = &h->tabs[h->nr];
+	*k = (struct kept_log){ .name = name, .nr_cols = strobe_table_nr_columns(t), .ts_col = -1 };
+	k->last = calloc((size_t)(k->nr_cols ? k->nr_cols : 1), sizeof(*k->last));
+	if (!k->last)
+		return NULL;
+	for (c = 0; c < k->nr_cols && k->ts_col < 0; c++)
+		if (strobe_table_column(t, c)->type == STROBE_COL_TIMESTAMP)
+			k->ts_col = c;
+	h->nr++;
+	return k;
+}
+
 /* The analyses' log callback: keep a copy of row of table t. */
 static void keep_log(void *arg, const struct strobe_table *t, const union strobe_value *row)
 {
 	struct host_logs *h = arg;
-	const char *name;
 	struct kept_log *k;
 	union strobe_value *v;
-	int i, c;
+	int c;
 
 	if (h->failed)
 		return;
-	name = strobe_table_name(t);
-	for (i = 0; i < h->nr && strcmp(h->tabs[i].name, name); i++)
-		;
-	if (i == h->nr) {
-		if (h->nr == MAX_LOG_TABLES || !(name = pool_intern(h->pool, name))) {
-			h->failed = true;
-			return;
-		}
-		h->tabs[h->nr++] = (struct kept_log){ .name = name,
-						       .nr_cols = strobe_table_nr_columns(t) };
-	}
-	k = &h->tabs[i];
-	if (k->nr_rows == k->cap_rows) {
-		size_t ncap = k->cap_rows ? 2 * k->cap_rows : 1024;
-		union strobe_value *n = realloc(k->cells, ncap * (size_t)k->nr_cols * sizeof(*n));
+	k = kept_of(h, t);
+	if (!k)
+		goto fail;
+	if (k->nr_rows == k->nr_chunks * CHUNK_ROWS) {
+		if (k->nr_chunks == k->cap_chunks) {
+			size_t ncap = k->cap_chunks ? 2 * k->cap_chunks : 16;
+			union strobe_value **n = realloc(k->chunks, ncap * sizeof(*n));
 
-		if (!n) {
-			h->failed = true;
-			return;
+			if (!n)
+				goto fail;
+			k->chunks = n;
+			k->cap_chunks = ncap;
 		}
-		k->cells = n;
-		k->cap_rows = ncap;
+		k->chunks[k->nr_chunks] = malloc(CHUNK_ROWS * (size_t)k->nr_cols * sizeof(*v));
+		if (!k->chunks[k->nr_chunks])
+			goto fail;
+		k->nr_chunks++;
 	}
-	v = k->cells + k->nr_rows * (size_t)k->nr_cols;
+	v = kept_row(k, k->nr_rows);
 	for (c = 0; c < k->nr_cols; c++) {
 		v[c] = row[c];
-		if (strobe_table_column(t, c)->type == STROBE_COL_STR &&
-		    !(v[c].s = pool_intern(h->pool, row[c].s))) {
-			h->failed = true;
-			return;
+		if (strobe_table_column(t, c)->type != STROBE_COL_STR)
+			continue;
+		if (!k->last[c] || strcmp(k->last[c], row[c].s ? row[c].s : "")) {
+			k->last[c] = pool_intern(h->pool, row[c].s);
+			if (!k->last[c])
+				goto fail;
 		}
+		v[c].s = k->last[c];
+	}
+	if (k->ts_col >= 0) {
+		if (v[k->ts_col].u < k->last_ts)
+			k->unsorted = true;
+		else
+			k->last_ts = v[k->ts_col].u;
 	}
 	k->nr_rows++;
+	return;
+fail:
+	h->failed = true;
 }
 
-struct log_ref {
-	uint64_t ts;		/* on the merge's timeline */
-	uint32_t host;
-	size_t row;
-};
-
-static int cmp_ref(const void *pa, const void *pb)
+/* qsort_r: row indexes of one host by their timestamp, then arrival. */
+static int cmp_row(const void *pa, const void *pb, void *arg)
 {
-	const struct log_ref *a = pa, *b = pb;
+	const struct kept_log *k = arg;
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	uint64_t ta = kept_row(k, a)[k->ts_col].u, tb = kept_row(k, b)[k->ts_col].u;
 
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	if (a->host != b->host)
-		return a->host < b->host ? -1 : 1;
-	return a->row < b->row ? -1 : a->row > b->row;
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
+	return a < b ? -1 : a > b;
 }
 
 struct log_print {
@@ -263,6 +310,28 @@ struct log_print {
 	const struct strobe_merge *m;
 	bool json, lami;
 };
+
+/* One host's rows of the table being written, in time order. */
+struct cursor {
+	const struct kept_log *k;	/* NULL: none */
+	size_t *order;			/* NULL: rows already in order */
+	size_t pos;
+	uint64_t ts;			/* the next row's, mapped */
+};
+
+/* The next row of cursor c (its ts set), NULL at the end. */
+static const union strobe_value *cursor_row(struct cursor *c, const struct strobe_merge *m,
+					    int host)
+{
+	const union strobe_value *v;
+
+	if (!c->k || c->pos >= c->k->nr_rows)
+		return NULL;
+	v = kept_row(c->k, c->order ? c->order[c->pos] : c->pos);
+	c->ts = c->k->ts_col < 0 || !v[c->k->ts_col].u ? 0
+		: strobe_merge_map_ts(m, host, v[c->k->ts_col].u);
+	return v;
+}
 
 /*
  * Write every host's kept rows of log table t (merged: the host column
@@ -273,50 +342,55 @@ struct log_print {
 static int write_log_rows(void *arg, const struct strobe_table *t, struct strobe_buf *s)
 {
 	struct log_print *lp = arg;
-	struct kept_log **k = calloc((size_t)lp->n, sizeof(*k));
-	struct log_ref *refs = NULL;
+	struct cursor *cur = calloc((size_t)lp->n, sizeof(*cur));
+	const union strobe_value **next = calloc((size_t)lp->n, sizeof(*next));
 	union strobe_value *out = NULL;
-	size_t nr = 0, r, x = 0;
-	int i, c, tc = -1, nc = strobe_table_nr_columns(t), ret = -ENOMEM;
+	int i, c, nc = strobe_table_nr_columns(t), ret = -ENOMEM;
+	bool any = false;
+	size_t r;
 
-	if (!k)
-		return -ENOMEM;
-	for (c = 1; c < nc && tc < 0; c++)
-		if (strobe_table_column(t, c)->type == STROBE_COL_TIMESTAMP)
-			tc = c - 1;	/* in the host's row: no host cell */
+	if (!cur || !next)
+		goto out;
+	out = calloc((size_t)nc, sizeof(*out));
+	if (!out)
+		goto out;
 	for (i = 0; i < lp->n; i++) {
 		int j;
 
-		for (j = 0; j < lp->hl[i].nr; j++)
-			if (!strcmp(lp->hl[i].tabs[j].name, strobe_table_name(t)) &&
-			    lp->hl[i].tabs[j].nr_cols == nc - 1) {
-				k[i] = &lp->hl[i].tabs[j];
-				nr += k[i]->nr_rows;
+		for (j = 0; j < lp->hl[i].nr; j++) {
+			const struct kept_log *k = &lp->hl[i].tabs[j];
+
+			if (strcmp(k->name, strobe_table_name(t)) || k->nr_cols != nc - 1)
+				continue;
+			cur[i].k = k;
+			if (k->unsorted) {
+				cur[i].order = malloc(k->nr_rows * sizeof(*cur[i].order));
+				if (!cur[i].order)
+					goto out;
+				for (r = 0; r < k->nr_rows; r++)
+					cur[i].order[r] = r;
+				qsort_r(cur[i].order, k->nr_rows, sizeof(*cur[i].order), cmp_row,
+					(void *)k);
 			}
-	}
-	refs = malloc((nr ? nr : 1) * sizeof(*refs));
-	out = calloc((size_t)nc, sizeof(*out));
-	if (!refs || !out)
-		goto out;
-	for (i = 0; i < lp->n; i++)
-		for (r = 0; k[i] && r < k[i]->nr_rows; r++) {
-			uint64_t ts = tc < 0 ? 0 : k[i]->cells[r * (size_t)(nc - 1) + (size_t)tc].u;
-
-			refs[x++] = (struct log_ref){ ts ? strobe_merge_map_ts(lp->m, i, ts) : 0,
-						      (uint32_t)i, r };
 		}
-	qsort(refs, nr, sizeof(*refs), cmp_ref);
-	for (x = 0; x < nr; x++) {
-		const union strobe_value *v = k[refs[x].host]->cells + refs[x].row * (size_t)(nc - 1);
+		next[i] = cursor_row(&cur[i], lp->m, i);
+	}
+	for (;;) {
+		int h = -1;
 
-		out[0].s = strobe_merge_host(lp->m, (int)refs[x].host);
+		for (i = 0; i < lp->n; i++)	/* the earliest next row; ties: the first host */
+			if (next[i] && (h < 0 || cur[i].ts < cur[h].ts))
+				h = i;
+		if (h < 0)
+			break;
+		out[0].s = strobe_merge_host(lp->m, h);
 		for (c = 1; c < nc; c++) {
-			out[c] = v[c - 1];
+			out[c] = next[h][c - 1];
 			if (strobe_table_column(t, c)->type == STROBE_COL_TIMESTAMP && out[c].u)
-				out[c].u = strobe_merge_map_ts(lp->m, (int)refs[x].host, out[c].u);
+				out[c].u = strobe_merge_map_ts(lp->m, h, out[c].u);
 		}
 		if (lp->lami) {
-			if (x)
+			if (any)
 				strobe_buf_putc(s, ',');
 			strobe_lami_write_row(t, out, s);
 		} else if (lp->json) {
@@ -324,17 +398,22 @@ static int write_log_rows(void *arg, const struct strobe_table *t, struct strobe
 		} else {
 			strobe_table_write_text_row(t, out, s);
 		}
+		any = true;
 		if (strobe_buf_failed(s))
 			goto out;
 		if (strobe_buf_len(s) >= CLI_FLUSH_BYTES && !cli_flush(s)) {
 			ret = -EIO;
 			goto out;
 		}
+		cur[h].pos++;
+		next[h] = cursor_row(&cur[h], lp->m, h);
 	}
 	ret = 0;
 out:
-	free(k);
-	free(refs);
+	for (i = 0; cur && i < lp->n; i++)
+		free(cur[i].order);
+	free(cur);
+	free(next);
 	free(out);
 	return ret;
 }
@@ -556,7 +635,7 @@ out:
 		strobe_tracefile_close(tfs[i]);
 	for (i = 0; hl && i < n; i++)
 		for (j = 0; j < hl[i].nr; j++)
-			free(hl[i].tabs[j].cells);
+			kept_free(&hl[i].tabs[j]);
 	pool_free(&pool);
 	free(hl);
 	free(tfs);
