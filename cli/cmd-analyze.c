@@ -7,7 +7,8 @@
  * analyses over the file in one pass (strobe_analysis_run_file), and
  * print every result table through the shared writers (text, JSON lines
  * or LAMI 1.0).  Log rows (--log) are printed while the file is read, so
- * they never pile up in memory; LAMI needs them inside its one results
+ * they never pile up in memory (several -i: cli/multi.c keeps them, to put
+ * the hosts' rows on one timeline); LAMI needs them inside its one results
  * object, after the time range is known, so with --lami they go to a
  * temporary file per log table and are copied into the results at the
  * end.  What is wrong with the file (cli/diag.c) and the analyses' notes
@@ -100,7 +101,8 @@ static void usage(FILE *f, const char *cmd)
 		"Options:\n"
 		"%s"
 		"  -i, --input FILE        trace file to read (default: trace.dat); several\n"
-		"                          -i: every table gains a host column\n"
+		"                          -i: every table gains a host column (--log:\n"
+		"                          every host's rows on one timeline)\n"
 		"      --top N             rows per ranking (default 10, 0 = all)\n"
 		"      --stats             latency statistics (count, min, avg, max, stddev)\n"
 		"      --freq              latency histograms (log2 of usecs, as bcc)\n"
