@@ -168,7 +168,7 @@ static int write_result(struct strobe_buf *b, const struct strobe_table *t, uint
 		tbl_json_str(s, tbl_lami_class(t));
 	}
 	trace_seq_puts(s, ",\"data\":[");
-	if (t->view == STROBE_VIEW_LOG) {
+	if (t->view == STROBE_VIEW_LOG && log_rows) {
 		ret = log_rows(arg, t, b);
 		if (ret < 0)
 			return ret;
@@ -290,8 +290,8 @@ int strobe_lami_write_results_merged(const struct strobe_analysis *const *an, in
 				break;
 			ret = 0;	/* histograms, differing columns: per host */
 			for (k = 0; k < n && ret == 0; k++) {
-				if (!col[k])
-					continue;
+				if (!col[k] || col[k]->view == STROBE_VIEW_LOG)
+					continue;	/* (the caller's rows have a host) */
 				if (!first)
 					trace_seq_putc(s, ',');
 				first = 0;
