@@ -19,10 +19,12 @@
  * clocks themselves disagree (NTP, PTP): the note says so.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "cli.h"
 
@@ -115,29 +117,41 @@ static int rel_seconds(const char *s, uint64_t *ns)
  * host by host (each file is analysed alone), each host's in the order
  * its occurrences ended.  To put them on one timeline they are kept until
  * every file is read: the cells copied into chunks of rows (no copying
- * as they grow), the strings (which point into the analysis' stack or
- * its task model) interned in one pool, where comm, syscall and container
- * names repeat (a column's string is most often its previous row's: that
- * is checked first).  Memory is the rows' cells, 8 bytes each, plus the
- * distinct strings.  Printing orders each host's rows by their first
+ * as they grow) mapped from one temporary file (tmpfile(3), its blocks
+ * reserved with posix_fallocate so a full disk is an error, not a
+ * SIGBUS), so the kernel can write them out rather than the process
+ * holding them (in memory when no temporary file can be made); the
+ * strings (which point into the analysis' stack or its
+ * task model) interned in one pool in memory, where comm, syscall and
+ * container names repeat (a column's string is most often its previous
+ * row's: that is checked first).  In memory: the distinct strings, and 8
+ * bytes a row for the sort of a host whose rows came out of order; in
+ * the file 8 bytes a cell.  Printing orders each host's rows by their first
  * timestamp (the occurrence's start: rows that came out of that order
  * get an index sorted once, 8 bytes a row) and merges the hosts by that
  * timestamp on the merge's timeline, ties host by host, writing through
  * the table writers with the host cell first.
  */
 #define MAX_LOG_TABLES 16
-#define CHUNK_ROWS 4096
+#define CHUNK_ROWS 65536
 
 struct strpool {		/* open addressing, power-of-two size */
 	char **slots;
 	size_t cap, n;
 };
 
+struct log_store {		/* what every host's kept rows share */
+	struct strpool pool;
+	FILE *f;		/* the chunks' file, made at the first row */
+	off_t size;
+	bool in_memory;		/* no temporary file could be made: malloc */
+};
+
 struct kept_log {		/* one host's rows of one log table */
 	const char *name;	/* the table's name (pooled) */
 	int nr_cols;
 	int ts_col;		/* the first timestamp column, -1: none */
-	union strobe_value **chunks;	/* CHUNK_ROWS * nr_cols cells each */
+	union strobe_value **chunks;	/* CHUNK_ROWS * nr_cols cells each, mapped */
 	size_t nr_chunks, cap_chunks, nr_rows;
 	const char **last;	/* per column: the previous row's pooled string */
 	uint64_t last_ts;
@@ -147,8 +161,9 @@ struct kept_log {		/* one host's rows of one log table */
 struct host_logs {		/* the log callback's argument, one per host */
 	struct kept_log tabs[MAX_LOG_TABLES];
 	int nr;
-	struct strpool *pool;
-	bool failed;		/* out of memory, or too many log tables */
+	struct log_store *store;
+	int failed;		/* an errno: out of memory or file space, or
+				 * too many log tables (EMFILE) */
 };
 
 static uint64_t str_hash(const char *s)
@@ -201,17 +216,47 @@ static void pool_free(struct strpool *p)
 	free(p->slots);
 }
 
+/* A new chunk of `bytes` from the store's file; NULL with errno set. */
+static union strobe_value *store_chunk(struct log_store *st, size_t bytes)
+{
+	void *p;
+	int ret;
+
+	if (!st->f && !st->in_memory && !(st->f = tmpfile()))
+		st->in_memory = true;	/* e.g. no writable /tmp */
+	if (st->in_memory)
+		return malloc(bytes);
+	ret = posix_fallocate(fileno(st->f), st->size, (off_t)bytes);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fileno(st->f), st->size);
+	if (p == MAP_FAILED)
+		return NULL;
+	st->size += (off_t)bytes;
+	return p;
+}
+
+static size_t chunk_bytes(const struct kept_log *k)
+{
+	return CHUNK_ROWS * (size_t)k->nr_cols * sizeof(union strobe_value);
+}
+
 static union strobe_value *kept_row(const struct kept_log *k, size_t r)
 {
 	return k->chunks[r / CHUNK_ROWS] + (r % CHUNK_ROWS) * (size_t)k->nr_cols;
 }
 
-static void kept_free(struct kept_log *k)
+static void kept_free(struct kept_log *k, const struct log_store *st)
 {
 	size_t i;
 
 	for (i = 0; i < k->nr_chunks; i++)
-		free(k->chunks[i]);
+		if (st->in_memory)
+			free(k->chunks[i]);
+		else
+			munmap(k->chunks[i], chunk_bytes(k));
 	free(k->chunks);
 	free(k->last);
 }
@@ -226,7 +271,11 @@ static struct kept_log *kept_of(struct host_logs *h, const struct strobe_table *
 	for (i = 0; i < h->nr; i++)
 		if (!strcmp(h->tabs[i].name, name))
 			return &h->tabs[i];
-	if (h->nr == MAX_LOG_TABLES || !(name = pool_intern(h->pool, name)))
+	if (h->nr == MAX_LOG_TABLES || !strobe_table_nr_columns(t)) {
+		errno = h->nr == MAX_LOG_TABLES ? EMFILE : EINVAL;
+		return NULL;
+	}
+	if (!(name = pool_intern(&h->store->pool, name)))
 		return NULL;
 	k = &h->tabs[h->nr];
 	*k = (struct kept_log){ .name = name, .nr_cols = strobe_table_nr_columns(t), .ts_col = -1 };
@@ -250,6 +299,7 @@ static void keep_log(void *arg, const struct strobe_table *t, const union strobe
 
 	if (h->failed)
 		return;
+	errno = ENOMEM;
 	k = kept_of(h, t);
 	if (!k)
 		goto fail;
@@ -263,7 +313,7 @@ static void keep_log(void *arg, const struct strobe_table *t, const union strobe
 			k->chunks = n;
 			k->cap_chunks = ncap;
 		}
-		k->chunks[k->nr_chunks] = malloc(CHUNK_ROWS * (size_t)k->nr_cols * sizeof(*v));
+		k->chunks[k->nr_chunks] = store_chunk(h->store, chunk_bytes(k));
 		if (!k->chunks[k->nr_chunks])
 			goto fail;
 		k->nr_chunks++;
@@ -274,7 +324,7 @@ static void keep_log(void *arg, const struct strobe_table *t, const union strobe
 		if (strobe_table_column(t, c)->type != STROBE_COL_STR)
 			continue;
 		if (!k->last[c] || strcmp(k->last[c], row[c].s ? row[c].s : "")) {
-			k->last[c] = pool_intern(h->pool, row[c].s);
+			k->last[c] = pool_intern(&h->store->pool, row[c].s);
 			if (!k->last[c])
 				goto fail;
 		}
@@ -289,7 +339,7 @@ static void keep_log(void *arg, const struct strobe_table *t, const union strobe
 	k->nr_rows++;
 	return;
 fail:
-	h->failed = true;
+	h->failed = errno ? errno : ENOMEM;
 }
 
 /* qsort_r: row indexes of one host by their timestamp, then arrival. */
@@ -483,7 +533,7 @@ int cli_analyze_files(const char *cmd, const char *names, const struct strobe_an
 	struct strobe_analysis_opts *oo = calloc((size_t)n, sizeof(*oo));
 	const struct strobe_table **col = calloc((size_t)n, sizeof(*col));
 	struct host_logs *hl = calloc((size_t)n, sizeof(*hl));
-	struct strpool pool = { 0 };
+	struct log_store store = { 0 };
 	struct log_print lp = { hl, n, NULL, json, lami };
 	bool logs = o->views & STROBE_VIEW_LOG;
 	struct strobe_merge *m = NULL;
@@ -522,7 +572,7 @@ int cli_analyze_files(const char *cmd, const char *names, const struct strobe_an
 			oo[i].end = end ? t0 + re : 0;
 		}
 		if (logs) {	/* kept, printed on one timeline at the end */
-			hl[i].pool = &pool;
+			hl[i].store = &store;
 			oo[i].log = keep_log;
 			oo[i].log_arg = &hl[i];
 		}
@@ -538,7 +588,8 @@ int cli_analyze_files(const char *cmd, const char *names, const struct strobe_an
 			goto out;
 		}
 		if (hl[i].failed) {
-			cli_error(cmd, "%s: out of memory keeping the log rows", inputs[i]);
+			cli_error(cmd, "%s: cannot keep the log rows (in a temporary file): %s",
+				  inputs[i], strerror(hl[i].failed));
 			goto out;
 		}
 	}
@@ -635,8 +686,10 @@ out:
 		strobe_tracefile_close(tfs[i]);
 	for (i = 0; hl && i < n; i++)
 		for (j = 0; j < hl[i].nr; j++)
-			kept_free(&hl[i].tabs[j]);
-	pool_free(&pool);
+			kept_free(&hl[i].tabs[j], &store);
+	pool_free(&store.pool);
+	if (store.f)
+		fclose(store.f);
 	free(hl);
 	free(tfs);
 	free(an);
