@@ -116,19 +116,19 @@ static int rel_seconds(const char *s, uint64_t *ns)
  * Log rows reach the analyses' log callback valid during the call only,
  * host by host (each file is analysed alone), each host's in the order
  * its occurrences ended.  To put them on one timeline they are kept until
- * every file is read: the cells copied into chunks of rows (no copying
- * as they grow) mapped from one temporary file (tmpfile(3), its blocks
- * reserved with posix_fallocate so a full disk is an error, not a
- * SIGBUS), so the kernel can write them out rather than the process
- * holding them (in memory when no temporary file can be made); the
- * strings (which point into the analysis' stack or its
- * task model) interned in one pool in memory, where comm, syscall and
- * container names repeat (a column's string is most often its previous
- * row's: that is checked first).  In memory: the distinct strings, and 8
- * bytes a row for the sort of a host whose rows came out of order; in
- * the file 8 bytes a cell.  Printing orders each host's rows by their first
- * timestamp (the occurrence's start: rows that came out of that order
- * get an index sorted once, 8 bytes a row) and merges the hosts by that
+ * every file is read:
+ *  - the cells are copied into chunks of rows (nothing is copied as they
+ *    grow) mapped from one temporary file (tmpfile(3), blocks reserved
+ *    with posix_fallocate so that a full disk is an error, not a SIGBUS):
+ *    the kernel can write them out instead of the process holding them
+ *    (malloc when no temporary file can be made);
+ *  - the strings, which point into the analysis' stack or its task model,
+ *    are interned in one pool in memory, where comm, syscall and container
+ *    names repeat (a column's string is most often its previous row's:
+ *    that is checked first).
+ * Printing orders each host's rows by their first timestamp (the
+ * occurrence's start; a host whose rows came out of that order gets an
+ * index sorted once, 8 bytes a row) and merges the hosts by that
  * timestamp on the merge's timeline, ties host by host, writing through
  * the table writers with the host cell first.
  */
