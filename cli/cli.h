@@ -93,9 +93,10 @@ void cli_merge_clock_note(const char *cmd, const struct strobe_merge *m,
 /* Add "key":"val" to the JSON object that ends s ("...}\n").  0/-ENOMEM. */
 int cli_json_add_key(struct strobe_buf *s, const char *key, const char *val);
 /* The analyses over several files, one table per name with a host column
- * (histograms per host); begin/end only as +SECONDS.  An exit status. */
+ * (histograms per host; log rows of all hosts in time order); JSON lines,
+ * LAMI or text; begin/end only as +SECONDS.  An exit status. */
 int cli_analyze_files(const char *cmd, const char *names, const struct strobe_analysis_opts *o,
-		      const char *const *inputs, int n, bool json, const char *begin,
+		      const char *const *inputs, int n, bool json, bool lami, const char *begin,
 		      const char *end);
 
 /* Strict parsers: whole string must be a number in range.  Return 0 or

@@ -7,7 +7,8 @@
  * analyses over the file in one pass (strobe_analysis_run_file), and
  * print every result table through the shared writers (text, JSON lines
  * or LAMI 1.0).  Log rows (--log) are printed while the file is read, so
- * they never pile up in memory; LAMI needs them inside its one results
+ * they never pile up in memory (several -i: cli/multi.c keeps them, to put
+ * the hosts' rows on one timeline); LAMI needs them inside its one results
  * object, after the time range is known, so with --lami they go to a
  * temporary file per log table and are copied into the results at the
  * end.  What is wrong with the file (cli/diag.c) and the analyses' notes
@@ -100,7 +101,8 @@ static void usage(FILE *f, const char *cmd)
 		"Options:\n"
 		"%s"
 		"  -i, --input FILE        trace file to read (default: trace.dat); several\n"
-		"                          -i: every table gains a host column\n"
+		"                          -i: every table gains a host column (--log:\n"
+		"                          every host's rows on one timeline)\n"
 		"      --top N             rows per ranking (default 10, 0 = all)\n"
 		"      --stats             latency statistics (count, min, avg, max, stddev)\n"
 		"      --freq              latency histograms (log2 of usecs, as bcc)\n"
@@ -636,7 +638,8 @@ static int run(struct analyze_args *a)
 		return CLI_OK;
 	}
 	if (a->metadata) {
-		if (strobe_lami_write_metadata(a->names, &a->o, s) < 0) {
+		if ((a->nr_inputs > 1 ? strobe_lami_write_metadata_hosts(a->names, &a->o, s)
+				      : strobe_lami_write_metadata(a->names, &a->o, s)) < 0) {
 			cli_error(a->cmd, "cannot describe '%s'", a->names);
 			strobe_buf_free(s);
 			strobe_buf_free(lc.row);
@@ -1046,14 +1049,10 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		cli_error(cmd, "--json and --lami exclude each other");
 		goto out;
 	}
-	if (a.nr_inputs > 1 && (a.lami || a.mi_version || a.metadata ||
-				(a.o.views & STROBE_VIEW_LOG))) {
-		cli_error(cmd, "several -i: not with --lami or --log (yet)");
-		goto out;
-	}
-	status = a.nr_inputs > 1 ? cli_analyze_files(cmd, a.names, &a.o, a.inputs, a.nr_inputs,
-						    a.json, a.begin, a.end)
-				 : run(&a);
+	status = a.nr_inputs > 1 && !a.mi_version && !a.metadata
+		 ? cli_analyze_files(cmd, a.names, &a.o, a.inputs, a.nr_inputs, a.json, a.lami,
+				     a.begin, a.end)
+		 : run(&a);
 	goto out;
 bad_arg:
 	cli_error(cmd, "bad value '%s' for %s", optarg, argv[optind - 1]);

@@ -44,6 +44,7 @@ struct strobe_stream;
 struct strobe_tracefile;
 struct strobe_formats;
 struct strobe_buf;
+struct strobe_merge;
 
 /* ---- analyses ------------------------------------------------------- */
 
@@ -218,6 +219,16 @@ void strobe_analysis_window(const struct strobe_analysis *a, uint64_t *begin,
 int strobe_analysis_write_json_summary(const struct strobe_analysis *a,
 				       const struct strobe_tracefile *tf,
 				       struct strobe_buf *b);
+/*
+ * The same for analysis a of source `source` of merge m (stream.h; each
+ * file analysed alone): a "host" key (strobe_merge_host) after
+ * "analyses", begin/end mapped onto the merge's timeline
+ * (strobe_merge_map_ts); tf is that source's file.  One line per host.
+ */
+int strobe_analysis_write_json_summary_merged(const struct strobe_analysis *a,
+					      const struct strobe_tracefile *tf,
+					      const struct strobe_merge *m, int source,
+					      struct strobe_buf *b);
 
 /*
  * LAMI 1.0 (the LTTng analyses machine interface Trace Compass runs):
@@ -231,6 +242,11 @@ int strobe_analysis_write_json_summary(const struct strobe_analysis *a,
 int strobe_lami_write_version(struct strobe_buf *b);
 int strobe_lami_write_metadata(const char *names, const struct strobe_analysis_opts *opts,
 			       struct strobe_buf *b);
+/* The metadata of the results of several hosts
+ * (strobe_lami_write_results_merged): every class but the histograms'
+ * has a "Host" string column first. */
+int strobe_lami_write_metadata_hosts(const char *names, const struct strobe_analysis_opts *opts,
+				     struct strobe_buf *b);
 int strobe_lami_write_results(const struct strobe_analysis *a, struct strobe_buf *b);
 
 /*
@@ -250,6 +266,23 @@ int strobe_lami_write_results_logs(const struct strobe_analysis *a,
 				   int (*log_rows)(void *arg, const struct strobe_table *t,
 						   struct strobe_buf *b),
 				   void *arg, struct strobe_buf *b);
+
+/*
+ * Several hosts: an[i] is the finished analysis of source i of merge m
+ * (the same analyses and options for every source).  One results object
+ * whose time range spans every host's window on the merge's timeline;
+ * each table name once, as strobe_table_merge_hosts() makes it (a "host"
+ * column first, timestamps mapped); histograms per host, their title
+ * saying which ("... (host web)").  Log tables as in
+ * strobe_lami_write_results_logs(), log_rows getting the merged table
+ * (its rows are the caller's; write them with the host cell first).
+ * Returns 0, -EINVAL (n < 1), -ENOMEM or log_rows' error.
+ */
+int strobe_lami_write_results_merged(const struct strobe_analysis *const *an, int n,
+				     const struct strobe_merge *m,
+				     int (*log_rows)(void *arg, const struct strobe_table *t,
+						     struct strobe_buf *b),
+				     void *arg, struct strobe_buf *b);
 
 #ifdef __cplusplus
 }

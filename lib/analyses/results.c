@@ -2,8 +2,10 @@
  * results.c - an analysis' results as one document: LAMI 1.0 (the
  * version, the metadata of a set of analyses, the results of a finished
  * analysis with its log rows) and strobe's JSON (every table, then a
- * summary line with the window, the notes and the input's diagnostics).
- * The tables themselves go through lib/table/'s writers.
+ * summary line with the window, the notes and the input's diagnostics),
+ * for one file or for several hosts' analyses on one timeline (a host
+ * key; tables merged with strobe_table_merge_hosts).  The tables
+ * themselves go through lib/table/'s writers.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -41,8 +43,10 @@ static bool name_listed(const char *names, const char *name)
 	return false;
 }
 
-int strobe_lami_write_metadata(const char *names, const struct strobe_analysis_opts *opts,
-			       struct strobe_buf *b)
+/* The metadata; hosts: the tables of several hosts (a host column first,
+ * histograms per host as they are). */
+static int write_metadata(const char *names, const struct strobe_analysis_opts *opts,
+			  bool hosts, struct strobe_buf *b)
 {
 	struct trace_seq *s = strobe_buf_seq(b);
 	struct strobe_analysis_opts o = { 0 };
@@ -96,6 +100,9 @@ int strobe_lami_write_metadata(const char *names, const struct strobe_analysis_o
 		trace_seq_puts(s, ":{\"title\":");
 		tbl_json_str(s, t->title);
 		trace_seq_puts(s, ",\"column-descriptions\":[");
+		if (hosts && t->view != STROBE_VIEW_FREQ)
+			trace_seq_printf(s, "{\"title\":\"Host\",\"class\":\"string\"}%s",
+					 t->nr_cols ? "," : "");
 		for (j = 0; j < t->nr_cols; j++) {
 			trace_seq_printf(s, "%s{\"title\":", j ? "," : "");
 			tbl_json_str(s, t->cols[j].title);
@@ -109,9 +116,76 @@ int strobe_lami_write_metadata(const char *names, const struct strobe_analysis_o
 	return seq_ok(s) ? 0 : -ENOMEM;
 }
 
+int strobe_lami_write_metadata(const char *names, const struct strobe_analysis_opts *opts,
+			       struct strobe_buf *b)
+{
+	return write_metadata(names, opts, false, b);
+}
+
+int strobe_lami_write_metadata_hosts(const char *names, const struct strobe_analysis_opts *opts,
+				     struct strobe_buf *b)
+{
+	return write_metadata(names, opts, true, b);
+}
+
 int strobe_lami_write_results(const struct strobe_analysis *a, struct strobe_buf *b)
 {
 	return strobe_lami_write_results_logs(a, NULL, NULL, b);
+}
+
+/* One result table t of the time range [begin, end]; title_host: a
+ * histogram of that host (several hosts: histograms are not merged). */
+static int write_result(struct strobe_buf *b, const struct strobe_table *t, uint64_t begin,
+			uint64_t end, const char *title_host,
+			int (*log_rows)(void *arg, const struct strobe_table *t,
+					struct strobe_buf *b),
+			void *arg)
+{
+	struct trace_seq *s = strobe_buf_seq(b);
+	size_t r;
+	int j, ret;
+
+	trace_seq_printf(s, "{\"time-range\":{\"class\":\"time-range\",\"begin\":%" PRIu64
+			 ",\"end\":%" PRIu64 "},\"class\":", begin, end);
+	if (t->view == STROBE_VIEW_FREQ) {
+		trace_seq_puts(s, "{\"inherit\":");
+		tbl_json_str(s, tbl_lami_class(t));
+		trace_seq_puts(s, ",\"title\":");
+		if (title_host) {
+			size_t len = strlen(t->title) + strlen(title_host) + 16;
+			char *title = malloc(len);
+
+			if (!title)
+				return -ENOMEM;
+			snprintf(title, len, "%s (host %s)", t->title, title_host);
+			tbl_json_str(s, title);
+			free(title);
+		} else {
+			tbl_json_str(s, t->title);
+		}
+		trace_seq_putc(s, '}');
+	} else {
+		tbl_json_str(s, tbl_lami_class(t));
+	}
+	trace_seq_puts(s, ",\"data\":[");
+	if (t->view == STROBE_VIEW_LOG && log_rows) {
+		ret = log_rows(arg, t, b);
+		if (ret < 0)
+			return ret;
+	}
+	for (r = 0; r < t->nr_rows; r++) {
+		const union strobe_value *v = strobe_table_row(t, r);
+
+		trace_seq_puts(s, r ? ",[" : "[");
+		for (j = 0; j < t->nr_cols; j++) {
+			if (j)
+				trace_seq_putc(s, ',');
+			tbl_lami_cell(s, t, &t->cols[j], &v[j]);
+		}
+		trace_seq_putc(s, ']');
+	}
+	trace_seq_puts(s, "]}");
+	return 0;
 }
 
 int strobe_lami_write_results_logs(const struct strobe_analysis *a,
@@ -121,8 +195,7 @@ int strobe_lami_write_results_logs(const struct strobe_analysis *a,
 {
 	struct trace_seq *s = strobe_buf_seq(b);
 	uint64_t begin, end;
-	int i, j, n = strobe_analysis_nr_tables(a), first = 1, ret;
-	size_t r;
+	int i, n = strobe_analysis_nr_tables(a), first = 1, ret;
 
 	strobe_analysis_window(a, &begin, &end);
 	trace_seq_puts(s, "{\"results\":[");
@@ -134,53 +207,121 @@ int strobe_lami_write_results_logs(const struct strobe_analysis *a,
 		if (!first)
 			trace_seq_putc(s, ',');
 		first = 0;
-		trace_seq_printf(s, "{\"time-range\":{\"class\":\"time-range\",\"begin\":%" PRIu64
-				 ",\"end\":%" PRIu64 "},\"class\":", begin, end);
-		if (t->view == STROBE_VIEW_FREQ) {
-			trace_seq_puts(s, "{\"inherit\":");
-			tbl_json_str(s, tbl_lami_class(t));
-			trace_seq_puts(s, ",\"title\":");
-			tbl_json_str(s, t->title);
-			trace_seq_putc(s, '}');
-		} else {
-			tbl_json_str(s, tbl_lami_class(t));
-		}
-		trace_seq_puts(s, ",\"data\":[");
-		if (t->view == STROBE_VIEW_LOG) {
-			ret = log_rows(arg, t, b);
-			if (ret < 0)
-				return ret;
-		}
-		for (r = 0; r < t->nr_rows; r++) {
-			const union strobe_value *v = strobe_table_row(t, r);
-
-			trace_seq_puts(s, r ? ",[" : "[");
-			for (j = 0; j < t->nr_cols; j++) {
-				if (j)
-					trace_seq_putc(s, ',');
-				tbl_lami_cell(s, t, &t->cols[j], &v[j]);
-			}
-			trace_seq_putc(s, ']');
-		}
-		trace_seq_puts(s, "]}");
+		ret = write_result(b, t, begin, end, NULL, log_rows, arg);
+		if (ret < 0)
+			return ret;
 	}
 	trace_seq_puts(s, "]}\n");
 	return seq_ok(s) ? 0 : -ENOMEM;
 }
 
-int strobe_analysis_write_json_summary(const struct strobe_analysis *a,
-				       const struct strobe_tracefile *tf,
-				       struct strobe_buf *b)
+/* Table `name` of analysis a, NULL if it has none. */
+static const struct strobe_table *table_named(const struct strobe_analysis *a,
+					      const char *name)
 {
-	struct trace_seq *s = strobe_buf_seq(b);
-	uint64_t begin, end;
 	int i;
 
-	strobe_analysis_window(a, &begin, &end);
+	for (i = 0; i < strobe_analysis_nr_tables(a); i++)
+		if (!strcmp(strobe_analysis_table(a, i)->name, name))
+			return strobe_analysis_table(a, i);
+	return NULL;
+}
+
+/* Has a table of this name come before (an earlier host, or earlier in
+ * host i's own list)? */
+static bool name_seen(const struct strobe_analysis *const *an, int i, int j)
+{
+	const char *name = strobe_analysis_table(an[i], j)->name;
+	int k, x;
+
+	for (k = 0; k <= i; k++)
+		for (x = 0; x < (k < i ? strobe_analysis_nr_tables(an[k]) : j); x++)
+			if (!strcmp(strobe_analysis_table(an[k], x)->name, name))
+				return true;
+	return false;
+}
+
+int strobe_lami_write_results_merged(const struct strobe_analysis *const *an, int n,
+				     const struct strobe_merge *m,
+				     int (*log_rows)(void *arg, const struct strobe_table *t,
+						     struct strobe_buf *b),
+				     void *arg, struct strobe_buf *b)
+{
+	struct trace_seq *s = strobe_buf_seq(b);
+	const struct strobe_table **col;
+	uint64_t begin = UINT64_MAX, end = 0;
+	int i, j, k, first = 1, ret = 0;
+
+	if (n < 1)
+		return -EINVAL;
+	col = calloc((size_t)n, sizeof(*col));
+	if (!col)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {	/* the union of the hosts' windows */
+		uint64_t bb, ee;
+
+		strobe_analysis_window(an[i], &bb, &ee);
+		bb = strobe_merge_map_ts(m, i, bb);
+		ee = strobe_merge_map_ts(m, i, ee);
+		begin = bb < begin ? bb : begin;
+		end = ee > end ? ee : end;
+	}
+	trace_seq_puts(s, "{\"results\":[");
+	for (i = 0; i < n && ret == 0; i++)
+		for (j = 0; j < strobe_analysis_nr_tables(an[i]) && ret == 0; j++) {
+			const struct strobe_table *t = strobe_analysis_table(an[i], j);
+			struct strobe_table *merged = NULL;
+
+			if ((t->view == STROBE_VIEW_LOG && !log_rows) || t->schema_only ||
+			    name_seen(an, i, j))
+				continue;
+			for (k = 0; k < n; k++)
+				col[k] = table_named(an[k], t->name);
+			ret = strobe_table_merge_hosts(col, n, m, &merged);
+			if (ret == 0) {
+				if (!first)
+					trace_seq_putc(s, ',');
+				first = 0;
+				ret = write_result(b, merged, begin, end, NULL, log_rows, arg);
+				strobe_table_free(merged);
+				continue;
+			}
+			if (ret == -ENOMEM)
+				break;
+			ret = 0;	/* histograms, differing columns: per host */
+			for (k = 0; k < n && ret == 0; k++) {
+				if (!col[k] || col[k]->view == STROBE_VIEW_LOG)
+					continue;	/* (the caller's rows have a host) */
+				if (!first)
+					trace_seq_putc(s, ',');
+				first = 0;
+				ret = write_result(b, col[k], begin, end, strobe_merge_host(m, k),
+						   NULL, NULL);
+			}
+		}
+	free(col);
+	if (ret < 0)
+		return ret;
+	trace_seq_puts(s, "]}\n");
+	return seq_ok(s) ? 0 : -ENOMEM;
+}
+
+/* The summary line; host NULL: none (one file). */
+static int write_summary(const struct strobe_analysis *a, const struct strobe_tracefile *tf,
+			 const char *host, uint64_t begin, uint64_t end, struct strobe_buf *b)
+{
+	struct trace_seq *s = strobe_buf_seq(b);
+	int i;
+
 	trace_seq_puts(s, "{\"summary\":{\"analyses\":\"");
 	for (i = 0; ana_name_at(a, i); i++)
 		trace_seq_printf(s, "%s%s", i ? "," : "", ana_name_at(a, i));
-	trace_seq_printf(s, "\",\"begin\":%" PRIu64 ",\"end\":%" PRIu64 ",\"notes\":[",
+	trace_seq_putc(s, '"');
+	if (host) {
+		trace_seq_puts(s, ",\"host\":");
+		tbl_json_str(s, host);
+	}
+	trace_seq_printf(s, ",\"begin\":%" PRIu64 ",\"end\":%" PRIu64 ",\"notes\":[",
 			 begin, end);
 	for (i = 0; i < strobe_analysis_nr_notes(a); i++) {
 		if (i)
@@ -191,4 +332,27 @@ int strobe_analysis_write_json_summary(const struct strobe_analysis *a,
 	strobe_tracefile_write_json_diags(tf, b);
 	trace_seq_puts(s, "}}\n");
 	return seq_ok(s) ? 0 : -ENOMEM;
+}
+
+int strobe_analysis_write_json_summary(const struct strobe_analysis *a,
+				       const struct strobe_tracefile *tf,
+				       struct strobe_buf *b)
+{
+	uint64_t begin, end;
+
+	strobe_analysis_window(a, &begin, &end);
+	return write_summary(a, tf, NULL, begin, end, b);
+}
+
+int strobe_analysis_write_json_summary_merged(const struct strobe_analysis *a,
+					      const struct strobe_tracefile *tf,
+					      const struct strobe_merge *m, int source,
+					      struct strobe_buf *b)
+{
+	uint64_t begin, end;
+
+	strobe_analysis_window(a, &begin, &end);
+	return write_summary(a, tf, strobe_merge_host(m, source),
+			     strobe_merge_map_ts(m, source, begin),
+			     strobe_merge_map_ts(m, source, end), b);
 }

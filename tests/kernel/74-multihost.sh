@@ -6,7 +6,10 @@
 # db x4000, web x2000, every timestamp in order, each host's events
 # exactly those of its own file, each at a wall-clock time inside the
 # window its recording ran in (the stored clock offsets at work), and the
-# clock uncertainty stated once.  strobe sql -i A -i B counts each host's
+# clock uncertainty stated once.  The analyses print one table per name
+# with a host column, their --log rows of both hosts in time order at the
+# timestamps report gives, their LAMI as one valid results object.
+# strobe sql -i A -i B counts each host's
 # calls exactly, with the same timestamps as report; trace-cmd still
 # reads each file; tracefs is left as found.
 . "$(dirname "$0")/lib.sh"
@@ -195,6 +198,94 @@ grep -qE '^Host +TID +PID' $WORK/an.txt && grep -qE '^db +[0-9]+ +[0-9]+ +getppi
 timeout 60 $STROBE syscalls -i $A -i $B --begin 10 > /dev/null 2> $WORK/an2.err
 [ $? = 2 ] && grep -q 'take +SECONDS' $WORK/an2.err && pass syscalls_several_files_refuse_absolute_times ||
 	fail syscalls_several_files_refuse_absolute_times "$(cat $WORK/an2.err)"
+
+# the JSON summary: once per host, its window on the common timeline
+r=$(timeout 120 $STROBE syscalls --json -i $A -i $B 2>/dev/null | py '
+import json, sys
+a0, a1, b0, b1 = map(int, sys.argv[1:5])
+win = {"web": (a0, a1), "db": (b0, b1)}
+s = [o["summary"] for o in map(json.loads, sys.stdin) if "summary" in o]
+print(" ".join("%s:%s" % (x["host"], win[x["host"]][0] <= x["begin"] <= x["end"] <= win[x["host"]][1])
+               for x in s))
+' $a0 $a1 $b0 $b1)
+[ "$r" = "web:True db:True" ] && pass syscalls_json_summary_per_host_on_the_timeline ||
+	fail syscalls_json_summary_per_host_on_the_timeline "'$r' (web $a0..$a1, db $b0..$b1)"
+
+# --log: one log, every host's rows in time order, each at the time report
+# gives its sys_enter on the merged timeline, with its own host
+timeout 120 $STROBE syscalls --log --json -i $A -i $B > $WORK/log.json 2> $WORK/log.err
+rc=$?
+r=$(py '
+import json, sys
+log = [o for o in map(json.loads, open(sys.argv[1])) if o.get("table") == "syscalls.log"]
+rep = [o for o in map(json.loads, open(sys.argv[2])) if "ts" in o]
+bad = sum(1 for x, y in zip(log, log[1:]) if y["ts"] < x["ts"])
+g = [o for o in log if o["comm"] == "getppid_n" and o["syscall"] == "getppid"]
+runs = []
+for o in g:
+    if runs and runs[-1][0] == o["host"]:
+        runs[-1][1] += 1
+    else:
+        runs.append([o["host"], 1])
+enter = sorted((o["host"], o["ts"]) for o in rep if o["comm"] == "getppid_n" and
+               o["event"] == "sys_enter" and o["fields"]["id"] == 110)
+same = sorted((o["host"], o["ts"]) for o in g) == enter
+other = sum(1 for o in log if o["host"] not in ("web", "db"))
+print("unordered=%d runs=%s same_as_report=%s other=%d first_key=%s" % (bad,
+      " ".join("%s:%d" % (h, n) for h, n in runs), same, other, list(log[0])[1] if log else "-"))
+' $WORK/log.json $WORK/m.json)
+[ $rc = 0 ] && [ "$r" = "unordered=0 runs=web:1000 db:4000 web:2000 same_as_report=True other=0 first_key=host" ] &&
+	pass syscalls_log_merges_two_hosts_in_time_order ||
+	fail syscalls_log_merges_two_hosts_in_time_order "rc=$rc $r $(head -3 $WORK/log.err)"
+timeout 120 $STROBE syscalls --log -i $A -i $B > $WORK/log.txt 2>/dev/null
+if [ "$(grep -c '^Host  ' $WORK/log.txt)" = 1 ] && head -1 $WORK/log.txt | grep -qE '^Host +Begin +Duration' &&
+   [ "$(grep -cE '^web +[0-9]{10}\.[0-9]{9} .* getppid_n +[^ ]+ +getppid ' $WORK/log.txt)" = 3000 ] &&
+   [ "$(grep -cE '^db +[0-9]{10}\.[0-9]{9} .* getppid_n +[^ ]+ +getppid ' $WORK/log.txt)" = 4000 ]; then
+	pass syscalls_log_text_has_one_header_and_a_host_column
+else fail syscalls_log_text_has_one_header_and_a_host_column "$(head -3 $WORK/log.txt)"; fi
+
+# --lami: LAMI 1.0, one results object, every table with a host column
+# that --metadata declares; the log rows are those of --log --json
+timeout 120 $STROBE syscalls --lami --log --stats --freq -i $A -i $B > $WORK/lami.json 2>/dev/null &&
+timeout 20 $STROBE syscalls --metadata --log --stats --freq -i $A -i $B > $WORK/meta.json &&
+timeout 20 $STROBE syscalls --mi-version -i $A -i $B > $WORK/ver.json
+rc=$?
+r=$(py '
+import json, sys
+v = json.load(open(sys.argv[3])); assert v["major"] == 1 and v["minor"] == 0
+m = json.load(open(sys.argv[2])); assert m["mi-version"] == {"major": 1, "minor": 0}
+tc = m["table-classes"]
+for k, c in tc.items():
+    assert c["title"] and all("title" in d and "class" in d for d in c["column-descriptions"])
+r = json.load(open(sys.argv[1]))["results"]; assert r
+for t in r:
+    assert t["time-range"]["class"] == "time-range" and t["time-range"]["begin"] <= t["time-range"]["end"]
+    cls = t["class"]; name = cls["inherit"] if isinstance(cls, dict) else cls
+    assert name in tc, name
+    for row in t["data"]:
+        assert len(row) == len(tc[name]["column-descriptions"])
+        assert all("class" in c and "value" in c for c in row)
+def rows(cls):
+    t = [t for t in r if t["class"] == cls]
+    assert len(t) == 1, cls
+    keys = ["host"] + [d["title"] for d in tc[cls]["column-descriptions"][1:]]
+    return [dict(zip(keys, [c["value"] for c in row])) for row in t[0]["data"]]
+log = [o for o in map(json.loads, open(sys.argv[4])) if o.get("table") == "syscalls.log"]
+lami = rows("syscalls.log")
+same = [(o["host"], o["Begin"], o["Duration(us)"]) for o in lami] == \
+       [(o["host"], o["ts"], o["duration"]) for o in log]
+st = {}
+for o in rows("syscalls.stats"):	# web: two getppid_n processes
+    if o["Comm"] == "getppid_n" and o["Syscall"] == "getppid":
+        st[o["host"]] = st.get(o["host"], []) + [o["Count"]]
+st = {h: ",".join(map(str, sorted(v))) for h, v in st.items()}
+hist = sorted(set(t["class"]["title"].rsplit(" (host ", 1)[-1] for t in r
+                  if isinstance(t["class"], dict)))	# histograms: per host
+print("valid log_same=%s stats=db:%s,web:%s hists=%s" % (same, st.get("db"), st.get("web"), ",".join(hist)))
+' $WORK/lami.json $WORK/meta.json $WORK/ver.json $WORK/log.json 2>&1 | tail -1)
+[ $rc = 0 ] && [ "$r" = "valid log_same=True stats=db:4000,web:1000,2000 hists=db),web)" ] &&
+	pass syscalls_lami_of_two_hosts_is_lami_1_0_with_a_host_column ||
+	fail syscalls_lami_of_two_hosts_is_lami_1_0_with_a_host_column "rc=$rc $r"
 
 # --- each file stays a trace-cmd file ----------------------------------------
 if command -v trace-cmd > /dev/null; then

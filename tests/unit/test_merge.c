@@ -7,7 +7,8 @@
  * must come in wall-clock order with each event's mapped ts equal to
  * that argument and the right source and host; files without pairings
  * keep their raw timestamps (and say so); the clock summary gives the
- * offsets, drift and error the pairings imply.
+ * offsets, drift and error the pairings imply; the writers of several
+ * hosts' analysis results put their windows on the merged timeline.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -49,6 +50,9 @@ static const char header_event[] =
 
 static const char fmt_enter[] = "name: sys_enter\nID: 443\nformat:\n" FMT_COMMON
 	FMT_SYS_ENTER_FIELDS "print fmt: \"NR %ld\", REC->id\n";
+/* no such events: the syscalls analysis attaches (the results' writers) */
+static const char fmt_exit[] = "name: sys_exit\nID: 444\nformat:\n" FMT_COMMON
+	FMT_SYS_EXIT_FIELDS "print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
 
 static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
 static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
@@ -87,6 +91,7 @@ static char *write_file(const char *info, const uint64_t *ts, const uint64_t *wa
 {
 	struct strobe_tf_format formats[] = {
 		{ "raw_syscalls", fmt_enter, sizeof(fmt_enter) - 1 },
+		{ "raw_syscalls", fmt_exit, sizeof(fmt_exit) - 1 },
 	};
 	struct strobe_tf_meta m = { 0 };
 	struct strobe_error err = { 0 };
@@ -111,7 +116,7 @@ static char *write_file(const char *info, const uint64_t *ts, const uint64_t *wa
 	m.header_page = (struct strobe_tf_blob){ header_page, sizeof(header_page) - 1 };
 	m.header_event = (struct strobe_tf_blob){ header_event, sizeof(header_event) - 1 };
 	m.formats = formats;
-	m.nr_formats = 1;
+	m.nr_formats = 2;
 	m.clock = "local";
 	m.uname = "Linux 6.1.0 #1 x86_64";
 	m.strobe_info = info;
@@ -409,7 +414,61 @@ static void test_tables_of_two_hosts_join_with_a_host_column(void)
 	close_two(&t);
 }
 
+/* The writers of several hosts' results: the JSON summary of each host
+ * and one LAMI results object, windows on the merge's timeline. */
+static void test_results_of_two_hosts_on_the_timeline(void)
+{
+	struct strobe_analysis_opts o = { .views = STROBE_VIEW_STATS };
+	struct strobe_error err = { 0 };
+	struct strobe_merge *m = NULL;
+	struct strobe_analysis *an[2] = { NULL, NULL };
+	struct strobe_buf *b = strobe_buf_new();
+	char want[256];
+	struct two t;
+	int i;
+
+	REQUIRE(b != NULL);
+	REQUIRE(open_two(&t, info_a, info_b) == 0);
+	REQUIRE(strobe_merge_open(t.tf, 2, NULL, NULL, &m, &err) == 0);
+	for (i = 0; i < 2; i++) {
+		REQUIRE(strobe_analysis_new("syscalls", &o, &an[i], &err) == 0);
+		REQUIRE(strobe_analysis_run_file(an[i], t.tf[i], &err) == 0);
+	}
+	/* web's window: its first and last event, mapped like the events */
+	REQUIRE(strobe_analysis_write_json_summary_merged(an[0], t.tf[0], m, 0, b) == 0);
+	snprintf(want, sizeof(want), "{\"summary\":{\"analyses\":\"syscalls\",\"host\":\"web\","
+		 "\"begin\":%llu,\"end\":%llu,\"notes\":[", (unsigned long long)(W0 + 10000010ull),
+		 (unsigned long long)(W0 + 50000050ull));
+	CHECK(!strncmp(strobe_buf_data(b), want, strlen(want)));
+	strobe_buf_reset(b);
+	/* one file: no host, the trace clock */
+	REQUIRE(strobe_analysis_write_json_summary(an[1], t.tf[1], b) == 0);
+	CHECK(!strncmp(strobe_buf_data(b), "{\"summary\":{\"analyses\":\"syscalls\",\"begin\":"
+		       "5020000000,\"end\":5040000000,", 70));
+	strobe_buf_reset(b);
+	/* LAMI: the time range spans both hosts, the tables have a host
+	 * column, which the metadata of several hosts declares */
+	REQUIRE(strobe_lami_write_results_merged((const struct strobe_analysis *const *)an, 2, m,
+						 NULL, NULL, b) == 0);
+	snprintf(want, sizeof(want), "{\"results\":[{\"time-range\":{\"class\":\"time-range\","
+		 "\"begin\":%llu,\"end\":%llu},\"class\":\"syscalls.stats\",\"data\":[",
+		 (unsigned long long)(W0 + 10000010ull), (unsigned long long)(W0 + 50000050ull));
+	CHECK(!strncmp(strobe_buf_data(b), want, strlen(want)));
+	strobe_buf_reset(b);
+	REQUIRE(strobe_lami_write_metadata_hosts("syscalls", &o, b) == 0);
+	CHECK(strstr(strobe_buf_data(b), "\"syscalls.stats\":{\"title\":\"System call latency "
+		     "statistics\",\"column-descriptions\":[{\"title\":\"Host\",\"class\":"
+		     "\"string\"},{\"title\":\"TID\"") != NULL);
+	CHECK_EQ(strobe_lami_write_results_merged(NULL, 0, m, NULL, NULL, b), -EINVAL);
+	for (i = 0; i < 2; i++)
+		strobe_analysis_free(an[i]);
+	strobe_buf_free(b);
+	strobe_merge_close(m);
+	close_two(&t);
+}
+
 TESTS(T(test_merge_orders_by_wall_clock_and_tags_hosts),
+      T(test_results_of_two_hosts_on_the_timeline),
       T(test_tables_of_two_hosts_join_with_a_host_column),
       T(test_merge_clock_summary_gives_offset_drift_and_error),
       T(test_merge_without_offsets_keeps_raw_timestamps),
