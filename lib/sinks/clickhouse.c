@@ -37,7 +37,7 @@
 #include <time.h>
 
 #include <curl/curl.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include <strobe/strobe.h>
 #include <strobe/clickhouse.h>
@@ -307,28 +307,40 @@ static size_t on_body(char *p, size_t size, size_t n, void *arg)
 	return b->oom ? 0 : size * n;
 }
 
+int strobe_ch_gzip(const void *data, size_t len, uint8_t **out, size_t *out_len)
+{
+	struct libdeflate_compressor *c = libdeflate_alloc_compressor(1);
+	size_t bound, n = 0;
+
+	*out = NULL;
+	if (!c)
+		return -ENOMEM;
+	bound = libdeflate_gzip_compress_bound(c, len);
+	*out = malloc(bound);
+	if (*out)
+		n = libdeflate_gzip_compress(c, data, len, *out, bound);
+	libdeflate_free_compressor(c);
+	if (!n) {	/* cannot happen with the bound's room */
+		free(*out);
+		*out = NULL;
+		return -ENOMEM;
+	}
+	*out_len = n;
+	return 0;
+}
+
 /* gzip data into ch->z.  0 or -ENOMEM. */
 static int gzip_body(struct strobe_clickhouse *ch, const void *data, size_t len)
 {
-	z_stream zs;
-	int rc;
+	uint8_t *z;
+	size_t n;
 
-	memset(&zs, 0, sizeof(zs));
-	if (deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (strobe_ch_gzip(data, len, &z, &n) < 0)
 		return -ENOMEM;
-	ch->z.len = 0;
-	if (!bb_room(&ch->z, deflateBound(&zs, (uLong)len))) {
-		deflateEnd(&zs);
-		return -ENOMEM;
-	}
-	zs.next_in = (Bytef *)(uintptr_t)data;
-	zs.avail_in = (uInt)len;
-	zs.next_out = ch->z.p;
-	zs.avail_out = (uInt)ch->z.cap;
-	rc = deflate(&zs, Z_FINISH);
-	ch->z.len = zs.total_out;
-	deflateEnd(&zs);
-	return rc == Z_STREAM_END ? 0 : -ENOMEM;
+	bb_free(&ch->z);
+	ch->z.p = z;
+	ch->z.len = ch->z.cap = n;
+	return 0;
 }
 
 /* The server's error text, one line, without its stack trace and the
