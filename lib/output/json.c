@@ -106,15 +106,30 @@ static inline void sink_putc(struct sink *k, char c)
 
 #define sink_lit(k, str) sink_put((k), (str), sizeof(str) - 1)
 
+/* Decimal, two digits per division (pointers and timestamps have 15 to
+ * 20 digits). */
 static void sink_u64(struct sink *k, unsigned long long v)
 {
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536"
+		"37383940414243444546474849505152535455565758596061626364656667686970717273"
+		"74757677787980818283848586878889909192939495969798" "99";
 	char tmp[24];
 	char *p = tmp + sizeof(tmp);
 
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		unsigned i = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		*--p = pairs[i + 1];
+		*--p = pairs[i];
+	}
+	if (v >= 10) {
+		*--p = pairs[v * 2 + 1];
+		*--p = pairs[v * 2];
+	} else {
+		*--p = (char)('0' + v);
+	}
 	sink_put(k, p, tmp + sizeof(tmp) - p);
 }
 
