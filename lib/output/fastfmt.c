@@ -159,7 +159,7 @@ strobe_cache_json_type(struct strobe_format_cache *c, struct tep_event *event)
 	if (id < 0 || id >= NR_IDS)
 		return NULL;
 	if (!c->json[id])
-		c->json[id] = strobe_json_type_new(event);	/* NULL: slow path */
+		c->json[id] = strobe_json_type_new(event, tep_get_long_size(c->tep));	/* NULL: slow path */
 	return c->json[id];
 }
 

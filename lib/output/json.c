@@ -7,11 +7,14 @@
  * keeps every value with its type (numbers stay numbers, strings are
  * strings) whatever the kernel's print fmt does with it.  Every read is
  * bounded by the payload size: a field that lies outside it is written as
- * null, never read.
+ * null, never read.  How a field is decoded (struct strobe_field_plan)
+ * is worked out from its description once per event type when a format
+ * cache is given, per event otherwise, by the same function.
  *
  * Output goes through a small staging buffer (struct sink) that is
  * flushed into the caller's trace_seq in large pieces; the same sink in
- * "counting" mode backs strobe_json_escape_buf()'s snprintf semantics.
+ * "counting" mode backs strobe_json_escape_buf()'s snprintf semantics and
+ * strobe_json_fields() (the ClickHouse sink's fields column).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -78,9 +81,11 @@ static void sink_put_slow(struct sink *k, const char *p, size_t n)
 	}
 }
 
+/* The fast path serves both modes: what fits is copied, the rest (a
+ * flush, or counting what does not fit) is sink_put_slow's. */
 static inline void sink_put(struct sink *k, const char *p, size_t n)
 {
-	if (k->s && k->used + n < k->cap) {
+	if (k->used + n < k->cap) {
 		memcpy(k->buf + k->used, p, n);
 		k->used += n;
 		k->len += n;
@@ -91,7 +96,7 @@ static inline void sink_put(struct sink *k, const char *p, size_t n)
 
 static inline void sink_putc(struct sink *k, char c)
 {
-	if (k->s && k->used < k->cap) {
+	if (k->used + 1 < k->cap) {
 		k->buf[k->used++] = c;
 		k->len++;
 		return;
@@ -101,15 +106,30 @@ static inline void sink_putc(struct sink *k, char c)
 
 #define sink_lit(k, str) sink_put((k), (str), sizeof(str) - 1)
 
+/* Decimal, two digits per division (pointers and timestamps have 15 to
+ * 20 digits). */
 static void sink_u64(struct sink *k, unsigned long long v)
 {
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536"
+		"37383940414243444546474849505152535455565758596061626364656667686970717273"
+		"74757677787980818283848586878889909192939495969798" "99";
 	char tmp[24];
 	char *p = tmp + sizeof(tmp);
 
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		unsigned i = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		*--p = pairs[i + 1];
+		*--p = pairs[i];
+	}
+	if (v >= 10) {
+		*--p = pairs[v * 2 + 1];
+		*--p = pairs[v * 2];
+	} else {
+		*--p = (char)('0' + v);
+	}
 	sink_put(k, p, tmp + sizeof(tmp) - p);
 }
 
@@ -287,75 +307,117 @@ static void put_array(struct sink *k, struct tep_handle *tep, const uint8_t *p,
 	sink_putc(k, ']');
 }
 
+/*
+ * How a field is written, worked out from its description once (for an
+ * event type's strobe_json_type) or per event (no cache): the same
+ * function both ways, so both write the same text.
+ */
+STROBE_HIDDEN struct strobe_field_plan strobe_field_plan(const struct tep_format_field *f,
+							 int long_size)
+{
+	struct strobe_field_plan p = { .offset = f->offset, .size = f->size,
+				       .is_signed = !!(f->flags & TEP_FIELD_IS_SIGNED) };
+	bool chars = (f->flags & TEP_FIELD_IS_STRING) || is_char_type(f->type);
+
+	if (f->offset < 0 || f->size < 0) {
+		p.kind = FP_NULL;
+	} else if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		p.kind = f->size != 4 ? FP_NULL : chars ? FP_DYN_STRING : FP_DYN_ARRAY;
+		p.relative = !!(f->flags & TEP_FIELD_IS_RELATIVE);
+		p.elem = f->elementsize ? (int)f->elementsize
+			 : strobe_type_elem_size(long_size, f->type);
+	} else if (f->flags & TEP_FIELD_IS_ARRAY) {
+		p.kind = chars ? FP_STRING : FP_ARRAY;
+		p.rest = f->size == 0 && f->arraylen == 0;	/* "char buf[]" */
+		p.elem = f->elementsize ? (int)f->elementsize
+			 : f->arraylen ? (int)((unsigned)f->size / f->arraylen) : 1;
+	} else if (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) {
+		p.kind = FP_NUMBER;
+	} else {
+		p.kind = FP_ARRAY;	/* an odd size: its bytes */
+		p.elem = 1;
+		p.is_signed = false;
+	}
+	return p;
+}
+
 /* tep: for byte swapping, NULL when the file is in host order. */
-static void put_field(struct sink *k, struct tep_handle *tep, int long_size,
-		      const struct strobe_event *ev,
-		      const struct tep_format_field *f)
+static void put_planned(struct sink *k, struct tep_handle *tep, const struct strobe_event *ev,
+			const struct strobe_field_plan *f)
 {
 	const uint8_t *data = ev->data;
 	size_t size = ev->size;
 	size_t off = (size_t)f->offset, len = (size_t)f->size;
-	bool is_signed = f->flags & TEP_FIELD_IS_SIGNED;
-	bool is_string;
 
-	if (f->offset < 0 || f->size < 0 || off + len > size) {
+	if (f->kind == FP_NULL || off + len > size) {
 		sink_lit(k, "null");
 		return;
 	}
+	switch (f->kind) {
+	case FP_NUMBER:
+		put_number(k, tep, data + off, (int)len, f->is_signed);
+		return;
+	case FP_DYN_STRING:
+	case FP_DYN_ARRAY: {
+		unsigned long long w = read_uint(tep, data + off, 4);
 
-	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-		unsigned long long w;
-
-		if (len != 4) {
-			sink_lit(k, "null");
-			return;
-		}
-		w = read_uint(tep, data + off, 4);
 		len = w >> 16;
-		if (f->flags & TEP_FIELD_IS_RELATIVE)
-			off = off + f->size + (w & 0xffff);
+		if (f->relative)
+			off = off + 4 + (w & 0xffff);
 		else
 			off = w & 0xffff;
 		if (off > size || len > size - off) {
 			sink_lit(k, "null");
 			return;
 		}
-		is_string = (f->flags & TEP_FIELD_IS_STRING) || is_char_type(f->type);
-		if (is_string) {
-			escape(k, (const char *)data + off,
-			       strnlen((const char *)data + off, len));
-			return;
-		}
-		put_array(k, tep, data + off, len,
-			  f->elementsize ? (int)f->elementsize
-					 : strobe_type_elem_size(long_size, f->type),
-			  is_signed);
+		if (f->kind == FP_DYN_STRING)
+			escape(k, (const char *)data + off, strnlen((const char *)data + off, len));
+		else
+			put_array(k, tep, data + off, len, f->elem, f->is_signed);
 		return;
 	}
-
-	if (f->flags & TEP_FIELD_IS_ARRAY) {
-		/* "char buf[]" (size 0): the rest of the payload */
-		if (len == 0 && f->arraylen == 0)
+	default:	/* FP_STRING, FP_ARRAY */
+		if (f->rest)
 			len = size - off;
-		if ((f->flags & TEP_FIELD_IS_STRING) || is_char_type(f->type)) {
-			escape(k, (const char *)data + off,
-			       strnlen((const char *)data + off, len));
-			return;
-		}
-		put_array(k, tep, data + off, len,
-			  f->elementsize ? (int)f->elementsize
-			  : f->arraylen ? (int)(len / f->arraylen) : 1,
-			  is_signed);
+		if (f->kind == FP_STRING)
+			escape(k, (const char *)data + off, strnlen((const char *)data + off, len));
+		else
+			put_array(k, tep, data + off, len, f->elem, f->is_signed);
 		return;
 	}
-
-	if (len == 1 || len == 2 || len == 4 || len == 8)
-		put_number(k, tep, data + off, (int)len, is_signed);
-	else
-		put_array(k, tep, data + off, len, 1, false);
 }
 
-STROBE_HIDDEN struct strobe_json_type *strobe_json_type_new(const struct tep_event *event)
+/* The fields object, {"name":value,...}; {} without a format. */
+static void put_fields(struct sink *k, struct tep_handle *swap, int long_size,
+		       const struct strobe_event *ev, const struct tep_event *event,
+		       const struct strobe_json_type *jt)
+{
+	size_t i;
+
+	sink_putc(k, '{');
+	if (jt) {
+		for (i = 0; i < jt->nr_fields; i++) {
+			sink_put(k, jt->fields[i].key, jt->fields[i].key_len);
+			put_planned(k, swap, ev, &jt->fields[i].plan);
+		}
+	} else if (event) {
+		const struct tep_format_field *f;
+
+		for (f = event->format.fields; f; f = f->next) {
+			struct strobe_field_plan plan = strobe_field_plan(f, long_size);
+
+			if (f != event->format.fields)
+				sink_putc(k, ',');
+			escape(k, f->name, strlen(f->name));
+			sink_putc(k, ':');
+			put_planned(k, swap, ev, &plan);
+		}
+	}
+	sink_putc(k, '}');
+}
+
+STROBE_HIDDEN struct strobe_json_type *strobe_json_type_new(const struct tep_event *event,
+							  int long_size)
 {
 	struct strobe_json_type *t;
 	const struct tep_format_field *f;
@@ -385,6 +447,7 @@ STROBE_HIDDEN struct strobe_json_type *strobe_json_type_new(const struct tep_eve
 	t->head_len = p - t->head;
 	for (f = event->format.fields; f; f = f->next, i++) {
 		t->fields[i].field = f;
+		t->fields[i].plan = strobe_field_plan(f, long_size);
 		t->fields[i].key = p;
 		if (i)
 			*p++ = ',';
@@ -408,7 +471,6 @@ int strobe_format_event_json(struct strobe_formats *fmts, const struct strobe_ev
 	struct tep_handle *swap = tep;
 	int long_size = tep_get_long_size(tep);
 	const char *comm;
-	size_t i;
 
 	if (cache) {
 		jt = event ? strobe_cache_json_type(cache, event) : NULL;
@@ -443,24 +505,29 @@ int strobe_format_event_json(struct strobe_formats *fmts, const struct strobe_ev
 		sink_lit(&k, ",\"missed\":");
 		sink_i64(&k, ev->missed < 0 ? -1 : ev->missed);
 	}
-	sink_lit(&k, ",\"fields\":{");
-	if (jt) {
-		for (i = 0; i < jt->nr_fields; i++) {
-			sink_put(&k, jt->fields[i].key, jt->fields[i].key_len);
-			put_field(&k, swap, long_size, ev, jt->fields[i].field);
-		}
-	} else if (event) {
-		const struct tep_format_field *f;
-
-		for (f = event->format.fields; f; f = f->next) {
-			if (f != event->format.fields)
-				sink_putc(&k, ',');
-			escape(&k, f->name, strlen(f->name));
-			sink_putc(&k, ':');
-			put_field(&k, swap, long_size, ev, f);
-		}
-	}
-	sink_lit(&k, "}}\n");
+	sink_lit(&k, ",\"fields\":");
+	put_fields(&k, swap, long_size, ev, event, jt);
+	sink_lit(&k, "}\n");
 	sink_flush(&k);
 	return s->state == TRACE_SEQ__GOOD ? 0 : -ENOMEM;
+}
+
+STROBE_HIDDEN size_t strobe_json_fields(struct strobe_formats *fmts, const struct strobe_event *ev,
+					struct strobe_format_cache *cache, char *dst, size_t size)
+{
+	struct tep_handle *tep = strobe_formats_tep(fmts);
+	struct sink k = { .buf = dst, .cap = size ? size - 1 : 0 };
+	struct tep_event *event = ev->format ? strobe_format_tep(ev->format) : NULL;
+	const struct strobe_json_type *jt = NULL;
+	struct tep_handle *swap = tep;
+
+	if (cache) {
+		jt = event ? strobe_cache_json_type(cache, event) : NULL;
+		if (strobe_cache_native(cache))
+			swap = NULL;
+	}
+	put_fields(&k, swap, tep_get_long_size(tep), ev, event, jt);
+	if (size)
+		dst[k.used] = '\0';
+	return k.len;
 }

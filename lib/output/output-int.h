@@ -77,6 +77,32 @@ const char *strobe_cache_comm(struct strobe_format_cache *c, int pid) STROBE_HID
 bool strobe_cache_info(struct strobe_format_cache *c, const struct strobe_event *ev,
 		       struct trace_seq *s) STROBE_HIDDEN;
 
+/* How json.c writes one field: kind, where it is, its elements. */
+enum strobe_field_plan_kind {
+	FP_NULL,	/* never inside a record: null */
+	FP_NUMBER,	/* 1, 2, 4 or 8 bytes */
+	FP_STRING,	/* a char array, up to its first NUL */
+	FP_ARRAY,	/* numbers of elem bytes (also a field of odd size) */
+	FP_DYN_STRING,	/* __data_loc / __rel_loc char[] */
+	FP_DYN_ARRAY,	/* __data_loc / __rel_loc numbers */
+};
+struct strobe_field_plan {
+	uint8_t kind;	/* enum strobe_field_plan_kind */
+	bool is_signed;
+	bool relative;	/* __rel_loc: the offset counts from the field's end */
+	bool rest;	/* "char buf[]": the array runs to the record's end */
+	int elem;	/* array element bytes */
+	int offset, size;
+};
+struct strobe_field_plan strobe_field_plan(const struct tep_format_field *f,
+					   int long_size) STROBE_HIDDEN;
+
+/* ev's fields as the JSON object strobe_format_event_json() writes as
+ * "fields" ({} without a format) into dst: snprintf's contract (at most
+ * size - 1 bytes and a NUL; returns the whole length).  cache may be NULL. */
+size_t strobe_json_fields(struct strobe_formats *fmts, const struct strobe_event *ev,
+			  struct strobe_format_cache *cache, char *dst, size_t size) STROBE_HIDDEN;
+
 /* An event type's constant JSON text, escaped once (one allocation,
  * free() it). */
 struct strobe_json_type {
@@ -85,11 +111,13 @@ struct strobe_json_type {
 	size_t nr_fields;
 	struct {
 		const struct tep_format_field *field;
+		struct strobe_field_plan plan;
 		const char *key;	/* "name": with a leading ',' but the first */
 		size_t key_len;
 	} fields[];
 };
-struct strobe_json_type *strobe_json_type_new(const struct tep_event *event) STROBE_HIDDEN;
+struct strobe_json_type *strobe_json_type_new(const struct tep_event *event,
+					      int long_size) STROBE_HIDDEN;
 /* The cache's strobe_json_type for event (built on first use), or NULL. */
 const struct strobe_json_type *strobe_cache_json_type(struct strobe_format_cache *c,
 						       struct tep_event *event) STROBE_HIDDEN;

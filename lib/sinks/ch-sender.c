@@ -139,40 +139,29 @@ struct batch {
 	uint8_t data[];
 };
 
-/* b's data gzip-compressed (level 1, as the client does), in a new
- * batch; NULL when out of memory. */
+/* b's data gzip-compressed (as the client does, strobe_ch_gzip), in a
+ * new batch; NULL when out of memory. */
 static struct batch *batch_gzip(const struct batch *b)
 {
-	z_stream zs;
 	struct batch *z;
-	uLong bound;
-	int rc;
+	uint8_t *data;
+	size_t len;
 
-	memset(&zs, 0, sizeof(zs));
-	if (deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (strobe_ch_gzip(b->data, b->len, &data, &len) < 0)
 		return NULL;
-	bound = deflateBound(&zs, (uLong)b->len);
-	z = malloc(sizeof(*z) + bound);
+	z = malloc(sizeof(*z) + len);
 	if (!z) {
-		deflateEnd(&zs);
+		free(data);
 		return NULL;
 	}
 	*z = *b;
 	z->next = NULL;
-	z->cap = bound;
+	z->cap = len;
 	z->pooled = false;
-	zs.next_in = (Bytef *)(uintptr_t)b->data;
-	zs.avail_in = (uInt)b->len;
-	zs.next_out = z->data;
-	zs.avail_out = (uInt)bound;
-	rc = deflate(&zs, Z_FINISH);
-	z->len = zs.total_out;
+	memcpy(z->data, data, len);
+	z->len = len;
 	z->gz = true;
-	deflateEnd(&zs);
-	if (rc != Z_STREAM_END) {
-		free(z);
-		return NULL;
-	}
+	free(data);
 	return z;
 }
 

@@ -12,10 +12,11 @@
  *    INSERT of up to batch_rows rows, gzip-compressed (level 1: the
  *    server's parsing, not our compression, should be the bottleneck).
  *  - The fields column is the JSON object `strobe report --json` writes
- *    for the event (lib/output/json.c through strobe_format_event_json),
- *    so the three ways of reading fields (report, strobe sql's events
- *    view, ClickHouse) agree by construction; the object is cut out of
- *    the event's JSON line.
+ *    for the event, by the same code (lib/output/json.c's
+ *    strobe_json_fields, with each type's keys escaped and its fields'
+ *    decoding planned once), so the three ways of reading fields (report,
+ *    strobe sql's events view, ClickHouse) agree by construction.  A row
+ *    is written in one piece after one check of the batch's room.
  *  - The aggregates are kept per (wall-clock second, container) in a
  *    small hash and sent with each events batch for the seconds that are
  *    over; on-CPU time that reaches back into a second already sent
@@ -36,11 +37,12 @@
 #include <time.h>
 
 #include <curl/curl.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include <strobe/strobe.h>
 #include <strobe/clickhouse.h>
 
+#include "output/output-int.h"
 #include "sinks/sinks-int.h"
 #include "util/err.h"
 
@@ -115,6 +117,31 @@ static void bb_str(struct bbuf *b, const char *s, size_t n)
 {
 	bb_varint(b, n);
 	bb_put(b, s, n);
+}
+
+/* Unchecked writers for a row whose room bb_room() made beforehand. */
+static uint8_t *put_le(uint8_t *p, uint64_t v, int bytes)
+{
+	int i;
+
+	for (i = 0; i < bytes; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+	return p + bytes;
+}
+
+static uint8_t *put_str(uint8_t *p, const char *s, size_t n)
+{
+	size_t v = n;
+
+	do {
+		*p = v & 0x7f;
+		v >>= 7;
+		if (v)
+			*p |= 0x80;
+		p++;
+	} while (v);
+	memcpy(p, s, n);
+	return p + n;
 }
 
 static void bb_free(struct bbuf *b)
@@ -280,28 +307,40 @@ static size_t on_body(char *p, size_t size, size_t n, void *arg)
 	return b->oom ? 0 : size * n;
 }
 
+int strobe_ch_gzip(const void *data, size_t len, uint8_t **out, size_t *out_len)
+{
+	struct libdeflate_compressor *c = libdeflate_alloc_compressor(1);
+	size_t bound, n = 0;
+
+	*out = NULL;
+	if (!c)
+		return -ENOMEM;
+	bound = libdeflate_gzip_compress_bound(c, len);
+	*out = malloc(bound);
+	if (*out)
+		n = libdeflate_gzip_compress(c, data, len, *out, bound);
+	libdeflate_free_compressor(c);
+	if (!n) {	/* cannot happen with the bound's room */
+		free(*out);
+		*out = NULL;
+		return -ENOMEM;
+	}
+	*out_len = n;
+	return 0;
+}
+
 /* gzip data into ch->z.  0 or -ENOMEM. */
 static int gzip_body(struct strobe_clickhouse *ch, const void *data, size_t len)
 {
-	z_stream zs;
-	int rc;
+	uint8_t *z;
+	size_t n;
 
-	memset(&zs, 0, sizeof(zs));
-	if (deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (strobe_ch_gzip(data, len, &z, &n) < 0)
 		return -ENOMEM;
-	ch->z.len = 0;
-	if (!bb_room(&ch->z, deflateBound(&zs, (uLong)len))) {
-		deflateEnd(&zs);
-		return -ENOMEM;
-	}
-	zs.next_in = (Bytef *)(uintptr_t)data;
-	zs.avail_in = (uInt)len;
-	zs.next_out = ch->z.p;
-	zs.avail_out = (uInt)ch->z.cap;
-	rc = deflate(&zs, Z_FINISH);
-	ch->z.len = zs.total_out;
-	deflateEnd(&zs);
-	return rc == Z_STREAM_END ? 0 : -ENOMEM;
+	bb_free(&ch->z);
+	ch->z.p = z;
+	ch->z.len = ch->z.cap = n;
+	return 0;
 }
 
 /* The server's error text, one line, without its stack trace and the
@@ -581,7 +620,8 @@ struct strobe_ch_sink {
 	struct strobe_formats *fmts;
 	struct strobe_model *m;
 	struct strobe_format_cache *cache;
-	struct strobe_buf *json;	/* one event's JSON line */
+	char *fjson;		/* one event's fields JSON */
+	size_t fjson_cap;
 	char *host;
 	size_t host_len;
 	int64_t off;		/* wall-clock offset, ns */
@@ -642,31 +682,26 @@ static void resolve_type(struct ttype *t, const struct strobe_format *e)
 	}
 }
 
-/*
- * The JSON object of ev's fields as strobe report --json writes it: the
- * tail of the event's JSON line from ,"fields": on (no string can hold
- * that text: a quote inside a JSON string is always escaped).
- */
-static int fields_json(struct strobe_ch_sink *k, const struct strobe_event *ev,
-		       const char **p, size_t *n)
+/* The JSON object of ev's fields as strobe report --json writes it
+ * (lib/output/json.c), in k->fjson.  0 or -ENOMEM. */
+static int fields_json(struct strobe_ch_sink *k, const struct strobe_event *ev, size_t *n)
 {
-	const char *s, *f;
-	size_t len;
+	size_t len = strobe_json_fields(k->fmts, ev, k->cache, k->fjson, k->fjson_cap);
 
-	strobe_buf_reset(k->json);
-	if (strobe_format_event_json(k->fmts, ev, NULL, k->cache, k->json) < 0)
-		return -ENOMEM;
-	s = strobe_buf_data(k->json);
-	len = strobe_buf_len(k->json);
-	f = memmem(s, len, ",\"fields\":{", 11);
-	if (!f || len < 3 || s[len - 1] != '\n' || s[len - 2] != '}') {
-		*p = "{}";
-		*n = 2;
-		return 0;
+	if (len >= k->fjson_cap) {	/* rare: a bigger buffer, and again */
+		size_t cap = k->fjson_cap;
+		char *p;
+
+		while (cap <= len)
+			cap *= 2;
+		p = realloc(k->fjson, cap);
+		if (!p)
+			return -ENOMEM;
+		k->fjson = p;
+		k->fjson_cap = cap;
+		len = strobe_json_fields(k->fmts, ev, k->cache, k->fjson, k->fjson_cap);
 	}
-	f += 10;
-	*p = f;
-	*n = (size_t)(s + len - 2 - f);	/* without the line's own "}\n" */
+	*n = len;
 	return 0;
 }
 
@@ -975,15 +1010,19 @@ static int flush(struct strobe_ch_sink *k, uint64_t limit)
 	return send_batch(k, "container_seconds", &k->arows, &k->nagg, &k->st.agg_rows_sent);
 }
 
+/* RowBinary bytes of an events row besides its strings' bytes: the
+ * integers (8 + 4 + 2 + 4 + 4) and six string lengths (LEB128). */
+#define ROW_FIXED	(22 + 6 * 10)
+
 int strobe_ch_sink_feed(struct strobe_ch_sink *k, const struct strobe_event *ev,
 			struct strobe_error *err)
 {
 	const struct strobe_task *task;
 	struct ttype *t = NULL;
-	const char *fields = "{}", *cn = "";
-	size_t flen = 2;
+	const char *fields = "{}", *cn = "", *comm = "";
+	size_t flen = 2, cn_len = 0, comm_len = 0;
 	struct bbuf *b = &k->rows;
-	uint64_t w;
+	uint8_t *p;
 
 	if (k->failed)
 		goto fail;
@@ -992,30 +1031,36 @@ int strobe_ch_sink_feed(struct strobe_ch_sink *k, const struct strobe_event *ev,
 		t = &k->types[ev->type];
 		if (t->kind == T_UNRESOLVED)
 			resolve_type(t, ev->format);
-		if (fields_json(k, ev, &fields, &flen) < 0)
+		if (fields_json(k, ev, &flen) < 0)
 			goto nomem;
+		fields = k->fjson;
 	}
 	task = k->m ? strobe_model_task(k->m, ev->pid) : NULL;
-	w = wall(k, ev->ts);
-	k->cur_sec = w / NSEC;
-	bb_str(b, k->host, k->host_len);
-	bb_le(b, ev->ts, 8);
-	bb_le(b, k->cur_sec > UINT32_MAX ? UINT32_MAX : k->cur_sec, 4);
-	bb_le(b, (uint64_t)ev->cpu, 2);
-	bb_le(b, (uint64_t)(int64_t)ev->pid, 4);
-	bb_le(b, (uint64_t)(int64_t)(task ? task->tgid : -1), 4);
-	if (task)
-		bb_str(b, task->comm, strnlen(task->comm, sizeof(task->comm)));
-	else
-		bb_str(b, "", 0);
-	if (task && task->container && task->container->index != STROBE_CONTAINER_UNKNOWN)
-		cn = task->container->name;
-	bb_str(b, cn, strlen(cn));
-	bb_str(b, t ? t->system : "", t ? t->system_len : 0);
-	bb_str(b, t ? t->name : "", t ? t->name_len : 0);
-	bb_str(b, fields, flen);
-	if (b->oom)
+	if (task) {
+		comm = task->comm;
+		comm_len = strnlen(task->comm, sizeof(task->comm));
+		if (task->container && task->container->index != STROBE_CONTAINER_UNKNOWN) {
+			cn = task->container->name;
+			cn_len = strlen(cn);
+		}
+	}
+	k->cur_sec = wall(k, ev->ts) / NSEC;
+	if (!bb_room(b, ROW_FIXED + k->host_len + comm_len + cn_len + flen +
+		     (t ? t->system_len + t->name_len : 0)))
 		goto nomem;
+	p = b->p + b->len;
+	p = put_str(p, k->host, k->host_len);
+	p = put_le(p, ev->ts, 8);
+	p = put_le(p, k->cur_sec > UINT32_MAX ? UINT32_MAX : k->cur_sec, 4);
+	p = put_le(p, (uint64_t)ev->cpu, 2);
+	p = put_le(p, (uint64_t)(int64_t)ev->pid, 4);
+	p = put_le(p, (uint64_t)(int64_t)(task ? task->tgid : -1), 4);
+	p = put_str(p, comm, comm_len);
+	p = put_str(p, cn, cn_len);
+	p = put_str(p, t ? t->system : "", t ? t->system_len : 0);
+	p = put_str(p, t ? t->name : "", t ? t->name_len : 0);
+	p = put_str(p, fields, flen);
+	b->len = (size_t)(p - b->p);
 	k->nrows++;
 	if (t && k->aggregates && !aggregate(k, t, ev))
 		goto nomem;
@@ -1076,10 +1121,11 @@ int strobe_ch_sink_new(struct strobe_formats *fmts, struct strobe_model *m,
 	k->batch_rows = opts && opts->batch_rows ? opts->batch_rows : STROBE_CH_BATCH_ROWS;
 	k->aggregates = !(opts && opts->no_aggregates);
 	k->cache = strobe_format_cache_new(fmts);	/* NULL: slower, same JSON */
-	k->json = strobe_buf_new();
+	k->fjson_cap = 4096;
+	k->fjson = malloc(k->fjson_cap);
 	k->nr_types = strobe_formats_max_id(fmts) + 1;
 	k->types = calloc((size_t)(k->nr_types > 0 ? k->nr_types : 1), sizeof(*k->types));
-	if (!k->host || !k->types || !k->json) {
+	if (!k->host || !k->types || !k->fjson) {
 		strobe_ch_sink_free(k);
 		return strobe_err(err, -ENOMEM, "out of memory");
 	}
@@ -1099,7 +1145,7 @@ void strobe_ch_sink_free(struct strobe_ch_sink *k)
 {
 	if (!k)
 		return;
-	strobe_buf_free(k->json);
+	free(k->fjson);
 	strobe_format_cache_free(k->cache);
 	free(k->types);
 	free(k->host);

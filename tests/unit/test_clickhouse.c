@@ -178,7 +178,7 @@ struct erow {
 	uint64_t ts;
 	uint32_t time;
 	int cpu, tid, pid;
-	char comm[32], container[32], system[32], event[32], fields[256];
+	char comm[32], container[32], system[32], event[32], fields[1024];
 };
 
 struct arow {
@@ -311,6 +311,169 @@ static void test_clickhouse_every_event_is_one_row_with_its_values(void)
 	CHECK_EQ(g.ev[n - 1].tid, 77);
 	strobe_ch_sink_free(k);
 	free_tep(tep);
+}
+
+/* ---- the fields column for values that are easy to get wrong ---- */
+
+enum { ID_TRICKY = 500 };
+
+/* Every way a field is decoded: strings (fixed, __data_loc, __rel_loc),
+ * signed and unsigned integers of each size at their extremes, arrays
+ * (fixed, dynamic), an odd size, a field beyond the record (null). */
+static const char fmt_tricky[] = "name: tricky\nID: 500\nformat:\n" FMT_COMMON
+	"\tfield:char name[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:s8 sc;\toffset:24;\tsize:1;\tsigned:1;\n"
+	"\tfield:u8 uc;\toffset:25;\tsize:1;\tsigned:0;\n"
+	"\tfield:short ss;\toffset:26;\tsize:2;\tsigned:1;\n"
+	"\tfield:int si;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:s64 sl;\toffset:32;\tsize:8;\tsigned:1;\n"
+	"\tfield:u64 ul;\toffset:40;\tsize:8;\tsigned:0;\n"
+	"\tfield:__data_loc char[] path;\toffset:48;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc u32[] vals;\toffset:52;\tsize:4;\tsigned:0;\n"
+	"\tfield:short arr[3];\toffset:56;\tsize:6;\tsigned:1;\n"
+	"\tfield:u8 odd;\toffset:62;\tsize:3;\tsigned:0;\n"
+	"\tfield:u32 u32max;\toffset:72;\tsize:4;\tsigned:0;\n"
+	"\tfield:__rel_loc char[] rel;\toffset:76;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc char[] badloc;\toffset:65;\tsize:4;\tsigned:0;\n"
+	"\tfield:int beyond;\toffset:400;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"sc=%d\", REC->sc\n";
+
+#define TRICKY_FIELDS "{\"name\":\"q\\\"b\\\\s\\n\\t\\u0001\",\"sc\":-128,\"uc\":255," \
+	"\"ss\":-2,\"si\":-2147483648,\"sl\":-9223372036854775808," \
+	"\"ul\":18446744073709551615,\"path\":\"a\\\"b\\\\c\\u007f\\u00ff\xc3\xa9/\\r\"," \
+	"\"vals\":[0,4294967295,7],\"arr\":[-1,32767,-32768],\"odd\":[1,2,3]," \
+	"\"u32max\":4294967295,\"rel\":\"rel\",\"badloc\":null,\"beyond\":null}"
+
+/* Store v in n bytes at p, big-endian or little-endian. */
+static void put_n(uint8_t *p, uint64_t v, int n, bool big)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		p[big ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+static struct tep_handle *tricky_tep(bool big)
+{
+	struct tep_handle *tep = tep_alloc();
+
+	if (!tep)
+		return NULL;
+	tep_set_long_size(tep, 8);
+	tep_set_file_bigendian(tep, big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
+	if (tep_parse_event(tep, fmt_tricky, sizeof(fmt_tricky) - 1, "test")) {
+		tep_free(tep);
+		return NULL;
+	}
+	return tep;
+}
+
+/* The tricky event's record (128 bytes in buf) in the file's byte order. */
+static struct strobe_event tricky_event(struct tep_handle *tep, uint8_t *buf, bool big)
+{
+	static const char path[] = "a\"b\\c\x7f\xff\xc3\xa9/\r";
+	struct strobe_event ev = { .ts = 42, .data = buf, .size = 128, .cpu = 3,
+				   .type = ID_TRICKY, .pid = 4321 };
+
+	memset(buf, 0, 128);
+	put_n(buf, ID_TRICKY, 2, big);
+	put_n(buf + 4, 4321, 4, big);
+	memcpy(buf + 8, "q\"b\\s\n\t\x01", 8);
+	put_n(buf + 24, 0x80, 1, big);
+	put_n(buf + 25, 0xff, 1, big);
+	put_n(buf + 26, (uint64_t)-2, 2, big);
+	put_n(buf + 28, 0x80000000u, 4, big);
+	put_n(buf + 32, 1ULL << 63, 8, big);
+	put_n(buf + 40, UINT64_MAX, 8, big);
+	put_n(buf + 48, (uint64_t)(sizeof(path) << 16 | 84), 4, big);	/* path at 84 */
+	memcpy(buf + 84, path, sizeof(path));
+	put_n(buf + 52, 12 << 16 | 100, 4, big);			/* vals at 100 */
+	put_n(buf + 100, 0, 4, big);
+	put_n(buf + 104, UINT32_MAX, 4, big);
+	put_n(buf + 108, 7, 4, big);
+	put_n(buf + 56, 0xffff, 2, big);
+	put_n(buf + 58, 32767, 2, big);
+	put_n(buf + 60, 0x8000, 2, big);
+	buf[62] = 1, buf[63] = 2, buf[64] = 3;
+	put_n(buf + 65, 200u << 16 | 120, 4, big);	/* 200 bytes: beyond the record */
+	put_n(buf + 72, UINT32_MAX, 4, big);
+	put_n(buf + 76, 4 << 16 | 32, 4, big);		/* rel: 32 after its end: 112 */
+	memcpy(buf + 112, "rel", 4);
+	ev.format = strobe_formats_by_id(formats_of(tep), ID_TRICKY);
+	return ev;
+}
+
+/* The "fields" object of strobe report --json's line for ev. */
+static void report_fields(struct tep_handle *tep, const struct strobe_event *ev, char *out,
+			  size_t size)
+{
+	struct strobe_buf *b = strobe_buf_new();
+	const char *s, *f;
+	size_t len;
+
+	out[0] = '\0';
+	if (!b || strobe_format_event_json(formats_of(tep), ev, NULL, NULL, b) < 0) {
+		strobe_buf_free(b);
+		return;
+	}
+	s = strobe_buf_data(b);
+	len = strobe_buf_len(b);
+	f = strstr(s, ",\"fields\":");
+	if (f && len >= 3)
+		snprintf(out, size, "%.*s", (int)(s + len - 2 - (f + 10)), f + 10);
+	strobe_buf_free(b);
+}
+
+static void tricky_fields_pinned(bool big)
+{
+	static struct got g;
+	struct tep_handle *tep = tricky_tep(big);
+	struct strobe_ch_sink_opts o = { .host = "h" };
+	struct strobe_ch_sink *k = NULL;
+	struct strobe_error err = { 0 };
+	struct strobe_event ev;
+	uint8_t buf[128];
+	char want[1024];
+	int i;
+
+	memset(&g, 0, sizeof(g));
+	REQUIRE(tep);
+	REQUIRE(strobe_ch_sink_new(formats_of(tep), NULL, &o, sender, &g, &k, &err) == 0);
+	ev = tricky_event(tep, buf, big);
+	for (i = 0; i < 3; i++)		/* the first and the later events of a type */
+		CHECK_EQ(strobe_ch_sink_feed(k, &ev, &err), 0);
+	ev.size = 60;			/* cut inside arr: arr, odd, ... are null */
+	CHECK_EQ(strobe_ch_sink_feed(k, &ev, &err), 0);
+	CHECK_EQ(strobe_ch_sink_finish(k, &err), 0);
+	CHECK(!g.bad);
+	REQUIRE(g.nev == 4);
+	CHECK_STR(g.ev[0].system, "test");
+	CHECK_STR(g.ev[0].event, "tricky");
+	for (i = 0; i < 3; i++)
+		CHECK_STR(g.ev[i].fields, TRICKY_FIELDS);
+	CHECK_STR(g.ev[3].fields, "{\"name\":\"q\\\"b\\\\s\\n\\t\\u0001\",\"sc\":-128,\"uc\":255,"
+		  "\"ss\":-2,\"si\":-2147483648,\"sl\":-9223372036854775808,"
+		  "\"ul\":18446744073709551615,\"path\":null,\"vals\":null,\"arr\":null,"
+		  "\"odd\":null,\"u32max\":null,\"rel\":null,\"badloc\":null,\"beyond\":null}");
+	/* and the same text as strobe report --json */
+	report_fields(tep, &ev, want, sizeof(want));
+	CHECK_STR(g.ev[3].fields, want);
+	ev.size = 128;
+	report_fields(tep, &ev, want, sizeof(want));
+	CHECK_STR(g.ev[0].fields, want);
+	strobe_ch_sink_free(k);
+	free_tep(tep);
+}
+
+static void test_clickhouse_fields_json_of_tricky_values_is_pinned(void)
+{
+	tricky_fields_pinned(false);
+}
+
+static void test_clickhouse_fields_json_of_a_big_endian_file_is_the_same(void)
+{
+	tricky_fields_pinned(true);
 }
 
 static const struct arow *agg_at(const struct got *g, uint32_t sec, uint64_t *cpu,
@@ -580,6 +743,8 @@ static void test_clickhouse_wall_offset_from_the_recordings_clock_pairings(void)
 }
 
 TESTS(T(test_clickhouse_every_event_is_one_row_with_its_values),
+      T(test_clickhouse_fields_json_of_tricky_values_is_pinned),
+      T(test_clickhouse_fields_json_of_a_big_endian_file_is_the_same),
       T(test_clickhouse_wall_offset_is_the_files_close_less_its_clock),
       T(test_clickhouse_wall_offset_from_the_recordings_clock_pairings),
       T(test_clickhouse_aggregates_per_second),
