@@ -90,6 +90,23 @@ uint64_t cli_first_ts(struct strobe_tracefile *tf);
  * were put on one timeline and how uncertain that is. */
 void cli_merge_clock_note(const char *cmd, const struct strobe_merge *m,
 			  const char *const *paths);
+/*
+ * --log rows of several hosts (multi-log.c): kept as each file is analysed
+ * (cli_logs_keep sets the analysis options' log callback for host i),
+ * written on the merge's timeline with a host column first
+ * (cli_logs_write: a strobe_lami_write_results_merged log_rows callback
+ * too, arg the struct cli_logs).  cli_logs_failed: the errno that stopped
+ * keeping host i's rows, 0.  cli_logs_rows: rows kept of log table name.
+ */
+struct cli_logs;
+struct cli_logs *cli_logs_new(int n, bool json, bool lami);
+void cli_logs_keep(struct cli_logs *l, int host, struct strobe_analysis_opts *o);
+int cli_logs_failed(const struct cli_logs *l, int host);
+void cli_logs_set_merge(struct cli_logs *l, const struct strobe_merge *m);
+size_t cli_logs_rows(const struct cli_logs *l, const char *name);
+int cli_logs_write(void *arg, const struct strobe_table *t, struct strobe_buf *s);
+void cli_logs_free(struct cli_logs *l);
+
 /* Add "key":"val" to the JSON object that ends s ("...}\n").  0/-ENOMEM. */
 int cli_json_add_key(struct strobe_buf *s, const char *key, const char *val);
 /* The analyses over several files, one table per name with a host column
