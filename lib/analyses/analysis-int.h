@@ -32,6 +32,7 @@
 #include <strobe/strobe.h>
 #include <strobe/analysis.h>
 
+#include "stream/format-int.h"
 #include "table/table-int.h"
 #include "util/err.h"
 
@@ -418,22 +419,22 @@ static inline int ana_sysdec(const struct ana_sysdec *d, const struct strobe_eve
 {
 	switch (cookie) {
 	case ANA_SYS_ENTER_RAW:
-		*nr = (int)strobe_field_int(ev, &d->raw_id);
+		*nr = (int)strobe_field_int_inline(ev, &d->raw_id);
 		return ANA_SYS_ENTRY;
 	case ANA_SYS_EXIT_RAW:
-		*nr = (int)strobe_field_int(ev, &d->raw_xid);
-		*ret = strobe_field_int(ev, &d->raw_ret);
+		*nr = (int)strobe_field_int_inline(ev, &d->raw_xid);
+		*ret = strobe_field_int_inline(ev, &d->raw_ret);
 		return ANA_SYS_EXIT;
 	case ANA_SYS_ENTER_NAMED:
 		if (d->use_raw)
 			return ANA_SYS_IGNORE;
-		*nr = (int)strobe_field_int(ev, &d->nr);
+		*nr = (int)strobe_field_int_inline(ev, &d->nr);
 		return ANA_SYS_ENTRY;
 	case ANA_SYS_EXIT_NAMED:
 		if (d->use_raw)
 			return ANA_SYS_IGNORE;
-		*nr = (int)strobe_field_int(ev, &d->xnr);
-		*ret = strobe_field_int(ev, &d->ret);
+		*nr = (int)strobe_field_int_inline(ev, &d->xnr);
+		*ret = strobe_field_int_inline(ev, &d->ret);
 		return ANA_SYS_EXIT;
 	}
 	return ANA_SYS_IGNORE;
