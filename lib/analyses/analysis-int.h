@@ -62,6 +62,9 @@ void *ana_map_get(const struct ana_map *m, uint64_t key) STROBE_HIDDEN;
  * NULL when out of memory. created may be NULL. */
 void *ana_map_put(struct ana_map *m, uint64_t key, bool *created) STROBE_HIDDEN;
 void ana_map_del(struct ana_map *m, uint64_t key) STROBE_HIDDEN;
+/* Delete the entry whose value is val (from a get or put on m since its
+ * last change): a del without probing for the key again. */
+void ana_map_del_val(struct ana_map *m, void *val) STROBE_HIDDEN;
 /* Iterate: for (i = 0; (v = ana_map_next(m, &i, &key)); ) */
 void *ana_map_next(const struct ana_map *m, size_t *pos, uint64_t *key) STROBE_HIDDEN;
 

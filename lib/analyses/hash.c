@@ -107,18 +107,11 @@ void *ana_map_put(struct ana_map *m, uint64_t key, bool *created)
 	return m->vals + i * m->vsize;
 }
 
-void ana_map_del(struct ana_map *m, uint64_t key)
+/* Delete the entry in slot i. */
+static void del_slot(struct ana_map *m, size_t i)
 {
-	size_t i, j, k, mask = m->cap - 1;
+	size_t j, k, mask = m->cap - 1;
 
-	if (!m->cap)
-		return;
-	for (i = slot_of(key, m->cap);; i = (i + 1) & mask) {
-		if (m->keys[i] == ANA_MAP_EMPTY)
-			return;
-		if (m->keys[i] == key)
-			break;
-	}
 	/* Backward shift: move later entries of the cluster into the hole
 	 * when their home slot does not lie cyclically in (hole, j]. */
 	for (j = i;;) {
@@ -134,6 +127,26 @@ void ana_map_del(struct ana_map *m, uint64_t key)
 	}
 	m->keys[i] = ANA_MAP_EMPTY;
 	m->n--;
+}
+
+void ana_map_del(struct ana_map *m, uint64_t key)
+{
+	size_t i, mask = m->cap - 1;
+
+	if (!m->cap)
+		return;
+	for (i = slot_of(key, m->cap);; i = (i + 1) & mask) {
+		if (m->keys[i] == ANA_MAP_EMPTY)
+			return;
+		if (m->keys[i] == key)
+			break;
+	}
+	del_slot(m, i);
+}
+
+void ana_map_del_val(struct ana_map *m, void *val)
+{
+	del_slot(m, (size_t)((uint8_t *)val - m->vals) / m->vsize);
 }
 
 void *ana_map_next(const struct ana_map *m, size_t *pos, uint64_t *key)
