@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <strobe/strobe.h>
 #include <strobe/analysis.h>
@@ -58,9 +59,42 @@ struct ana_map {
 void ana_map_init(struct ana_map *m, size_t vsize) STROBE_HIDDEN;
 void ana_map_free(struct ana_map *m) STROBE_HIDDEN;
 void *ana_map_get(const struct ana_map *m, uint64_t key) STROBE_HIDDEN;
+/* Double the capacity (64 first); 0 or -ENOMEM. */
+int ana_map_grow(struct ana_map *m) STROBE_HIDDEN;
+
+static inline size_t ana_map_slot(uint64_t key, size_t cap)
+{
+	key ^= key >> 29;
+	key *= 0xbf58476d1ce4e5b9ULL;
+	key ^= key >> 32;
+	return (size_t)key & (cap - 1);
+}
+
 /* Value of key, inserted zero-filled if absent (*created = true);
  * NULL when out of memory. created may be NULL. */
-void *ana_map_put(struct ana_map *m, uint64_t key, bool *created) STROBE_HIDDEN;
+static inline void *ana_map_put(struct ana_map *m, uint64_t key, bool *created)
+{
+	size_t i;
+
+	if (created)
+		*created = false;
+	if (key == ANA_MAP_EMPTY)
+		return NULL;
+	if ((m->n + 1) * 4 > m->cap * 3 && ana_map_grow(m) < 0)
+		return NULL;
+	for (i = ana_map_slot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+		if (m->keys[i] == key)
+			return m->vals + i * m->vsize;
+		if (m->keys[i] == ANA_MAP_EMPTY)
+			break;
+	}
+	m->keys[i] = key;
+	memset(m->vals + i * m->vsize, 0, m->vsize);
+	m->n++;
+	if (created)
+		*created = true;
+	return m->vals + i * m->vsize;
+}
 void ana_map_del(struct ana_map *m, uint64_t key) STROBE_HIDDEN;
 /* Delete the entry whose value is val (from a get or put on m since its
  * last change): a del without probing for the key again. */
