@@ -284,7 +284,8 @@ static inline const struct strobe_task *ana_task(struct ana_core *c, int tid)
 {
 	return strobe_model_task(c->model, tid);
 }
-bool ana_task_selected(struct ana_core *c, const struct strobe_task *t) STROBE_HIDDEN;
+/* ana_task_selected() with a task filter given: does t pass it? */
+bool ana_task_filter_match(struct ana_core *c, const struct strobe_task *t) STROBE_HIDDEN;
 /* Compile the options' filters into c->filter (at strobe_analysis_new);
  * -EINVAL names the bad option or --filter. */
 int ana_filter_build(struct ana_core *c, struct strobe_error *err) STROBE_HIDDEN;
@@ -351,6 +352,12 @@ static inline bool ana_in_window(const struct ana_core *c, uint64_t ts)
 static inline bool ana_task_filters(const struct ana_core *c)
 {
 	return c->task_filter;
+}
+static inline bool ana_task_selected(struct ana_core *c, const struct strobe_task *t)
+{
+	if (!t)
+		return false;
+	return !c->task_filter || ana_task_filter_match(c, t);
 }
 /* Is a duration inside --min/--max? */
 static inline bool ana_duration_ok(const struct ana_core *c, uint64_t ns)
