@@ -122,8 +122,15 @@ static inline int64_t strobe_field_int_inline(const struct strobe_event *e,
 					       const struct strobe_field *f)
 {
 	uint64_t v;
-	int n = strobe_field_read_raw(e, f, &v);
+	int n;
 
+	/* 8 bytes (raw_syscalls' id and ret, most pointers and counts):
+	 * signed or not, the value is the same */
+	if (f->size == 8 && f->valid && !f->is_dynamic && (uint32_t)f->offset + 8 <= e->size) {
+		memcpy(&v, (const uint8_t *)e->data + f->offset, 8);
+		return (int64_t)le64toh(v);
+	}
+	n = strobe_field_read_raw(e, f, &v);
 	if (!n)
 		return 0;
 	if (!f->is_signed)
