@@ -315,8 +315,16 @@ void ana_targets_free(struct ana_core *c) STROBE_HIDDEN;
 /* In a PID-filtered trace, add the note "NAME: the recording was
  * PID-filtered (strobe record -p PID): WHAT". */
 void ana_note_filtered(struct ana_core *c, const char *name, const char *what) STROBE_HIDDEN;
-/* The group key of (task, cpu) under --group-by, and its identity. */
-uint64_t ana_group_key(struct ana_core *c, const struct strobe_task *t, int cpu) STROBE_HIDDEN;
+/* The group key of (task, cpu) under --group-by, and its identity; the
+ * default grouping (threads) inline, the others in owners.c. */
+uint64_t ana_group_key_other(struct ana_core *c, const struct strobe_task *t,
+			     int cpu) STROBE_HIDDEN;
+static inline uint64_t ana_group_key(struct ana_core *c, const struct strobe_task *t, int cpu)
+{
+	if (c->opts.group_by == STROBE_GROUP_THREAD)
+		return t->serial;
+	return ana_group_key_other(c, t, cpu);
+}
 /*
  * Keep a row's comm current: a thread that execs after its row was made
  * shows its new name (as ps would), not the name it had at fork.  A
