@@ -28,10 +28,12 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <strobe/strobe.h>
 #include <strobe/analysis.h>
 
+#include "stream/format-int.h"
 #include "table/table-int.h"
 #include "util/err.h"
 
@@ -57,10 +59,46 @@ struct ana_map {
 void ana_map_init(struct ana_map *m, size_t vsize) STROBE_HIDDEN;
 void ana_map_free(struct ana_map *m) STROBE_HIDDEN;
 void *ana_map_get(const struct ana_map *m, uint64_t key) STROBE_HIDDEN;
+/* Double the capacity (64 first); 0 or -ENOMEM. */
+int ana_map_grow(struct ana_map *m) STROBE_HIDDEN;
+
+static inline size_t ana_map_slot(uint64_t key, size_t cap)
+{
+	key ^= key >> 29;
+	key *= 0xbf58476d1ce4e5b9ULL;
+	key ^= key >> 32;
+	return (size_t)key & (cap - 1);
+}
+
 /* Value of key, inserted zero-filled if absent (*created = true);
  * NULL when out of memory. created may be NULL. */
-void *ana_map_put(struct ana_map *m, uint64_t key, bool *created) STROBE_HIDDEN;
+static inline void *ana_map_put(struct ana_map *m, uint64_t key, bool *created)
+{
+	size_t i;
+
+	if (created)
+		*created = false;
+	if (key == ANA_MAP_EMPTY)
+		return NULL;
+	if ((m->n + 1) * 4 > m->cap * 3 && ana_map_grow(m) < 0)
+		return NULL;
+	for (i = ana_map_slot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+		if (m->keys[i] == key)
+			return m->vals + i * m->vsize;
+		if (m->keys[i] == ANA_MAP_EMPTY)
+			break;
+	}
+	m->keys[i] = key;
+	memset(m->vals + i * m->vsize, 0, m->vsize);
+	m->n++;
+	if (created)
+		*created = true;
+	return m->vals + i * m->vsize;
+}
 void ana_map_del(struct ana_map *m, uint64_t key) STROBE_HIDDEN;
+/* Delete the entry whose value is val (from a get or put on m since its
+ * last change): a del without probing for the key again. */
+void ana_map_del_val(struct ana_map *m, void *val) STROBE_HIDDEN;
 /* Iterate: for (i = 0; (v = ana_map_next(m, &i, &key)); ) */
 void *ana_map_next(const struct ana_map *m, size_t *pos, uint64_t *key) STROBE_HIDDEN;
 
@@ -246,7 +284,8 @@ static inline const struct strobe_task *ana_task(struct ana_core *c, int tid)
 {
 	return strobe_model_task(c->model, tid);
 }
-bool ana_task_selected(struct ana_core *c, const struct strobe_task *t) STROBE_HIDDEN;
+/* ana_task_selected() with a task filter given: does t pass it? */
+bool ana_task_filter_match(struct ana_core *c, const struct strobe_task *t) STROBE_HIDDEN;
 /* Compile the options' filters into c->filter (at strobe_analysis_new);
  * -EINVAL names the bad option or --filter. */
 int ana_filter_build(struct ana_core *c, struct strobe_error *err) STROBE_HIDDEN;
@@ -276,8 +315,16 @@ void ana_targets_free(struct ana_core *c) STROBE_HIDDEN;
 /* In a PID-filtered trace, add the note "NAME: the recording was
  * PID-filtered (strobe record -p PID): WHAT". */
 void ana_note_filtered(struct ana_core *c, const char *name, const char *what) STROBE_HIDDEN;
-/* The group key of (task, cpu) under --group-by, and its identity. */
-uint64_t ana_group_key(struct ana_core *c, const struct strobe_task *t, int cpu) STROBE_HIDDEN;
+/* The group key of (task, cpu) under --group-by, and its identity; the
+ * default grouping (threads) inline, the others in owners.c. */
+uint64_t ana_group_key_other(struct ana_core *c, const struct strobe_task *t,
+			     int cpu) STROBE_HIDDEN;
+static inline uint64_t ana_group_key(struct ana_core *c, const struct strobe_task *t, int cpu)
+{
+	if (c->opts.group_by == STROBE_GROUP_THREAD)
+		return t->serial;
+	return ana_group_key_other(c, t, cpu);
+}
 /*
  * Keep a row's comm current: a thread that execs after its row was made
  * shows its new name (as ps would), not the name it had at fork.  A
@@ -313,6 +360,12 @@ static inline bool ana_in_window(const struct ana_core *c, uint64_t ts)
 static inline bool ana_task_filters(const struct ana_core *c)
 {
 	return c->task_filter;
+}
+static inline bool ana_task_selected(struct ana_core *c, const struct strobe_task *t)
+{
+	if (!t)
+		return false;
+	return !c->task_filter || ana_task_filter_match(c, t);
 }
 /* Is a duration inside --min/--max? */
 static inline bool ana_duration_ok(const struct ana_core *c, uint64_t ns)
@@ -418,22 +471,22 @@ static inline int ana_sysdec(const struct ana_sysdec *d, const struct strobe_eve
 {
 	switch (cookie) {
 	case ANA_SYS_ENTER_RAW:
-		*nr = (int)strobe_field_int(ev, &d->raw_id);
+		*nr = (int)strobe_field_int_inline(ev, &d->raw_id);
 		return ANA_SYS_ENTRY;
 	case ANA_SYS_EXIT_RAW:
-		*nr = (int)strobe_field_int(ev, &d->raw_xid);
-		*ret = strobe_field_int(ev, &d->raw_ret);
+		*nr = (int)strobe_field_int_inline(ev, &d->raw_xid);
+		*ret = strobe_field_int_inline(ev, &d->raw_ret);
 		return ANA_SYS_EXIT;
 	case ANA_SYS_ENTER_NAMED:
 		if (d->use_raw)
 			return ANA_SYS_IGNORE;
-		*nr = (int)strobe_field_int(ev, &d->nr);
+		*nr = (int)strobe_field_int_inline(ev, &d->nr);
 		return ANA_SYS_ENTRY;
 	case ANA_SYS_EXIT_NAMED:
 		if (d->use_raw)
 			return ANA_SYS_IGNORE;
-		*nr = (int)strobe_field_int(ev, &d->xnr);
-		*ret = strobe_field_int(ev, &d->ret);
+		*nr = (int)strobe_field_int_inline(ev, &d->xnr);
+		*ret = strobe_field_int_inline(ev, &d->ret);
 		return ANA_SYS_EXIT;
 	}
 	return ANA_SYS_IGNORE;

@@ -8,7 +8,8 @@
  * probe touches 8 bytes per slot), and deletion shifts the following
  * entries back instead of leaving tombstones, so a map whose keys come
  * and go (in-flight syscalls) never degrades.  It grows at 3/4 load and
- * never shrinks: its size follows the peak number of live keys.
+ * never shrinks: its size follows the peak number of live keys.  Put is
+ * inline (analysis-int.h): it runs on nearly every event.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,10 +19,7 @@
 
 static inline size_t slot_of(uint64_t key, size_t cap)
 {
-	key ^= key >> 29;
-	key *= 0xbf58476d1ce4e5b9ULL;
-	key ^= key >> 32;
-	return (size_t)key & (cap - 1);
+	return ana_map_slot(key, cap);
 }
 
 void ana_map_init(struct ana_map *m, size_t vsize)
@@ -53,7 +51,7 @@ void *ana_map_get(const struct ana_map *m, uint64_t key)
 	}
 }
 
-static int grow(struct ana_map *m)
+int ana_map_grow(struct ana_map *m)
 {
 	size_t ncap = m->cap ? m->cap * 2 : 64, i, j;
 	uint64_t *keys = malloc(ncap * sizeof(*keys));
@@ -83,42 +81,11 @@ static int grow(struct ana_map *m)
 	return 0;
 }
 
-void *ana_map_put(struct ana_map *m, uint64_t key, bool *created)
+/* Delete the entry in slot i. */
+static void del_slot(struct ana_map *m, size_t i)
 {
-	size_t i;
+	size_t j, k, mask = m->cap - 1;
 
-	if (created)
-		*created = false;
-	if (key == ANA_MAP_EMPTY)
-		return NULL;
-	if ((m->n + 1) * 4 > m->cap * 3 && grow(m) < 0)
-		return NULL;
-	for (i = slot_of(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
-		if (m->keys[i] == key)
-			return m->vals + i * m->vsize;
-		if (m->keys[i] == ANA_MAP_EMPTY)
-			break;
-	}
-	m->keys[i] = key;
-	memset(m->vals + i * m->vsize, 0, m->vsize);
-	m->n++;
-	if (created)
-		*created = true;
-	return m->vals + i * m->vsize;
-}
-
-void ana_map_del(struct ana_map *m, uint64_t key)
-{
-	size_t i, j, k, mask = m->cap - 1;
-
-	if (!m->cap)
-		return;
-	for (i = slot_of(key, m->cap);; i = (i + 1) & mask) {
-		if (m->keys[i] == ANA_MAP_EMPTY)
-			return;
-		if (m->keys[i] == key)
-			break;
-	}
 	/* Backward shift: move later entries of the cluster into the hole
 	 * when their home slot does not lie cyclically in (hole, j]. */
 	for (j = i;;) {
@@ -134,6 +101,26 @@ void ana_map_del(struct ana_map *m, uint64_t key)
 	}
 	m->keys[i] = ANA_MAP_EMPTY;
 	m->n--;
+}
+
+void ana_map_del(struct ana_map *m, uint64_t key)
+{
+	size_t i, mask = m->cap - 1;
+
+	if (!m->cap)
+		return;
+	for (i = slot_of(key, m->cap);; i = (i + 1) & mask) {
+		if (m->keys[i] == ANA_MAP_EMPTY)
+			return;
+		if (m->keys[i] == key)
+			break;
+	}
+	del_slot(m, i);
+}
+
+void ana_map_del_val(struct ana_map *m, void *val)
+{
+	del_slot(m, (size_t)((uint8_t *)val - m->vals) / m->vsize);
 }
 
 void *ana_map_next(const struct ana_map *m, size_t *pos, uint64_t *key)

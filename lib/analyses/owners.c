@@ -22,7 +22,7 @@ const char *ana_container_name(struct ana_core *c, int index)
 	return ct ? ct->name : "unknown";
 }
 
-uint64_t ana_group_key(struct ana_core *c, const struct strobe_task *t, int cpu)
+uint64_t ana_group_key_other(struct ana_core *c, const struct strobe_task *t, int cpu)
 {
 	const struct strobe_task *l;
 

@@ -119,7 +119,7 @@ static void leave(struct ana *a, const struct strobe_event *ev, int tid, int nr,
 		return;
 	}
 	since = f->since;
-	ana_map_del(&p->inflight, (uint64_t)(uint32_t)tid);
+	ana_map_del_val(&p->inflight, f);
 	if (ana_gap_since(c, since)) {
 		a->dropped++;
 		return;

@@ -136,15 +136,11 @@ int ana_filter_build(struct ana_core *c, struct strobe_error *err)
 	return 0;
 }
 
-bool ana_task_selected(struct ana_core *c, const struct strobe_task *t)
+bool ana_task_filter_match(struct ana_core *c, const struct strobe_task *t)
 {
 	static const struct strobe_event no_event = { .cpu = -1, .buffer = -1, .type = -1 };
 	struct strobe_expr_task et;
 
-	if (!t)
-		return false;
-	if (!c->task_filter)
-		return true;
 	expr_task_of(t, &et);
 	return strobe_expr_filter_match_task(c->filter, &c->env, c->cur ? c->cur : &no_event, &et);
 }

@@ -6,7 +6,8 @@
  * set-up); the accessors then read straight from the payload with a bounds
  * check each, so a corrupt or short record yields 0 / NULL rather than a
  * read past the record.  Values are little endian, as the ring buffer of
- * every kernel strobe records on.
+ * every kernel strobe records on.  The fixed-size readers are inline in
+ * format-int.h, so the analyses' per-event decoding costs no call.
  *
  * Dynamic fields: __data_loc is a u32 at the field's offset, low 16 bits
  * the data's offset in the payload, high 16 bits its length; __rel_loc is
@@ -47,66 +48,16 @@ int strobe_field_resolve(const struct strobe_format *fmt, const char *name,
 	return 0;
 }
 
-/* Raw bits of a fixed 1/2/4/8-byte field, and whether it could be read. */
-static inline int read_raw(const struct strobe_event *e,
-			   const struct strobe_field *f, uint64_t *v)
-{
-	const uint8_t *p;
-	uint16_t v16;
-	uint32_t v32;
-	uint64_t v64;
-
-	if (!f->valid || f->is_dynamic ||
-	    (uint32_t)f->offset + f->size > e->size)
-		return 0;
-	p = (const uint8_t *)e->data + f->offset;
-	switch (f->size) {
-	case 1:
-		*v = p[0];
-		return 1;
-	case 2:
-		memcpy(&v16, p, 2);
-		*v = le16toh(v16);
-		return 2;
-	case 4:
-		memcpy(&v32, p, 4);
-		*v = le32toh(v32);
-		return 4;
-	case 8:
-		memcpy(&v64, p, 8);
-		*v = le64toh(v64);
-		return 8;
-	default:
-		return 0;
-	}
-}
-
 int64_t strobe_field_int(const struct strobe_event *e, const struct strobe_field *f)
 {
-	uint64_t v;
-	int n = read_raw(e, f, &v);
-
-	if (!n)
-		return 0;
-	if (!f->is_signed)
-		return (int64_t)v;
-	switch (n) {
-	case 1:
-		return (int8_t)v;
-	case 2:
-		return (int16_t)v;
-	case 4:
-		return (int32_t)v;
-	default:
-		return (int64_t)v;
-	}
+	return strobe_field_int_inline(e, f);
 }
 
 uint64_t strobe_field_uint(const struct strobe_event *e, const struct strobe_field *f)
 {
 	uint64_t v;
 
-	return read_raw(e, f, &v) ? v : 0;
+	return strobe_field_read_raw(e, f, &v) ? v : 0;
 }
 
 const char *strobe_field_str(const struct strobe_event *e,

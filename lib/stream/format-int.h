@@ -10,6 +10,9 @@
 #ifndef STROBE_STREAM_FORMAT_INT_H
 #define STROBE_STREAM_FORMAT_INT_H
 
+#include <endian.h>
+#include <string.h>
+
 #include <strobe/stream.h>
 #include "../util/err.h"
 
@@ -79,5 +82,70 @@ static inline struct tep_handle *strobe_formats_tep(const struct strobe_formats 
 {
 	return f ? f->tep : NULL;
 }
+
+/* Raw bits of a fixed 1/2/4/8-byte field, and whether it could be read. */
+static inline int strobe_field_read_raw(const struct strobe_event *e,
+					const struct strobe_field *f, uint64_t *v)
+{
+	const uint8_t *p;
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
+
+	if (!f->valid || f->is_dynamic ||
+	    (uint32_t)f->offset + f->size > e->size)
+		return 0;
+	p = (const uint8_t *)e->data + f->offset;
+	switch (f->size) {
+	case 1:
+		*v = p[0];
+		return 1;
+	case 2:
+		memcpy(&v16, p, 2);
+		*v = le16toh(v16);
+		return 2;
+	case 4:
+		memcpy(&v32, p, 4);
+		*v = le32toh(v32);
+		return 4;
+	case 8:
+		memcpy(&v64, p, 8);
+		*v = le64toh(v64);
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+/* strobe_field_int(), inline for the library's per-event paths. */
+static inline int64_t strobe_field_int_inline(const struct strobe_event *e,
+					       const struct strobe_field *f)
+{
+	uint64_t v;
+	int n;
+
+	/* 8 bytes (raw_syscalls' id and ret, most pointers and counts):
+	 * signed or not, the value is the same */
+	if (f->size == 8 && f->valid && !f->is_dynamic && (uint32_t)f->offset + 8 <= e->size) {
+		memcpy(&v, (const uint8_t *)e->data + f->offset, 8);
+		return (int64_t)le64toh(v);
+	}
+	n = strobe_field_read_raw(e, f, &v);
+	if (!n)
+		return 0;
+	if (!f->is_signed)
+		return (int64_t)v;
+	switch (n) {
+	case 1:
+		return (int8_t)v;
+	case 2:
+		return (int16_t)v;
+	case 4:
+		return (int32_t)v;
+	default:
+		return (int64_t)v;
+	}
+}
+
 
 #endif

@@ -142,9 +142,106 @@ static int parse_blob(struct strobe_tep *t, const char *text, size_t n,
 	return 0;
 }
 
+/*
+ * kallsyms, parsed when first needed: most readers (the analyses, SQL,
+ * exports of fields) never turn an address into a function name, and
+ * libtraceevent's parse of a 5 MiB /proc/kallsyms (sscanf and two
+ * strdups per line) cost a sixth of `strobe analyze` on 4 M events.  The
+ * texts are kept; the handle gets a function resolver that, on its first
+ * call, parses them with tep_parse_kallsyms() into a handle of its own
+ * and from then on answers from it.  The answers are the ones the handle
+ * itself would give after an eager parse: the same parser, the same
+ * sorted map and lookup (tep_find_function_info: the function containing
+ * the address and its start).
+ */
+struct strobe_ksyms {
+	char **texts;		/* not parsed yet, in the order given */
+	size_t nr_texts;
+	struct tep_handle *tep;	/* the parsed functions (after the first lookup) */
+	bool parsed;
+};
+
+static void ksyms_parse(struct strobe_ksyms *k)
+{
+	size_t i;
+
+	k->parsed = true;
+	k->tep = tep_alloc();
+	for (i = 0; i < k->nr_texts; i++) {
+		if (k->tep)
+			tep_parse_kallsyms(k->tep, k->texts[i]);
+		free(k->texts[i]);
+	}
+	free(k->texts);
+	k->texts = NULL;
+	k->nr_texts = 0;
+}
+
+static char *ksyms_resolve(void *priv, unsigned long long *addrp, char **modp)
+{
+	struct strobe_ksyms *k = priv;
+	unsigned long long start;
+	const char *name;
+
+	(void)modp;
+	if (!k->parsed)
+		ksyms_parse(k);
+	if (!k->tep || !tep_find_function_info(k->tep, *addrp, &name, &start, NULL))
+		return NULL;
+	*addrp = start;
+	return (char *)name;
+}
+
+static void ksyms_free(struct strobe_ksyms *k)
+{
+	size_t i;
+
+	if (!k)
+		return;
+	for (i = 0; i < k->nr_texts; i++)
+		free(k->texts[i]);
+	free(k->texts);
+	if (k->tep)
+		tep_free(k->tep);
+	free(k);
+}
+
 int strobe_tep_kallsyms(struct strobe_tep *t, const char *text, size_t n)
 {
-	return parse_blob(t, text, n, NULL, tep_parse_kallsyms);
+	struct strobe_ksyms *k = t->ksyms;
+	char **texts, *s;
+
+	if (!n || !text)
+		return 0;
+	if (!(s = dup_text(text, n)))
+		return -ENOMEM;
+	if (!*s) {
+		free(s);
+		return 0;
+	}
+	if (!k) {
+		k = calloc(1, sizeof(*k));
+		if (!k || tep_set_function_resolver(t->tep, ksyms_resolve, k) < 0) {
+			free(k);
+			free(s);
+			return -ENOMEM;
+		}
+		t->ksyms = k;
+	}
+	if (k->parsed) {	/* a lookup happened already */
+		if (k->tep)
+			tep_parse_kallsyms(k->tep, s);
+		free(s);
+		return 0;
+	}
+	texts = realloc(k->texts, (k->nr_texts + 1) * sizeof(*texts));
+	if (!texts) {
+		free(s);
+		return -ENOMEM;
+	}
+	k->texts = texts;
+	k->texts[k->nr_texts++] = s;
+	return 0;
 }
 
 int strobe_tep_printk(struct strobe_tep *t, const char *text, size_t n)
@@ -189,7 +286,8 @@ void strobe_tep_release(struct strobe_tep *t)
 	if (t->tep) {
 		if (t->plugins)
 			tep_unload_plugins(t->plugins, t->tep);
-		tep_free(t->tep);
+		tep_free(t->tep);	/* and its resolver */
 	}
+	ksyms_free(t->ksyms);
 	memset(t, 0, sizeof(*t));
 }

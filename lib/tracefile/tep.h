@@ -19,8 +19,13 @@ struct tep_plugin_list;
 struct strobe_tf_meta;
 struct strobe_formats;
 
+struct strobe_ksyms;
+
 struct strobe_tep {
 	struct tep_handle *tep;
+	/* kallsyms texts not parsed yet: parsed on the first address lookup
+	 * (tep.c), so readers that never print a function skip the work */
+	struct strobe_ksyms *ksyms;
 	struct strobe_formats *formats;	/* the public catalogue over tep */
 	struct tep_plugin_list *plugins;
 	unsigned commit_size;	/* ring-buffer page commit field: 4 or 8 */
@@ -42,7 +47,9 @@ int strobe_tep_header_page(struct strobe_tep *t, const char *text, size_t n,
 bool strobe_tep_format(struct strobe_tep *t, const char *text, size_t n,
 		       const char *system) STROBE_HIDDEN;
 
-/* Text blobs, copied and NUL-terminated here; empty ones are ignored. */
+/* Text blobs, copied and NUL-terminated here; empty ones are ignored.
+ * kallsyms is kept and parsed only when libtraceevent first looks up a
+ * function address (its results are the same as with an eager parse). */
 int strobe_tep_kallsyms(struct strobe_tep *t, const char *text, size_t n) STROBE_HIDDEN;
 int strobe_tep_printk(struct strobe_tep *t, const char *text, size_t n) STROBE_HIDDEN;
 int strobe_tep_cmdlines(struct strobe_tep *t, const char *text, size_t n) STROBE_HIDDEN;

@@ -25,6 +25,7 @@
 #include <strobe/strobe.h>
 
 #include "formats.h"
+#include "tracefile/tep.h"
 #include "test.h"
 
 #define PS		4096u
@@ -1258,6 +1259,51 @@ static void test_malformed_printk_lines_and_formats_are_skipped(void)
 	drop(path);
 }
 
+/* kallsyms are parsed on the first address lookup: the answers are those
+ * of an eager tep_parse_kallsyms() on the same text (the containing
+ * function and its start; nothing below the first symbol; libtraceevent
+ * matches the last one only exactly), on the first lookup and after. */
+static void test_kallsyms_resolve_functions_on_first_lookup(void)
+{
+	static const unsigned long long addrs[] = {
+		0xffffffff81000008ull, 0xffffffff81000000ull, 0xffffffff81001000ull,
+		0xffffffff81001010ull, 0xffffffff80000000ull, 0,
+	};
+	char *path = write_fixture();
+	struct strobe_error err = { 0 };
+	struct strobe_tracefile *tf;
+	struct tep_handle *tep, *eager = tep_alloc();
+	size_t i, k;
+
+	REQUIRE(path && eager);
+	REQUIRE(tep_parse_kallsyms(eager, kallsyms) == 0);
+	CHECK_EQ(strobe_tracefile_open(path, &tf, &err), 0);
+	if (!tf) {
+		tep_free(eager);
+		drop(path);
+		return;
+	}
+	tep = strobe_tracefile_tep(tf);
+	REQUIRE(tep);
+	for (k = 0; k < 2; k++) {
+		CHECK_STR(tep_find_function(tep, 0xffffffff81000008ull), "_stext");
+		CHECK_EQ(tep_find_function_address(tep, 0xffffffff81000008ull),
+			 0xffffffff81000000ull);
+		CHECK_STR(tep_find_function(tep, 0xffffffff81001000ull), "do_sys_openat2");
+		for (i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+			const char *want = tep_find_function(eager, addrs[i]);
+			const char *got = tep_find_function(tep, addrs[i]);
+
+			CHECK((!want && !got) || (want && got && !strcmp(want, got)));
+			CHECK_EQ(tep_find_function_address(tep, addrs[i]),
+				 tep_find_function_address(eager, addrs[i]));
+		}
+	}
+	strobe_tracefile_close(tf);
+	tep_free(eager);
+	drop(path);
+}
+
 TESTS(T(test_v6_round_trip_reads_back_metadata_and_pages),
       T(test_trace_cmd_reports_v6_file_without_warnings),
       T(test_trace_cmd_v7_conversions_read_back_same_pages),
@@ -1274,6 +1320,7 @@ TESTS(T(test_v6_round_trip_reads_back_metadata_and_pages),
       T(test_pipe_and_device_inputs_are_refused_at_once),
       T(test_file_shrinking_while_read_gives_error_not_sigbus),
       T(test_malformed_printk_lines_and_formats_are_skipped),
+      T(test_kallsyms_resolve_functions_on_first_lookup),
       T(test_diagnostics_time_backwards_and_intact_file),
       T(test_writer_replaces_symlink_at_output_never_its_target),
       T(test_writer_keeps_old_file_until_commit_and_after_discard));
