@@ -111,13 +111,20 @@ timeout 300 $STROBE record -o $G --preset sched,syscalls --sink-timeout 60 \
 	while [ ! -e $WORK/end ]; do sleep 0.05; done" > $G.stdout 2> $G.stderr &
 REC=$!
 for _ in $(seq 600); do [ -e $WORK/p1 ] && break; kill -0 $REC 2>/dev/null || break; sleep 0.1; done
-sleep 1.5	# the first rows are delivered
+# the first rows are delivered (waited for, not slept for: a loaded
+# machine may take longer than an idle one)
+for _ in $(seq 300); do
+	n=$(q $H1 "SELECT count() FROM live.events WHERE host = 'beta'")
+	[ "${n:-0}" -gt 0 ] 2>/dev/null && break
+	sleep 0.1
+done
 srv=${PIDS[-1]}
 kill -9 $srv
 wait $srv 2>/dev/null	# (no "Killed" line)
 touch $WORK/go
 for _ in $(seq 600); do [ -e $WORK/p2 ] && break; kill -0 $REC 2>/dev/null || break; sleep 0.1; done
-sleep 2.5	# rows of the second helper fail, and wait in the spool
+# rows of the second helper fail, and wait in the spool
+for _ in $(seq 300); do [ -s $G.ch-spool ] && break; kill -0 $REC 2>/dev/null || break; sleep 0.1; done
 if ! start_server ch1 $H1 $T1; then
 	fail clickhouse_live_server_restarted "$(tail -c 300 $WORK/ch1/log/err.log)"
 fi
