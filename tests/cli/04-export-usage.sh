@@ -3,19 +3,7 @@
 # a missing trace file and an unreachable server with status 1, and a
 # password file whose content never appears in any message; and the
 # usage errors of strobe record --sink (checked before any tracing).
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-S=${STROBE:-$ROOT/build/strobe}
-D=$(mktemp -d /tmp/strobe-cli.XXXXXX)
-trap 'rm -rf "$D"' EXIT
-
-t() {	# name expected-status expected-stderr-pattern command...
-	local name=$1 want=$2 pat=$3 rc
-	shift 3
-	timeout 20 "$@" > "$D/out" 2> "$D/err"
-	rc=$?
-	if [ "$rc" = "$want" ] && grep -q -- "$pat" "$D/err" "$D/out"; then echo "PASS $name"; else
-		echo "FAIL $name: exit $rc, wanted $want and '$pat'"; head -5 "$D/out" "$D/err"; fi
-}
+. "$(dirname "$0")/lib.sh"
 
 t export_help_exits_0 0 'format clickhouse' $S export --help
 t export_help_lists_retry 0 '\-\-retry' $S export --help

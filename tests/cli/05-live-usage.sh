@@ -2,19 +2,7 @@
 # options, cli/target.c), no tracing needed: help names them, and every
 # usage error has status 2 and a one-line message that says what is wrong,
 # before anything is traced.
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-S=${STROBE:-$ROOT/build/strobe}
-D=$(mktemp -d /tmp/strobe-cli.XXXXXX)
-trap 'rm -rf "$D"' EXIT
-
-t() {	# name expected-status expected-stderr-pattern command...
-	local name=$1 want=$2 pat=$3 rc
-	shift 3
-	timeout 20 "$@" > "$D/out" 2> "$D/err"
-	rc=$?
-	if [ "$rc" = "$want" ] && grep -q -- "$pat" "$D/err" "$D/out"; then echo "PASS $name"; else
-		echo "FAIL $name: exit $rc, wanted $want and '$pat'"; head -5 "$D/out" "$D/err"; fi
-}
+. "$(dirname "$0")/lib.sh"
 
 for c in syscalls cputop periods; do
 	t "live_${c}_help_names_the_target_options" 0 '-- CMD \[ARGS...\]' $S $c --help

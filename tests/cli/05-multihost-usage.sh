@@ -4,19 +4,7 @@
 # do is a usage error (absolute --begin/--end), --mi-version and
 # --metadata (a host column) need no file, and a missing file among
 # several is named.
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-S=${STROBE:-$ROOT/build/strobe}
-D=$(mktemp -d /tmp/strobe-cli.XXXXXX)
-trap 'rm -rf "$D"' EXIT
-
-t() {	# name expected-status expected-output-pattern command...
-	local name=$1 want=$2 pat=$3 rc
-	shift 3
-	timeout 20 "$@" > "$D/out" 2> "$D/err"
-	rc=$?
-	if [ "$rc" = "$want" ] && grep -q -- "$pat" "$D/err" "$D/out"; then echo "PASS $name"; else
-		echo "FAIL $name: exit $rc, wanted $want and '$pat'"; head -5 "$D/out" "$D/err"; fi
-}
+. "$(dirname "$0")/lib.sh"
 
 t record_help_has_host_name 0 '\-\-host-name NAME' $S record --help
 t record_empty_host_name_is_usage_error 2 "strobe record: bad host name ''" $S record --host-name '' -- true
