@@ -136,6 +136,20 @@ static void round_trip(struct strobe_expr *e, bool ref)
 	strobe_expr_free(e2);
 }
 
+/* *ev: an event of fixture type i (NR_FORMATS: an unknown type) whose
+ * payload (PAYLOAD bytes, the input's first bytes) starts with its type. */
+#define PAYLOAD 128
+static void fixture_event(struct strobe_event *ev, uint8_t *payload, int i, size_t size)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->format = i < NR_FORMATS ? fmts[i] : NULL;
+	ev->type = ev->format ? strobe_format_id(ev->format) : 4242;
+	payload[0] = (uint8_t)ev->type;
+	payload[1] = (uint8_t)(ev->type >> 8);
+	ev->data = payload;
+	ev->size = (uint32_t)(size < PAYLOAD ? (size < 8 ? 8 : size) : PAYLOAD);
+}
+
 /* The names strobe_expr_event_names reported. */
 struct names {
 	const char *lit[32];
@@ -177,7 +191,7 @@ static void evaluate(struct strobe_expr *e, const uint8_t *data, size_t size)
 	struct names nm = { .n = 0 };
 	bool determined = strobe_expr_event_names(e, note_name, &nm) == 1;
 	struct strobe_expr_env env = { task, NULL };
-	uint8_t payload[128];
+	uint8_t payload[PAYLOAD];
 	struct strobe_event ev;
 	struct strobe_expr_match m;
 	struct strobe_expr_value v;
@@ -189,13 +203,7 @@ static void evaluate(struct strobe_expr *e, const uint8_t *data, size_t size)
 	for (i = 0; i <= NR_FORMATS; i++) {
 		bool hit;
 
-		memset(&ev, 0, sizeof(ev));
-		ev.format = i < NR_FORMATS ? fmts[i] : NULL;
-		ev.type = ev.format ? strobe_format_id(ev.format) : 4242;
-		payload[0] = (uint8_t)ev.type;
-		payload[1] = (uint8_t)(ev.type >> 8);
-		ev.data = payload;
-		ev.size = (uint32_t)(size < sizeof(payload) ? (size < 8 ? 8 : size) : sizeof(payload));
+		fixture_event(&ev, payload, i, size);
 		ev.pid = (int)size;
 		ev.cpu = (int)(size & 3);
 		ev.ts = size * 1000;
@@ -223,7 +231,7 @@ static void run_filter(char *text, const uint8_t *data, size_t size)
 	struct strobe_expr *e = NULL;
 	struct strobe_error err;
 	char *line, *save = NULL, *printed;
-	uint8_t payload[128];
+	uint8_t payload[PAYLOAD];
 	struct strobe_event ev;
 	size_t need;
 	int i, cpu;
@@ -256,14 +264,7 @@ static void run_filter(char *text, const uint8_t *data, size_t size)
 						      .container = "web" };
 			bool want, got;
 
-			memset(&ev, 0, sizeof(ev));
-			ev.format = i < NR_FORMATS ? fmts[i] : NULL;
-			ev.type = ev.format ? strobe_format_id(ev.format) : 4242;
-			payload[0] = (uint8_t)ev.type;
-			payload[1] = (uint8_t)(ev.type >> 8);
-			ev.data = payload;
-			ev.size = (uint32_t)(size < sizeof(payload) ? (size < 8 ? 8 : size) :
-					     sizeof(payload));
+			fixture_event(&ev, payload, i, size);
 			ev.pid = (int)(size % 5);
 			ev.cpu = cpu;
 			want = e ? strobe_expr_match_event(e, &env, &ev) : true;
