@@ -129,6 +129,11 @@ $(O)/bench/%: tests/live/%.c $(O)/libstrobe.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(O)/libstrobe.a $(LIBS)
 
+# The synthetic trace of make bench-instr and tests/damage (no root needed)
+$(O)/bench/synth-trace: bench/synth-trace.c $(O)/libstrobe.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(O)/libstrobe.a $(LIBS)
+
 # Examples: programs a user could write, against the public headers
 $(O)/examples/%: examples/%.c $(O)/libstrobe.a
 	@mkdir -p $(dir $@)
