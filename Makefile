@@ -8,6 +8,8 @@
 #   make demo [CMD=...]  install missing Debian packages, build, record a
 #                        demo workload (and two containers) and show it
 #   make fuzz [FUZZ_SECONDS=N]   run the libFuzzer harnesses (clang)
+#   make bench-instr     instruction counts (callgrind) of the trace readers
+#                        against bench/instr-baseline.txt (no root)
 #   make install [PREFIX=/usr/local] [DESTDIR=]
 #   WERROR=1             treat warnings as errors (CI does)
 
@@ -67,7 +69,7 @@ PY_EXTMOD := $(O)/python/strobe/_strobe$(PY_EXT)
 PY_WARN := -Wno-missing-field-initializers -Wno-cast-function-type
 PY_ALL  := $(if $(PY_CFLAGS),$(PY_EXTMOD) $(PY_SRC:python/%=$(O)/python/%))
 
-.PHONY: all check demo fuzz install clean deps bench bench-python
+.PHONY: all check demo fuzz install clean deps bench bench-python bench-instr
 all: $(O)/strobe $(O)/libstrobe.a $(O)/$(SONAME) $(O)/strobe.pc $(HELPER_BIN) $(EXAMPLE_BIN) $(PY_ALL)
 ifeq ($(PY_CFLAGS),)
 	@echo "note: python3-dev is missing: the strobe Python module is not built"
@@ -186,6 +188,12 @@ bench: all $(O)/bench/live_check
 # callback vs perf script -s (root, ~1 min)
 bench-python: all
 	@$(PYTHON) bench/python-callbacks
+
+# instruction counts (callgrind) of analyze, report, periods, sql and
+# export on a synthetic trace, against bench/instr-baseline.txt (no root,
+# ~4 min); INSTR_ROWS=analyze,sql for some rows only
+bench-instr: $(O)/strobe $(O)/bench/synth-trace
+	@bench/instr
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
