@@ -181,6 +181,25 @@ void strobe_analysis_feed(struct strobe_analysis *a, const struct strobe_event *
 int strobe_analysis_finish(struct strobe_analysis *a, struct strobe_error *err);
 
 /*
+ * The analysis as a consumer of a pipeline (pipeline.h), reading the
+ * events of source `source` (others are ignored): start takes the
+ * recording's target from the source's file (strobe_analysis_set_target;
+ * an unknown target becomes a note) and attaches to the source's formats
+ * and task model; events are fed until one lies past opts.end (then the
+ * consumer is done); finish finishes.  Fills *out (arg = a).  The tables
+ * point into the source's model: read them before the model is freed
+ * (strobe_pipeline_set_model gives a model of the caller's).  Returns 0.
+ */
+struct strobe_consumer;
+int strobe_analysis_consumer(struct strobe_analysis *a, int source,
+			     struct strobe_consumer *out);
+/* The CPUs a's selection keeps (--cpu): *mask (owned by a) with the
+ * returned number of entries, or 0 and NULL for every CPU; for the
+ * stream options of its source (cpu_mask), so other CPUs' pages are
+ * skipped unread. */
+int strobe_analysis_cpu_mask(const struct strobe_analysis *a, const bool **mask);
+
+/*
  * The whole job on a trace file: load a model from tf, take the target
  * from its strobe info (strobe_analysis_set_target; an unknown target
  * becomes a note), attach, stream every event (CPUs outside

@@ -309,6 +309,58 @@ int strobe_format_id(const struct strobe_format *fmt);
  * attaches analyses or sinks to. */
 struct strobe_formats *strobe_format_catalogue(const struct strobe_format *fmt);
 
+/*
+ * Formats of records that are not ftrace events (a BPF program's, perf
+ * samples', a test's: see strobe_record_source in pipeline.h), declared
+ * into a catalogue so that their records share the timeline, the model
+ * and every consumer with the ftrace events.  A declared format is an
+ * ftrace format like any other: strobe writes its text as tracefs would
+ * (the 8-byte common header, common_type u16 at 0, common_flags and
+ * common_preempt_count u8 at 2 and 3, common_pid s32 at 4, then the
+ * fields as declared) with a print format that prints `field=value ...`,
+ * so reports, filters, trace.dat files and trace-cmd read it.
+ *
+ * A field named "callchain" of type "__data_loc u64[]" holds the record's
+ * call chain (strobe_event_callchain).
+ */
+struct strobe_field_decl {
+	const char *type;	/* as a tracefs format says it: "u32", "s64",
+				 * "pid_t", "char[16]", "__data_loc char[]",
+				 * "__data_loc u64[]" */
+	const char *name;	/* [A-Za-z_][A-Za-z0-9_]* */
+	uint16_t offset;	/* in the payload, at least 8 (after the header) */
+	uint16_t size;		/* bytes; 4 for __data_loc fields */
+	bool is_signed;
+};
+struct strobe_format_decl {
+	size_t size;		/* sizeof(struct strobe_format_decl) */
+	const char *system;	/* "strobe_bpf" */
+	const char *name;	/* "execve" */
+	const struct strobe_field_decl *fields;
+	int nr_fields;
+};
+/*
+ * Declare a format into catalogue f: it gets the next free event id
+ * (above every id the catalogue holds) and is found by name and id like
+ * every other.  *out (may be NULL) is the new format, owned by f.
+ * Returns the id (>= 0) or -EINVAL (a bad name, type or layout; *err
+ * says which), -EEXIST (system:name is taken), -ENOMEM.
+ */
+int strobe_formats_declare(struct strobe_formats *f, const struct strobe_format_decl *d,
+			   const struct strobe_format **out, struct strobe_error *err);
+/* A declared format's text, as a tracefs format file would hold it (for
+ * storing in a trace file); NULL for other formats (their text is the
+ * kernel's or the file's).  Owned by the catalogue. */
+const char *strobe_format_text(const struct strobe_format *fmt);
+
+/*
+ * The call chain of an event: copies up to max addresses (innermost
+ * first) into ips (may be NULL when max is 0) and returns how many the
+ * event holds (more than max: cut), 0 when its format has no "callchain"
+ * field.
+ */
+int strobe_event_callchain(const struct strobe_event *e, uint64_t *ips, int max);
+
 /* ---- field accessors ------------------------------------------------- */
 
 /* A field's place in the payload, resolved once per event type. */

@@ -82,5 +82,6 @@ int strobe_buf_flush(struct strobe_buf *b, int fd);
 #include <strobe/analysis.h>
 #include <strobe/capture.h>
 #include <strobe/sql.h>
+#include <strobe/pipeline.h>
 
 #endif

@@ -88,6 +88,8 @@ struct strobe_tf_buffer_info {
 int strobe_tracefile_open(const char *path, struct strobe_tracefile **out,
 			  struct strobe_error *err);
 void strobe_tracefile_close(struct strobe_tracefile *tf);	/* NULL ok */
+/* The path it was opened with (owned by tf). */
+const char *strobe_tracefile_path(const struct strobe_tracefile *tf);
 
 int strobe_tracefile_version(const struct strobe_tracefile *tf);	/* 6 or 7 */
 unsigned strobe_tracefile_page_size(const struct strobe_tracefile *tf);
@@ -125,6 +127,9 @@ enum strobe_tf_diag_kind {
 					 * is missing or damaged */
 	STROBE_TF_DIAG_LOST_EVENTS,	/* the ring buffer lost events */
 	STROBE_TF_DIAG_TIME_BACKWARDS,	/* events earlier than one before them */
+	STROBE_TF_DIAG_BAD_DATA,	/* damaged pages or chunks skipped */
+	STROBE_TF_DIAG_SAME_FILE,	/* a notice: the file was given twice
+					 * and is read once */
 };
 int strobe_tracefile_nr_diags(const struct strobe_tracefile *tf);
 /* Message idx (0 .. nr-1) and its kind (kind may be NULL); NULL if out of
@@ -132,8 +137,28 @@ int strobe_tracefile_nr_diags(const struct strobe_tracefile *tf);
 const char *strobe_tracefile_diag(const struct strobe_tracefile *tf, int idx,
 				  enum strobe_tf_diag_kind *kind);
 /* A short name for JSON: "bad_formats", "truncated", "incomplete",
- * "no_process_table", "lost_events", "time_backwards". */
+ * "no_process_table", "lost_events", "time_backwards", "bad_data",
+ * "same_file". */
 const char *strobe_tf_diag_name(enum strobe_tf_diag_kind kind);
+/*
+ * Is a diagnostic of this kind damage in the sense of strobe-damage(7)
+ * (data damaged or unreachable, skipped: bad formats, truncation, bad
+ * data, time going backwards, a damaged process table)?  Lost events, an
+ * incomplete recording and notices are not: they describe what was
+ * recorded, not harm done to the file.
+ */
+bool strobe_tf_diag_is_damage(enum strobe_tf_diag_kind kind);
+/*
+ * Note damaged data that a reader of the file's events skipped (a page
+ * the stream refused, say): msg (the stream's error message) is kept for
+ * the first one, all are counted, and strobe_tracefile_events_done()
+ * turns them into one STROBE_TF_DIAG_BAD_DATA diagnostic.
+ */
+void strobe_tracefile_note_bad_data(struct strobe_tracefile *tf, const char *msg);
+/* Add a diagnostic of the reader's own (kind, one sentence).  0 or
+ * -ENOMEM. */
+int strobe_tracefile_add_diag(struct strobe_tracefile *tf, enum strobe_tf_diag_kind kind,
+			      const char *msg);
 
 struct strobe_event;
 struct strobe_stream_stats;

@@ -40,6 +40,8 @@
 #include "../stream/stream-int.h"
 #include "analyses/analysis-int.h"
 #include "util/opts.h"
+#include "analyses/own-model.h"
+#include <strobe/pipeline.h>
 
 static const struct ana_ops *const all_ops[] = {
 	&ana_cputop_ops, &ana_syscalls_ops, &ana_schedlat_ops,
@@ -75,6 +77,8 @@ struct strobe_analysis {
 	/* the core's own events */
 	struct strobe_field f_fork_child, f_fork_parent, f_exit_pid;
 	uint64_t nr_events;
+	int source;		/* as a pipeline consumer: the source it reads */
+	bool model_external;	/* own_model is fed by its pipeline, not feed */
 };
 
 const char *const *strobe_analysis_names(void)
@@ -455,13 +459,16 @@ static void note_gap(struct strobe_analysis *a, const struct strobe_event *ev)
 			a->anas[i].ops->lost(&a->anas[i], ev->cpu, ev->ts);
 }
 
-void strobe_analysis_feed(struct strobe_analysis *a, const struct strobe_event *ev)
+/* The per-event work, inline in both ways in: strobe_analysis_feed and
+ * the pipeline consumer (cons_event), which then costs one call. */
+static inline __attribute__((always_inline)) void feed_one(struct strobe_analysis *a,
+							   const struct strobe_event *ev)
 {
 	struct ana_core *c = &a->core;
 	const struct disp *d;
 	int i;
 
-	if (a->own_model)
+	if (a->own_model && !a->model_external)
 		strobe_model_update(a->own_model, ev);
 	if (ev->cpu >= c->nr_cpus && !ensure_cpu(c, ev->cpu))
 		return;
@@ -497,6 +504,11 @@ void strobe_analysis_feed(struct strobe_analysis *a, const struct strobe_event *
 	if (!(++a->nr_events & 0xffff) && c->inst.n > 1024 &&
 	    ev->ts > c->sweep_ts + 1000000000ULL)
 		sweep(c, ev->ts);
+}
+
+void strobe_analysis_feed(struct strobe_analysis *a, const struct strobe_event *ev)
+{
+	feed_one(a, ev);
 }
 
 int strobe_analysis_finish(struct strobe_analysis *a, struct strobe_error *err)
@@ -576,64 +588,80 @@ int strobe_analysis_attach_stream(struct strobe_analysis *a, struct strobe_strea
 	return strobe_analysis_attach(a, strobe_stream_formats(s), m, err);
 }
 
-int strobe_analysis_run_file(struct strobe_analysis *a, struct strobe_tracefile *tf,
-			     struct strobe_error *err)
+/* ---- the analysis as a pipeline consumer ---------------------------------- */
+
+static int cons_start(const struct strobe_pipeline_source *srcs, int nr, void *arg,
+		      struct strobe_error *err)
 {
-	struct strobe_stream_opts sopts = { .buffer = -1 };
-	struct strobe_stream *s = NULL;
-	struct strobe_model *m = NULL;
+	struct strobe_analysis *a = arg;
+	const struct strobe_pipeline_source *src;
 	struct strobe_error e2 = { 0, "" };
-	struct strobe_event ev;
+	struct strobe_tracefile *tf;
 	int ret;
 
-	ret = strobe_model_new(&m, err);
-	if (ret < 0)
-		return ret;
-	ret = strobe_model_load_file(m, tf, err);
-	if (ret < 0)
-		goto out;
-	a->own_model = m;	/* freed with a */
-	m = NULL;
-	ret = strobe_analysis_set_target(a, strobe_tracefile_info(tf, "target"),
-					 strobe_tracefile_info(tf, "target_pids"),
-					 strobe_tracefile_info(tf, "target_containers"), &e2);
-	if (ret == -EINVAL) {
-		ana_note(&a->core, "%s (a newer strobe's file?): analysed as a whole-system "
-			 "recording, so tasks it did not trace may be charged for time "
-			 "the trace does not show", e2.msg);
-	} else if (ret < 0) {
-		strobe_err(err, ret, "%s", e2.msg);
-		goto out;
+	if (a->source < 0 || a->source >= nr)
+		return strobe_err(err, -EINVAL, "the analysis reads source %d of %d", a->source,
+				  nr);
+	src = &srcs[a->source];
+	tf = src->tf;
+	if (tf && !a->attached) {
+		ret = strobe_analysis_set_target(a, strobe_tracefile_info(tf, "target"),
+						 strobe_tracefile_info(tf, "target_pids"),
+						 strobe_tracefile_info(tf, "target_containers"), &e2);
+		if (ret == -EINVAL)
+			ana_note(&a->core, "%s (a newer strobe's file?): analysed as a whole-system "
+				 "recording, so tasks it did not trace may be charged for time "
+				 "the trace does not show", e2.msg);
+		else if (ret < 0)
+			return strobe_err(err, ret, "%s", e2.msg);
 	}
-	ret = strobe_analysis_attach(a, strobe_tracefile_formats(tf), a->own_model, err);
-	if (ret < 0)
-		goto out;
-	sopts.nr_cpu_mask = strobe_expr_filter_cpu_mask(a->core.filter, &sopts.cpu_mask);
-	ret = strobe_stream_open_file(tf, &sopts, &s, err);
-	if (ret < 0)
-		goto out;
-	while ((ret = strobe_stream_next(s, &ev, err)) > 0) {
-		if (a->core.opts.end && ev.ts > a->core.opts.end) {
-			a->core.last_ts = a->core.opts.end;	/* the window ends there */
-			break;	/* events are in time order: nothing more to count */
-		}
-		strobe_tracefile_see_event(tf, &ev);
-		strobe_analysis_feed(a, &ev);	/* updates the model first */
-	}
-	if (ret < 0)
-		goto out;
-	{
-		struct strobe_stream_stats st;
+	return strobe_analysis_attach(a, src->formats, src->model, err);
+}
 
-		strobe_stream_stats(s, &st);
-		if (strobe_tracefile_events_done(tf, &st, &sopts) < 0) {
-			ret = strobe_err(err, -ENOMEM, "out of memory");
-			goto out;
-		}
+static int cons_event(const struct strobe_event *ev, int source, void *arg,
+		      struct strobe_error *err)
+{
+	struct strobe_analysis *a = arg;
+
+	if (source != a->source)
+		return 0;
+	if (a->core.opts.end && ev->ts > a->core.opts.end) {
+		a->core.last_ts = a->core.opts.end;	/* the window ends there */
+		return STROBE_CONSUMER_DONE;	/* events are in time order */
 	}
-	ret = strobe_analysis_finish(a, err);
-out:
-	strobe_stream_close(s);
-	strobe_model_free(m);
-	return ret;
+	feed_one(a, ev);
+	return 0;
+}
+
+static int cons_finish(void *arg, struct strobe_error *err)
+{
+	return strobe_analysis_finish(arg, err);
+}
+
+int strobe_analysis_consumer(struct strobe_analysis *a, int source,
+			     struct strobe_consumer *out)
+{
+	a->source = source;
+	memset(out, 0, sizeof(*out));
+	out->size = sizeof(*out);
+	out->name = "the analysis";
+	out->flags = STROBE_CONSUMER_MODEL;
+	out->start = cons_start;
+	out->event = cons_event;
+	out->finish = cons_finish;
+	out->arg = a;
+	return 0;
+}
+
+int strobe_analysis_cpu_mask(const struct strobe_analysis *a, const bool **mask)
+{
+	*mask = NULL;
+	return strobe_expr_filter_cpu_mask(a->core.filter, mask);
+}
+
+void ana_own_model(struct strobe_analysis *a, struct strobe_model *m)
+{
+	strobe_model_free(a->own_model);
+	a->own_model = m;
+	a->model_external = true;
 }

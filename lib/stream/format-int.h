@@ -27,6 +27,10 @@ struct strobe_format {
 	 * made on first use; nr_fields < 0 = not made yet. */
 	struct strobe_field_info *fields;
 	int nr_fields;
+	/* strobe_event_callchain(): 0 not looked up, 1 none, 2 found */
+	uint8_t chain_state;
+	struct strobe_field chain;
+	char *text;		/* declared formats: their format text */
 };
 
 struct strobe_formats {

@@ -53,6 +53,7 @@ void strobe_formats_free(struct strobe_formats *f)
 	for (i = 0; i < f->nr_ids; i++) {
 		if (f->by_id[i] && f->by_id[i] != FORMATS_ABSENT) {
 			free(f->by_id[i]->fields);
+			free(f->by_id[i]->text);
 			free(f->by_id[i]);
 		}
 	}
@@ -120,34 +121,33 @@ const struct strobe_format *strobe_formats_find(struct strobe_formats *f,
 
 int strobe_formats_max_id(struct strobe_formats *f)
 {
-	struct tep_event **list;
+	struct tep_event *ev;
 	int i, n, max = -1;
 
 	if (!f || !f->tep)
 		return -1;
-	list = tep_list_events(f->tep, TEP_EVENT_SORT_ID);
+	/* tep_get_event, not tep_list_events: the latter's sorted list is
+	 * cached and misses formats declared after it was made */
 	n = tep_get_events_count(f->tep);
-	for (i = 0; list && i < n && list[i]; i++)
-		if (list[i]->id > max)
-			max = list[i]->id;
+	for (i = 0; i < n; i++)
+		if ((ev = tep_get_event(f->tep, i)) && ev->id > max)
+			max = ev->id;
 	return max;
 }
 
 int strobe_formats_each(struct strobe_formats *f,
 			int (*cb)(const struct strobe_format *fmt, void *arg), void *arg)
 {
-	struct tep_event **list;
 	const struct strobe_format *fm;
+	struct tep_event *ev;
 	int i, n, r;
 
 	if (!f || !f->tep)
 		return 0;
-	list = tep_list_events(f->tep, TEP_EVENT_SORT_ID);
-	if (!list)
-		return -ENOMEM;
-	n = tep_get_events_count(f->tep);
-	for (i = 0; i < n && list[i]; i++) {
-		fm = strobe_formats_get(f, list[i]->id);
+	n = tep_get_events_count(f->tep);	/* kept in id order */
+	for (i = 0; i < n; i++) {
+		ev = tep_get_event(f->tep, i);
+		fm = ev ? strobe_formats_get(f, ev->id) : NULL;
 		if (fm && (r = cb(fm, arg)) != 0)
 			return r;
 	}

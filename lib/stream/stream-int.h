@@ -16,4 +16,11 @@
 void strobe_stream_set_owner(struct strobe_stream *s, int wake_fd,
 			     void (*close_fn)(void *ctx), void *ctx) STROBE_HIDDEN;
 
+/*
+ * A live stream, after strobe_stream_next() answered -EAGAIN: a time
+ * below which every event has been handed out (its idle watermark), so
+ * a consumer may treat that time as passed; 0 when not known yet.
+ */
+uint64_t strobe_stream_safe_ts(const struct strobe_stream *s) STROBE_HIDDEN;
+
 #endif

@@ -80,6 +80,10 @@ struct strobe_stream {
 	/* Live feeds without a page: indices into feeds, nr_waiting used. */
 	int *waiting;
 	int nr_waiting;
+	/* At the last -EAGAIN: every event below this was handed out (the
+	 * lowest idle watermark of the waiting feeds, or the held-back head's
+	 * time); 0 before any. */
+	uint64_t safe_ts;
 	/* Live streams: the owner's wake-up fd and clean-up (stream-int.h). */
 	int wake_fd;
 	void (*owner_close)(void *ctx);
@@ -359,6 +363,10 @@ int strobe_stream_next(struct strobe_stream *s, struct strobe_event *ev,
 				if (f->src.kick)
 					f->src.kick(f->src.ctx);
 			}
+			if (s->heap_n && s->heap[0].ts && s->heap[0].ts - 1 < limit)
+				limit = s->heap[0].ts - 1;
+			if (limit != UINT64_MAX && limit > s->safe_ts)
+				s->safe_ts = limit;
 			return -EAGAIN;
 		}
 	}
@@ -369,6 +377,11 @@ int strobe_stream_next(struct strobe_stream *s, struct strobe_event *ev,
 	s->top_consumed = true;
 	s->stats.events++;
 	return 1;
+}
+
+uint64_t strobe_stream_safe_ts(const struct strobe_stream *s)
+{
+	return s->safe_ts;
 }
 
 /* Offsets of common_type and common_pid from the formats, if any. */

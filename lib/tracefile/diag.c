@@ -134,8 +134,39 @@ const char *strobe_tf_diag_name(enum strobe_tf_diag_kind kind)
 	case STROBE_TF_DIAG_NO_MODEL: return "no_process_table";
 	case STROBE_TF_DIAG_LOST_EVENTS: return "lost_events";
 	case STROBE_TF_DIAG_TIME_BACKWARDS: return "time_backwards";
+	case STROBE_TF_DIAG_BAD_DATA: return "bad_data";
+	case STROBE_TF_DIAG_SAME_FILE: return "same_file";
 	}
 	return "other";
+}
+
+bool strobe_tf_diag_is_damage(enum strobe_tf_diag_kind kind)
+{
+	switch (kind) {
+	case STROBE_TF_DIAG_BAD_FORMATS:
+	case STROBE_TF_DIAG_TRUNCATED:
+	case STROBE_TF_DIAG_NO_MODEL:
+	case STROBE_TF_DIAG_TIME_BACKWARDS:
+	case STROBE_TF_DIAG_BAD_DATA:
+		return true;
+	case STROBE_TF_DIAG_INCOMPLETE:
+	case STROBE_TF_DIAG_LOST_EVENTS:
+	case STROBE_TF_DIAG_SAME_FILE:
+		break;
+	}
+	return false;
+}
+
+void strobe_tracefile_note_bad_data(struct strobe_tracefile *tf, const char *msg)
+{
+	if (!tf->bad_data++)
+		snprintf(tf->bad_first, sizeof(tf->bad_first), "%.300s", msg && *msg ? msg : "?");
+}
+
+int strobe_tracefile_add_diag(struct strobe_tracefile *tf, enum strobe_tf_diag_kind kind,
+			      const char *msg)
+{
+	return add(tf, kind, "%s", msg);
 }
 
 void strobe_tracefile_see_event(struct strobe_tracefile *tf, const struct strobe_event *ev)
@@ -206,6 +237,13 @@ int strobe_tracefile_events_done(struct strobe_tracefile *tf,
 				"the kernel overwrote %lld events before they were recorded "
 				"(ring-buffer overrun: %s)", (long long)total, list);
 	}
+	if (!r && tf->bad_data)
+		r = add(tf, STROBE_TF_DIAG_BAD_DATA,
+			"damaged data was skipped: %llu page%s or chunk%s could not be read "
+			"(the first: %s); the events in %s are missing",
+			(unsigned long long)tf->bad_data, tf->bad_data > 1 ? "s" : "",
+			tf->bad_data > 1 ? "s" : "", tf->bad_first,
+			tf->bad_data > 1 ? "them" : "it");
 	if (!r && tf->backwards)
 		r = add(tf, STROBE_TF_DIAG_TIME_BACKWARDS,
 			"time went backwards: %llu event%s earlier than one before %s (the "

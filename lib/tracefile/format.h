@@ -160,6 +160,8 @@ struct strobe_tracefile {
 	uint64_t back_ts, back_by;	/* the first of those, and by how much */
 	int back_cpu;
 	char damage[512];	/* "" or why only part of the data is read */
+	uint64_t bad_data;	/* damaged pages/chunks skipped by readers */
+	char bad_first[320];	/* the first of them, as the reader said */
 	char *info;		/* STROBE_INFO text, lines split by NULs */
 	size_t info_len;
 };

@@ -816,6 +816,11 @@ static int load_file(struct strobe_tracefile *tf, struct strobe_error *err)
 	return 0;
 }
 
+const char *strobe_tracefile_path(const struct strobe_tracefile *tf)
+{
+	return tf ? tf->path : NULL;
+}
+
 void strobe_tracefile_close(struct strobe_tracefile *tf)
 {
 	size_t i;

@@ -1,0 +1,541 @@
+/*
+ * test_pipeline.c - the one event loop (lib/pipeline/) on files the test
+ * writes: every event reaches every consumer once, in time order, with
+ * its source and an updated model; ticks every interval of trace time;
+ * consumers that are done drop out and the run ends when all are; a file
+ * given twice is read once with a notice; a damaged page is skipped and
+ * said (strict mode fails instead); and a source of records that are not
+ * ftrace pages (a synthetic one, with a declared format and call chains)
+ * is merged in time order with a trace file and read by the periods
+ * analysis and by the text printer.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <strobe/strobe.h>
+#include <strobe/pipeline.h>
+
+#include "formats.h"
+#include "test.h"
+#include "tracefile_fixture.h"
+
+/* libtraceevent leaks on some format texts; not ours to fix. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libtraceevent.so\n";
+}
+
+#define ID_ENTER 443
+#define ID_EXIT 444
+#define MS 1000000ull
+
+static const char fmt_enter[] = "name: sys_enter\nID: 443\nformat:\n" FMT_COMMON
+	FMT_SYS_ENTER_FIELDS "print fmt: \"NR %ld\", REC->id\n";
+static const char fmt_exit[] = "name: sys_exit\nID: 444\nformat:\n" FMT_COMMON
+	FMT_SYS_EXIT_FIELDS "print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
+static const struct strobe_tf_format formats[] = {
+	{ "raw_syscalls", fmt_enter, sizeof(fmt_enter) - 1 },
+	{ "raw_syscalls", fmt_exit, sizeof(fmt_exit) - 1 },
+};
+
+/* n getppid enter/exit pairs by pid, alternating CPUs 0 and 1, the
+ * i-th entering at t0 + i * step and leaving 1 us later. */
+static int make_syscalls(struct fx_event *ev, uint64_t t0, uint64_t step, int n, int pid)
+{
+	int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		struct fx_event *e = fx_payload(&ev[k++], t0 + (uint64_t)i * step, i % 2, ID_ENTER,
+						pid, 64);
+
+		fx_put64(e->data + 8, 110);
+		e = fx_payload(&ev[k++], t0 + (uint64_t)i * step + 1000, i % 2, ID_EXIT, pid, 24);
+		fx_put64(e->data + 8, 110);
+		fx_put64(e->data + 16, 7);
+	}
+	return k;
+}
+
+/* A consumer that remembers what it was given. */
+struct seen {
+	int starts, finishes, nr_sources;
+	uint64_t events, ticks, last_ts, first_tick, last_tick;
+	bool out_of_order, model_given;
+	int done_after;		/* > 0: done after this many events */
+	int per_source[4];
+	uint64_t tick_ts[64];
+};
+
+static int seen_start(const struct strobe_pipeline_source *s, int nr, void *arg,
+		      struct strobe_error *err)
+{
+	struct seen *c = arg;
+	int i;
+
+	c->starts++;
+	c->nr_sources = nr;
+	c->model_given = true;
+	for (i = 0; i < nr; i++)
+		if (!s[i].model || !s[i].formats || s[i].index != i)
+			c->model_given = false;
+	return 0;
+}
+
+static int seen_event(const struct strobe_event *ev, int source, void *arg,
+		      struct strobe_error *err)
+{
+	struct seen *c = arg;
+
+	if (ev->ts < c->last_ts)
+		c->out_of_order = true;
+	c->last_ts = ev->ts;
+	c->events++;
+	if (source >= 0 && source < 4)
+		c->per_source[source]++;
+	return c->done_after && (int)c->events >= c->done_after ? STROBE_CONSUMER_DONE : 0;
+}
+
+static int seen_tick(uint64_t ts, void *arg, struct strobe_error *err)
+{
+	struct seen *c = arg;
+
+	if (c->ticks < 64)
+		c->tick_ts[c->ticks] = ts;
+	c->ticks++;
+	if (ts < c->last_ts)
+		c->out_of_order = true;	/* a tick after a later event */
+	return 0;
+}
+
+static int seen_finish(void *arg, struct strobe_error *err)
+{
+	((struct seen *)arg)->finishes++;
+	return 0;
+}
+
+static struct strobe_consumer seen_consumer(struct seen *c)
+{
+	struct strobe_consumer k = {
+		.size = sizeof(k), .name = "test", .flags = STROBE_CONSUMER_MODEL,
+		.start = seen_start, .event = seen_event, .tick = seen_tick,
+		.finish = seen_finish, .arg = c,
+	};
+	return k;
+}
+
+static void test_pipeline_one_file_every_event_once_in_order_with_model(void)
+{
+	static struct fx_event ev[400];
+	struct strobe_error err = { 0 };
+	struct strobe_tracefile *tf = NULL;
+	struct strobe_pipeline *p = NULL;
+	struct strobe_stream_stats st;
+	struct seen c = { 0 };
+	struct strobe_consumer k = seen_consumer(&c);
+	int n = make_syscalls(ev, 1000 * MS, MS, 200, 4242);
+	char *path = fx_write_file(NULL, formats, 2, ev, n, 2);
+
+	REQUIRE(path);
+	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
+	REQUIRE(strobe_pipeline_new(NULL, &p, &err) == 0);
+	CHECK_EQ(strobe_pipeline_add_file(p, tf, NULL, &err), 0);
+	CHECK_EQ(strobe_pipeline_add_consumer(p, &k, &err), 0);
+	CHECK_EQ(strobe_pipeline_run(p, &err), STROBE_PIPELINE_END);
+	CHECK_EQ(c.starts, 1);
+	CHECK_EQ(c.finishes, 1);
+	CHECK_EQ(c.nr_sources, 1);
+	CHECK(c.model_given);
+	CHECK_EQ(c.events, 400);
+	CHECK_EQ(c.per_source[0], 400);
+	CHECK(!c.out_of_order);
+	strobe_pipeline_stats(p, &st);
+	CHECK_EQ(st.events, 400);
+	CHECK_EQ(strobe_pipeline_nr_diags(p), 0);
+	CHECK(!strobe_pipeline_damaged(p));
+	/* the model saw the events: the task is known */
+	CHECK(strobe_model_task(strobe_pipeline_source(p, 0)->model, 4242) != NULL);
+	/* a pipeline runs once */
+	CHECK_EQ(strobe_pipeline_run(p, &err), -EINVAL);
+	strobe_pipeline_free(p);
+	strobe_tracefile_close(tf);
+	unlink(path);
+	free(path);
+}
+
+static void test_pipeline_ticks_every_interval_of_trace_time(void)
+{
+	static struct fx_event ev[100];
+	struct strobe_pipeline_opts po = { .size = sizeof(po), .tick_ns = 10 * MS };
+	struct strobe_error err = { 0 };
+	struct strobe_tracefile *tf = NULL;
+	struct strobe_pipeline *p = NULL;
+	struct seen c = { 0 };
+	struct strobe_consumer k = seen_consumer(&c);
+	/* 50 syscalls, one every 2 ms from 1 s: the last enters at 1.098 s */
+	int n = make_syscalls(ev, 1000 * MS, 2 * MS, 50, 7), i;
+	char *path = fx_write_file(NULL, formats, 2, ev, n, 2);
+
+	REQUIRE(path);
+	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
+	REQUIRE(strobe_pipeline_new(&po, &p, &err) == 0);
+	strobe_pipeline_add_file(p, tf, NULL, &err);
+	strobe_pipeline_add_consumer(p, &k, &err);
+	CHECK_EQ(strobe_pipeline_run(p, &err), STROBE_PIPELINE_END);
+	/* ticks at 1.010, 1.020 ... 1.090: every boundary crossed by an event */
+	CHECK_EQ(c.ticks, 9);
+	for (i = 0; i < 9 && i < (int)c.ticks; i++)
+		CHECK_EQ(c.tick_ts[i], 1000 * MS + (uint64_t)(i + 1) * 10 * MS);
+	CHECK(!c.out_of_order);
+	strobe_pipeline_free(p);
+	strobe_tracefile_close(tf);
+	unlink(path);
+	free(path);
+}
+
+static void test_pipeline_ends_when_every_consumer_is_done(void)
+{
+	static struct fx_event ev[200];
+	struct strobe_error err = { 0 };
+	struct strobe_tracefile *tf = NULL;
+	struct strobe_pipeline *p = NULL;
+	struct seen a = { .done_after = 10 }, b = { .done_after = 30 };
+	struct strobe_consumer ka = seen_consumer(&a), kb = seen_consumer(&b);
+	int n = make_syscalls(ev, 1000 * MS, MS, 100, 7);
+	char *path = fx_write_file(NULL, formats, 2, ev, n, 2);
+
+	REQUIRE(path);
+	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
+	REQUIRE(strobe_pipeline_new(NULL, &p, &err) == 0);
+	strobe_pipeline_add_file(p, tf, NULL, &err);
+	strobe_pipeline_add_consumer(p, &ka, &err);
+	strobe_pipeline_add_consumer(p, &kb, &err);
+	CHECK_EQ(strobe_pipeline_run(p, &err), STROBE_PIPELINE_DONE);
+	CHECK_EQ(a.events, 10);
+	CHECK_EQ(b.events, 30);		/* the other went on alone */
+	CHECK_EQ(a.finishes, 1);
+	CHECK_EQ(b.finishes, 1);
+	strobe_pipeline_free(p);
+	strobe_tracefile_close(tf);
+	unlink(path);
+	free(path);
+}
+
+static void test_pipeline_same_file_twice_is_read_once_with_a_notice(void)
+{
+	static struct fx_event ev[40];
+	struct strobe_error err = { 0 };
+	struct strobe_tracefile *tf = NULL, *tf2 = NULL;
+	struct strobe_pipeline *p = NULL;
+	enum strobe_tf_diag_kind kind = 0;
+	struct seen c = { 0 };
+	struct strobe_consumer k = seen_consumer(&c);
+	int n = make_syscalls(ev, 1000 * MS, MS, 20, 7);
+	char *path = fx_write_file(NULL, formats, 2, ev, n, 2), link[64];
+	const char *msg;
+
+	REQUIRE(path);
+	snprintf(link, sizeof(link), "/tmp/strobe-fx-link-%d.dat", (int)getpid());
+	unlink(link);
+	REQUIRE(symlink(path, link) == 0);
+	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
+	REQUIRE(strobe_tracefile_open(link, &tf2, &err) == 0);
+	REQUIRE(strobe_pipeline_new(NULL, &p, &err) == 0);
+	CHECK_EQ(strobe_pipeline_add_file(p, tf, NULL, &err), 0);
+	CHECK_EQ(strobe_pipeline_add_file(p, tf2, NULL, &err), 0);	/* the same source */
+	CHECK_EQ(strobe_pipeline_nr_sources(p), 1);
+	strobe_pipeline_add_consumer(p, &k, &err);
+	CHECK_EQ(strobe_pipeline_run(p, &err), STROBE_PIPELINE_END);
+	CHECK_EQ(c.events, 40);
+	REQUIRE(strobe_pipeline_nr_diags(p) == 1);
+	msg = strobe_pipeline_diag(p, 0, &kind, NULL);
+	CHECK_EQ(kind, STROBE_TF_DIAG_SAME_FILE);
+	CHECK(msg && strstr(msg, "read once") && strstr(msg, link));
+	CHECK(!strobe_pipeline_damaged(p));	/* a notice, not damage */
+	strobe_pipeline_free(p);
+	strobe_tracefile_close(tf);
+	strobe_tracefile_close(tf2);
+	unlink(link);
+	unlink(path);
+	free(path);
+}
+
+/* A file whose CPU 0 holds two pages, the second with a commit field
+ * larger than a page: the stream refuses that page. */
+static char *damaged_file(int *events_in_first_page)
+{
+	static struct fx_event ev[600];
+	struct stat st;
+	int n = 0, i, fd, len = 0;
+	char *path;
+	uint64_t off = 0;
+
+	for (i = 0; i < 150; i++) {	/* 68 bytes each: 60 fit a page */
+		struct fx_event *e = fx_payload(&ev[n++], 1000 * MS + (uint64_t)i * MS, 0,
+						ID_ENTER, 7, 64);
+
+		fx_put64(e->data + 8, 110);
+	}
+	/* as fx_write_cpu fills a page: room for the event and an extend */
+	for (*events_in_first_page = 0; 16 + len + 76 <= (int)FX_PS; len += 68)
+		(*events_in_first_page)++;
+	path = fx_write_file(NULL, formats, 2, ev, n, 1);
+	/* v6: the one CPU's three pages end the file */
+	if (!path || stat(path, &st) < 0 || st.st_size < 3 * (off_t)FX_PS)
+		return path;
+	off = (uint64_t)st.st_size - 3 * FX_PS;
+	fd = open(path, O_WRONLY);
+	if (fd >= 0 && off) {
+		uint64_t bad = 0xfffffff0;
+
+		if (pwrite(fd, &bad, 8, (off_t)(off + FX_PS + 8)) != 8)
+			off = 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	return off ? path : NULL;
+}
+
+static void test_pipeline_damaged_page_is_skipped_and_said_strict_fails(void)
+{
+	struct strobe_pipeline_opts strict = { .size = sizeof(strict), .strict = true };
+	struct strobe_error err = { 0 };
+	struct strobe_tracefile *tf = NULL;
+	struct strobe_pipeline *p = NULL;
+	enum strobe_tf_diag_kind kind = 0;
+	struct seen c = { 0 }, c2 = { 0 };
+	struct strobe_consumer k = seen_consumer(&c), k2 = seen_consumer(&c2);
+	int first = 0, i, bad = 0;
+	char *path = damaged_file(&first);
+
+	REQUIRE(path);
+	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
+	REQUIRE(strobe_pipeline_new(NULL, &p, &err) == 0);
+	strobe_pipeline_add_file(p, tf, NULL, &err);
+	strobe_pipeline_add_consumer(p, &k, &err);
+	CHECK_EQ(strobe_pipeline_run(p, &err), STROBE_PIPELINE_END);
+	/* the first and third pages' events: the second is skipped */
+	CHECK_EQ(c.events, 150 - (150 - 2 * first > 0 ? first : 0));
+	CHECK_EQ(c.finishes, 1);
+	CHECK(strobe_pipeline_damaged(p));
+	for (i = 0; i < strobe_pipeline_nr_diags(p); i++) {
+		const char *m = strobe_pipeline_diag(p, i, &kind, NULL);
+
+		if (kind == STROBE_TF_DIAG_BAD_DATA) {
+			bad++;
+			CHECK(strstr(m, "damaged data was skipped: 1 page"));
+			CHECK(strstr(m, "cpu 0: bad ring-buffer page"));
+		}
+	}
+	CHECK_EQ(bad, 1);
+	strobe_pipeline_free(p);
+	strobe_tracefile_close(tf);
+
+	/* strict: the first damage fails the run, finish is not called */
+	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
+	REQUIRE(strobe_pipeline_new(&strict, &p, &err) == 0);
+	strobe_pipeline_add_file(p, tf, NULL, &err);
+	strobe_pipeline_add_consumer(p, &k2, &err);
+	CHECK_EQ(strobe_pipeline_run(p, &err), -EBADMSG);
+	CHECK(strstr(err.msg, "damaged data (strict)"));
+	CHECK_EQ(c2.events, first);
+	CHECK_EQ(c2.finishes, 0);
+	strobe_pipeline_free(p);
+	strobe_tracefile_close(tf);
+	unlink(path);
+	free(path);
+}
+
+/* ---- records that are not ftrace pages ------------------------------------ */
+
+/* Payload of the declared "synthetic:req" format. */
+#define REQ_SIZE 32
+static const struct strobe_field_decl req_fields[] = {
+	{ "u32", "req_id", 8, 4, false },
+	{ "s32", "status", 12, 4, true },
+	{ "char[8]", "verb", 16, 8, false },
+	{ "__data_loc u64[]", "callchain", 24, 4, false },
+};
+
+struct synth {
+	int id;			/* the declared format's id */
+	int i, n;
+	uint64_t t0, step;
+	int pid;
+	uint8_t buf[REQ_SIZE + 3 * 8];
+	bool closed;
+};
+
+/* Record i: a "req" at t0 + i * step + 500 us, call chain {i, 0x1000, 0x2000}. */
+static int synth_next(void *ctx, struct strobe_event *ev, struct strobe_error *err)
+{
+	struct synth *s = ctx;
+	uint64_t chain[3] = { (uint64_t)s->i, 0x1000, 0x2000 };
+
+	if (s->i >= s->n)
+		return 0;
+	memset(s->buf, 0, sizeof(s->buf));
+	fx_put16(s->buf, (uint16_t)s->id);
+	fx_put32(s->buf + 4, (uint32_t)s->pid);
+	fx_put32(s->buf + 8, (uint32_t)s->i);
+	fx_put32(s->buf + 12, (uint32_t)-s->i);
+	memcpy(s->buf + 16, "GET", 3);
+	fx_put32(s->buf + 24, (uint32_t)REQ_SIZE | (uint32_t)(3 * 8) << 16);
+	memcpy(s->buf + REQ_SIZE, chain, sizeof(chain));
+	ev->ts = s->t0 + (uint64_t)s->i * s->step + 500000;
+	ev->data = s->buf;
+	ev->size = sizeof(s->buf);
+	ev->cpu = 0;
+	s->i++;
+	return 1;
+}
+
+static void synth_close(void *ctx)
+{
+	((struct synth *)ctx)->closed = true;
+}
+
+/* Text lines and names, in order, of what reaches this consumer. */
+struct lines {
+	struct strobe_formats *fmts;
+	struct strobe_buf *text;
+	char order[256];	/* 'e' sys_enter, 'x' sys_exit, 'r' req */
+	int n, chains_ok, reqs;
+};
+
+static int lines_start(const struct strobe_pipeline_source *s, int nr, void *arg,
+		       struct strobe_error *err)
+{
+	((struct lines *)arg)->fmts = s[0].formats;
+	return 0;
+}
+
+static int lines_event(const struct strobe_event *ev, int source, void *arg,
+		       struct strobe_error *err)
+{
+	struct lines *l = arg;
+	const char *name = strobe_event_name(ev);
+	uint64_t ips[4];
+
+	if (l->n < (int)sizeof(l->order) - 1)
+		l->order[l->n++] = !name ? '?' : !strcmp(name, "req") ? 'r' :
+				   !strcmp(name, "sys_enter") ? 'e' : 'x';
+	if (name && !strcmp(name, "req")) {
+		l->reqs++;
+		if (strobe_event_callchain(ev, ips, 4) == 3 && ips[1] == 0x1000 &&
+		    ips[2] == 0x2000)
+			l->chains_ok++;
+		if (l->reqs == 2)
+			strobe_format_event_text(l->fmts, ev, NULL, NULL, l->text);
+	} else if (strobe_event_callchain(ev, ips, 4) != 0) {
+		l->chains_ok = -1000;	/* a kernel event has no chain */
+	}
+	return 0;
+}
+
+static void test_pipeline_record_source_merges_with_a_file_for_analyses_and_report(void)
+{
+	static struct fx_event ev[40];
+	struct strobe_format_decl d = {
+		.size = sizeof(d), .system = "synthetic", .name = "req",
+		.fields = req_fields, .nr_fields = 4,
+	};
+	struct strobe_analysis_opts ao = { .size = sizeof(ao) };
+	const char *defs[] = { "req:$evt.$name == \"req\":$evt.$name == \"sys_exit\"" };
+	struct strobe_error err = { 0 };
+	struct strobe_tracefile *tf = NULL;
+	struct strobe_pipeline *p = NULL;
+	struct strobe_analysis *a = NULL;
+	const struct strobe_format *fmt = NULL;
+	const struct strobe_table *t;
+	struct strobe_consumer ka, kl = { .size = sizeof(kl), .name = "lines" };
+	struct strobe_record_source rs = { .size = sizeof(rs), .name = "synthetic" };
+	struct lines l = { 0 };
+	struct synth s = { 0 };
+	/* 10 syscalls by pid 7, one every 1 ms from 1 s, each 1 us long */
+	int n = make_syscalls(ev, 1000 * MS, MS, 10, 7), id, i, cnt = -1, row;
+	char *path = fx_write_file(NULL, formats, 2, ev, n, 2);
+
+	REQUIRE(path);
+	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
+	/* a bad declaration is refused with a reason */
+	{
+		struct strobe_field_decl badf = { "u32", "x", 4, 4, false };
+		struct strobe_format_decl bad = { sizeof(bad), "synthetic", "bad", &badf, 1 };
+
+		CHECK_EQ(strobe_formats_declare(strobe_tracefile_formats(tf), &bad, NULL, &err),
+			 -EINVAL);
+		CHECK(strstr(err.msg, "outside the payload"));
+	}
+	id = strobe_formats_declare(strobe_tracefile_formats(tf), &d, &fmt, &err);
+	REQUIRE(id > ID_EXIT);
+	CHECK(fmt && strobe_format_id(fmt) == id);
+	CHECK(strobe_formats_find(strobe_tracefile_formats(tf), "synthetic", "req") == fmt);
+	CHECK(strstr(strobe_format_text(fmt), "field:u32 req_id;\toffset:8;\tsize:4;\tsigned:0;"));
+	CHECK_EQ(strobe_formats_declare(strobe_tracefile_formats(tf), &d, NULL, &err), -EEXIST);
+
+	s.id = id;
+	s.n = 10;
+	s.t0 = 1000 * MS;
+	s.step = MS;
+	s.pid = 7;
+	rs.next = synth_next;
+	rs.close = synth_close;
+	rs.ctx = &s;
+	l.text = strobe_buf_new();
+	kl.start = lines_start;
+	kl.event = lines_event;
+	kl.arg = &l;
+	ao.periods = defs;
+	ao.nr_periods = 1;
+	REQUIRE(strobe_analysis_new("periods", &ao, &a, &err) == 0);
+	REQUIRE(strobe_pipeline_new(NULL, &p, &err) == 0);
+	CHECK_EQ(strobe_pipeline_add_file(p, tf, NULL, &err), 0);
+	CHECK_EQ(strobe_pipeline_add_records(p, 0, &rs, &err), 0);
+	strobe_analysis_consumer(a, 0, &ka);
+	CHECK_EQ(strobe_pipeline_add_consumer(p, &ka, &err), 0);
+	CHECK_EQ(strobe_pipeline_add_consumer(p, &kl, &err), 0);
+	CHECK_EQ(strobe_pipeline_run(p, &err), STROBE_PIPELINE_END);
+	if (err.code)
+		fprintf(stderr, "  %s\n", err.msg);
+	/* enter (t), exit (t + 1 us), req (t + 500 us), ten times */
+	CHECK_EQ(l.n, 30);
+	for (i = 0; i < 10; i++) {
+		CHECK_EQ(l.order[3 * i], 'e');
+		CHECK_EQ(l.order[3 * i + 1], 'x');
+		CHECK_EQ(l.order[3 * i + 2], 'r');
+	}
+	CHECK_EQ(l.chains_ok, 10);
+	CHECK(strstr(strobe_buf_data(l.text), " 1.001500: req: "));
+	CHECK(strstr(strobe_buf_data(l.text), "req_id=1 status=-1 verb=GET callchain=1 4096 8192\n"));
+	/* each req opens a period that the next sys_exit closes: 9 */
+	t = NULL;
+	for (i = 0; i < strobe_analysis_nr_tables(a); i++)
+		if (!strcmp(strobe_table_name(strobe_analysis_table(a, i)), "periods.stats"))
+			t = strobe_analysis_table(a, i);
+	REQUIRE(t);
+	row = strobe_table_nr_rows(t) == 1 ? 0 : -1;
+
+	REQUIRE(row == 0);
+	for (i = 0; i < strobe_table_nr_columns(t); i++)
+		if (!strcmp(strobe_table_column(t, i)->key, "count"))
+			cnt = (int)strobe_table_row(t, 0)[i].i;
+	CHECK_EQ(cnt, 9);
+	strobe_pipeline_free(p);
+	CHECK(s.closed);
+	strobe_analysis_free(a);
+	strobe_buf_free(l.text);
+	strobe_tracefile_close(tf);
+	unlink(path);
+	free(path);
+}
+
+TESTS(T(test_pipeline_one_file_every_event_once_in_order_with_model),
+      T(test_pipeline_ticks_every_interval_of_trace_time),
+      T(test_pipeline_ends_when_every_consumer_is_done),
+      T(test_pipeline_same_file_twice_is_read_once_with_a_notice),
+      T(test_pipeline_damaged_page_is_skipped_and_said_strict_fails),
+      T(test_pipeline_record_source_merges_with_a_file_for_analyses_and_report));

@@ -1,0 +1,182 @@
+/*
+ * tracefile_fixture.h - trace.dat files made by the tests themselves:
+ * events given as (ts, cpu, payload) become ring-buffer pages (time
+ * extends where a delta needs them, a new page when one is full), written
+ * per CPU by strobe's own v6 writer with the formats given.  Used by the
+ * tests of everything that reads files through a stream or a pipeline.
+ *
+ * Payloads are ftrace payloads: the 8-byte common header (common_type u16
+ * at 0, common_pid s32 at 4) then the fields; fx_payload() builds one.
+ */
+#ifndef STROBE_TRACEFILE_FIXTURE_H
+#define STROBE_TRACEFILE_FIXTURE_H
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <strobe/strobe.h>
+
+#define FX_PS		4096u
+#define FX_MAX_PAYLOAD	112u	/* type_len 1..28 words: no length word */
+
+static const char fx_header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+
+static const char fx_header_event[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n"
+	"\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+
+struct fx_event {
+	uint64_t ts;
+	int cpu;
+	uint8_t data[FX_MAX_PAYLOAD];
+	uint32_t size;		/* a multiple of 4, 8 .. FX_MAX_PAYLOAD */
+};
+
+static inline void fx_put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+static inline void fx_put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static inline void fx_put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+/* An event of type `type` by pid at ts on cpu, with `size` payload bytes
+ * (rounded up to 4), its fields zero: fill them in e->data. */
+static inline struct fx_event *fx_payload(struct fx_event *e, uint64_t ts, int cpu, int type,
+					  int pid, uint32_t size)
+{
+	memset(e, 0, sizeof(*e));
+	e->ts = ts;
+	e->cpu = cpu;
+	e->size = (size + 3) & ~3u;
+	if (e->size < 8)
+		e->size = 8;
+	if (e->size > FX_MAX_PAYLOAD)
+		e->size = FX_MAX_PAYLOAD;
+	fx_put16(e->data, (uint16_t)type);
+	fx_put32(e->data + 4, (uint32_t)pid);
+	return e;
+}
+
+/* CPU `cpu`'s events of ev[] (in time order) as pages, written to fd.
+ * Returns the number of pages, -1 on a write error. */
+static inline int fx_write_cpu(int fd, const struct fx_event *ev, int n, int cpu)
+{
+	uint8_t page[FX_PS];
+	size_t len = 0;
+	uint64_t last = 0;
+	int i, pages = 0;
+	bool open = false;
+
+	for (i = 0; i <= n; i++) {
+		const struct fx_event *e = i < n ? &ev[i] : NULL;
+		uint64_t delta;
+		size_t need;
+
+		if (e && e->cpu != cpu)
+			continue;
+		need = e ? 4 + e->size + 8 : 0;	/* + a time extend at worst */
+		if (open && (!e || 16 + len + need > FX_PS)) {
+			fx_put64(page + 8, len);
+			if (write(fd, page, FX_PS) != (ssize_t)FX_PS)
+				return -1;
+			pages++;
+			open = false;
+		}
+		if (!e)
+			break;
+		if (!open) {
+			memset(page, 0, FX_PS);
+			fx_put64(page, e->ts);
+			last = e->ts;
+			len = 0;
+			open = true;
+		}
+		delta = e->ts - last;
+		if (delta >= (1u << 27)) {	/* time extend: 59 bits of delta */
+			fx_put32(page + 16 + len, 30u | (uint32_t)(delta & ((1u << 27) - 1)) << 5);
+			fx_put32(page + 16 + len + 4, (uint32_t)(delta >> 27));
+			len += 8;
+			delta = 0;
+		}
+		fx_put32(page + 16 + len, (e->size / 4) | (uint32_t)delta << 5);
+		memcpy(page + 16 + len + 4, e->data, e->size);
+		len += 4 + e->size;
+		last = e->ts;
+	}
+	return pages;
+}
+
+/*
+ * A v6 trace file at a new temporary path (returned, malloc'd; NULL on
+ * failure) holding ev[0..n) on nr_cpus CPUs with formats fmts and the
+ * strobe info `info` (may be NULL).
+ */
+static inline char *fx_write_file(const char *info, const struct strobe_tf_format *fmts,
+				  int nr_fmts, const struct fx_event *ev, int n, int nr_cpus)
+{
+	struct strobe_tf_meta m = { 0 };
+	struct strobe_error err = { 0 };
+	struct strobe_tf_writer *w = NULL;
+	char *path = strdup("/tmp/strobe-fx-XXXXXX.dat");
+	int fd, cpu;
+
+	if (!path)
+		return NULL;
+	fd = mkstemps(path, 4);
+	if (fd < 0) {
+		free(path);
+		return NULL;
+	}
+	close(fd);
+	m.page_size = FX_PS;
+	m.long_size = 8;
+	m.header_page = (struct strobe_tf_blob){ fx_header_page, sizeof(fx_header_page) - 1 };
+	m.header_event = (struct strobe_tf_blob){ fx_header_event, sizeof(fx_header_event) - 1 };
+	m.formats = fmts;
+	m.nr_formats = (size_t)nr_fmts;
+	m.clock = "local";
+	m.uname = "Linux 6.1.0 #1 x86_64";
+	m.strobe_info = info;
+	if (strobe_tf_writer_open(path, &m, nr_cpus, &w, &err))
+		goto fail;
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		char tmp[] = "/tmp/strobe-fxc-XXXXXX";
+		int cfd = mkstemp(tmp);
+
+		if (cfd < 0)
+			goto fail;
+		unlink(tmp);
+		if (fx_write_cpu(cfd, ev, n, cpu) < 0 ||
+		    strobe_tf_writer_add_cpu(w, cpu, cfd, UINT64_MAX, false, &err)) {
+			close(cfd);
+			goto fail;
+		}
+		close(cfd);
+	}
+	if (strobe_tf_writer_close(w, NULL, info, &err)) {
+		w = NULL;
+		goto fail;
+	}
+	return path;
+fail:
+	fprintf(stderr, "  fixture: %s\n", err.msg);
+	if (w)
+		strobe_tf_writer_close(w, NULL, NULL, NULL);
+	unlink(path);
+	free(path);
+	return NULL;
+}
+
+#endif
