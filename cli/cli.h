@@ -83,6 +83,14 @@ void cli_warn(const char *cmd, const char *fmt, ...)
  * {"kind":..,"message":..} objects appended to s. */
 struct strobe_buf;
 void cli_warn_diags(const char *cmd, const struct strobe_tracefile *tf);
+/*
+ * The damage policy's ending (strobe-damage(7)): every diagnostic of the
+ * pipeline's sources once as a warning; with strict, damage is instead
+ * one error "damaged data (strict): ..." and CLI_FAIL.  CLI_OK otherwise.
+ * cli_diag_kind_is_damage: the same question by a kind's JSON name.
+ */
+int cli_pipeline_diags(const char *cmd, const struct strobe_pipeline *p, bool strict);
+bool cli_diag_kind_is_damage(const char *name);
 /* Timestamp of the first event of tf (for +SECONDS), 0 if none
  * (cmd-analyze.c). */
 uint64_t cli_first_ts(struct strobe_tracefile *tf);

@@ -55,6 +55,8 @@ static void usage(FILE *f)
 		"                        \"\" for none)\n"
 		"      --logs            also every occurrence: syscalls_log (each call and\n"
 		"                        its duration), schedlat_log, cputop_log\n"
+		"      --strict          fail on damaged data instead of skipping it with a\n"
+		"                        warning (strobe-damage(7))\n"
 		"  -v, --verbose         say how the database was made (events/s) on stderr\n"
 		"  -h, --help            show this help\n"
 		"\n"
@@ -335,39 +337,46 @@ static unsigned long long db_size(sqlite3 *db)
 	return n[0] * n[1];
 }
 
-/* meta's value for key, as text in buf ("" when absent). */
-static const char *meta(sqlite3 *db, const char *key, char *buf, size_t size)
+/*
+ * What the data lacks or what was wrong with it, as every command says it
+ * (strobe-damage(7)): meta's diagnostic.* rows, in the order found (with
+ * the host first when the database holds several).  Returns whether any
+ * is damage, the first in first; strict: damage is left to the error.
+ */
+static bool warn_diags(sqlite3 *db, bool strict, char *first, size_t size)
 {
 	sqlite3_stmt *st;
+	bool hosts = true, damage = false;
 
-	buf[0] = '\0';
-	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL)
-	    != SQLITE_OK)
-		return buf;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+	if (sqlite3_prepare_v2(db, "SELECT host, key, value FROM meta WHERE key LIKE "
+			       "'diagnostic.%' ORDER BY rowid", -1, &st, NULL) != SQLITE_OK) {
+		hosts = false;
+		if (sqlite3_prepare_v2(db, "SELECT '', key, value FROM meta WHERE key LIKE "
+				       "'diagnostic.%' ORDER BY rowid", -1, &st, NULL) != SQLITE_OK)
+			return false;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *host = (const char *)sqlite3_column_text(st, 0);
+		const char *key = (const char *)sqlite3_column_text(st, 1);
+		const char *msg = (const char *)sqlite3_column_text(st, 2);
+
+		if (!key || !msg)
+			continue;
+		if (cli_diag_kind_is_damage(key + strlen("diagnostic."))) {
+			if (!damage)
+				snprintf(first, size, "%s%s%s", hosts && host ? host : "",
+					 hosts && host ? ": " : "", msg);
+			damage = true;
+			if (strict)
+				continue;	/* the error says it */
+		}
+		if (hosts && host)
+			cli_warn(CMD, "%s: %s", host, msg);
+		else
+			cli_warn(CMD, "%s", msg);
+	}
 	sqlite3_finalize(st);
-	return buf;
-}
-
-/* What the data lacks, as strobe report says it: lost events, damage. */
-static void warn_gaps(sqlite3 *db)
-{
-	char a[600], b[600];
-
-	if (strcmp(meta(db, "lost", a, sizeof(a)), "0") && *a)
-		cli_warn(CMD, "%s events were lost by the ring buffer before they were "
-			 "recorded", a);
-	if (strcmp(meta(db, "lost_unknown", a, sizeof(a)), "0") && *a)
-		cli_warn(CMD, "%s gaps of unknown size: the ring buffer lost events there", a);
-	if (*meta(db, "incomplete", a, sizeof(a)))
-		cli_warn(CMD, "the recording was incomplete: %s", a);
-	if (*meta(db, "damage", a, sizeof(a)))
-		cli_warn(CMD, "%s", a);
-	if (*meta(db, "skipped_pages", a, sizeof(a)))
-		cli_warn(CMD, "%s damaged pages were skipped (the first: %s)", a,
-			 meta(db, "skipped_why", b, sizeof(b)));
+	return damage;
 }
 
 /* Run one prepared statement and print its rows; returns an exit status. */
@@ -489,7 +498,8 @@ static int sql_open_many(const char **inputs, int n, const char *db_path,
 
 int cmd_sql(int argc, char **argv)
 {
-	enum { OPT_DB = 256, OPT_REBUILD, OPT_JSON, OPT_CSV, OPT_HOST, OPT_ANALYSES, OPT_LOGS };
+	enum { OPT_DB = 256, OPT_REBUILD, OPT_JSON, OPT_CSV, OPT_HOST, OPT_ANALYSES, OPT_LOGS,
+	       OPT_STRICT };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "db", required_argument, NULL, OPT_DB },
@@ -499,6 +509,7 @@ int cmd_sql(int argc, char **argv)
 		{ "host-name", required_argument, NULL, OPT_HOST },
 		{ "analyses", required_argument, NULL, OPT_ANALYSES },
 		{ "logs", no_argument, NULL, OPT_LOGS },
+		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -510,7 +521,8 @@ int cmd_sql(int argc, char **argv)
 	const char **inputs = calloc((size_t)argc + 1, sizeof(*inputs));
 	int nr_inputs = 0;
 	enum fmt fmt = FMT_TABLE;
-	bool verbose = false;
+	bool verbose = false, strict = false;
+	char damage[1024];
 	struct strobe_buf *s;
 	sqlite3 *db = NULL;
 	int c, i, results = 0, status = CLI_OK;
@@ -545,6 +557,9 @@ int cmd_sql(int argc, char **argv)
 			break;
 		case OPT_LOGS:
 			o.logs = true;
+			break;
+		case OPT_STRICT:
+			strict = true;
 			break;
 		case 'v':
 			verbose = true;
@@ -595,7 +610,11 @@ int cmd_sql(int argc, char **argv)
 				(unsigned long long)st.trace_bytes, db_path ? "" : "in memory, ",
 				(unsigned long long)(db_path ? st.db_bytes : db_size(db)));
 	}
-	warn_gaps(db);
+	if (warn_diags(db, strict, damage, sizeof(damage)) && strict) {
+		cli_error(CMD, "damaged data (strict): %s", damage);
+		sqlite3_close(db);
+		return CLI_FAIL;
+	}
 	s = cli_buf_new();
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	for (i = optind; i < argc && status == CLI_OK; i++)

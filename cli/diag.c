@@ -16,3 +16,35 @@ void cli_warn_diags(const char *cmd, const struct strobe_tracefile *tf)
 	for (i = 0; i < strobe_tracefile_nr_diags(tf); i++)
 		cli_warn(cmd, "%s", strobe_tracefile_diag(tf, i, NULL));
 }
+
+bool cli_diag_kind_is_damage(const char *name)
+{
+	enum strobe_tf_diag_kind k;
+
+	for (k = STROBE_TF_DIAG_BAD_FORMATS; k <= STROBE_TF_DIAG_SAME_FILE; k++)
+		if (!strcmp(strobe_tf_diag_name(k), name))
+			return strobe_tf_diag_is_damage(k);
+	return false;
+}
+
+int cli_pipeline_diags(const char *cmd, const struct strobe_pipeline *p, bool strict)
+{
+	enum strobe_tf_diag_kind k;
+	const char *msg, *first = NULL;
+	int i;
+
+	for (i = 0; i < strobe_pipeline_nr_diags(p); i++) {
+		msg = strobe_pipeline_diag(p, i, &k, NULL);
+		if (strict && strobe_tf_diag_is_damage(k)) {
+			if (!first)
+				first = msg;
+			continue;
+		}
+		cli_warn(cmd, "%s", msg);
+	}
+	if (first) {
+		cli_error(cmd, "damaged data (strict): %s", first);
+		return CLI_FAIL;
+	}
+	return CLI_OK;
+}

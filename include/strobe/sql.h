@@ -55,7 +55,7 @@ struct strobe_formats;
 
 /* Bumped whenever a table or column changes meaning; a kept database of
  * another version is rebuilt. */
-#define STROBE_SQL_SCHEMA_VERSION 1
+#define STROBE_SQL_SCHEMA_VERSION 2
 
 /* The page size of databases strobe_sql_open builds (bytes). */
 #define STROBE_SQL_PAGE_SIZE 65536

@@ -155,6 +155,8 @@ bool strobe_tf_diag_is_damage(enum strobe_tf_diag_kind kind);
  * turns them into one STROBE_TF_DIAG_BAD_DATA diagnostic.
  */
 void strobe_tracefile_note_bad_data(struct strobe_tracefile *tf, const char *msg);
+/* How many were noted. */
+uint64_t strobe_tracefile_bad_data(const struct strobe_tracefile *tf);
 /* Add a diagnostic of the reader's own (kind, one sentence).  0 or
  * -ENOMEM. */
 int strobe_tracefile_add_diag(struct strobe_tracefile *tf, enum strobe_tf_diag_kind kind,

@@ -51,6 +51,7 @@
 #include <traceevent/event-parse.h>
 
 #include <strobe/strobe.h>
+#include <strobe/pipeline.h>
 #include <strobe/sql.h>
 
 #include "../stream/format-int.h"
@@ -62,7 +63,6 @@
 #define MAX_BATCH	64	/* rows per multi-row INSERT */
 #define JSON_ARGS	60	/* key/value pairs per json_object() call */
 #define UNION_TERMS	400	/* terms per compound SELECT (SQLite: 500) */
-#define MAX_SKIPPED_PAGES 100000	/* damaged pages before a load gives up */
 #define STROBE_SQL_STR2(x) #x
 #define STROBE_SQL_STR(x) STROBE_SQL_STR2(x)
 
@@ -1425,7 +1425,7 @@ struct load_facts {
 	bool logs;
 	uint64_t events, missed, missed_unknown;
 	uint64_t skipped_pages;		/* damaged pages the stream skipped */
-	char skipped_why[sizeof(((struct strobe_error *)0)->msg)];	/* the first one's message */
+	struct strobe_tracefile *tf;	/* its diagnostics, once the events are read */
 	const struct strobe_analysis *an;
 	const char *target_note;
 };
@@ -1476,10 +1476,16 @@ static int write_meta(sqlite3 *db, struct strobe_tracefile *tf, const struct loa
 		ret = meta_put(db, st, "incomplete", v, 0, false, err);
 	if (!ret && (v = strobe_tracefile_damage(tf)))
 		ret = meta_put(db, st, "damage", v, 0, false, err);
-	if (!ret && f->skipped_pages) {
+	if (!ret && f->skipped_pages)
 		ret = meta_put(db, st, "skipped_pages", NULL, (int64_t)f->skipped_pages, true, err);
-		if (!ret)
-			ret = meta_put(db, st, "skipped_why", f->skipped_why, 0, false, err);
+	/* every diagnostic, as every command says it (strobe-damage(7)) */
+	for (i = 0; !ret && f->tf && i < strobe_tracefile_nr_diags(f->tf); i++) {
+		enum strobe_tf_diag_kind kind;
+		const char *msg = strobe_tracefile_diag(f->tf, i, &kind);
+		char key[64];
+
+		snprintf(key, sizeof(key), "diagnostic.%s", strobe_tf_diag_name(kind));
+		ret = meta_put(db, st, key, msg, 0, false, err);
 	}
 	if (!ret && f->target_note)
 		ret = meta_put(db, st, "note", f->target_note, 0, false, err);
@@ -1487,6 +1493,26 @@ static int write_meta(sqlite3 *db, struct strobe_tracefile *tf, const struct loa
 		ret = meta_put(db, st, "note", strobe_analysis_note(f->an, i), 0, false, err);
 	sqlite3_finalize(st);
 	return ret;
+}
+
+/* The loader as a pipeline consumer: every event into its type's table,
+ * and to the analyses when they have their events. */
+struct load {
+	struct strobe_sql_sink *k;
+	struct strobe_analysis *an;
+};
+
+static int load_event(const struct strobe_event *ev, int source, void *arg,
+		      struct strobe_error *err)
+{
+	struct load *ld = arg;
+	int ret = strobe_sql_sink_feed(ld->k, ev, err);
+
+	if (ret < 0)
+		return ret;
+	if (ld->an)
+		strobe_analysis_feed(ld->an, ev);
+	return 0;
 }
 
 int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
@@ -1499,9 +1525,13 @@ int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 	struct strobe_model *m = NULL;
 	struct strobe_sql_sink *k = NULL;
 	struct strobe_analysis *an = NULL;
-	struct strobe_stream *s = NULL;
+	struct strobe_pipeline_opts po = { .size = sizeof(po) };
+	struct strobe_pipeline *p = NULL;
 	struct strobe_stream_stats ss;
-	struct strobe_event ev;
+	struct load ld = { NULL, NULL };
+	struct strobe_consumer cons = {
+		.size = sizeof(cons), .name = "the SQL loader", .event = load_event, .arg = &ld,
+	};
 	struct log_sink logs = { .db = db };
 	char *note = NULL, uname_host[256];
 	const char **bufnames = NULL;
@@ -1582,32 +1612,23 @@ int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 		if (ret < 0)
 			goto out;
 	}
-	ret = strobe_stream_open_file(tf, NULL, &s, err);
+	/* one pipeline, one consumer: the sink and the analyses it feeds */
+	ld.k = k;
+	ld.an = feed_an ? an : NULL;
+	ret = strobe_pipeline_new(&po, &p, err);
+	if (ret >= 0)
+		ret = strobe_pipeline_add_file(p, tf, NULL, err);
+	if (ret >= 0)
+		ret = strobe_pipeline_set_model(p, 0, m, err);
+	if (ret >= 0)
+		ret = strobe_pipeline_add_consumer(p, &cons, err);
+	if (ret >= 0)
+		ret = strobe_pipeline_run(p, err);
 	if (ret < 0)
 		goto out;
-	for (;;) {
-		ret = strobe_stream_next(s, &ev, &e2);
-		if (ret == 0)
-			break;
-		if (ret < 0) {
-			/* a damaged page: the stream skips it; keep the rest,
-			 * say so in meta, give up only on a file of damage */
-			if (ret == -ENOMEM || ++f.skipped_pages > MAX_SKIPPED_PAGES) {
-				strobe_err(err, ret, "%s", e2.msg);
-				goto out;
-			}
-			if (!f.skipped_why[0])
-				snprintf(f.skipped_why, sizeof(f.skipped_why), "%s", e2.msg);
-			continue;
-		}
-		strobe_model_update(m, &ev);
-		ret = strobe_sql_sink_feed(k, &ev, err);
-		if (ret < 0)
-			goto out;
-		if (feed_an)
-			strobe_analysis_feed(an, &ev);
-	}
-	strobe_stream_stats(s, &ss);
+	strobe_pipeline_stats(p, &ss);
+	f.skipped_pages = strobe_tracefile_bad_data(tf);
+	f.tf = tf;
 	f.events = strobe_sql_sink_events(k);
 	f.missed = ss.missed;
 	f.missed_unknown = ss.missed_unknown;
@@ -1653,7 +1674,7 @@ int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 out:
 	if (began)
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-	strobe_stream_close(s);
+	strobe_pipeline_free(p);
 	strobe_sql_sink_free(k);
 	log_sink_free(&logs);
 	free(bufnames);

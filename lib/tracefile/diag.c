@@ -163,6 +163,11 @@ void strobe_tracefile_note_bad_data(struct strobe_tracefile *tf, const char *msg
 		snprintf(tf->bad_first, sizeof(tf->bad_first), "%.300s", msg && *msg ? msg : "?");
 }
 
+uint64_t strobe_tracefile_bad_data(const struct strobe_tracefile *tf)
+{
+	return tf ? tf->bad_data : 0;
+}
+
 int strobe_tracefile_add_diag(struct strobe_tracefile *tf, enum strobe_tf_diag_kind kind,
 			      const char *msg)
 {

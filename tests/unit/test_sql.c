@@ -817,7 +817,8 @@ static void test_sql_errors_name_the_file_and_leave_nothing(void)
 	drop(path);
 }
 
-/* A damaged page is skipped: every other event loads, meta says so. */
+/* A damaged page is skipped: every other event loads, meta says so with
+ * the diagnostic every command prints (strobe-damage(7)). */
 static void test_sql_damaged_page_skipped_and_told(void)
 {
 	char *path = write_fixture_bad("strobe_version=0.1.0\n", true);
@@ -831,8 +832,8 @@ static void test_sql_damaged_page_skipped_and_told(void)
 		CHECK_EQ(st.events, 2 * NPAIRS + NR_OTHER);
 		CHECK_EQ(qi(db, "SELECT count(*) FROM sys_exit"), NPAIRS);
 		CHECK_EQ(qi(db, "SELECT value FROM meta WHERE key = 'skipped_pages'"), 1);
-		CHECK_EQ(qi(db, "SELECT count(*) FROM meta WHERE key = 'skipped_why' AND "
-			    "value LIKE '%commit%'"), 1);
+		CHECK_EQ(qi(db, "SELECT count(*) FROM meta WHERE key = 'diagnostic.bad_data' AND "
+			    "value LIKE 'damaged data was skipped: 1 page%commit%'"), 1);
 		sqlite3_close(db);
 	}
 	CHECK(db != NULL);
