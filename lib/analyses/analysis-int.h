@@ -33,7 +33,7 @@
 #include <strobe/strobe.h>
 #include <strobe/analysis.h>
 
-#include "stream/format-int.h"
+#include "format/format-int.h"
 #include "syscalls/syscalls.h"
 #include "table/table-int.h"
 #include "util/err.h"

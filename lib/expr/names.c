@@ -29,7 +29,7 @@
 
 #include <traceevent/event-parse.h>
 
-#include "../stream/format-int.h"
+#include "format/format-int.h"
 #include "expr/expr-int.h"
 #include "syscalls/syscalls.h"
 
