@@ -2,7 +2,9 @@
  * cli.h - what every strobe subcommand shares: the command signature,
  * error printing in one format ("strobe CMD: message"), and strict
  * number parsing.  Subcommands live in cmd-<name>.c, are listed in the
- * table in main.c, and return the process exit status.
+ * table in main.c, and return the process exit status; a command file
+ * calls the shared files declared here, never another command file
+ * (tests/cli/06-layering.sh).
  */
 #ifndef STROBE_CLI_H
 #define STROBE_CLI_H
@@ -29,11 +31,12 @@ int cmd_periods(int argc, char **argv);
 
 /* The analysis commands' shared option parser and run loop
  * (cmd-analyze.c): names NULL takes -a.  cli_periods_usage is the help
- * of `strobe periods` (cmd-periods.c). */
+ * of `strobe periods`, cli_live_usage the live options' help
+ * (analysis-help.c). */
 #include <stdio.h>
 int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv);
 void cli_periods_usage(FILE *f);
-extern const char cli_live_usage[];	/* the live options' help */
+extern const char cli_live_usage[];
 int cmd_export(int argc, char **argv);
 
 /*
@@ -92,7 +95,7 @@ void cli_warn_diags(const char *cmd, const struct strobe_tracefile *tf);
 int cli_pipeline_diags(const char *cmd, const struct strobe_pipeline *p, bool strict);
 bool cli_diag_kind_is_damage(const char *name);
 /* Timestamp of the first event of tf (for +SECONDS), 0 if none
- * (cmd-analyze.c). */
+ * (inputs.c). */
 uint64_t cli_first_ts(struct strobe_tracefile *tf);
 /* Several input files merged (multi.c): once on stderr, how their clocks
  * were put on one timeline and how uncertain that is. */

@@ -1,6 +1,6 @@
 /*
  * cmd-analyze.c - `strobe analyze -a a,b,c` and the one-analysis commands
- * `strobe cputop|syscalls|schedlat|io|irq|mem`.
+ * `strobe cputop|syscalls|schedlat|io|irq|mem|periods`.
  *
  * All of them are the same thin loop over libstrobe: parse the shared
  * view and filter options into a struct strobe_analysis_opts, run the
@@ -54,20 +54,6 @@ struct analyze_args {
 	struct cli_target *live;	/* live: what to trace (NULL: a file) */
 	bool live_failed;	/* live: the tables came, but -o's file is short */
 };
-
-/* The target options of live runs (also in strobe periods' help). */
-const char cli_live_usage[] =
-	"Live (the target options of strobe record; any of them runs live):\n"
-	"  -- CMD [ARGS...]        trace CMD and its descendants until it exits\n"
-	"  -p PID                  trace process PID (all threads, future children)\n"
-	"  -c NAME                 trace every task of a container; repeatable\n"
-	"  -d, --duration SECS     stop after SECS (the whole system if no target)\n"
-	"      --live              the whole system until Ctrl-C\n"
-	"  -e, --event SPEC, --preset LIST\n"
-	"                          more events (those the analyses need are enabled)\n"
-	"  -b, --buffer KB, -C, --clock CLOCK   as strobe record\n"
-	"  -o, --output FILE       keep the trace in FILE too (default: no file)\n"
-	"  (--pid and --container, long, stay filters of what is analysed)\n";
 
 static void usage(FILE *f, const char *cmd)
 {
@@ -329,20 +315,6 @@ static void on_log(void *arg, const struct strobe_table *t, const union strobe_v
 	}
 	if (strobe_buf_len(l->s) >= CLI_FLUSH_BYTES)
 		cli_flush(l->s);
-}
-
-uint64_t cli_first_ts(struct strobe_tracefile *tf)
-{
-	struct strobe_stream *st;
-	struct strobe_event ev;
-	uint64_t ts = 0;
-
-	if (strobe_stream_open_file(tf, NULL, &st, NULL) < 0)
-		return 0;
-	if (strobe_stream_next(st, &ev, NULL) > 0)
-		ts = ev.ts;
-	strobe_stream_close(st);
-	return ts;
 }
 
 /* ---- live: the analyses as strobe_record's consumer ----------------- */
@@ -1105,4 +1077,9 @@ int cmd_irq(int argc, char **argv)
 int cmd_mem(int argc, char **argv)
 {
 	return cli_analyze_main("mem", "mem", argc, argv);
+}
+
+int cmd_periods(int argc, char **argv)
+{
+	return cli_analyze_main("periods", "periods", argc, argv);
 }

@@ -33,7 +33,8 @@
 #include <strobe/strobe.h>
 #include <strobe/analysis.h>
 
-#include "stream/format-int.h"
+#include "format/format-int.h"
+#include "syscalls/syscalls.h"
 #include "table/table-int.h"
 #include "util/err.h"
 
@@ -491,11 +492,5 @@ static inline int ana_sysdec(const struct ana_sysdec *d, const struct strobe_eve
 	}
 	return ANA_SYS_IGNORE;
 }
-
-/* Syscall names (x86_64 table, or learnt from syscalls:* formats). */
-const char *ana_syscall_name(int nr) STROBE_HIDDEN;
-int ana_syscall_nr(const char *name) STROBE_HIDDEN;	/* -1 unknown */
-/* Errno name ("ENOENT") of a positive errno, NULL unknown. */
-const char *ana_errno_name(int e) STROBE_HIDDEN;
 
 #endif

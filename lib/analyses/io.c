@@ -189,7 +189,7 @@ static uint64_t rq_key(uint32_t dev, uint64_t sector)
 
 static const char *nr_name(int nr, char *buf, size_t size)
 {
-	const char *n = ana_syscall_name(nr);
+	const char *n = strobe_syscall_name(nr);
 
 	if (n)
 		return n;
@@ -271,7 +271,7 @@ static void log_call(struct ana *a, const struct strobe_event *ev, const struct 
 	const struct strobe_task *t = ana_task(c, ev->pid);	/* again: it may move */
 	const struct fdname *n = NULL;
 	int fd = f->fd_in >= 0 ? f->fd_in : f->fd_out;
-	const char *e = ret < 0 && ret > -4096 ? ana_errno_name((int)-ret) : NULL;
+	const char *e = ret < 0 && ret > -4096 ? strobe_errno_name((int)-ret) : NULL;
 	union strobe_value v[11];
 	char buf[32];
 
@@ -720,7 +720,7 @@ static int init(struct ana *a)
 	ana_map_init(&p->wbdisks, sizeof(struct wbdisk));
 	wb_init(&p->wb);
 	for (i = 0; i < sizeof(io_calls) / sizeof(io_calls[0]); i++) {
-		nr = ana_syscall_nr(io_calls[i].name);
+		nr = strobe_syscall_nr(io_calls[i].name);
 		if (nr < 0 || nr >= MAX_NR)
 			continue;
 		p->info[nr].cls = (uint8_t)io_calls[i].cls;

@@ -21,7 +21,7 @@
 
 #include <traceevent/event-parse.h>
 
-#include "../stream/format-int.h"
+#include "format/format-int.h"
 #include "analyses/analysis-int.h"
 
 enum { ALLOC, FREE, FREE_BATCHED };

@@ -66,7 +66,7 @@ static const char *name_of(struct syscalls *p, int nr, char *buf, size_t size)
 	const char *n = nr >= 0 && nr < MAX_NR ? p->learnt[nr] : NULL;
 
 	if (!n)
-		n = ana_syscall_name(nr);
+		n = strobe_syscall_name(nr);
 	if (n)
 		return n;
 	snprintf(buf, size, "sys_%d", nr);
@@ -90,7 +90,7 @@ static void log_row(struct ana *a, const struct strobe_event *ev, const struct s
 	struct syscalls *p = a->priv;
 	union strobe_value v[9];
 	char buf[32];
-	const char *e = ret < 0 && ret > -4096 ? ana_errno_name((int)-ret) : NULL;
+	const char *e = ret < 0 && ret > -4096 ? strobe_errno_name((int)-ret) : NULL;
 
 	v[0].u = since;
 	v[1].u = ev->ts - since;
@@ -331,7 +331,7 @@ static int finish(struct ana *a)
 				goto nomem;
 			k = ana_owner_vals(c, p->errors, v, &e->o);
 			v[k++].s = tbl_str(p->errors, name_of(p, e->nr, buf, sizeof(buf)));
-			en = ana_errno_name(e->err);
+			en = strobe_errno_name(e->err);
 			if (!en) {
 				snprintf(buf, sizeof(buf), "errno %d", e->err);
 				en = buf;

@@ -55,7 +55,7 @@
 
 #include <traceevent/event-parse.h>
 
-#include "../stream/format-int.h"
+#include "format/format-int.h"
 #include "analyses/writeback.h"
 
 #define SWEEP_EVERY_NS (10ull * 1000000000ull)

@@ -28,7 +28,7 @@
 
 #include <strobe/model.h>
 
-#include "../stream/format-int.h"
+#include "format/format-int.h"
 #include "expr/expr-int.h"
 
 /* ---- resolution ------------------------------------------------------------ */

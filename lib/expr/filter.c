@@ -32,7 +32,7 @@
 
 #include <strobe/output.h>
 
-#include "../stream/format-int.h"
+#include "format/format-int.h"
 #include "expr/expr-int.h"
 
 #define MAX_CPUS	8192

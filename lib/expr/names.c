@@ -8,7 +8,7 @@
  *   syscalls:sys_enter_X / sys_exit_X    syscall_entry_X / syscall_exit_X
  *   raw_syscalls:sys_enter / sys_exit    syscall_entry_X / syscall_exit_X
  *                                        by the record's syscall number
- *                                        (x86_64 table, lib/analyses;
+ *                                        (x86_64 table, lib/syscalls;
  *                                        stat also as newstat ...)
  *   irq:softirq_*                        irq_softirq_*
  *   timer:hrtimer_*, timer:itimer_*      timer_hrtimer_*, timer_itimer_*
@@ -29,13 +29,13 @@
 
 #include <traceevent/event-parse.h>
 
-#include "../stream/format-int.h"
+#include "format/format-int.h"
 #include "expr/expr-int.h"
-#include "analyses/analysis-int.h"
+#include "syscalls/syscalls.h"
 
 const char *expr_syscall_name(long nr)
 {
-	return nr >= 0 && nr < EXPR_MAX_NR ? ana_syscall_name((int)nr) : NULL;
+	return nr >= 0 && nr < EXPR_MAX_NR ? strobe_syscall_name((int)nr) : NULL;
 }
 
 static bool starts(const char *s, const char *prefix)

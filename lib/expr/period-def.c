@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../stream/format-int.h"
+#include "format/format-int.h"
 #include "expr/expr-int.h"
 
 static int expected(const char *text, size_t len, size_t pos, const char *what,

@@ -30,7 +30,7 @@
 
 #include <traceevent/event-parse.h>
 
-#include "../stream/format-int.h"
+#include "format/format-int.h"
 #include "expr/expr-int.h"
 
 #define MAX_DEFS 64

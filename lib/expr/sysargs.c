@@ -22,7 +22,7 @@
 
 #include <traceevent/event-parse.h>
 
-#include "../stream/format-int.h"
+#include "format/format-int.h"
 #include "expr/expr-int.h"
 
 #define NAME_MAX_LEN 48

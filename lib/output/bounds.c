@@ -10,7 +10,7 @@
  * assumptions, but a damaged or hostile trace file can, and then
  * libtraceevent reads past the record, the page and the mapping.
  * (Formats that would crash its parser are refused earlier, by
- * lib/tracefile/fmtcheck.c.)
+ * lib/format/fmtcheck.c.)
  *
  * The text path asks strobe_event_fits() before it hands a record to
  * libtraceevent and prints a short note instead when the answer is no.
@@ -26,7 +26,7 @@
 
 #include <strobe/stream.h>
 
-#include "../stream/format-int.h"
+#include "format/format-int.h"
 #include "output/output-int.h"
 
 #define MAX_WALK 65536	/* argument nodes visited per record: a bound on time */

@@ -26,7 +26,7 @@
 #include <strobe/output.h>
 #include <strobe/stream.h>
 
-#include "../stream/format-int.h"
+#include "format/format-int.h"
 #include "output/output-int.h"
 
 /*

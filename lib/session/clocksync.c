@@ -21,10 +21,12 @@
  *    shortcut for it.
  *  - counter clocks ("counter", "x86-tsc": stats print a raw count) have
  *    no relation to time: -ENOTSUP.
+ *
+ * The pairing's text, as a trace file's strobe info holds it, is written
+ * and parsed by lib/tracefile/clock-pair.c.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,26 +122,5 @@ int strobe_session_clock_sync(struct strobe_session *s, struct strobe_clock_sync
 	if (!ok)
 		return strobe_err(err, -ENOTSUP, "cannot read trace clock '%s' against the wall clock",
 				  clock);
-	return 0;
-}
-
-int strobe_clock_sync_format(const struct strobe_clock_sync *cs, char *buf, size_t size)
-{
-	return snprintf(buf, size, "%" PRIu64 " %" PRId64 " %" PRIu64, cs->trace_ns,
-			cs->realtime_ns, cs->error_ns);
-}
-
-int strobe_clock_sync_parse(const char *text, struct strobe_clock_sync *cs)
-{
-	unsigned long long t, e;
-	long long r;
-	int n = 0;
-
-	if (!text || sscanf(text, "%llu %lld %llu%n", &t, &r, &e, &n) != 3 ||
-	    (text[n] && text[n] != '\n'))
-		return -EINVAL;
-	cs->trace_ns = t;
-	cs->realtime_ns = r;
-	cs->error_ns = e;
 	return 0;
 }

@@ -54,7 +54,7 @@
 #include <strobe/pipeline.h>
 #include <strobe/sql.h>
 
-#include "../stream/format-int.h"
+#include "format/format-int.h"
 #include "output/output-int.h"
 #include "sinks/sinks-int.h"
 #include "util/err.h"

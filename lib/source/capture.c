@@ -28,7 +28,7 @@
 
 #include "../session/internal.h"
 #include "../stream/stream-int.h"
-#include "../tracefile/tep.h"
+#include "format/tep.h"
 #include "live.h"
 #include "pageq.h"
 

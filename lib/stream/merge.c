@@ -29,7 +29,6 @@
 #include <strobe/strobe.h>
 #include "../util/err.h"
 #include "../util/opts.h"
-#include "../sinks/sinks-int.h"
 
 struct merge_src {
 	struct strobe_tracefile *tf;	/* borrowed */

@@ -40,7 +40,7 @@
 
 #include <strobe/strobe.h>
 #include "page.h"
-#include "format-int.h"
+#include "format/format-int.h"
 #include "stream-int.h"
 
 

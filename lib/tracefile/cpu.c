@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "format.h"
+#include "tracefile-int.h"
 #include "../util/file.h"
 
 #define WINDOW		(256u << 10)	/* uncompressed: bytes per pread */

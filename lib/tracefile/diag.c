@@ -19,7 +19,7 @@
 
 #include <strobe/strobe.h>
 
-#include "format.h"
+#include "tracefile-int.h"
 
 static int add(struct strobe_tracefile *tf, enum strobe_tf_diag_kind kind,
 	       const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -5,7 +5,7 @@
  * A v7 file is a list of sections found through options: the initial
  * header points at the first options section, each options section ends
  * with a DONE option pointing at the next, and options 16..21 point at
- * the metadata sections (layout in format.h).  Compressed metadata
+ * the metadata sections (layout in tracefile-int.h).  Compressed metadata
  * sections are inflated whole into blocks owned by the tracefile (capped
  * at TF_MAX_SECTION_SIZE); compressed CPU data is only checked here
  * (chunk headers walked and bounded) and inflated chunk by chunk by the
@@ -19,7 +19,7 @@
 
 #include <zstd.h>
 
-#include "format.h"
+#include "tracefile-int.h"
 
 #define MAX_OPTION_SECTIONS	1024
 

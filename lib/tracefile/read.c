@@ -6,7 +6,7 @@
  * Only regular files are read (a FIFO or a device is refused at once: a
  * pipe cannot be re-read and /dev/zero never ends).  The file is parsed
  * through an image of it that is filled in as the parsers reach its bytes
- * (format.h), with struct tf_rd, a cursor that checks every read against
+ * (tracefile-int.h), with struct tf_rd, a cursor that checks every read against
  * the end of its range; the magic and the initial header are checked
  * before anything else is read.  Every count found in
  * the file is bounded by the bytes left, so a hostile file can neither
@@ -29,8 +29,7 @@
 
 #include <traceevent/event-parse.h>
 
-#include "fmtcheck.h"
-#include "format.h"
+#include "tracefile-int.h"
 #include "../util/file.h"
 
 /* ---- bounds-checked reading ------------------------------------------ */
@@ -315,7 +314,7 @@ static int parse_formats(struct strobe_tracefile *tf, struct tf_rd *r,
 		if ((ret = rd_blob64(r, &p, &n)))
 			return ret;
 		/* as trace-cmd: a format libtraceevent refuses, or that could
-		 * crash it (fmtcheck.c), is skipped; the file says which */
+		 * crash it (lib/format/fmtcheck.c), is skipped; the file says which */
 		if (!strobe_tep_format(&tf->t, (const char *)p, n, system))
 			tf_diag_bad_format(tf, system, (const char *)p, n);
 	}
@@ -773,7 +772,7 @@ static void load_offset(struct strobe_tracefile *tf)
 /* ---- open and close --------------------------------------------------- */
 
 /*
- * Open the file and set up its image (format.h): nothing is read yet.
+ * Open the file and set up its image (tracefile-int.h): nothing is read yet.
  * Regular files only, checked without blocking on a FIFO.
  */
 static int load_file(struct strobe_tracefile *tf, struct strobe_error *err)

@@ -37,7 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "format.h"
+#include "tracefile-int.h"
 #include "../util/file.h"
 
 #define COPY_CHUNK	(8u << 20)

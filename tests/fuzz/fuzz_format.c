@@ -5,7 +5,7 @@
  * libtraceevent 1.7 is not hardened against damaged formats (it divides
  * by zero, dereferences NULL and reads out of bounds on some), so the
  * trace file reader first passes every format through strobe's own check
- * (lib/tracefile/fmtcheck.c).  This harness holds the pair to the promise
+ * (lib/format/fmtcheck.c).  This harness holds the pair to the promise
  * the reader relies on: whatever the check accepts, libtraceevent parses
  * without crashing, and events of that format print as text (with and
  * without the format cache) and as JSON without crashing, whatever their
@@ -24,7 +24,7 @@
 #include <traceevent/trace-seq.h>
 
 #include <strobe/strobe.h>
-#include "tracefile/fmtcheck.h"
+#include "format/fmtcheck.h"
 #include "../unit/formats_of.h"
 #include "../unit/buf_of.h"
 
@@ -102,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > 64 * 1024)
 		return 0;
-	if (!tf_format_check((const char *)data, size, &why))
+	if (!strobe_format_check((const char *)data, size, &why))
 		return 0;
 	tep = new_tep();
 	if (!tep)

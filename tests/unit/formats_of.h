@@ -12,7 +12,7 @@
 
 #include <traceevent/event-parse.h>
 
-#include "stream/format-int.h"
+#include "format/format-int.h"
 
 static struct {
 	struct tep_handle *tep;

@@ -14,7 +14,7 @@
 
 #include "formats.h"
 #include "test.h"
-#include "stream/format-int.h"
+#include "format/format-int.h"
 #include "util/opts.h"
 
 static const char fmt_switch[] =

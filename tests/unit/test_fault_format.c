@@ -2,7 +2,7 @@
  * test_fault_format.c - damaged event formats and records never reach the
  * parts of libtraceevent that crash on them.
  *
- * Two guards are tested: lib/tracefile/fmtcheck.c, which refuses format
+ * Two guards are tested: lib/format/fmtcheck.c, which refuses format
  * text libtraceevent cannot parse safely (each reject case below is a
  * construct fuzzing found crashing, or its close relative), and
  * lib/output/bounds.c, which refuses records whose fields, strings or
@@ -15,9 +15,9 @@
 #include <traceevent/event-parse.h>
 
 #include <strobe/strobe.h>
-#include "stream/format-int.h"
+#include "format/format-int.h"
 #include "output/output-int.h"
-#include "tracefile/fmtcheck.h"
+#include "format/fmtcheck.h"
 #include "formats.h"
 #include "test.h"
 
@@ -30,7 +30,7 @@
 
 static bool ok(const char *text)
 {
-	return tf_format_check(text, strlen(text), NULL);
+	return strobe_format_check(text, strlen(text), NULL);
 }
 
 static void test_accepts_kernel_shapes(void)
@@ -100,7 +100,7 @@ static void test_rejects_crashing_constructs(void)
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		why = NULL;
-		if (tf_format_check(bad[i], strlen(bad[i]), &why)) {
+		if (strobe_format_check(bad[i], strlen(bad[i]), &why)) {
 			fprintf(stderr, "  accepted bad format %zu: %s\n", i,
 				strstr(bad[i], "print fmt") ? strstr(bad[i], "print fmt") : bad[i]);
 			test_failed_checks++;
@@ -130,7 +130,7 @@ static void test_every_kernel_format_passes(void)
 		len = fread(buf, 1, sizeof(buf), f);
 		fclose(f);
 		n++;
-		if (!tf_format_check(buf, len, &why)) {
+		if (!strobe_format_check(buf, len, &why)) {
 			fprintf(stderr, "  %s: %s\n", g.gl_pathv[i], why);
 			bad++;
 		}
@@ -174,7 +174,7 @@ static void test_record_bounds(void)
 	tep = tep_alloc();
 	REQUIRE(tep);
 	tep_set_long_size(tep, 8);
-	REQUIRE(tf_format_check(text, sizeof(text) - 1, NULL));
+	REQUIRE(strobe_format_check(text, sizeof(text) - 1, NULL));
 	REQUIRE(tep_parse_event(tep, text, sizeof(text) - 1, "fz") == 0);
 	fmts = strobe_formats_new(tep);
 	fmt = strobe_formats_by_id(fmts, 7);

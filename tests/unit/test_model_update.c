@@ -17,7 +17,7 @@
 
 #include <strobe/strobe.h>
 
-#include "stream/format-int.h"
+#include "format/format-int.h"
 #include "formats.h"
 #include "test.h"
 

@@ -25,7 +25,7 @@
 #include <strobe/strobe.h>
 
 #include "formats.h"
-#include "tracefile/tep.h"
+#include "tracefile/tracefile-int.h"
 #include "test.h"
 
 #define PS		4096u

@@ -2,8 +2,8 @@
  * fmtcheck.h - strict validation of event format text before it reaches
  * libtraceevent (internal; see fmtcheck.c for why and what is checked).
  */
-#ifndef STROBE_TRACEFILE_FMTCHECK_H
-#define STROBE_TRACEFILE_FMTCHECK_H
+#ifndef STROBE_FORMAT_FMTCHECK_H
+#define STROBE_FORMAT_FMTCHECK_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,6 +17,6 @@
  * that parse and print safely.  On false, *why (may be NULL) says what
  * was wrong, as a static string.
  */
-bool tf_format_check(const char *text, size_t n, const char **why) STROBE_HIDDEN;
+bool strobe_format_check(const char *text, size_t n, const char **why) STROBE_HIDDEN;
 
 #endif

@@ -12,7 +12,7 @@
 #include <strobe/strobe.h>
 #include "fmtcheck.h"
 #include "tep.h"
-#include "../stream/format-int.h"
+#include "format-int.h"
 
 int strobe_tep_init(struct strobe_tep *t, unsigned long_size, unsigned page_size)
 {
@@ -81,7 +81,7 @@ bool strobe_tep_format(struct strobe_tep *t, const char *text, size_t n,
 
 	/* As trace-cmd: a format libtraceevent rejects is skipped; so is one
 	 * it might crash on (fmtcheck.c). */
-	if (!tf_format_check(text, n, NULL)) {
+	if (!strobe_format_check(text, n, NULL)) {
 		t->nr_bad_formats++;
 		return false;
 	}

@@ -1,5 +1,5 @@
 /*
- * format.h - trace-cmd file format constants and the reader's private
+ * tracefile-int.h - trace-cmd file format constants and the reader's private
  * state, shared by the files of lib/tracefile (internal).
  *
  * The facts below were checked against files written by trace-cmd 3.1.6
@@ -30,8 +30,8 @@
  *   Unknown option ids are skipped silently by trace-cmd report (3.1.6),
  *        and trace-cmd convert carries them over to v7.
  */
-#ifndef STROBE_TRACEFILE_FORMAT_H
-#define STROBE_TRACEFILE_FORMAT_H
+#ifndef STROBE_TRACEFILE_INT_H
+#define STROBE_TRACEFILE_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -40,7 +40,7 @@
 #include <strobe/tracefile.h>
 
 #include "../util/err.h"
-#include "tep.h"
+#include "format/tep.h"
 
 #define TF_MAGIC		"\x17\x08\x44" "tracing"
 #define TF_MAGIC_LEN		10
@@ -131,7 +131,7 @@ struct strobe_tracefile {
 	int long_size;
 	unsigned page_size;
 	char *compression;	/* "none" or the algorithm name */
-	/* event formats (tep.h): commit size and damaged formats too */
+	/* event formats (format/tep.h): commit size and damaged formats too */
 	struct strobe_tep t;
 	int64_t ts_offset;
 
@@ -165,6 +165,10 @@ struct strobe_tracefile {
 	char *info;		/* STROBE_INFO text, lines split by NULs */
 	size_t info_len;
 };
+
+/* ---- read.c ---- */
+/* The file's tep_handle, for the library's own formatting. */
+struct tep_handle *strobe_tracefile_tep(struct strobe_tracefile *tf) STROBE_HIDDEN;
 
 /* ---- read.c: shared helpers ---- */
 /* CPU data past the end of the file: keep its whole pages, note the damage. */

@@ -530,7 +530,7 @@ other:
 	return true;
 }
 
-bool tf_format_check(const char *text, size_t n, const char **why)
+bool strobe_format_check(const char *text, size_t n, const char **why)
 {
 	struct field_name fields[MAX_FIELDS];
 	struct fmt f = { text, text + n, fields, 0, NULL };

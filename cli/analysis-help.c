@@ -1,16 +1,32 @@
 /*
- * cmd-periods.c - `strobe periods`: user-defined periods (lttng-analyses'
- * --period language) over a trace file, or live.
+ * analysis-help.c - help texts the analysis commands (cmd-analyze.c)
+ * share: the target options of live runs (cli_live_usage), and the help
+ * of `strobe periods` (cli_periods_usage), which explains the language.
  *
- * It is the periods analysis (lib/analyses/periods.c) run alone, so it
- * shares every option, view and output format of the analysis commands
- * with cmd-analyze.c (cli_analyze_main, which also takes --period,
- * --period-captures and --aggregate-by for `strobe analyze -a
- * periods,...`); this file holds its help, which explains the language.
+ * `strobe periods` (user-defined periods, lttng-analyses' --period
+ * language, over a trace file or live) is the periods analysis
+ * (lib/analyses/periods.c) run alone, so it shares every option, view and
+ * output format of the analysis commands (cli_analyze_main, which also
+ * takes --period, --period-captures and --aggregate-by for `strobe
+ * analyze -a periods,...`); only its help is its own.
  */
 #include <stdio.h>
 
 #include "cli.h"
+
+/* The target options of live runs (also in strobe periods' help). */
+const char cli_live_usage[] =
+	"Live (the target options of strobe record; any of them runs live):\n"
+	"  -- CMD [ARGS...]        trace CMD and its descendants until it exits\n"
+	"  -p PID                  trace process PID (all threads, future children)\n"
+	"  -c NAME                 trace every task of a container; repeatable\n"
+	"  -d, --duration SECS     stop after SECS (the whole system if no target)\n"
+	"      --live              the whole system until Ctrl-C\n"
+	"  -e, --event SPEC, --preset LIST\n"
+	"                          more events (those the analyses need are enabled)\n"
+	"  -b, --buffer KB, -C, --clock CLOCK   as strobe record\n"
+	"  -o, --output FILE       keep the trace in FILE too (default: no file)\n"
+	"  (--pid and --container, long, stay filters of what is analysed)\n";
 
 void cli_periods_usage(FILE *f)
 {
@@ -68,9 +84,4 @@ void cli_periods_usage(FILE *f)
 		"  strobe periods --log --period 'switch : $evt.$name == \"sched_switch\"'\n"
 		"  strobe periods --stats --period 'req : ...' -c web -d 30   live, a container\n",
 		cli_live_usage);
-}
-
-int cmd_periods(int argc, char **argv)
-{
-	return cli_analyze_main("periods", "periods", argc, argv);
 }

@@ -6,8 +6,8 @@
  * could crash libtraceevent are skipped and counted, printk lines are
  * cleaned), the same plugins and the same commit-size rule.
  */
-#ifndef STROBE_TRACEFILE_TEP_H
-#define STROBE_TRACEFILE_TEP_H
+#ifndef STROBE_FORMAT_TEP_H
+#define STROBE_FORMAT_TEP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -60,9 +60,5 @@ int strobe_tep_from_meta(struct strobe_tep *t, const struct strobe_tf_meta *m,
 			 struct strobe_error *err) STROBE_HIDDEN;
 
 void strobe_tep_release(struct strobe_tep *t) STROBE_HIDDEN;	/* zeroes *t */
-
-/* A trace file's tep_handle, for the library's own formatting. */
-struct strobe_tracefile;
-struct tep_handle *strobe_tracefile_tep(struct strobe_tracefile *tf) STROBE_HIDDEN;
 
 #endif

@@ -6,9 +6,14 @@
  * hands out a catalogue that wraps it, and one small object per event
  * type that wraps its tep_event.  Wrappers are made on first look-up and
  * live as long as the catalogue, so a pointer handed out stays valid.
+ *
+ * lib/format/ is the layer below the trace-file reader and the stream,
+ * which both include it: this catalogue (format.c), the field accessors
+ * (field.c), and the tep_handle built from metadata texts (tep.c, with
+ * fmtcheck.c's validation of format texts).
  */
-#ifndef STROBE_STREAM_FORMAT_INT_H
-#define STROBE_STREAM_FORMAT_INT_H
+#ifndef STROBE_FORMAT_FORMAT_INT_H
+#define STROBE_FORMAT_FORMAT_INT_H
 
 #include <endian.h>
 #include <string.h>
