@@ -59,9 +59,12 @@ static void usage(FILE *f)
 		"      --json          one JSON object per event (see strobe-report(1));\n"
 		"                      \"container\" is its container's name when known\n"
 		"  -t, --ns            timestamps with nanoseconds (like trace-cmd report -t)\n"
+		"      --strict        fail on damaged data instead of skipping it with a\n"
+		"                      warning (strobe-damage(7))\n"
 		"  -h, --help          show this help\n"
 		"\n"
-		"Warnings about lost events and incomplete recordings go to stderr.\n"
+		"Warnings about lost events, incomplete recordings and damaged data go to\n"
+		"stderr, after the events.\n"
 		"\n"
 		"Examples:\n"
 		"  strobe report                          all events of ./trace.dat\n"
@@ -82,6 +85,7 @@ struct report_args {
 	bool json;
 	bool col_container;	/* --columns container */
 	bool nsecs;
+	bool strict;		/* --strict: damage fails (strobe-damage(7)) */
 };
 
 /*
@@ -309,170 +313,6 @@ static int file_cpus(struct strobe_tracefile *tf)
 	return n;
 }
 
-/*
- * After the events: what is wrong with the file (lost events, overruns,
- * incomplete recordings, damage), once each on stderr; with --json also
- * as a last line {"diagnostics":[...]} when there is any.
- */
-static int warn_diags(struct strobe_tracefile *tf, struct strobe_stream *stream,
-		      const struct strobe_stream_opts *sopts, bool json, struct strobe_buf *s)
-{
-	struct strobe_stream_stats st;
-
-	strobe_stream_stats(stream, &st);
-	if (strobe_tracefile_events_done(tf, &st, sopts) < 0)
-		return -ENOMEM;
-	if (json && strobe_tracefile_nr_diags(tf)) {
-		strobe_buf_puts(s, "{\"diagnostics\":");
-		strobe_tracefile_write_json_diags(tf, s);
-		strobe_buf_puts(s, "}\n");
-		if (strobe_buf_failed(s))
-			return -ENOMEM;
-		cli_flush(s);
-	}
-	cli_warn_diags(CMD, tf);
-	return 0;
-}
-
-static int report(const struct report_args *a)
-{
-	struct strobe_error err = { 0 };
-	struct strobe_tracefile *tf = NULL;
-	struct strobe_stream *stream = NULL;
-	struct strobe_expr_filter *filter = NULL;
-	struct strobe_expr_env env = { 0 };
-	struct report_env *renv = calloc(1, sizeof(*renv));	/* 16 KiB of cache */
-	struct strobe_stream_opts sopts = { .buffer = -1 };
-	struct strobe_event ev;
-	struct strobe_formats *fmts;
-	struct strobe_buf *s;
-	const char **names = NULL;
-	struct strobe_text_opts *topts = NULL;
-	struct strobe_format_cache *cache = NULL;
-	struct strobe_model *model = NULL;
-	const struct strobe_task *task = NULL;
-	int nbuf, i, width = 0, ncpus, ret = 0, fret, status = CLI_FAIL;
-
-	s = cli_buf_new();
-	if (!renv) {
-		cli_error(CMD, "out of memory");
-		goto out;
-	}
-	if (strobe_tracefile_open(a->input, &tf, &err) < 0) {
-		cli_error_e(CMD, &err);
-		goto out;
-	}
-	fmts = strobe_tracefile_formats(tf);
-	status = build_filter(a, fmts, &filter);
-	if (status != CLI_OK)
-		goto out;
-	status = CLI_FAIL;
-	/* procname comes from the file's command lines: no model for it */
-	if (strobe_expr_filter_needs_task(filter)) {
-		renv->fmts = fmts;
-		env.task = report_task;
-		env.arg = renv;
-	}
-	if (model_needed(filter) || a->col_container || a->json) {
-		if (strobe_model_new(&model, &err) < 0 ||
-		    strobe_model_load_file(model, tf, &err) < 0) {
-			cli_error(CMD, "%s: %s", a->input, err.msg);
-			goto out;
-		}
-		strobe_expr_env_model(&renv->model, model);
-	}
-
-	/* Per buffer: its name and time style; the name column's width. */
-	nbuf = strobe_tracefile_nr_buffers(tf);
-	names = calloc(nbuf > 0 ? nbuf : 1, sizeof(*names));
-	topts = calloc(nbuf > 0 ? nbuf : 1, sizeof(*topts));
-	if (!names || !topts) {
-		cli_error(CMD, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < nbuf; i++) {
-		struct strobe_tf_buffer_info info;
-
-		if (strobe_tracefile_buffer(tf, i, &info) < 0)
-			continue;
-		names[i] = info.name;
-		topts[i].ts_style = a->nsecs ? STROBE_TS_NSECS
-					     : strobe_ts_style_for_clock(info.clock);
-		if ((int)strlen(info.name) > width)
-			width = (int)strlen(info.name);
-	}
-	cache = strobe_format_cache_new(fmts);	/* NULL: just slower */
-	for (i = 0; i < nbuf; i++) {
-		topts[i].buffer_width = width;
-		topts[i].cache = cache;
-	}
-	ncpus = file_cpus(tf);
-
-	sopts.nr_cpu_mask = strobe_expr_filter_cpu_mask(filter, &sopts.cpu_mask);
-	if (strobe_stream_open_file(tf, &sopts, &stream, &err) < 0) {
-		cli_error_e(CMD, &err);
-		goto out;
-	}
-
-	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
-	if (!a->json)
-		strobe_buf_printf(s, "cpus=%d\n", ncpus);
-
-	for (;;) {
-		ret = strobe_stream_next(stream, &ev, &err);
-		if (ret <= 0)
-			break;
-		strobe_tracefile_see_event(tf, &ev);
-		if (model) {
-			strobe_model_update(model, &ev);
-			task = strobe_model_task(model, ev.pid);
-			if (!task) {
-				cli_error(CMD, "out of memory");
-				goto out;
-			}
-		}
-		if (!strobe_expr_filter_match(filter, &env, &ev))
-			continue;
-		fret = print_event(a, fmts, names, topts, nbuf, cache, &ev, task, NULL, s);
-		if (fret < 0) {
-			cli_flush(s);
-			cli_error(CMD, "out of memory");
-			goto out;
-		}
-		if (strobe_buf_len(s) >= CLI_FLUSH_BYTES && !cli_flush(s))
-			break;	/* stdout failed: main reports it */
-	}
-	if (!cli_flush(s)) {
-		status = CLI_OK;	/* main reports the write error */
-		goto out;
-	}
-	if (ret < 0) {
-		/* a corrupt page: what came before it is printed, then we stop */
-		if (strncmp(err.msg, a->input, strlen(a->input)))
-			cli_error(CMD, "%s: %s", a->input,
-				  err.msg[0] ? err.msg : strerror(-ret));
-		else
-			cli_error_e(CMD, &err);
-		goto out;
-	}
-	if (warn_diags(tf, stream, &sopts, a->json, s) < 0) {
-		cli_error(CMD, "out of memory");
-		goto out;
-	}
-	status = CLI_OK;
-out:
-	strobe_buf_free(s);
-	strobe_stream_close(stream);
-	strobe_expr_filter_free(filter);
-	free(renv);
-	strobe_format_cache_free(cache);
-	strobe_model_free(model);
-	strobe_tracefile_close(tf);
-	free(names);
-	free(topts);
-	return status;
-}
-
 /* ---- several files: one timeline with a host column ------------------ */
 
 /* One input of a merged report: its file and everything read through it
@@ -617,163 +457,300 @@ out:
 	return status;
 }
 
-static int report_multi(const struct report_args *a)
-{
-	struct strobe_error err = { 0 };
-	struct strobe_stream_opts sopts = { .buffer = -1 };
-	struct strobe_tracefile **tfs = NULL;
-	struct strobe_merge *m = NULL;
-	struct report_src *src;
-	struct strobe_event ev;
+/* ---- the run: one pipeline, this command its consumer ------------------ */
+
+struct report_ctx {
+	const struct report_args *a;
+	struct strobe_pipeline *p;
+	struct report_src *src;		/* per source */
+	const char **paths;		/* per source: the first -i naming it */
+	int n;				/* sources */
+	int hw;				/* several: width of the host column */
 	struct strobe_buf *s;
-	const struct strobe_task *task = NULL;
-	int n = a->nr_inputs, i, b, hw = 0, ret = 0, fret, status = CLI_FAIL, at = 0;
-	bool wall;
+	bool stdout_failed;
+};
 
-	s = cli_buf_new();
-	src = calloc((size_t)n, sizeof(*src));
-	tfs = calloc((size_t)n, sizeof(*tfs));
-	if (!src || !tfs) {
-		cli_error(CMD, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		if (strobe_tracefile_open(a->inputs[i], &src[i].tf, &err) < 0) {
-			cli_error_e(CMD, &err);
-			goto out;
-		}
-		tfs[i] = src[i].tf;
-		/* a model for -c, the container column and JSON, and for
-		 * whatever the selection reads of tasks */
-		if ((a->nr_conts || a->nr_filters || a->col_container || a->json) &&
-		    (strobe_model_new(&src[i].model, &err) < 0 ||
-		     strobe_model_load_file(src[i].model, src[i].tf, &err) < 0)) {
-			cli_error(CMD, "%s: %s", a->inputs[i], err.msg);
-			goto out;
-		}
-	}
-	status = build_filters_multi(a, src, n);
-	if (status != CLI_OK)
-		goto out;
-	status = CLI_FAIL;
-	/* the same --cpu list in every file: the first selecting file's mask */
-	for (i = 0; i < n && !src[i].filter; i++)
-		;
-	if (i < n)
-		sopts.nr_cpu_mask = strobe_expr_filter_cpu_mask(src[i].filter, &sopts.cpu_mask);
-	if (strobe_merge_open(tfs, n, &sopts, NULL, &m, &err) < 0) {
-		cli_error_e(CMD, &err);
-		goto out;
-	}
-	wall = strobe_merge_wall(m);
-	for (i = 0; i < n; i++) {
-		int width = 0;
+/* Before the first event: time styles (wall clock for several hosts with
+ * clock pairings) and the header lines. */
+static int report_start(const struct strobe_pipeline_source *ps, int nr, void *arg,
+			struct strobe_error *err)
+{
+	struct report_ctx *c = arg;
+	bool wall = strobe_pipeline_wall(c->p);
+	int i, b, width;
 
-		if ((int)strlen(strobe_merge_host(m, i)) > hw)
-			hw = (int)strlen(strobe_merge_host(m, i));
-		src[i].nbuf = strobe_tracefile_nr_buffers(src[i].tf);
-		src[i].names = calloc(src[i].nbuf > 0 ? src[i].nbuf : 1, sizeof(*src[i].names));
-		src[i].topts = calloc(src[i].nbuf > 0 ? src[i].nbuf : 1, sizeof(*src[i].topts));
-		if (!src[i].names || !src[i].topts) {
-			cli_error(CMD, "out of memory");
-			goto out;
-		}
-		src[i].cache = strobe_format_cache_new(strobe_tracefile_formats(src[i].tf));
-		for (b = 0; b < src[i].nbuf; b++) {
+	for (i = 0; i < c->n; i++) {
+		struct report_src *r = &c->src[i];
+
+		for (b = 0, width = 0; b < r->nbuf; b++) {
 			struct strobe_tf_buffer_info info;
 
-			if (strobe_tracefile_buffer(src[i].tf, b, &info) < 0)
+			if (strobe_tracefile_buffer(r->tf, b, &info) < 0)
 				continue;
-			src[i].names[b] = info.name;
-			/* wall-clock ns: seconds since the epoch */
-			src[i].topts[b].ts_style = a->nsecs ? STROBE_TS_NSECS
+			r->names[b] = info.name;
+			/* several hosts' wall-clock ns: seconds since the epoch */
+			r->topts[b].ts_style = c->a->nsecs ? STROBE_TS_NSECS
 					: wall ? STROBE_TS_USECS : strobe_ts_style_for_clock(info.clock);
 			if ((int)strlen(info.name) > width)
 				width = (int)strlen(info.name);
 		}
-		for (b = 0; b < src[i].nbuf; b++) {
-			src[i].topts[b].buffer_width = width;
-			src[i].topts[b].cache = src[i].cache;
+		for (b = 0; b < r->nbuf; b++) {
+			r->topts[b].buffer_width = width;
+			r->topts[b].cache = r->cache;
 		}
 	}
-	cli_merge_clock_note(CMD, m, a->inputs);
+	if (c->n > 1) {
+		for (i = 0; i < nr; i++)
+			if ((int)strlen(ps[i].host) > c->hw)
+				c->hw = (int)strlen(ps[i].host);
+		cli_merge_clock_note(CMD, strobe_pipeline_merge(c->p), c->paths);
+	}
+	if (c->a->json)
+		return 0;
+	if (c->n == 1)
+		return strobe_buf_printf(c->s, "cpus=%d\n", file_cpus(c->src[0].tf)) < 0 ? -ENOMEM : 0;
+	for (i = 0; i < nr; i++)
+		strobe_buf_printf(c->s, "host=%s cpus=%d file=%s\n", ps[i].host,
+				  file_cpus(c->src[i].tf), c->paths[i]);
+	return strobe_buf_failed(c->s) ? -ENOMEM : 0;
+}
 
-	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
-	if (!a->json)
-		for (i = 0; i < n; i++)
-			strobe_buf_printf(s, "host=%s cpus=%d file=%s\n", strobe_merge_host(m, i),
-					  file_cpus(src[i].tf), a->inputs[i]);
-	for (;;) {
-		struct report_src *r;
-		const char *host;
+static int report_event(const struct strobe_event *ev, int source, void *arg,
+			struct strobe_error *err)
+{
+	struct report_ctx *c = arg;
+	struct report_src *r = &c->src[source];
+	const struct strobe_task *task = NULL;
+	const char *host = NULL;
 
-		ret = strobe_merge_next(m, &ev, &at, &err);
-		if (ret <= 0)
-			break;
-		r = &src[at];
-		host = strobe_merge_host(m, at);
-		strobe_tracefile_see_event(r->tf, &ev);
-		if (r->model) {
-			strobe_model_update(r->model, &ev);
-			task = strobe_model_task(r->model, ev.pid);
-			if (!task) {
-				cli_error(CMD, "out of memory");
-				goto out;
-			}
+	if (r->model && !(task = strobe_model_task(r->model, ev->pid)))
+		return -ENOMEM;
+	if (r->none || !strobe_expr_filter_match(r->filter, &r->env, ev))
+		return 0;
+	if (c->n > 1) {
+		host = strobe_pipeline_source(c->p, source)->host;
+		if (!c->a->json)
+			strobe_buf_printf(c->s, "%-*s ", c->hw, host);
+	}
+	if (print_event(c->a, strobe_tracefile_formats(r->tf), r->names, r->topts, r->nbuf,
+			r->cache, ev, task, host, c->s) < 0)
+		return -ENOMEM;
+	if (strobe_buf_len(c->s) >= CLI_FLUSH_BYTES && !cli_flush(c->s)) {
+		c->stdout_failed = true;	/* main reports it */
+		return STROBE_CONSUMER_DONE;
+	}
+	return 0;
+}
+
+/* The selection of a single file, and the model it (or the output) needs. */
+static int setup_one(const struct report_args *a, struct report_src *r)
+{
+	struct strobe_error err = { 0 };
+	struct strobe_formats *fmts = strobe_tracefile_formats(r->tf);
+	int status = build_filter(a, fmts, &r->filter);
+
+	if (status != CLI_OK)
+		return status;
+	r->renv = calloc(1, sizeof(*r->renv));	/* 16 KiB of cache */
+	if (!r->renv) {
+		cli_error(CMD, "out of memory");
+		return CLI_FAIL;
+	}
+	/* procname comes from the file's command lines: no model for it */
+	if (strobe_expr_filter_needs_task(r->filter)) {
+		r->renv->fmts = fmts;
+		r->env.task = report_task;
+		r->env.arg = r->renv;
+	}
+	if (model_needed(r->filter) || a->col_container || a->json) {
+		if (strobe_model_new(&r->model, &err) < 0 ||
+		    strobe_model_load_file(r->model, r->tf, &err) < 0) {
+			cli_error(CMD, "%s: %s", a->input, err.msg);
+			return CLI_FAIL;
 		}
-		if (r->none || !strobe_expr_filter_match(r->filter, &r->env, &ev))
+		strobe_expr_env_model(&r->renv->model, r->model);
+	}
+	return CLI_OK;
+}
+
+/* Several files: a model each for -c, the container column, JSON and the
+ * selection's task reads; then each file's selection. */
+static int setup_many(const struct report_args *a, struct report_src *src, int n)
+{
+	struct strobe_error err = { 0 };
+	int i;
+
+	for (i = 0; i < n; i++)
+		if ((a->nr_conts || a->nr_filters || a->col_container || a->json) &&
+		    (strobe_model_new(&src[i].model, &err) < 0 ||
+		     strobe_model_load_file(src[i].model, src[i].tf, &err) < 0)) {
+			cli_error(CMD, "%s: %s", a->inputs[i], err.msg);
+			return CLI_FAIL;
+		}
+	return build_filters_multi(a, src, n);
+}
+
+/* The CPUs --cpu keeps, as stream options (the same for every file). */
+static int cpu_stream_opts(const struct report_args *a, struct strobe_formats *fmts,
+			   struct strobe_expr_filter **f, struct strobe_stream_opts *sopts)
+{
+	struct report_args cpu_only = { .cpus = a->cpus, .nr_cpus = a->nr_cpus };
+	struct strobe_error err = { 0 };
+
+	sopts->size = sizeof(*sopts);
+	sopts->buffer = -1;
+	if (!a->nr_cpus)
+		return CLI_OK;
+	if (compile_filter(&cpu_only, fmts, f, &err) < 0) {
+		cli_error_e(CMD, &err);
+		return CLI_USAGE;
+	}
+	sopts->nr_cpu_mask = strobe_expr_filter_cpu_mask(*f, &sopts->cpu_mask);
+	return CLI_OK;
+}
+
+/* JSON: the diagnostics as a last line (per host with several). */
+static void json_diags(struct report_ctx *c)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++) {
+		if (!strobe_tracefile_nr_diags(c->src[i].tf))
 			continue;
-		if (!a->json)
-			strobe_buf_printf(s, "%-*s ", hw, host);
-		fret = print_event(a, strobe_tracefile_formats(r->tf), r->names, r->topts, r->nbuf,
-				   r->cache, &ev, task, host, s);
-		if (fret < 0) {
-			cli_flush(s);
-			cli_error(CMD, "out of memory");
-			goto out;
-		}
-		if (strobe_buf_len(s) >= CLI_FLUSH_BYTES && !cli_flush(s))
-			break;	/* stdout failed: main reports it */
+		strobe_buf_puts(c->s, "{\"diagnostics\":");
+		strobe_tracefile_write_json_diags(c->src[i].tf, c->s);
+		strobe_buf_puts(c->s, "}\n");
+		if (c->n > 1)
+			cli_json_add_key(c->s, "host", strobe_pipeline_source(c->p, i)->host);
 	}
-	if (!cli_flush(s)) {
-		status = CLI_OK;	/* main reports the write error */
-		goto out;
-	}
-	if (ret < 0) {
-		cli_error(CMD, "%s: %s", a->inputs[at], err.msg[0] ? err.msg : strerror(-ret));
+}
+
+static int report_files(const struct report_args *a)
+{
+	struct strobe_pipeline_opts po = { .size = sizeof(po), .strict = a->strict };
+	struct report_ctx c = { .a = a };
+	struct strobe_consumer cons = {
+		.size = sizeof(cons), .name = "report", .start = report_start,
+		.event = report_event, .arg = &c,
+	};
+	struct strobe_error err = { 0 };
+	struct strobe_stream_opts sopts = { 0 };
+	struct strobe_expr_filter *cpus = NULL;
+	struct strobe_tracefile **tfs;
+	struct report_args one = *a;
+	const char *only[1];
+	int n = a->nr_inputs ? a->nr_inputs : 1, i, r, status = CLI_FAIL;
+
+	c.s = cli_buf_new();
+	tfs = calloc((size_t)n, sizeof(*tfs));
+	c.paths = calloc((size_t)n, sizeof(*c.paths));
+	if (!tfs || !c.paths) {
+		cli_error(CMD, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		struct strobe_stream_stats st;
+		if (strobe_tracefile_open(a->nr_inputs ? a->inputs[i] : a->input, &tfs[i],
+					  &err) < 0) {
+			cli_error_e(CMD, &err);
+			goto out;
+		}
+	}
+	status = cpu_stream_opts(a, strobe_tracefile_formats(tfs[0]), &cpus, &sopts);
+	if (status != CLI_OK)
+		goto out;
+	status = CLI_FAIL;
+	if (strobe_pipeline_new(&po, &c.p, &err) < 0) {
+		cli_error_e(CMD, &err);
+		goto out;
+	}
+	/* a file given twice (through a link, say) is one source, read once */
+	for (i = 0; i < n; i++) {
+		r = strobe_pipeline_add_file(c.p, tfs[i], &sopts, &err);
+		if (r < 0) {
+			cli_error_e(CMD, &err);
+			goto out;
+		}
+		if (r == strobe_pipeline_nr_sources(c.p) - 1 && !c.paths[r])
+			c.paths[r] = a->nr_inputs ? a->inputs[i] : a->input;
+	}
+	c.n = strobe_pipeline_nr_sources(c.p);
+	c.src = calloc((size_t)c.n, sizeof(*c.src));
+	if (!c.src) {
+		cli_error(CMD, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < c.n; i++)
+		c.src[i].tf = strobe_pipeline_source(c.p, i)->tf;
+	if (c.n == 1) {
+		only[0] = c.paths[0];
+		one.input = c.paths[0];
+		one.inputs = only;
+		one.nr_inputs = 1;
+		status = setup_one(&one, &c.src[0]);
+	} else {
+		one.inputs = c.paths;
+		one.nr_inputs = c.n;
+		status = setup_many(&one, c.src, c.n);
+	}
+	if (status != CLI_OK)
+		goto out;
+	status = CLI_FAIL;
+	for (i = 0; i < c.n; i++) {
+		struct report_src *rs = &c.src[i];
 
-		strobe_stream_stats(strobe_merge_stream(m, i), &st);
-		if (strobe_tracefile_events_done(src[i].tf, &st, &sopts) < 0) {
+		rs->nbuf = strobe_tracefile_nr_buffers(rs->tf);
+		rs->names = calloc(rs->nbuf > 0 ? rs->nbuf : 1, sizeof(*rs->names));
+		rs->topts = calloc(rs->nbuf > 0 ? rs->nbuf : 1, sizeof(*rs->topts));
+		if (!rs->names || !rs->topts) {
 			cli_error(CMD, "out of memory");
 			goto out;
 		}
-		if (a->json && strobe_tracefile_nr_diags(src[i].tf)) {
-			strobe_buf_puts(s, "{\"diagnostics\":");
-			strobe_tracefile_write_json_diags(src[i].tf, s);
-			strobe_buf_puts(s, "}\n");
-			cli_json_add_key(s, "host", strobe_merge_host(m, i));
-			cli_flush(s);
+		rs->cache = strobe_format_cache_new(strobe_tracefile_formats(rs->tf));
+		/* the pipeline updates each model before the event reaches us */
+		if (rs->model && strobe_pipeline_set_model(c.p, i, rs->model, &err) < 0) {
+			cli_error_e(CMD, &err);
+			goto out;
 		}
-		cli_warn_diags(CMD, src[i].tf);
 	}
-	status = CLI_OK;
+	if (strobe_pipeline_add_consumer(c.p, &cons, &err) < 0) {
+		cli_error_e(CMD, &err);
+		goto out;
+	}
+	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	r = strobe_pipeline_run(c.p, &err);
+	if (!cli_flush(c.s) || c.stdout_failed) {
+		status = CLI_OK;	/* main reports the write error */
+		goto out;
+	}
+	if (r < 0) {
+		cli_error(CMD, "%s", err.msg[0] ? err.msg : strerror(-r));
+		goto out;
+	}
+	if (a->json) {
+		json_diags(&c);
+		if (strobe_buf_failed(c.s)) {
+			cli_error(CMD, "out of memory");
+			goto out;
+		}
+		cli_flush(c.s);
+	}
+	status = cli_pipeline_diags(CMD, c.p, a->strict);
 out:
-	strobe_buf_free(s);
-	strobe_merge_close(m);
-	for (i = 0; src && i < n; i++) {
-		strobe_expr_filter_free(src[i].filter);
-		free(src[i].renv);
-		strobe_format_cache_free(src[i].cache);
-		strobe_model_free(src[i].model);
-		strobe_tracefile_close(src[i].tf);
-		free(src[i].names);
-		free(src[i].topts);
+	strobe_buf_free(c.s);
+	strobe_pipeline_free(c.p);
+	strobe_expr_filter_free(cpus);
+	for (i = 0; c.src && i < c.n; i++) {
+		strobe_expr_filter_free(c.src[i].filter);
+		free(c.src[i].renv);
+		strobe_format_cache_free(c.src[i].cache);
+		strobe_model_free(c.src[i].model);
+		free(c.src[i].names);
+		free(c.src[i].topts);
 	}
-	free(src);
+	for (i = 0; tfs && i < n; i++)
+		strobe_tracefile_close(tfs[i]);
+	free(c.src);
+	free(c.paths);
 	free(tfs);
 	return status;
 }
@@ -781,7 +758,7 @@ out:
 int cmd_report(int argc, char **argv)
 {
 	enum { OPT_CPU = 256, OPT_PID, OPT_COMM, OPT_JSON, OPT_CONTAINER, OPT_COLUMNS,
-	       OPT_FILTER };
+	       OPT_FILTER, OPT_STRICT };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "event", required_argument, NULL, 'e' },
@@ -793,6 +770,7 @@ int cmd_report(int argc, char **argv)
 		{ "columns", required_argument, NULL, OPT_COLUMNS },
 		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "ns", no_argument, NULL, 't' },
+		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -866,6 +844,9 @@ int cmd_report(int argc, char **argv)
 		case 't':
 			a.nsecs = true;
 			break;
+		case OPT_STRICT:
+			a.strict = true;
+			break;
 		case 'h':
 			usage(stdout);
 			free(lists);
@@ -898,7 +879,7 @@ int cmd_report(int argc, char **argv)
 		strobe_expr_free(fe);
 	}
 
-	status = a.nr_inputs > 1 ? report_multi(&a) : report(&a);
+	status = report_files(&a);
 	free(lists);
 	return status;
 }

@@ -434,16 +434,22 @@ static int live_diag(struct strobe_pipeline *p, int source, enum strobe_tf_diag_
 static int damaged(struct strobe_pipeline *p, const struct input *in, int src, int r,
 		   struct strobe_error *err)
 {
-	const char *msg = err && err->msg[0] ? err->msg : strerror(-r);
+	char msg[sizeof(err->msg)];	/* err is written below */
 	struct src *s;
 
 	if (r == -ENOMEM)
 		return r;
+	snprintf(msg, sizeof(msg), "%s", err && err->msg[0] ? err->msg : strerror(-r));
 	if (src < 0 || src >= p->nr_srcs)
 		src = in->source;
 	if (p->o.strict) {
+		const char *path = strobe_tracefile_path(p->pub[src].tf);
+
+		if (err && err->code && path && strncmp(msg, path, strlen(path)))
+			return strobe_err(err, -EBADMSG, "damaged data (strict): %.200s: %.280s",
+					  path, msg);
 		if (err && err->code)
-			return strobe_err(err, -EBADMSG, "damaged data (strict): %s", msg);
+			return strobe_err(err, -EBADMSG, "damaged data (strict): %.480s", msg);
 		return strobe_err(err, -EBADMSG, "damaged data (strict) in %s",
 				  in->kind == IN_RECORDS && in->rs.name ? in->rs.name : "the trace");
 	}
