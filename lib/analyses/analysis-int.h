@@ -58,6 +58,12 @@ struct ana_map {
 };
 void ana_map_init(struct ana_map *m, size_t vsize) STROBE_HIDDEN;
 void ana_map_free(struct ana_map *m) STROBE_HIDDEN;
+/* Remove every entry, keeping the capacity (values owning memory are the
+ * caller's to free first). */
+void ana_map_clear(struct ana_map *m) STROBE_HIDDEN;
+/* dst (uninitialised) becomes a copy of src, values copied bytewise;
+ * 0 or -ENOMEM (dst then empty). */
+int ana_map_copy(struct ana_map *dst, const struct ana_map *src) STROBE_HIDDEN;
 void *ana_map_get(const struct ana_map *m, uint64_t key) STROBE_HIDDEN;
 /* Double the capacity (64 first); 0 or -ENOMEM. */
 int ana_map_grow(struct ana_map *m) STROBE_HIDDEN;
