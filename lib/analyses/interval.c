@@ -110,3 +110,52 @@ int ana_build(struct strobe_analysis *a, bool last, uint64_t ts, struct strobe_e
 				a->all_tables[a->nr_all_tables++] = a->anas[i].tables[j];
 	return 0;
 }
+
+/* The time of a snapshot or reset: ts, 0 meaning the last event fed; never
+ * before that event or the interval's start (figures counted cannot be
+ * taken back), never past the window's end. */
+static uint64_t interval_ts(const struct ana_core *c, uint64_t ts)
+{
+	if (!ts || ts < c->last_ts)
+		ts = c->last_ts;
+	if (ts < c->ival_begin)
+		ts = c->ival_begin;
+	if (c->opts.end && ts > c->opts.end)
+		ts = c->opts.end;
+	return ts;
+}
+
+static int check_state(const struct strobe_analysis *a, struct strobe_error *err)
+{
+	if (!a->attached)
+		return strobe_err(err, -EINVAL, "the analysis is not attached to any events yet");
+	if (a->finished)
+		return strobe_err(err, -EINVAL, "the analysis is finished");
+	return 0;
+}
+
+int strobe_analysis_snapshot(struct strobe_analysis *a, uint64_t ts, struct strobe_error *err)
+{
+	int ret = check_state(a, err);
+
+	return ret < 0 ? ret : ana_build(a, false, interval_ts(&a->core, ts), err);
+}
+
+int strobe_analysis_reset(struct strobe_analysis *a, uint64_t ts, struct strobe_error *err)
+{
+	struct ana_core *c = &a->core;
+	int i, ret = check_state(a, err);
+
+	if (ret < 0)
+		return ret;
+	ts = interval_ts(c, ts);
+	for (i = 0; i < a->nr_anas; i++) {
+		struct ana *an = &a->anas[i];
+
+		if (an->active && an->ops->reset)
+			an->ops->reset(an, ts);
+		an->dropped = 0;
+	}
+	c->ival_begin = ts;
+	return 0;
+}
