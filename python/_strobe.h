@@ -7,6 +7,7 @@
  *   instance.c  Instance and the verbs on it (events, filters, hooks)
  *   live.c      the live loop: iterate_trace, trace_process
  *   files.c     read_trace, analyze
+ *   analysis.c  Analysis: fed Events, read per interval (snapshot, reset)
  *   _strobe.c   the module: its function table and initialisation
  *
  * Everything here is internal to the extension (hidden by its version
@@ -210,5 +211,17 @@ extern PyTypeObject ReaderType;
 PyObject *py_read_trace(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *py_analyze(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *py_analysis_names(PyObject *self, PyObject *unused);
+/* analyze()'s pieces, shared with Analysis: the result tables as
+ * {table name: [row dicts]}; group_by, views and filter arguments (-1
+ * with an exception set; *keep holds the strings *out points into, *out
+ * is PyMem_Malloc'd). */
+PyObject *tables_dict(const struct strobe_analysis *a);
+int parse_group(const char *g, enum strobe_group_by *out);
+int parse_views(PyObject *o, unsigned *views);
+int parse_filters(PyObject *filter, PyObject **keep, const char ***out, int *n);
+
+/* ---- analysis.c -------------------------------------------------------- */
+
+extern PyTypeObject AnalysisType;
 
 #endif

@@ -212,7 +212,7 @@ PyObject *py_read_trace(PyObject *self, PyObject *args, PyObject *kw)
 /* ---- analyze ------------------------------------------------------------ */
 
 /* {table name: [row dicts with the --json keys]} */
-static PyObject *tables_dict(const struct strobe_analysis *a)
+PyObject *tables_dict(const struct strobe_analysis *a)
 {
 	PyObject *out = PyDict_New();
 	int i, c, nc;
@@ -272,7 +272,7 @@ static PyObject *tables_dict(const struct strobe_analysis *a)
 	return out;
 }
 
-static int parse_group(const char *g, enum strobe_group_by *out)
+int parse_group(const char *g, enum strobe_group_by *out)
 {
 	static const struct { const char *name; enum strobe_group_by g; } tab[] = {
 		{ "thread", STROBE_GROUP_THREAD }, { "tid", STROBE_GROUP_THREAD },
@@ -292,7 +292,7 @@ static int parse_group(const char *g, enum strobe_group_by *out)
 }
 
 /* "stats" / ["top", "freq"] -> enum strobe_view bits */
-static int parse_views(PyObject *o, unsigned *views)
+int parse_views(PyObject *o, unsigned *views)
 {
 	static const struct { const char *name; unsigned v; } tab[] = {
 		{ "top", STROBE_VIEW_TOP }, { "stats", STROBE_VIEW_STATS },
@@ -333,7 +333,7 @@ static int parse_views(PyObject *o, unsigned *views)
 /* filter: None, one expression or a sequence of them (ANDed, as several
  * --filter options).  *keep holds the strings that *out points into;
  * *out is PyMem_Malloc'd. */
-static int parse_filters(PyObject *filter, PyObject **keep, const char ***out, int *n)
+int parse_filters(PyObject *filter, PyObject **keep, const char ***out, int *n)
 {
 	Py_ssize_t i, len;
 

@@ -7,9 +7,10 @@
  * filters, views), attach it to a file's event formats (which resolve each
  * analysis' event types and fields once), feed it events in stream order
  * (or let strobe_analysis_run_file() do the loop), finish it, and read
- * the results as tables of typed cells.  Grouping by thread, process,
- * container or CPU goes through the task model (strobe_model_*), which
- * the caller feeds or which run_file creates.
+ * the results as tables of typed cells; a live view reads the tables of
+ * each interval as it goes (strobe_analysis_snapshot, _reset).  Grouping
+ * by thread, process, container or CPU goes through the task model
+ * (strobe_model_*), which the caller feeds or which run_file creates.
  *
  * Results are tables: a table has a stable name ("syscalls.stats"), a
  * title, a view (top, stats, freq, log), typed columns with stable keys
@@ -177,8 +178,61 @@ int strobe_analysis_attach_stream(struct strobe_analysis *a, struct strobe_strea
  */
 void strobe_analysis_feed(struct strobe_analysis *a, const struct strobe_event *ev);
 
-/* Build the result tables.  Returns 0 or -ENOMEM. */
+/*
+ * Build the result tables: those of the whole window, or after a reset
+ * those of the last interval (from the latest reset to the end).  Tasks
+ * still running are charged up to the window's end; snapshots and resets
+ * fail after it.  A second call does nothing.  Returns 0 or
+ * -ENOMEM.
+ */
 int strobe_analysis_finish(struct strobe_analysis *a, struct strobe_error *err);
+
+/* ---- intervals: snapshot and reset ---------------------------------- */
+
+/*
+ * An interval runs from the start (opts->begin, else the first event) or
+ * the latest reset to a snapshot.  Intervals lie inside the window: what
+ * happens outside opts->begin..end is never counted.  A measurement
+ * (a call, a wake-up's wait, a block request, a handler run, a period)
+ * counts, whole, in the interval where it ends, whenever it began, so the
+ * intervals split the measurements of one run and their counts and
+ * totals add up to that run's.  CPU time is shared out instead: a task
+ * running at a reset is charged up to it in the interval before and from
+ * it in the next.  (A --begin/--end run over an interval's times differs
+ * only by what began before them: it cannot see it.)  Log rows (opts->log)
+ * come as measurements end, so each belongs to the interval it came in.
+ *
+ * Times are trace clock ns; 0 means the last event fed.  A time before
+ * the last event fed (or the interval's start) is taken as that, one past
+ * opts->end as opts->end.  Both need an attached, unfinished analysis:
+ * they return 0, -EINVAL (not attached, or finished; *err says which) or
+ * -ENOMEM.
+ */
+
+/*
+ * Build the tables of the current interval up to ts: the same tables,
+ * columns and keys as finish, without ending anything.  What is in flight
+ * (a call entered, a waiting task, a request issued, a running handler,
+ * an open period) is left out, to count when it ends; tasks running at ts
+ * are charged up to ts in the snapshot only (the state goes on as if no
+ * snapshot had been taken).  periods.open is finish's only.  The tables
+ * (strobe_analysis_nr_tables, _table), the notes and the window
+ * (strobe_analysis_window: the interval) stay as they are until the next
+ * snapshot, finish or free: feeding and resetting leave them.  Any number
+ * of times.
+ */
+int strobe_analysis_snapshot(struct strobe_analysis *a, uint64_t ts, struct strobe_error *err);
+
+/*
+ * Start a new interval at ts: every counter, statistic, histogram,
+ * ranking and row of the interval is dropped; what is in flight is kept
+ * (running tasks, from ts on; calls entered, pending wake-ups, requests in
+ * flight, open periods and their parents' accumulated children) and so
+ * is who things belong to (file and IRQ names, an inode's dirtiers).
+ * The tables of the latest snapshot stay readable.  Take a snapshot at ts
+ * first to keep the interval's figures.
+ */
+int strobe_analysis_reset(struct strobe_analysis *a, uint64_t ts, struct strobe_error *err);
 
 /*
  * The analysis as a consumer of a pipeline (pipeline.h), reading the
@@ -211,16 +265,19 @@ int strobe_analysis_cpu_mask(const struct strobe_analysis *a, const bool **mask)
 int strobe_analysis_run_file(struct strobe_analysis *a, struct strobe_tracefile *tf,
 			     struct strobe_error *err);
 
-/* Result tables, in analysis order, after finish. */
+/* Result tables, in analysis order, after finish or a snapshot (before:
+ * the schemas, no rows). */
 int strobe_analysis_nr_tables(const struct strobe_analysis *a);
 const struct strobe_table *strobe_analysis_table(const struct strobe_analysis *a, int i);
 
-/* Notes for the user (missing events, unavailable details), after attach
- * or finish; strings owned by a. */
+/* Notes for the user (missing events, unavailable details), after attach,
+ * a snapshot or finish (each replaces the notes the previous one made;
+ * attach's stay); strings owned by a. */
 int strobe_analysis_nr_notes(const struct strobe_analysis *a);
 const char *strobe_analysis_note(const struct strobe_analysis *a, int i);
 
-/* The window actually analysed (trace clock ns), after finish. */
+/* The window actually analysed (trace clock ns), after finish; after a
+ * snapshot, its interval. */
 void strobe_analysis_window(const struct strobe_analysis *a, uint64_t *begin,
 			    uint64_t *end);
 

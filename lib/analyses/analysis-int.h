@@ -15,10 +15,11 @@
  * analysis resolved in its resolve hook.
  *
  * Where each part lives: the analysis object, dispatch, gaps, the window
- * and thread instances in core.c; the hash map in hash.c; result tables
- * and rankings in tables.c; latency statistics and histograms in stats.c;
- * owners and group keys in owners.c; which tasks count (the recording's
- * target, the task filters) in targets.c.  This header is the one place
+ * and thread instances in core.c; the building of result tables,
+ * snapshots and resets (intervals) in interval.c; the hash map in
+ * hash.c; result tables and rankings in tables.c; latency statistics and
+ * histograms in stats.c; owners and group keys in owners.c; which tasks
+ * count (the recording's target, the task filters) in targets.c.  This header is the one place
  * for their cross-file declarations; what runs per event and is a line or
  * two (ana_task, ana_inst_get, the window and filter tests) is inline here
  * so splitting the files costs no call.
@@ -59,6 +60,12 @@ struct ana_map {
 };
 void ana_map_init(struct ana_map *m, size_t vsize) STROBE_HIDDEN;
 void ana_map_free(struct ana_map *m) STROBE_HIDDEN;
+/* Remove every entry, keeping the capacity (values owning memory are the
+ * caller's to free first). */
+void ana_map_clear(struct ana_map *m) STROBE_HIDDEN;
+/* dst (uninitialised) becomes a copy of src, values copied bytewise;
+ * 0 or -ENOMEM (dst then empty). */
+int ana_map_copy(struct ana_map *dst, const struct ana_map *src) STROBE_HIDDEN;
 void *ana_map_get(const struct ana_map *m, uint64_t key) STROBE_HIDDEN;
 /* Double the capacity (64 first); 0 or -ENOMEM. */
 int ana_map_grow(struct ana_map *m) STROBE_HIDDEN;
@@ -175,8 +182,20 @@ struct ana_ops {
 	 * that lives on that CPU (per-thread state is checked with
 	 * ana_gap_since()). */
 	void (*lost)(struct ana *a, int cpu, uint64_t ts);
-	/* Fill the tables. */
+	/* Fill the tables: the last interval, to the window's end (what is
+	 * still running is charged up to there). */
 	int (*finish)(struct ana *a);
+	/* Fill the tables for a snapshot at ts (interval.c): the interval's
+	 * figures, what is in flight left out except time-sharing figures
+	 * (CPU time of running tasks), charged up to ts without changing
+	 * anything later events, snapshots or finish see.  NULL: finish
+	 * changes nothing and serves. */
+	int (*snapshot)(struct ana *a, uint64_t ts);
+	/* A new interval begins at ts (interval.c): drop the interval's
+	 * counters, statistics, rankings and rows; keep what is in flight
+	 * (running tasks, from ts on; calls entered, wake-ups, requests,
+	 * open periods) and who things belong to. */
+	void (*reset)(struct ana *a, uint64_t ts);
 	void (*free)(struct ana *a);
 };
 
@@ -186,6 +205,9 @@ struct ana {
 	struct ana_core *core;
 	struct strobe_table **tables;	/* declared in init, filled in finish */
 	int nr_tables;
+	int nr_declared;	/* tables declared in init; those after them are
+				 * per-group histograms a build added
+				 * (ana_emit_hist), dropped by the next build */
 	void *priv;
 	bool active;		/* its events are present */
 	uint64_t dropped;	/* measurements dropped: lost events */
@@ -205,7 +227,11 @@ struct ana_core {
 	struct strobe_model *model;
 	struct strobe_formats *fmts;
 	uint64_t first_ts, last_ts;	/* events seen inside the window */
-	uint64_t win_begin, win_end;	/* after finish */
+	uint64_t win_begin, win_end;	/* after finish or a snapshot */
+	uint64_t ival_begin;	/* the latest strobe_analysis_reset's ts, 0 none */
+	bool built;		/* tables built once (a snapshot or finish) */
+	int nr_base_notes;	/* notes before the first build (attach's): the
+				 * later ones are the build's, replaced by the next */
 	uint64_t last_gap_any;	/* ts of the latest event after a gap */
 	uint64_t *gap_end;	/* per CPU: ts of the latest event after a gap */
 	uint64_t *cpu_last;	/* per CPU: ts of the latest event (before the
@@ -251,6 +277,35 @@ struct ana_core {
 	char **notes;
 	int nr_notes;
 };
+
+struct disp;
+
+/* The analysis object (core.c; interval.c builds its results). */
+struct strobe_analysis {
+	struct ana_core core;
+	struct ana *anas;
+	int nr_anas;
+	struct disp *disp;	/* indexed by event id */
+	int nr_disp;
+	struct strobe_model *own_model;
+	bool attached, finished;
+	const struct strobe_table **all_tables;	/* the latest build's */
+	int nr_all_tables;
+	/* the core's own events */
+	struct strobe_field f_fork_child, f_fork_parent, f_exit_pid;
+	uint64_t nr_events;
+	int source;		/* as a pipeline consumer: the source it reads */
+	bool model_external;	/* own_model is fed by its pipeline, not feed */
+};
+
+/*
+ * Build the result tables (interval.c): those of a snapshot at ts, or
+ * with last (strobe_analysis_finish) those of the last interval up to the
+ * window's end.  The previous build's rows, histograms and notes are
+ * dropped first.  0 or -ENOMEM.
+ */
+int ana_build(struct strobe_analysis *a, bool last, uint64_t ts,
+	      struct strobe_error *err) STROBE_HIDDEN;
 
 /*
  * What a PID-filtered trace decided about a thread: the entry of c->inst

@@ -25,8 +25,9 @@
  * What the analyses share lives beside it, one concern a file: result
  * tables and rankings (tables.c), latency statistics and histograms
  * (stats.c), owners and group keys (owners.c), which tasks count: the
- * recording's target and the task filters (targets.c).  Their cross-file
- * declarations are in analysis-int.h.
+ * recording's target and the task filters (targets.c), the building of
+ * result tables (finish's, a snapshot's) and resets (interval.c).  Their
+ * cross-file declarations are in analysis-int.h.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -62,23 +63,6 @@ struct handler {
 struct disp {
 	struct handler *h;
 	int n;
-};
-
-struct strobe_analysis {
-	struct ana_core core;
-	struct ana *anas;
-	int nr_anas;
-	struct disp *disp;	/* indexed by event id */
-	int nr_disp;
-	struct strobe_model *own_model;
-	bool attached, finished;
-	const struct strobe_table **all_tables;
-	int nr_all_tables;
-	/* the core's own events */
-	struct strobe_field f_fork_child, f_fork_parent, f_exit_pid;
-	uint64_t nr_events;
-	int source;		/* as a pipeline consumer: the source it reads */
-	bool model_external;	/* own_model is fed by its pipeline, not feed */
 };
 
 const char *const *strobe_analysis_names(void)
@@ -513,38 +497,10 @@ void strobe_analysis_feed(struct strobe_analysis *a, const struct strobe_event *
 
 int strobe_analysis_finish(struct strobe_analysis *a, struct strobe_error *err)
 {
-	struct ana_core *c = &a->core;
-	int i, j, n = 0;
-
 	if (a->finished)
 		return 0;
 	a->finished = true;
-	c->win_begin = c->opts.begin ? c->opts.begin : c->first_ts;
-	c->win_end = c->opts.end && c->opts.end < c->last_ts ? c->opts.end : c->last_ts;
-	if (c->opts.end && !c->last_ts)
-		c->win_end = c->opts.end;
-	if (c->win_end < c->win_begin)
-		c->win_end = c->win_begin;
-	for (i = 0; i < a->nr_anas; i++) {
-		struct ana *an = &a->anas[i];
-
-		if (an->active && an->ops->finish && an->ops->finish(an) < 0)
-			return strobe_err(err, -ENOMEM, "out of memory");
-		for (j = 0; j < an->nr_tables; j++)
-			an->tables[j]->dropped = an->dropped;
-		if (an->active && an->dropped)
-			ana_note(c, "%s: %llu measurements dropped because events were lost "
-				 "inside them", an->ops->name, (unsigned long long)an->dropped);
-		n += an->nr_tables;
-	}
-	a->all_tables = calloc((size_t)(n ? n : 1), sizeof(*a->all_tables));
-	if (!a->all_tables)
-		return strobe_err(err, -ENOMEM, "out of memory");
-	for (i = 0; i < a->nr_anas; i++)
-		for (j = 0; j < a->anas[i].nr_tables; j++)
-			if (a->anas[i].active && !a->anas[i].tables[j]->schema_only)
-				a->all_tables[a->nr_all_tables++] = a->anas[i].tables[j];
-	return 0;
+	return ana_build(a, true, 0, err);	/* interval.c */
 }
 
 int strobe_analysis_nr_tables(const struct strobe_analysis *a)

@@ -29,6 +29,19 @@
  * recorded.  There only traced tasks are charged (ana_tid_traced), and a
  * note says that the other tasks' CPU time is not known.
  *
+ * Intervals (strobe_analysis_snapshot, _reset): a snapshot charges the
+ * tasks running at its time up to it, on a copy of the groups, so nothing
+ * is charged twice; a reset moves their running start to its time, so
+ * the intervals share a running task's time out at their boundaries and
+ * add up to the whole run's.  Time a CPU ran a task whose switch-in was
+ * not recorded is charged, as above, at its switch-out, to the interval
+ * it ends in.  Two cases cannot come out exactly as in one run, because
+ * a live reader cannot take back what it reported: a task running at a
+ * snapshot whose switch-out then names another task (a switch not
+ * recorded) had its time up to the snapshot charged, which one run does
+ * not; and time a later lost-events gap shows unknown may have been
+ * charged up to a snapshot inside it.
+ *
  * --log: one row per complete on-CPU interval, at its switch-out: the
  * switch-in time, the duration, the task, the CPU and the task switched
  * in next.  Only intervals whose switch-in and switch-out are both in the
@@ -51,7 +64,9 @@ enum cpu_state { CPU_UNKNOWN = 0, CPU_RUNNING };
 struct cpu {
 	enum cpu_state state;
 	int tid;
-	uint64_t since;		/* RUNNING: charged up to here */
+	uint64_t since;		/* RUNNING: charged up to here (the switch-in,
+				 * or a later reset) */
+	uint64_t in;		/* RUNNING: when tid was switched in */
 	uint64_t resume;	/* UNKNOWN after a gap: first event after it */
 	uint64_t busy;		/* non-idle time charged on this CPU */
 	bool seen;
@@ -99,6 +114,18 @@ static struct cpu *get_cpu(struct cputop *p, int cpu)
 	return &p->cpus[cpu];
 }
 
+/* The task of tid if its time is charged (a traced, selected, non-idle
+ * task), else NULL. */
+static const struct strobe_task *chargeable(struct ana *a, int tid)
+{
+	const struct strobe_task *t;
+
+	if (tid <= 0 || !ana_tid_traced(a->core, tid))
+		return NULL;
+	t = ana_task(a->core, tid);
+	return t && ana_task_selected(a->core, t) ? t : NULL;
+}
+
 /* Charge tid for [t0, t1) on cpu; true if it was charged (a traced,
  * selected, non-idle task and t1 > t0). */
 static bool charge(struct ana *a, int tid, int cpu, uint64_t t0, uint64_t t1)
@@ -109,10 +136,7 @@ static bool charge(struct ana *a, int tid, int cpu, uint64_t t0, uint64_t t1)
 	bool created;
 	uint64_t key;
 
-	if (tid <= 0 || t1 <= t0 || !ana_tid_traced(a->core, tid))
-		return false;
-	t = ana_task(a->core, tid);
-	if (!t || !ana_task_selected(a->core, t))
+	if (t1 <= t0 || !(t = chargeable(a, tid)))
 		return false;
 	p->cpus[cpu].busy += t1 - t0;
 	key = ana_group_key(a->core, t, cpu);
@@ -166,6 +190,7 @@ static void on_switch(struct ana *a, const struct strobe_event *ev, int cookie)
 	int prev = (int)strobe_field_int(ev, &p->prev_pid);
 	int next = (int)strobe_field_int(ev, &p->next_pid);
 	bool whole = false;	/* the interval's switch-in was seen */
+	bool charged;
 	uint64_t from;
 
 	if (!c)
@@ -185,10 +210,10 @@ static void on_switch(struct ana *a, const struct strobe_event *ev, int cookie)
 
 			from = ev->ts;
 			if (a->core->cpu_pid[ev->cpu] == prev &&
-			    a->core->cpu_pid_since[ev->cpu] > c->since)
+			    a->core->cpu_pid_since[ev->cpu] > c->in)
 				from = a->core->cpu_pid_since[ev->cpu];
 			if (c->tid == 0 && ar && ar->cpu == ev->cpu &&
-			    ar->ts >= c->since && ar->ts < from)
+			    ar->ts >= c->in && ar->ts < from)
 				from = ar->ts;
 		}
 	} else {
@@ -207,13 +232,18 @@ static void on_switch(struct ana *a, const struct strobe_event *ev, int cookie)
 		if (from < start)
 			from = start;
 	}
-	if (charge(a, prev, ev->cpu, from, ev->ts) && whole && p->log && a->core->opts.log)
-		log_interval(a, ev, prev, next, from);
+	charged = charge(a, prev, ev->cpu, from, ev->ts);
+	/* the whole interval is a row, also when a reset at this very time
+	 * left nothing of it to charge */
+	if (whole && p->log && a->core->opts.log &&
+	    (charged || (from == ev->ts && c->in < from && chargeable(a, prev))))
+		log_interval(a, ev, prev, next, c->in);
 	if (prev > 0)
 		ana_map_del(&p->arrivals, (uint64_t)(uint32_t)prev);
 	c->state = CPU_RUNNING;
 	c->tid = next;
 	c->since = ev->ts;
+	c->in = ev->ts;
 	c->seen = true;
 }
 
@@ -327,7 +357,9 @@ static double pct(uint64_t ns, uint64_t window)
 	return window ? 100.0 * (double)ns / (double)window : 0.0;
 }
 
-static int finish(struct ana *a)
+/* The tables, from the groups as they are, over the window [win_begin,
+ * win_end] (a snapshot's interval). */
+static int emit(struct ana *a)
 {
 	struct cputop *p = a->priv;
 	struct ana_core *c = a->core;
@@ -338,9 +370,6 @@ static int finish(struct ana *a)
 	size_t n, i;
 	int cpu, k;
 
-	for (cpu = 0; cpu < p->nr_cpus; cpu++)
-		if (p->cpus[cpu].state == CPU_RUNNING)
-			charge(a, p->cpus[cpu].tid, cpu, p->cpus[cpu].since, c->win_end);
 	if (!p->top)
 		goto notes;
 	if (ana_rank_map(&p->groups, offsetof(struct group, ns), &r, &n) < 0)
@@ -376,6 +405,66 @@ notes:
 	return 0;
 }
 
+/* Charge the tasks running now up to `end`. */
+static void charge_running(struct ana *a, uint64_t end)
+{
+	struct cputop *p = a->priv;
+	int cpu;
+
+	for (cpu = 0; cpu < p->nr_cpus; cpu++)
+		if (p->cpus[cpu].state == CPU_RUNNING)
+			charge(a, p->cpus[cpu].tid, cpu, p->cpus[cpu].since, end);
+}
+
+static int finish(struct ana *a)
+{
+	charge_running(a, a->core->win_end);
+	return emit(a);
+}
+
+/* As finish, on copies: the groups and the CPUs' busy time are put back
+ * as they were. */
+static int snapshot(struct ana *a, uint64_t ts)
+{
+	struct cputop *p = a->priv;
+	struct ana_map groups;
+	uint64_t *busy = calloc((size_t)(p->nr_cpus ? p->nr_cpus : 1), sizeof(*busy));
+	int cpu, ret;
+
+	if (!busy || ana_map_copy(&groups, &p->groups) < 0) {
+		free(busy);
+		return -ENOMEM;
+	}
+	for (cpu = 0; cpu < p->nr_cpus; cpu++)
+		busy[cpu] = p->cpus[cpu].busy;
+	charge_running(a, ts);
+	ret = emit(a);
+	ana_map_free(&p->groups);
+	p->groups = groups;
+	for (cpu = 0; cpu < p->nr_cpus; cpu++)
+		p->cpus[cpu].busy = busy[cpu];
+	free(busy);
+	return ret;
+}
+
+/* What ran before ts was charged to the interval before (a snapshot at
+ * ts shows it): running tasks go on from ts. */
+static void reset(struct ana *a, uint64_t ts)
+{
+	struct cputop *p = a->priv;
+	int cpu;
+
+	ana_map_clear(&p->groups);
+	p->lost_ns = 0;
+	for (cpu = 0; cpu < p->nr_cpus; cpu++) {
+		struct cpu *c = &p->cpus[cpu];
+
+		c->busy = 0;
+		if (c->state == CPU_RUNNING && c->since < ts)
+			c->since = ts;
+	}
+}
+
 static void fini(struct ana *a)
 {
 	struct cputop *p = a->priv;
@@ -396,5 +485,7 @@ const struct ana_ops ana_cputop_ops = {
 	.resolve = resolve,
 	.lost = lost,
 	.finish = finish,
+	.snapshot = snapshot,
+	.reset = reset,
 	.free = fini,
 };

@@ -37,6 +37,33 @@ void ana_map_free(struct ana_map *m)
 	m->cap = m->n = 0;
 }
 
+void ana_map_clear(struct ana_map *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		m->keys[i] = ANA_MAP_EMPTY;
+	m->n = 0;
+}
+
+int ana_map_copy(struct ana_map *dst, const struct ana_map *src)
+{
+	ana_map_init(dst, src->vsize);
+	if (!src->cap)
+		return 0;
+	dst->keys = malloc(src->cap * sizeof(*dst->keys));
+	dst->vals = malloc(src->cap * src->vsize);
+	if (!dst->keys || !dst->vals) {
+		ana_map_free(dst);
+		return -ENOMEM;
+	}
+	memcpy(dst->keys, src->keys, src->cap * sizeof(*dst->keys));
+	memcpy(dst->vals, src->vals, src->cap * src->vsize);
+	dst->cap = src->cap;
+	dst->n = src->n;
+	return 0;
+}
+
 void *ana_map_get(const struct ana_map *m, uint64_t key)
 {
 	size_t i;

@@ -43,6 +43,11 @@
  * completion (issue time, latency, disk, sector, bytes, the owner as
  * above).  --min/--max select rows by latency; a request whose owner is
  * unknown is a row (tid -1) unless task filters are given.
+ *
+ * A reset (strobe_analysis_reset) drops the per-owner, per-file, per-disk
+ * figures and keeps what is in flight and who things belong to: calls
+ * entered, bios and requests with their owners, file names, the dirtiers
+ * of inodes; a call or request counts in the interval it ends in.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -1067,9 +1072,9 @@ nomem:
 	return -ENOMEM;
 }
 
-static void fini(struct ana *a)
+/* Free the histograms of the latency figures. */
+static void free_hists(struct io *p)
 {
-	struct io *p = a->priv;
 	struct latgroup *l;
 	struct disk *d;
 	struct blkgroup *b;
@@ -1083,6 +1088,26 @@ static void fini(struct ana *a)
 	pos = 0;
 	while ((b = ana_map_next(&p->blk, &pos, NULL)))
 		ana_stats_free(&b->st);
+}
+
+static void reset(struct ana *a, uint64_t ts)
+{
+	struct io *p = a->priv;
+
+	free_hists(p);
+	ana_map_clear(&p->groups);
+	ana_map_clear(&p->fds);
+	ana_map_clear(&p->lats);
+	ana_map_clear(&p->disks);
+	ana_map_clear(&p->blk);
+	ana_map_clear(&p->wbdisks);
+}
+
+static void fini(struct ana *a)
+{
+	struct io *p = a->priv;
+
+	free_hists(p);
 	ana_map_free(&p->inflight);
 	ana_map_free(&p->groups);
 	ana_map_free(&p->fds);
@@ -1109,5 +1134,6 @@ const struct ana_ops ana_io_ops = {
 	.subs = subs,
 	.resolve = resolve,
 	.finish = finish,
+	.reset = reset,
 	.free = fini,
 };

@@ -25,6 +25,13 @@
  * --min/--max select rows by handler duration.  Interrupts belong to no
  * task: the task filters do not apply to them (here as in the tables);
  * --cpu does.
+ *
+ * A reset (strobe_analysis_reset) zeroes the groups' statistics but
+ * keeps the groups, whose names come from the entry events, and the
+ * per-CPU state: a handler running at a reset, or a softirq raised
+ * before it, counts whole in the interval where it exits or is entered.
+ * Handler runs are measurements, not shares of time: a snapshot leaves a
+ * running handler out, as it does a call in flight.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -370,6 +377,19 @@ static int finish(struct ana *a)
 	return ret;
 }
 
+/* A group without measurements is no row (finish). */
+static void reset(struct ana *a, uint64_t ts)
+{
+	struct irq *p = a->priv;
+	struct group *g;
+	size_t pos = 0;
+
+	while ((g = ana_map_next(&p->groups, &pos, NULL))) {
+		ana_stats_free(&g->st);
+		memset(&g->st, 0, sizeof(g->st));
+	}
+}
+
 static void fini(struct ana *a)
 {
 	struct irq *p = a->priv;
@@ -394,5 +414,6 @@ const struct ana_ops ana_irq_ops = {
 	.resolve = resolve,
 	.lost = lost,
 	.finish = finish,
+	.reset = reset,
 	.free = fini,
 };

@@ -11,7 +11,8 @@
  *
  * --log: one row per event (time, task, CPU, alloc or free, order, pages,
  * bytes, and an allocation's gfp_flags in hex when the format has them).
- * Nothing here has a duration, so --min/--max do not apply.
+ * Nothing here has a duration, so --min/--max do not apply, and nothing
+ * is in flight: a reset (strobe_analysis_reset) drops the groups.
  */
 #include <stdio.h>
 #include <errno.h>
@@ -198,6 +199,13 @@ static int finish(struct ana *a)
 	return 0;
 }
 
+static void reset(struct ana *a, uint64_t ts)
+{
+	struct mem *p = a->priv;
+
+	ana_map_clear(&p->groups);
+}
+
 static void fini(struct ana *a)
 {
 	struct mem *p = a->priv;
@@ -215,5 +223,6 @@ const struct ana_ops ana_mem_ops = {
 	.subs = subs,
 	.resolve = resolve,
 	.finish = finish,
+	.reset = reset,
 	.free = fini,
 };

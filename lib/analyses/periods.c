@@ -28,6 +28,13 @@
  * log row per child definition: the statistics of its descendants of that
  * definition (lttng's aggregated log).
  *
+ * Intervals (strobe_analysis_snapshot, _reset): a period counts in the
+ * interval where it ends, its parent's breakdown in the interval where the
+ * parent ends (the accumulators of open parents are kept by a reset, so
+ * a child that ended in an earlier interval is still in its parent's
+ * breakdown).  A reset drops the groups, the breakdown and the --top
+ * ranking; a snapshot leaves open periods out (periods.open is finish's).
+ *
  * Memory: the engine keeps one entry per open period; here, one group per
  * (definition, key), the --top heap, and per open parent (only for
  * definitions with children) an accumulator freed when it ends.  Log rows
@@ -817,7 +824,9 @@ static int group_cmp(const void *x, const void *y)
 	return strcmp(a->key, b->key);
 }
 
-static int finish(struct ana *a)
+/* The tables from what the periods ended so far (finish: all of them,
+ * the open ones last as OPEN). */
+static int emit(struct ana *a)
 {
 	struct periods *s = a->priv;
 	struct ana_core *c = a->core;
@@ -826,7 +835,6 @@ static int finish(struct ana *a)
 	size_t i, n;
 	int d, k;
 
-	strobe_periods_finish(s->eng);
 	strobe_periods_stats(s->eng, &st);
 	if (strobe_periods_error(s->eng, &err) < 0)
 		ana_note(c, "periods: %s", err.msg);
@@ -852,22 +860,29 @@ static int finish(struct ana *a)
 			ana_note(c, "periods: no period '%s' began: does the trace hold the "
 				 "events its begin expression names?", s->names[d]);
 	if (s->t_top) {
-		struct kept *top = s->top.v;
+		/* a copy: the heap goes on after a snapshot */
+		struct kept *top = calloc((size_t)s->top.n + 1, sizeof(*top));
 
+		if (!top)
+			return -ENOMEM;
+		if (s->top.n)
+			memcpy(top, s->top.v, (size_t)s->top.n * sizeof(*top));
 		if (s->top.n > 1)
 			qsort(top, (size_t)s->top.n, sizeof(*top), kept_cmp);
 		for (k = 0; k < s->top.n; k++) {
 			union strobe_value *v = tbl_row(s->t_top);
 
-			if (!v)
+			if (!v) {
+				free(top);
 				return -ENOMEM;
+			}
 			kept_vals(s, s->t_top, v, &top[k], true);
 		}
+		free(top);
 	}
 	/* tables with nothing to say are left out of the results (their
 	 * schemas stay, for LAMI metadata) */
-	if (!s->nr_open)
-		s->t_open->schema_only = true;
+	s->t_open->schema_only = !s->nr_open;
 	for (d = 0; s->t_brk && d < s->nr_defs && !s->has_kids[d]; d++)
 		;
 	if (s->t_brk && d == s->nr_defs)
@@ -984,6 +999,47 @@ static int finish(struct ana *a)
 	return 0;
 }
 
+static int finish(struct ana *a)
+{
+	struct periods *s = a->priv;
+
+	strobe_periods_finish(s->eng);	/* the open ones, as OPEN */
+	return emit(a);
+}
+
+static int snapshot(struct ana *a, uint64_t ts)
+{
+	return emit(a);
+}
+
+static void reset(struct ana *a, uint64_t ts)
+{
+	struct periods *s = a->priv;
+	size_t i;
+	int k;
+
+	for (i = 0; i < s->nr_groups; i++) {
+		ana_stats_free(&s->groups[i]->st);
+		free(s->groups[i]->key);
+		free(s->groups[i]->container);
+		free(s->groups[i]);
+	}
+	s->nr_groups = 0;
+	memset(s->buckets, 0, sizeof(s->buckets));
+	for (k = 0; k < s->nr_defs; k++) {
+		struct ana_stats *child = s->brk[k].child;
+
+		memset(&s->brk[k], 0, sizeof(s->brk[k]));
+		s->brk[k].child = child;
+		if (child)
+			memset(child, 0, (size_t)s->nr_defs * sizeof(*child));
+	}
+	for (k = 0; s->top.v && k < s->top.n; k++)
+		kept_free((struct kept *)s->top.v + k);
+	s->top.n = 0;
+	s->lost = s->cut = s->owner_gone = s->backwards = 0;
+}
+
 static void fini(struct ana *a)
 {
 	struct periods *s = a->priv;
@@ -1026,5 +1082,7 @@ const struct ana_ops ana_periods_ops = {
 	.resolve = resolve,
 	.lost = lost,
 	.finish = finish,
+	.snapshot = snapshot,
+	.reset = reset,
 	.free = fini,
 };

@@ -29,6 +29,10 @@
  * waker is there, its switch-in by an untraced prev is not, so the next
  * recorded switch-in could close a wait long after the real one.  Waits
  * are therefore kept for traced tasks only (ana_tid_traced).
+ *
+ * A reset (strobe_analysis_reset) drops the groups and the worst wake-ups
+ * and keeps the waits: a wait counts in the interval its switch-in comes
+ * in.  finish ranks a copy of the worst, so it serves snapshots too.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -413,15 +417,22 @@ static int finish(struct ana *a)
 			 "with no recorded switch-in (the kernel emitted no sched_switch "
 			 "for it)", (unsigned long long)p->unmeasured);
 	if (p->top) {
-		struct worst *worst = p->worst.v;
+		/* a copy: the heap goes on after a snapshot */
+		struct worst *worst = calloc((size_t)p->worst.n + 1, sizeof(*worst));
 
+		if (!worst)
+			return -ENOMEM;
+		if (p->worst.n)
+			memcpy(worst, p->worst.v, (size_t)p->worst.n * sizeof(*worst));
 		qsort(worst, (size_t)p->worst.n, sizeof(*worst), worst_cmp);
 		for (i = 0; i < (size_t)p->worst.n; i++) {
 			struct worst *w = &worst[i];
 			union strobe_value *v = tbl_row(p->top);
 
-			if (!v)
+			if (!v) {
+				free(worst);
 				return -ENOMEM;
+			}
 			v[0].u = w->ts;
 			v[1].u = w->latency;
 			v[2].i = w->o.tid;
@@ -434,6 +445,7 @@ static int finish(struct ana *a)
 			v[9].i = w->waker;
 			v[10].s = tbl_str(p->top, w->waker_comm);
 		}
+		free(worst);
 	}
 	if (ana_rank_map(&p->groups, offsetof(struct group, wake.max), &r, &n) < 0)
 		return -ENOMEM;
@@ -459,14 +471,31 @@ out:
 	return ret;
 }
 
-static void fini(struct ana *a)
+/* Free the groups' histograms. */
+static void free_hists(struct schedlat *p)
 {
-	struct schedlat *p = a->priv;
 	struct group *g;
 	size_t pos = 0;
 
 	while ((g = ana_map_next(&p->groups, &pos, NULL)))
 		ana_stats_free(&g->wake);
+}
+
+static void reset(struct ana *a, uint64_t ts)
+{
+	struct schedlat *p = a->priv;
+
+	free_hists(p);
+	ana_map_clear(&p->groups);
+	p->worst.n = 0;
+	p->unmeasured = 0;
+}
+
+static void fini(struct ana *a)
+{
+	struct schedlat *p = a->priv;
+
+	free_hists(p);
 	ana_map_free(&p->waits);
 	ana_map_free(&p->groups);
 	ana_topn_free(&p->worst);
@@ -483,5 +512,6 @@ const struct ana_ops ana_schedlat_ops = {
 	.resolve = resolve,
 	.lost = lost,
 	.finish = finish,
+	.reset = reset,
 	.free = fini,
 };

@@ -16,6 +16,8 @@
  * restarts its measurement; a measurement with lost events anywhere
  * inside it is dropped and counted.  Return values: >= 0 (or > -4096 not
  * being an error) is success, -1..-4095 an errno, split by errno name.
+ * A reset (strobe_analysis_reset) drops the groups and keeps the calls in
+ * flight: a call counts in the interval it exits in.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -348,14 +350,31 @@ out:
 	return ret;
 }
 
-static void fini(struct ana *a)
+/* Free the groups' histograms. */
+static void free_hists(struct syscalls *p)
 {
-	struct syscalls *p = a->priv;
 	struct group *g;
 	size_t pos = 0;
 
 	while ((g = ana_map_next(&p->groups, &pos, NULL)))
 		ana_stats_free(&g->st);
+}
+
+static void reset(struct ana *a, uint64_t ts)
+{
+	struct syscalls *p = a->priv;
+
+	free_hists(p);
+	ana_map_clear(&p->groups);
+	ana_map_clear(&p->errs);
+	p->unmatched_exits = 0;
+}
+
+static void fini(struct ana *a)
+{
+	struct syscalls *p = a->priv;
+
+	free_hists(p);
 	ana_map_free(&p->inflight);
 	ana_map_free(&p->groups);
 	ana_map_free(&p->errs);
@@ -371,5 +390,6 @@ const struct ana_ops ana_syscalls_ops = {
 	.subs = subs,
 	.resolve = resolve,
 	.finish = finish,
+	.reset = reset,
 	.free = fini,
 };

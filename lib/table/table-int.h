@@ -32,6 +32,10 @@ struct strobe_table {
 struct strobe_table *tbl_new(const char *name, const char *title,
 				   enum strobe_view view) STROBE_HIDDEN;
 void tbl_free(struct strobe_table *t) STROBE_HIDDEN;
+/* Drop every row and pooled string (capacity kept): the table as it was
+ * declared, to be filled again.  Not for tables whose column keys or
+ * titles are pooled (strobe_table_merge_hosts' tables). */
+void tbl_clear(struct strobe_table *t) STROBE_HIDDEN;
 /* Add a column (key and title must be static strings). 0 or -ENOMEM. */
 int tbl_col(struct strobe_table *t, const char *key, const char *title,
 		  enum strobe_col_type type) STROBE_HIDDEN;

@@ -48,6 +48,17 @@ void tbl_free(struct strobe_table *t)
 	free(t);
 }
 
+void tbl_clear(struct strobe_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_strs; i++)
+		free(t->strs[i]);
+	t->nr_strs = 0;
+	t->nr_rows = 0;
+	t->dropped = 0;
+}
+
 int tbl_col(struct strobe_table *t, const char *key, const char *title,
 		  enum strobe_col_type type)
 {

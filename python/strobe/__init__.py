@@ -31,6 +31,20 @@ Files and analyses:
     strobe.analyze("trace.dat", ["syscalls"], group_by="container")
         -> {"syscalls.top": [{"container": "web", "syscall": "read", ...}, ...]}
 
+The same figures per interval (a second of trace time here), from an
+Analysis fed the events one by one:
+
+    an = strobe.Analysis(["cputop", "syscalls"], group_by="container")
+    end = None
+    for ev in strobe.read_trace("trace.dat"):
+        end = end or ev.ts + 10**9
+        while ev.ts > end:
+            print(an.snapshot(end))     # the tables of [end - 1 s, end]
+            an.reset(end)               # what is in flight carries over
+            end += 10**9
+        an.feed(ev)
+    print(an.finish())                  # the last interval
+
 Events (strobe.Event): name, system, ts (ns), cpu, pid (the thread ID),
 tgid, comm, container (name or short ID; None on the host), ev["field"]
 and ev.fields (a dict).  Fields are decoded only when read.  An event is
@@ -58,6 +72,7 @@ import atexit as _atexit
 from . import _strobe
 from ._strobe import (
     STOP,
+    Analysis,
     Event,
     Instance,
     TraceReader,
@@ -86,7 +101,7 @@ from ._strobe import (
 __version__ = _strobe.version
 
 __all__ = [
-    "STOP", "Event", "Instance", "TraceReader", "analysis_names", "analyze",
+    "STOP", "Analysis", "Event", "Instance", "TraceReader", "analysis_names", "analyze",
     "available_events", "clear_event_filter", "create_instance",
     "destroy_instance", "disable_event", "disable_events", "enable_event",
     "enable_events", "find_instance", "hook2container", "hook2pid",

@@ -2,7 +2,8 @@
 kernel (root, tracefs): exact event counts for a traced command and for
 the children a hooked shell starts later, timeouts kept, STOP and a raising
 callback ending the iteration with nothing left behind, named and detached
-instances, and errors with the library's messages."""
+instances, errors with the library's messages, and an Analysis fed live
+events read interval by interval."""
 import os
 import subprocess
 import threading
@@ -219,6 +220,29 @@ def test_analyze_live_counts_the_hooked_process(kernel):
     rows = [r for r in tables["syscalls.top"] if r["syscall"] == "getppid"]
     assert [(r["pid"], r["count"]) for r in rows] == [(p.pid, 4000)], rows
     assert our_instances() == []
+
+
+def test_analysis_fed_live_gives_each_interval_its_own_calls(kernel):
+    """An Analysis fed a traced shell's events, cut (snapshot and reset) at
+    each child's exit: every interval holds that child's getppid calls."""
+    an = strobe.Analysis("syscalls", top=0, views="stats")
+    intervals = []
+
+    def cb(ev):
+        an.feed(ev)
+        if ev.name == "sched_process_exit":
+            intervals.append(an.snapshot(ev.ts))
+            an.reset(ev.ts)
+
+    st = strobe.trace_process(["sh", "-c", "%s 100; %s 200; %s 300" % ((GETPPID,) * 3)],
+                              cb, events=["raw_syscalls", "sched:sched_process_exit"])
+    assert st == 0
+    intervals.append(an.finish())
+    # the shell may call getppid itself, for $PPID: fewer than 100
+    counts = [[r["count"] for r in t["syscalls.stats"]
+               if r["syscall"] == "getppid" and r["count"] >= 100] for t in intervals]
+    assert counts[:3] == [[100], [200], [300]], counts
+    assert all(c == [] for c in counts[3:]), counts
 
 
 def test_trace_process_timeout_ends_the_command(kernel):
