@@ -67,6 +67,8 @@ void cli_periods_usage(FILE *f)
 		"      --filter EXPR       only periods whose owner EXPR holds for, at the\n"
 		"                          period's end (strobe-expr(7)); repeatable, ANDed\n"
 		"      --json              JSON lines: one object per table (and log row)\n"
+		"      --strict            fail on damaged data instead of skipping it with\n"
+		"                          a warning (strobe-damage(7))\n"
 		"      --lami              LAMI 1.0 results for Trace Compass; also\n"
 		"                          --mi-version and --metadata\n"
 		"  -h, --help              show this help\n"

@@ -41,6 +41,7 @@ struct analyze_args {
 	struct strobe_analysis_opts o;
 	const char *begin, *end;
 	bool json, lami, mi_version, metadata;
+	bool strict;		/* --strict: damage fails (strobe-damage(7)) */
 	/* storage for the filter lists */
 	int *tids, *pids;
 	const char **comms, **containers;
@@ -108,6 +109,8 @@ static void usage(FILE *f, const char *cmd)
 		"                          measurement is charged to); repeatable, ANDed\n"
 		"      --group-by WHAT     thread (default), process, container or cpu\n"
 		"      --json              JSON lines: one object per table (and log row)\n"
+		"      --strict            fail on damaged data instead of skipping it with\n"
+		"                          a warning (strobe-damage(7))\n"
 		"      --lami              LAMI 1.0 results for Trace Compass; also\n"
 		"                          --mi-version and --metadata\n"
 		"  -h, --help              show this help\n"
@@ -590,9 +593,84 @@ out:
 	return status;
 }
 
+/*
+ * A window relative to the first event (--begin/--end +SECONDS): the
+ * analysis' consumer, with the window set when that event comes.
+ */
+struct rel_window {
+	struct strobe_consumer inner;
+	struct strobe_analysis *an;
+	uint64_t begin, end;
+	bool rel_b, rel_e, set;
+};
+
+static int rel_event(const struct strobe_event *ev, int source, void *arg,
+		     struct strobe_error *err)
+{
+	struct rel_window *w = arg;
+
+	if (!w->set) {
+		w->set = true;
+		strobe_analysis_set_window(w->an, w->rel_b ? w->begin + ev->ts : w->begin,
+					   w->rel_e ? w->end + ev->ts : w->end, err);
+	}
+	return w->inner.event(ev, source, w->inner.arg, err);
+}
+
+static int rel_start(const struct strobe_pipeline_source *src, int nr, void *arg,
+		     struct strobe_error *err)
+{
+	struct rel_window *w = arg;
+
+	return w->inner.start(src, nr, w->inner.arg, err);
+}
+
+static int rel_finish(void *arg, struct strobe_error *err)
+{
+	struct rel_window *w = arg;
+
+	return w->inner.finish(w->inner.arg, err);
+}
+
+/*
+ * The analyses over a file: one pipeline, the analysis its consumer
+ * (*pp: freed by the caller after the tables, which point into its task
+ * model).  Returns 0 or -errno with *err set.
+ */
+static int run_file(struct analyze_args *a, struct strobe_analysis *an,
+		    struct strobe_tracefile *tf, bool rel_b, bool rel_e,
+		    struct strobe_pipeline **pp, struct strobe_error *err)
+{
+	static struct rel_window w;
+	struct strobe_pipeline_opts po = { .size = sizeof(po), .strict = a->strict };
+	struct strobe_stream_opts sopts = { .size = sizeof(sopts), .buffer = -1 };
+	struct strobe_consumer c;
+	int r;
+
+	r = strobe_pipeline_new(&po, pp, err);
+	if (r < 0)
+		return r;
+	sopts.nr_cpu_mask = strobe_analysis_cpu_mask(an, &sopts.cpu_mask);
+	r = strobe_pipeline_add_file(*pp, tf, &sopts, err);
+	if (r < 0)
+		return r;
+	strobe_analysis_consumer(an, r, &c);
+	if (rel_b || rel_e) {
+		w = (struct rel_window){ .inner = c, .an = an, .begin = a->o.begin,
+					 .end = a->o.end, .rel_b = rel_b, .rel_e = rel_e };
+		c.start = rel_start;
+		c.event = rel_event;
+		c.finish = rel_finish;
+		c.arg = &w;
+	}
+	r = strobe_pipeline_add_consumer(*pp, &c, err);
+	return r < 0 ? r : strobe_pipeline_run(*pp, err);
+}
+
 static int run(struct analyze_args *a)
 {
 	struct strobe_error err = { 0 };
+	struct strobe_pipeline *p = NULL;
 	struct strobe_tracefile *tf = NULL;
 	struct strobe_analysis *an = NULL;
 	struct log_ctx lc = { 0 };
@@ -640,14 +718,6 @@ static int run(struct analyze_args *a)
 		cli_error_e(a->cmd, &err);
 		goto out;
 	}
-	if (rel_b || rel_e) {
-		uint64_t t0 = cli_first_ts(tf);
-
-		if (rel_b)
-			a->o.begin += t0;
-		if (rel_e)
-			a->o.end += t0;
-	}
 	lc.s = s;
 	lc.json = a->json;
 	lc.lami = a->lami;
@@ -662,7 +732,7 @@ static int run(struct analyze_args *a)
 		goto out;
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
-	ret = strobe_analysis_run_file(an, tf, &err);
+	ret = run_file(a, an, tf, rel_b, rel_e, &p, &err);
 	cli_flush(s);
 	if (ret < 0) {
 		cli_warn_diags(a->cmd, tf);	/* may be why, e.g. a damaged format */
@@ -706,15 +776,17 @@ tables:
 		goto out;
 	}
 	cli_flush(s);
-	cli_warn_diags(a->cmd, tf);
+	status = p ? cli_pipeline_diags(a->cmd, p, a->strict) : CLI_OK;
 	for (i = 0; i < strobe_analysis_nr_notes(an); i++)
 		cli_warn(a->cmd, "%s", strobe_analysis_note(an, i));
-	status = a->live_failed ? CLI_FAIL : CLI_OK;
+	if (a->live_failed)
+		status = CLI_FAIL;
 out:
 	strobe_buf_free(s);
 	strobe_buf_free(lc.row);
 	for (i = 0; i < lc.nr_files; i++)
 		fclose(lc.files[i].f);
+	strobe_pipeline_free(p);	/* after the tables: they point into its model */
 	strobe_analysis_free(an);
 	strobe_tracefile_close(tf);
 	return status;
@@ -730,6 +802,7 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		OPT_BEGIN, OPT_END, OPT_CPU, OPT_TID, OPT_PID, OPT_COMM, OPT_CONTAINER,
 		OPT_GROUP, OPT_JSON, OPT_LAMI, OPT_MI_VERSION, OPT_METADATA, OPT_PROGRESS,
 		OPT_PERIOD, OPT_PERIOD_CAPTURES, OPT_AGGREGATE_BY, OPT_LIVE, OPT_FILTER,
+		OPT_STRICT,
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -750,6 +823,7 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		{ "container", required_argument, NULL, OPT_CONTAINER },
 		{ "group-by", required_argument, NULL, OPT_GROUP },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "lami", no_argument, NULL, OPT_LAMI },
 		{ "mi-version", no_argument, NULL, OPT_MI_VERSION },
 		{ "metadata", no_argument, NULL, OPT_METADATA },
@@ -920,6 +994,9 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 			break;
 		case OPT_JSON:
 			a.json = true;
+			break;
+		case OPT_STRICT:
+			a.strict = true;
 			break;
 		case OPT_LAMI:
 			a.lami = true;

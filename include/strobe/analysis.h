@@ -247,6 +247,13 @@ int strobe_analysis_reset(struct strobe_analysis *a, uint64_t ts, struct strobe_
 struct strobe_consumer;
 int strobe_analysis_consumer(struct strobe_analysis *a, int source,
 			     struct strobe_consumer *out);
+/*
+ * Change the window (opts.begin/end, trace clock ns; 0 = open) before the
+ * first event is fed: for windows relative to the first event, which a
+ * consumer learns only when it comes.  0, or -EBUSY (events were fed).
+ */
+int strobe_analysis_set_window(struct strobe_analysis *a, uint64_t begin, uint64_t end,
+			       struct strobe_error *err);
 /* The CPUs a's selection keeps (--cpu): *mask (owned by a) with the
  * returned number of entries, or 0 and NULL for every CPU; for the
  * stream options of its source (cpu_mask), so other CPUs' pages are

@@ -609,6 +609,16 @@ int strobe_analysis_consumer(struct strobe_analysis *a, int source,
 	return 0;
 }
 
+int strobe_analysis_set_window(struct strobe_analysis *a, uint64_t begin, uint64_t end,
+			       struct strobe_error *err)
+{
+	if (a->core.nr_cpus)	/* the first event made the per-CPU state */
+		return strobe_err(err, -EBUSY, "set the window before the first event");
+	a->core.opts.begin = begin;
+	a->core.opts.end = end;
+	return 0;
+}
+
 int strobe_analysis_cpu_mask(const struct strobe_analysis *a, const bool **mask)
 {
 	*mask = NULL;

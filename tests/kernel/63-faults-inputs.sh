@@ -44,3 +44,4 @@ shrink faults-inputs-report-of-shrinking-file-warns warning "$SAN" report -i "$W
 shrink faults-inputs-json-report-of-shrinking-file-warns warning "$SAN" report --json -i "$WORK/cut.dat"
 shrink faults-inputs-strict-report-of-shrinking-file-errors error "$SAN" report --strict -i "$WORK/cut.dat"
 shrink faults-inputs-syscalls-log-of-shrinking-file-warns warning "$SAN" syscalls --log -i "$WORK/cut.dat"
+shrink faults-inputs-strict-syscalls-of-shrinking-file-errors error "$SAN" syscalls --strict --log -i "$WORK/cut.dat"
