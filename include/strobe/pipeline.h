@@ -116,6 +116,17 @@ struct strobe_pipeline_opts {
 	/* Timeline: keep raw timestamps even when several files carry clock
 	 * pairings (strobe_merge_opts.raw). */
 	bool raw_time;
+	/*
+	 * Housekeeping on the calling thread about every poll_ms of wall
+	 * time (0: 100), between events and while waiting for them: a
+	 * recorder's /proc scans, wall-clock refreshes.  poll returns 0, > 0
+	 * to end the run (a live capture is stopped and drained first; the
+	 * run then returns STROBE_PIPELINE_DONE) or -errno to fail it.
+	 * Called while draining too.  May be NULL.
+	 */
+	unsigned poll_ms;
+	int (*poll)(void *arg, struct strobe_error *err);
+	void *poll_arg;
 };
 
 /* New, empty pipeline (opts may be NULL).  0 or -ENOMEM. */

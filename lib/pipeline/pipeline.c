@@ -750,11 +750,13 @@ static int loop(struct strobe_pipeline *p, struct strobe_error *err)
 	struct strobe_event ev;
 	unsigned since_check = 0;
 	bool stopping = false;
+	int poll_ms = p->o.poll_ms ? (int)p->o.poll_ms : WAIT_MS;
+	int64_t now, next_poll = 0;
 	int r, src = 0, w;
 
 	/* a file (no stop conditions to poll), one consumer, no ticks */
 	if (one && one->kind == IN_STREAM && tf1 && p->nr_cons == 1 && !p->o.tick_ns &&
-	    !p->o.stop && !deadline && p->o.target <= 0) {
+	    !p->o.stop && !deadline && p->o.target <= 0 && !p->o.poll) {
 		r = fast_loop(p, err);
 		if (r != 1)
 			return r;
@@ -793,6 +795,14 @@ static int loop(struct strobe_pipeline *p, struct strobe_error *err)
 			continue;
 		}
 		since_check = 0;
+		if (p->o.poll && (now = mono_ms()) >= next_poll) {
+			next_poll = now + poll_ms;
+			w = p->o.poll(p->o.poll_arg, err);
+			if (w < 0)
+				return err && !err->code ? strobe_err(err, w, "%s", strerror(-w)) : w;
+			if (w > 0 && !stopping && why == STROBE_PIPELINE_END)
+				p->stop_req = 1;
+		}
 		if (!stopping) {
 			if (p->stop_req)
 				why = STROBE_PIPELINE_DONE;
@@ -823,7 +833,7 @@ static int loop(struct strobe_pipeline *p, struct strobe_error *err)
 				return w;
 		}
 		if (p->in[0].kind == IN_STREAM && p->given) {
-			w = strobe_stream_wait(p->in[0].s, WAIT_MS);
+			w = strobe_stream_wait(p->in[0].s, poll_ms < WAIT_MS ? poll_ms : WAIT_MS);
 			if (w < 0 && w != -EINTR)
 				return strobe_err(err, w, "waiting for events: %s", strerror(-w));
 		} else {

@@ -45,10 +45,11 @@
  * exists (it is a thread) and applied to the table at every loop turn.
  *
  * A live consumer (opts->on_event) gets the capture's live stream too:
- * the wait loop, instead of sleeping, pulls events from the stream,
- * updates a model of its own (loaded from /proc like the table's, then
- * fed by the events only, so the file's table is exactly what it would
- * be without a consumer) and hands each event over.  The capture makes
+ * instead of the wait loop, a pipeline (pipeline.h) runs with the stream
+ * as its source, a model of its own (loaded from /proc like the table's,
+ * then fed by the events only, so the file's table is exactly what it
+ * would be without a consumer), on_event as its consumer and the
+ * recorder's own work (end conditions, scans, on_tick) as its poll hook.  The capture makes
  * the stream lossy when it also writes files (capture.h), so a slow
  * consumer costs the stream pages, never the file.  With no_output there
  * are neither temporary files nor a writer, and the guardian only
@@ -57,7 +58,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <float.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -71,6 +71,7 @@
 #include <unistd.h>
 
 #include <strobe/strobe.h>
+#include <strobe/pipeline.h>
 
 #include "../model/model-int.h"
 #include "../util/opts.h"
@@ -105,6 +106,9 @@ struct rec {
 	struct strobe_model *live_model;	/* the consumer's (see the head comment) */
 	int consumer_err;	/* the consumer's negative return, or 0 */
 	double next_tick;
+	double t0;		/* when tracing went on */
+	bool ended;		/* an end condition was met */
+	int cap_err;		/* the capture's error, when it failed */
 	/* "clock_sync_start=...\n", "clock_sync_end=...\n" or "" */
 	char clock_sync[2][112];
 };
@@ -525,6 +529,11 @@ static int release_child(struct rec *r, struct strobe_error *err)
 	return 0;
 }
 
+static bool is_disk_full(int e)
+{
+	return e == -ENOSPC || e == -EFBIG || e == -EDQUOT;
+}
+
 /* The consumer failed (rc < 0): remember it; no more events for it. */
 static void consumer_failed(struct rec *r, int rc)
 {
@@ -545,108 +554,132 @@ static void tick(struct rec *r, bool final)
 }
 
 /*
- * Hand the stream's events to the consumer until `until` (monotonic
- * seconds; waiting on the stream when it has nothing yet), the stream
- * ends (returns 0) or the consumer fails (returns its error).  1: time
- * is up.  A corrupt page is skipped (the stream goes on after it).
+ * Has the recording reached its end (a stop request, --duration, the
+ * command or -p's process exited, the capture failed)?  0 not yet; 1 yes,
+ * with r->cap_err set when the capture failed.
  */
-static int pump(struct rec *r, double until)
+static int check_end(struct rec *r)
 {
 	const struct strobe_record_opts *o = r->o;
-	struct strobe_record_result *res = r->res;
-	struct strobe_event ev;
-	unsigned n = 0;
-	double now, w;
-	int rc;
+	int st, e;
 
-	for (;;) {
-		if (r->consumer_err)
-			return r->consumer_err;
-		rc = strobe_stream_next(r->st, &ev, NULL);
-		if (rc == 1) {
-			strobe_model_update(r->live_model, &ev);
-			res->stream_events++;
-			if (o->no_output && ev.cpu >= 0 && ev.cpu < r->nr_cpus) {
-				res->cpus[ev.cpu].events++;
-				if (ev.missed > 0)
-					res->cpus[ev.cpu].lost += (uint64_t)ev.missed;
-				else if (ev.missed < 0)
-					res->cpus[ev.cpu].lost_unknown = true;
-			}
-			rc = o->on_event(&ev, r->live_model, o->event_arg);
-			if (rc < 0) {
-				consumer_failed(r, rc);
-				return rc;
-			}
-			/* the clock only now and then: events come by millions */
-			if (++n % 1024)
-				continue;
-			now = now_s();
-			if (now >= r->next_tick)
-				tick(r, false);
-			if (now >= until)
-				return 1;
-			continue;
-		}
-		if (rc == 0)
-			return 0;
-		now = now_s();
-		if (now >= r->next_tick)
-			tick(r, false);
-		if (rc != -EAGAIN)
-			continue;	/* a bad page, consumed */
-		if (now >= until)
-			return 1;
-		w = until - now;
-		if (r->next_tick - now < w)
-			w = r->next_tick - now;
-		strobe_stream_wait(r->st, (int)(w * 1000) + 1);
+	if (o->stop && *o->stop) {
+		r->res->stopped = true;
+		return 1;
 	}
+	if (o->duration > 0 && now_s() - r->t0 >= o->duration)
+		return 1;
+	if (r->child > 0) {
+		pid_t p = waitpid(r->child, &st, WNOHANG);
+
+		if (p == r->child) {
+			r->child_reaped = true;
+			r->res->child_exited = true;
+			r->res->child_status = st;
+			return 1;
+		}
+	} else if (o->pid > 0 && kill(o->pid, 0) < 0 && errno == ESRCH) {
+		return 1;
+	}
+	e = strobe_capture_error(r->cap);
+	if (e) {
+		r->cap_err = e;
+		return 1;
+	}
+	return 0;
 }
 
-/* Wait until a stop condition; returns the capture error (0 if none). */
-static int wait_for_end(struct rec *r, double t0)
+/* Without a live consumer: wait until the end; returns the capture error
+ * (0 if none). */
+static int wait_for_end(struct rec *r)
 {
 	const struct strobe_record_opts *o = r->o;
 	double left;
-	int st, e;
 
-	for (;;) {
-		if (o->stop && *o->stop) {
-			r->res->stopped = true;
-			return 0;
-		}
-		if (o->duration > 0 && now_s() - t0 >= o->duration)
-			return 0;
-		if (r->child > 0) {
-			pid_t p = waitpid(r->child, &st, WNOHANG);
-
-			if (p == r->child) {
-				r->child_reaped = true;
-				r->res->child_exited = true;
-				r->res->child_status = st;
-				return 0;
-			}
-		} else if (o->pid > 0 && kill(o->pid, 0) < 0 && errno == ESRCH) {
-			return 0;
-		}
-		e = strobe_capture_error(r->cap);
-		if (e)
-			return e;
+	while (!check_end(r)) {
 		model_scan(r, false);
-		left = o->duration > 0 ? o->duration - (now_s() - t0) : 1;
-		if (left > WAIT_S)
-			left = WAIT_S;
-		if (!r->st) {
-			sleep_s(left);
-			continue;
-		}
-		e = pump(r, now_s() + (left > 0 ? left : 0));
-		if (e < 0)
-			return 0;	/* the consumer stopped the recording */
-		if (e == 0)
-			sleep_s(left);	/* every feed failed: nothing comes */
+		left = o->duration > 0 ? o->duration - (now_s() - r->t0) : 1;
+		sleep_s(left > WAIT_S ? WAIT_S : left > 0 ? left : 0);
 	}
+	return r->cap_err;
+}
+
+/*
+ * With a live consumer the recording runs as a pipeline (pipeline.h):
+ * the capture's stream its source, the task model r->live_model updated
+ * by it, the caller's on_event its consumer, and the recorder's own work
+ * (the end conditions, /proc scans, on_tick every TICK_S) its poll hook.
+ * At the end the pipeline stops the capture and drains it through the
+ * consumer, unless the capture failed for another reason than a full
+ * disk.
+ */
+static int live_event(const struct strobe_event *ev, int source, void *arg,
+		      struct strobe_error *err)
+{
+	struct rec *r = arg;
+	struct strobe_record_result *res = r->res;
+	int rc;
+
+	if (r->o->no_output && ev->cpu >= 0 && ev->cpu < r->nr_cpus) {
+		res->cpus[ev->cpu].events++;
+		if (ev->missed > 0)
+			res->cpus[ev->cpu].lost += (uint64_t)ev->missed;
+		else if (ev->missed < 0)
+			res->cpus[ev->cpu].lost_unknown = true;
+	}
+	rc = r->o->on_event(ev, r->live_model, r->o->event_arg);
+	if (rc < 0)
+		consumer_failed(r, rc);
+	return rc < 0 ? rc : 0;
+}
+
+static int live_poll(void *arg, struct strobe_error *err)
+{
+	struct rec *r = arg;
+
+	if (!r->ended && check_end(r)) {
+		r->ended = true;
+		if (r->cap_err && !is_disk_full(r->cap_err))
+			return r->cap_err;	/* nothing to drain */
+		return 1;	/* the pipeline stops the capture and drains it */
+	}
+	model_scan(r, false);
+	if (now_s() >= r->next_tick)
+		tick(r, false);
+	return r->consumer_err;
+}
+
+/* The live part of a recording; returns the capture error (0 if none). */
+static int run_live(struct rec *r)
+{
+	struct strobe_pipeline_opts po = {
+		.size = sizeof(po), .poll_ms = (unsigned)(WAIT_S * 1000), .poll = live_poll,
+		.poll_arg = r,
+	};
+	struct strobe_consumer c = {
+		.size = sizeof(c), .name = "the live consumer", .event = live_event, .arg = r,
+	};
+	struct strobe_error e2 = { 0, "" };
+	struct strobe_stream_stats st;
+	struct strobe_pipeline *p = NULL;
+	int e;
+
+	e = strobe_pipeline_new(&po, &p, &e2);
+	if (e >= 0)
+		e = strobe_pipeline_add_stream(p, r->st, r->cap, r->live_model, &e2);
+	if (e >= 0)
+		e = strobe_pipeline_add_consumer(p, &c, &e2);
+	if (e >= 0)
+		e = strobe_pipeline_run(p, &e2);
+	strobe_pipeline_stats(p, &st);
+	r->res->stream_events = st.events;
+	r->res->stream_missed = st.missed;
+	strobe_pipeline_free(p);
+	if (e < 0 && !r->consumer_err && !r->cap_err)
+		r->cap_err = e;	/* the pipeline's own failure */
+	if (!r->ended)	/* the consumer stopped it: the reason is still due */
+		check_end(r);
+	return r->cap_err;
 }
 
 /*
@@ -785,11 +818,6 @@ static void cleanup(struct rec *r, bool keep_output)
 	free(r->extra_cmdlines);
 	strobe_model_free(r->model);
 	strobe_model_free(r->live_model);
-}
-
-static bool is_disk_full(int e)
-{
-	return e == -ENOSPC || e == -EFBIG || e == -EDQUOT;
 }
 
 /*
@@ -990,7 +1018,6 @@ int strobe_record(const struct strobe_record_opts *opts,
 {
 	struct strobe_record_result dummy;
 	struct strobe_session_opts so = { .size = sizeof(so) };
-	struct strobe_stream_stats sst;
 	struct rec r;
 	const char *dir;
 	double t0, t1;
@@ -1101,7 +1128,7 @@ int strobe_record(const struct strobe_record_opts *opts,
 		e = strobe_capture_start(r.cap, err);
 	if (e < 0)
 		goto fail;
-	t0 = now_s();
+	t0 = r.t0 = now_s();
 	r.next_tick = t0 + TICK_S;
 	clock_sync_info(&r, 0);
 	if (opts->on_tracing)
@@ -1112,7 +1139,8 @@ int strobe_record(const struct strobe_record_opts *opts,
 		goto fail;
 	}
 
-	cap_err = wait_for_end(&r, t0);
+	/* with a live consumer, what the readers drained at stop went to it */
+	cap_err = r.st ? run_live(&r) : wait_for_end(&r);
 	e = strobe_capture_stop(r.cap, NULL);
 	model_scan(&r, true);
 	t1 = now_s();
@@ -1121,12 +1149,7 @@ int strobe_record(const struct strobe_record_opts *opts,
 	if (!cap_err)
 		cap_err = e;
 	if (r.st) {
-		/* what the readers drained at stop, then the last tick */
-		if (!cap_err || is_disk_full(cap_err))
-			pump(&r, DBL_MAX);
-		tick(&r, true);
-		strobe_stream_stats(r.st, &sst);
-		r.res->stream_missed = sst.missed;
+		tick(&r, true);	/* the last one */
 		strobe_stream_close(r.st);
 		r.st = NULL;
 	}
