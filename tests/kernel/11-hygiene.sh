@@ -21,12 +21,25 @@ wait_instance() {
 	return 1
 }
 
+# wait_tracing PID: until strobe PID's instance traces its sched events
+# (max 10 s): on a loaded machine the start-up after the instance appears
+# can outlast a fixed pause
+wait_tracing() {
+	local i
+	for i in $(seq 100); do
+		[ "$(cat $TRACEFS/instances/strobe-$1/events/sched/enable 2>/dev/null)" = 1 ] &&
+			return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # 1. signals stop a whole-system recording cleanly
 for sig in INT TERM HUP; do
 	F=$WORK/sig-$sig.dat
 	"$STROBE" record -q -o "$F" -e sched &
 	P=$!
-	wait_instance $P
+	wait_tracing $P
 	sleep 0.5
 	kill -$sig $P
 	timeout 20 tail --pid=$P -f /dev/null

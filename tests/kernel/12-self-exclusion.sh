@@ -9,11 +9,19 @@ F=$WORK/w.dat
 # a workload of known size runs while tracing is surely on, so the file
 # holds other tasks' system calls whatever else the machine does
 ( sleep 0.7; $HELPERS/getppid_n 100 ) &
-if ! timeout 60 $STROBE record -o $F -e syscalls -e sched --duration 1.5 > $WORK/out 2>&1; then
-	wait; cat $WORK/out; fail whole_system_record; exit 0
+W=$!
+# the shell becomes strobe (exec): its PID is the recording's
+if ! timeout 60 sh -c "echo \$\$ > $WORK/pid; exec $STROBE record -o $F -e syscalls -e sched \
+	--duration 1.5" > $WORK/out 2>&1; then
+	wait $W; cat $WORK/out; fail whole_system_record; exit 0
 fi
-wait
-own=$(timeout 60 $STROBE report -i $F -e raw_syscalls:sys_enter --comm strobe | grep -c 'sys_enter:')
+wait $W
+P=$(cat $WORK/pid)
+# this recording's own process (its threads: $evt.pid is the thread
+# group), not every strobe of the machine: another checkout's tests may
+# run strobe commands meanwhile
+own=$(timeout 60 $STROBE report -i $F -e raw_syscalls:sys_enter --filter "\$evt.pid == $P" |
+	grep -c 'sys_enter:')
 all=$(timeout 60 $STROBE report -i $F -e raw_syscalls:sys_enter | grep -c 'sys_enter:')
 work=$(timeout 60 $STROBE report -i $F -e raw_syscalls:sys_enter --comm getppid_n | grep -c 'NR 110 ')
 if [ "$own" = 0 ] && [ "$work" = 100 ]; then
