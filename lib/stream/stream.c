@@ -156,6 +156,24 @@ static inline void missed_add(int64_t *acc, int64_t m)
 }
 
 /*
+ * Is an empty page (no commit, no lost-events mark) with timestamp 0 all
+ * zeros?  The kernel stamps every page it hands out, so such a page is
+ * damage (a zeroed block of the file), not a quiet moment: it is refused
+ * like any bad page so that readers say so.  Only empty pages get here.
+ */
+static bool page_zeroed(const struct strobe_page *pg, const uint8_t *page, unsigned size)
+{
+	unsigned i;
+
+	if (pg->len || pg->missed || pg->ts)
+		return false;
+	for (i = 0; i < size; i++)
+		if (page[i])
+			return false;
+	return true;
+}
+
+/*
  * Load pages until one yields a record.  Returns 1 (head set), 0 (feed
  * ended) or -errno (bad page, consumed; or source error, feed ended).
  */
@@ -185,6 +203,10 @@ static int feed_refill(struct strobe_stream *s, struct feed *f,
 		r = strobe_page_init(&f->pg, page, s->page_size, s->commit_size, err);
 		if (r < 0)
 			return feed_bad_page(f, err);
+		if (__builtin_expect(!f->pg.len, 0) && page_zeroed(&f->pg, page, s->page_size)) {
+			strobe_err(err, -EINVAL, "the page is all zeros");
+			return feed_bad_page(f, err);
+		}
 		if (f->pg.missed) {
 			if (f->pg.missed < 0)
 				s->stats.missed_unknown++;
