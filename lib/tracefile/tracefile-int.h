@@ -159,6 +159,12 @@ struct strobe_tracefile {
 	uint64_t backwards;	/* events seen earlier than an event before them */
 	uint64_t back_ts, back_by;	/* the first of those, and by how much */
 	int back_cpu;
+	/* records shorter than their format's fields reach (see_event) */
+	uint64_t short_records;
+	const struct strobe_format *short_fmt;	/* the first's format */
+	uint32_t short_size;			/* and its size and CPU */
+	int short_cpu;
+	bool short_more;			/* other formats had some too */
 	char damage[512];	/* "" or why only part of the data is read */
 	uint64_t bad_data;	/* damaged pages/chunks skipped by readers */
 	char bad_first[320];	/* the first of them, as the reader said */
