@@ -1335,17 +1335,28 @@ static void export_progress(struct strobe_ch_export *x)
 	x->o.progress(x->o.progress_arg, &st);
 }
 
+static int __attribute__((noinline)) event_progress(struct strobe_ch_export *x,
+						    const struct strobe_event *ev, int source,
+						    struct strobe_error *err)
+{
+	int ret = strobe_ch_sink_feed(x->sinks[source], ev, err);
+
+	if (ret < 0)
+		return ret;
+	if (++x->fed >= x->next)
+		export_progress(x);
+	return 0;
+}
+
+/* Per event: a tail call into the source's sink (progress apart). */
 static int export_event(const struct strobe_event *ev, int source, void *arg,
 			struct strobe_error *err)
 {
 	struct strobe_ch_export *x = arg;
-	int ret = strobe_ch_sink_feed(x->sinks[source], ev, err);
 
-	if (__builtin_expect(ret < 0, 0))
-		return ret;
-	if (__builtin_expect(++x->fed >= x->next, 0) && x->o.progress)
-		export_progress(x);
-	return 0;
+	if (__builtin_expect(x->o.progress != NULL, 0))
+		return event_progress(x, ev, source, err);
+	return strobe_ch_sink_feed(x->sinks[source], ev, err);
 }
 
 /* Finish: every sink's last rows and aggregates (a failure stops there). */
