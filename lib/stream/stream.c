@@ -84,6 +84,10 @@ struct strobe_stream {
 	 * lowest idle watermark of the waiting feeds, or the held-back head's
 	 * time); 0 before any. */
 	uint64_t safe_ts;
+	/* Records shorter than their format's fields reach: told to this
+	 * hook (a file stream's: its file's diagnostics), may be NULL. */
+	void (*short_hook)(void *ctx, const struct strobe_event *ev);
+	void *short_ctx;
 	/* Live streams: the owner's wake-up fd and clean-up (stream-int.h). */
 	int wake_fd;
 	void (*owner_close)(void *ctx);
@@ -240,9 +244,17 @@ static inline int feed_advance(struct strobe_stream *s, struct feed *f,
 	return feed_refill(s, f, err);
 }
 
+static void __attribute__((noinline, cold)) short_record(struct strobe_stream *s,
+							  const struct strobe_event *ev)
+{
+	if (s->short_hook)
+		s->short_hook(s->short_ctx, ev);
+}
+
 static inline void fill_event(struct strobe_stream *s, const struct feed *f,
 			      struct strobe_event *ev)
 {
+	const struct strobe_format *fm;
 	const uint8_t *d = f->rec.data;
 	uint32_t size = f->rec.size;
 	uint16_t t16;
@@ -267,7 +279,11 @@ static inline void fill_event(struct strobe_stream *s, const struct feed *f,
 	} else {
 		ev->pid = -1;
 	}
-	ev->format = strobe_formats_get(s->fmts, ev->type);
+	fm = strobe_formats_get(s->fmts, ev->type);
+	ev->format = fm;
+	/* a format whose fields reach past its records: a damaged format */
+	if (__builtin_expect(fm && size < fm->reach, 0))
+		short_record(s, ev);
 }
 
 /* Start feeds not yet started; a bad first page is retried next call. */
@@ -502,6 +518,14 @@ void strobe_stream_set_owner(struct strobe_stream *s, int wake_fd,
 	s->wake_fd = wake_fd;
 	s->owner_close = close_fn;
 	s->owner = ctx;
+}
+
+void strobe_stream_set_short_hook(struct strobe_stream *s,
+				  void (*hook)(void *ctx, const struct strobe_event *ev),
+				  void *ctx)
+{
+	s->short_hook = hook;
+	s->short_ctx = ctx;
 }
 
 struct strobe_formats *strobe_stream_formats(const struct strobe_stream *s)

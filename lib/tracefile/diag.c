@@ -181,9 +181,10 @@ int strobe_tracefile_add_diag(struct strobe_tracefile *tf, enum strobe_tf_diag_k
 	return add(tf, kind, "%s", msg);
 }
 
-/* A record shorter than its format's fields: counted, the first kept. */
-static void short_record(struct strobe_tracefile *tf, const struct strobe_event *ev)
+void tf_note_short_record(void *ctx, const struct strobe_event *ev)
 {
+	struct strobe_tracefile *tf = ctx;
+
 	if (!tf->short_records++) {
 		tf->short_fmt = ev->format;
 		tf->short_size = ev->size;
@@ -195,10 +196,6 @@ static void short_record(struct strobe_tracefile *tf, const struct strobe_event 
 
 void strobe_tracefile_see_event(struct strobe_tracefile *tf, const struct strobe_event *ev)
 {
-	const struct strobe_format *f = ev->format;
-
-	if (__builtin_expect(f && ev->size < f->reach, 0))
-		short_record(tf, ev);
 	if (__builtin_expect(ev->ts >= tf->max_ts, 1)) {
 		tf->max_ts = ev->ts;
 		return;
