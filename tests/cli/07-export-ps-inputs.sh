@@ -7,7 +7,7 @@
 # its summary and the diagnostics in --json, and with --strict sends
 # nothing and fails; ps lists several files with a HOST column (a "host"
 # key in --json), a file twice once, a damaged page with a warning, and
-# with --strict lists nothing and fails.
+# with --strict lists nothing and fails; --spool takes no -i.
 . "$(dirname "$0")/lib.sh"
 
 C=$ROOT/tests/fuzz/corpus/fuzz_stream
@@ -147,3 +147,4 @@ t ps_strict_fails_on_a_damaged_page 1 "strobe ps: damaged data (strict): $D/bad.
 t ps_help_tells_several_inputs_and_strict 0 "one host per file" $S ps --help
 grep -q -- "--strict" "$D/out" && echo "PASS ps_help_lists_strict" || echo "FAIL ps_help_lists_strict"
 t export_help_lists_strict_and_json 0 "\-\-strict" $S export --help
+t export_spool_with_input_is_usage_error 2 "no -i with it" "${EX[@]}" --spool "$D/s" -i "$D/a.dat"
