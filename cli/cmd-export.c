@@ -1,11 +1,14 @@
 /*
- * cmd-export.c - `strobe export`: a trace file into an external store.
+ * cmd-export.c - `strobe export`: trace files into an external store.
  * Today one format, ClickHouse (the library's strobe_clickhouse_*:
  * schema created when missing, events and per-second per-container
  * aggregates inserted in compressed batches over HTTP); this file parses
  * options, reads the password from a file or the environment (never from
- * argv, which every user of the machine can read in /proc), shows
- * progress on long exports and says what was delivered.
+ * argv, which every user of the machine can read in /proc), runs the
+ * export consumer over one pipeline (several -i: one table, each file's
+ * rows under its own host name; damage as strobe-damage(7) says, with
+ * --strict), shows progress on long exports and says what was delivered
+ * and what was wrong with the data (the summary, or --json's).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,24 +27,27 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: strobe export --format clickhouse [options] [-i FILE]\n"
+		"usage: strobe export --format clickhouse [options] [-i FILE]...\n"
 		"       strobe export --format clickhouse [options] --spool SPOOL\n"
 		"\n"
-		"Export a trace file (default trace.dat) to ClickHouse over HTTP: the\n"
+		"Export trace files (default trace.dat) to ClickHouse over HTTP: the\n"
 		"database and its tables are created when missing, then every event goes\n"
 		"into DB.events(host, ts, time, cpu, tid, pid, comm, container, system,\n"
 		"event, fields) and per-second per-container CPU time, system calls,\n"
-		"errors and latency histograms into DB.container_seconds.  See\n"
-		"strobe-export(1).\n"
+		"errors and latency histograms into DB.container_seconds.  Several -i\n"
+		"go into the same tables in one pass, each file's rows with its own\n"
+		"host name.  Damaged data is skipped with a warning (strobe-damage(7)).\n"
+		"See strobe-export(1).\n"
 		"\n"
 		"Options:\n"
-		"  -i, --input FILE        trace file to read (default: trace.dat)\n"
+		"  -i, --input FILE        trace file to read (default: trace.dat); several\n"
+		"                          -i export several files (hosts) in one pass\n"
 		"      --format FORMAT     clickhouse (the only one so far; required)\n"
 		"      --url URL           server's HTTP interface (default:\n"
 		"                          http://localhost:8123)\n"
 		"      --database DB       database (default: strobe)\n"
 		"      --host-name NAME    value of the host column (default: the\n"
-		"                          recording's host name, else empty)\n"
+		"                          recording's host name, else empty; one file)\n"
 		"      --user USER         user (default: $CLICKHOUSE_USER, else the\n"
 		"                          server's default user)\n"
 		"      --password-file F   read the password from the first line of F\n"
@@ -54,7 +60,12 @@ static void usage(FILE *f)
 		"                          --sink) could not deliver and kept in SPOOL;\n"
 		"                          SPOOL is removed once everything is delivered\n"
 		"      --wall-offset NS    trace clock to wall clock offset, ns (default:\n"
-		"                          the file's close time less its clock then)\n"
+		"                          the file's clock pairings, else its close time\n"
+		"                          less its clock then; one file)\n"
+		"      --strict            fail on damaged data instead of skipping it with\n"
+		"                          a warning (rows already sent stay sent)\n"
+		"      --json              the summary as one JSON object on stdout\n"
+		"                          (with the diagnostics)\n"
 		"      --progress          progress lines on stderr even when it is not\n"
 		"                          a terminal\n"
 		"  -q, --quiet             no progress and no summary\n"
@@ -63,7 +74,8 @@ static void usage(FILE *f)
 		"Examples:\n"
 		"  strobe export --format clickhouse --url http://db1:8123 --host-name web1\n"
 		"  CLICKHOUSE_PASSWORD=... strobe export --format clickhouse --user strobe \\\n"
-		"      --database traces -i web1.dat\n",
+		"      --database traces -i web1.dat\n"
+		"  strobe export --format clickhouse -i web1.dat -i web2.dat --strict\n",
 		STROBE_CH_BATCH_ROWS);
 }
 
@@ -145,10 +157,178 @@ static int replay_spool(struct strobe_clickhouse *ch, const char *spool, bool qu
 	return CLI_OK;
 }
 
+/* The inputs' files, each opened once. */
+struct inputs {
+	const char **paths;
+	struct strobe_tracefile **tfs;
+	int n;
+};
+
+static void inputs_close(struct inputs *in)
+{
+	int i;
+
+	for (i = 0; in->tfs && i < in->n; i++)
+		strobe_tracefile_close(in->tfs[i]);
+	free(in->tfs);
+	free(in->paths);
+}
+
+/*
+ * The summary as JSON on stdout: what was delivered, per host and in
+ * all, and every diagnostic of the data (strobe-damage(7)) with the file
+ * it is about.
+ */
+static void print_json(const struct strobe_pipeline *p, const struct strobe_ch_export *x,
+		       double el)
+{
+	const struct strobe_pipeline_source *src;
+	struct strobe_ch_stats st;
+	enum strobe_tf_diag_kind k;
+	struct strobe_buf *s = cli_buf_new();
+	const char *msg, *path;
+	int i, source;
+
+	strobe_ch_export_stats(x, -1, &st);
+	strobe_buf_printf(s, "{\"events\":%llu,\"rows\":%llu,\"container_seconds\":%llu,"
+			  "\"batches\":%llu,\"bytes\":%llu,\"seconds\":%.3f,\"hosts\":[",
+			  (unsigned long long)st.events, (unsigned long long)st.rows_sent,
+			  (unsigned long long)st.agg_rows_sent, (unsigned long long)st.batches,
+			  (unsigned long long)st.bytes, el);
+	for (i = 0; (src = strobe_pipeline_source(p, i)); i++) {
+		char host[256];
+		const char *h = strobe_tracefile_host(src->tf, host, sizeof(host));
+
+		path = strobe_tracefile_path(src->tf);
+		strobe_ch_export_stats(x, i, &st);
+		strobe_buf_puts(s, i ? ",{\"file\":" : "{\"file\":");
+		strobe_json_escape(s, path, strlen(path));
+		strobe_buf_puts(s, ",\"host\":");
+		strobe_json_escape(s, h, strlen(h));
+		strobe_buf_printf(s, ",\"events\":%llu,\"rows\":%llu,\"container_seconds\":%llu}",
+				  (unsigned long long)st.events, (unsigned long long)st.rows_sent,
+				  (unsigned long long)st.agg_rows_sent);
+	}
+	strobe_buf_puts(s, "],\"diagnostics\":[");
+	for (i = 0; (msg = strobe_pipeline_diag(p, i, &k, &source)); i++) {
+		src = strobe_pipeline_source(p, source);
+		path = src ? strobe_tracefile_path(src->tf) : "";
+		strobe_buf_printf(s, "%s{\"kind\":\"%s\",\"damage\":%s,\"file\":", i ? "," : "",
+				  strobe_tf_diag_name(k), strobe_tf_diag_is_damage(k) ? "true"
+				  : "false");
+		strobe_json_escape(s, path, strlen(path));
+		strobe_buf_puts(s, ",\"message\":");
+		strobe_json_escape(s, msg, strlen(msg));
+		strobe_buf_puts(s, "}");
+	}
+	strobe_buf_puts(s, "]}\n");
+	cli_flush(s);
+	strobe_buf_free(s);
+}
+
+/* Export the files through one pipeline; an exit status. */
+static int export_files(struct strobe_clickhouse *ch, struct inputs *in,
+			const struct strobe_ch_export_opts *eo, bool strict, bool quiet,
+			bool json, bool force_progress, bool one_host)
+{
+	struct strobe_pipeline_opts po = { .size = sizeof(po), .strict = strict,
+					   .raw_time = true };
+	struct strobe_ch_export_opts o = *eo;
+	struct strobe_ch_export *x = NULL;
+	struct strobe_pipeline *p = NULL;
+	struct strobe_error err = { 0, "" };
+	struct strobe_consumer c;
+	struct strobe_ch_stats st;
+	struct progress pr = { 0 };
+	int i, ret, status = CLI_FAIL, nr_diags, nr_damage = 0;
+	enum strobe_tf_diag_kind k;
+	double el;
+
+	pr.tty = isatty(STDERR_FILENO);
+	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
+	pr.last = pr.t0;
+	if (!quiet && (pr.tty || force_progress)) {
+		o.progress = on_progress;
+		o.progress_arg = &pr;
+		o.progress_every = 100000;
+	}
+	if (strobe_pipeline_new(&po, &p, &err) < 0 || strobe_ch_export_new(ch, &o, &x, &err) < 0) {
+		cli_error_e(CMD, &err);
+		goto out;
+	}
+	for (i = 0; i < in->n; i++) {
+		if (strobe_pipeline_add_file(p, in->tfs[i], NULL, &err) < 0) {
+			cli_error(CMD, "%s: %s", in->paths[i], err.msg);
+			goto out;
+		}
+	}
+	if (one_host && strobe_pipeline_nr_sources(p) > 1) {
+		cli_error(CMD, "--host-name and --wall-offset are about one file: with several "
+			  "-i, each file's rows carry its own host name and clock");
+		status = CLI_USAGE;
+		goto out;
+	}
+	strobe_ch_export_consumer(x, &c);
+	ret = strobe_pipeline_add_consumer(p, &c, &err);
+	if (ret >= 0)
+		ret = strobe_pipeline_run(p, &err);
+	clock_gettime(CLOCK_MONOTONIC, &pr.last);
+	el = since(&pr.t0, &pr.last);
+	if (pr.shown && pr.tty)
+		fputc('\n', stderr);
+	strobe_ch_export_stats(x, -1, &st);
+	if (ret < 0) {
+		/* what the data said before it failed, then why it failed */
+		for (i = 0; i < strobe_pipeline_nr_diags(p); i++) {
+			const char *msg = strobe_pipeline_diag(p, i, &k, NULL);
+
+			if (!strobe_tf_diag_is_damage(k))
+				cli_warn(CMD, "%s", msg);
+		}
+		cli_error_e(CMD, &err);
+		if (!st.rows_sent)
+			cli_error(CMD, "nothing was delivered");
+		else if (ret == -EBADMSG)
+			cli_error(CMD, "%llu events delivered before the damage; not delivered: "
+				  "the %llu events read since and the rest of the input",
+				  (unsigned long long)st.rows_sent,
+				  (unsigned long long)(st.events - st.rows_sent));
+		else
+			cli_error(CMD, "%llu events delivered; not delivered: the %llu events read "
+				  "since (%llu in the refused batch) and the rest of the input",
+				  (unsigned long long)st.rows_sent,
+				  (unsigned long long)(st.events - st.rows_sent),
+				  (unsigned long long)st.rows_failed);
+		goto out;
+	}
+	nr_diags = strobe_pipeline_nr_diags(p);
+	for (i = 0; i < nr_diags; i++)
+		if (strobe_pipeline_diag(p, i, &k, NULL) && strobe_tf_diag_is_damage(k))
+			nr_damage++;
+	if (json)
+		print_json(p, x, el);
+	else if (!quiet)
+		fprintf(stderr, "strobe export: %llu events and %llu container-second rows "
+			"delivered in %llu batches (%llu bytes before compression) in %.3f s: "
+			"%.0f events/s%s%s%s\n",
+			(unsigned long long)st.rows_sent, (unsigned long long)st.agg_rows_sent,
+			(unsigned long long)st.batches, (unsigned long long)st.bytes, el,
+			el > 0 ? (double)st.rows_sent / el : 0.0,
+			nr_damage ? "; the data was damaged: " : nr_diags ? "; " : "",
+			!nr_diags ? "" : nr_diags > 1 ? "warnings follow" : "a warning follows",
+			nr_damage && strict ? " (strict)" : "");
+	/* the policy's ending: each diagnostic once (strict: damage fails) */
+	status = cli_pipeline_diags(CMD, p, strict);
+out:
+	strobe_pipeline_free(p);
+	strobe_ch_export_free(x);
+	return status;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	enum { OPT_FORMAT = 256, OPT_URL, OPT_DB, OPT_HOST, OPT_USER, OPT_PWFILE, OPT_BATCH,
-	       OPT_NOCOMP, OPT_WALL, OPT_PROGRESS, OPT_RETRY, OPT_SPOOL };
+	       OPT_NOCOMP, OPT_WALL, OPT_PROGRESS, OPT_RETRY, OPT_SPOOL, OPT_STRICT, OPT_JSON };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "format", required_argument, NULL, OPT_FORMAT },
@@ -163,29 +343,33 @@ int cmd_export(int argc, char **argv)
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "retry", required_argument, NULL, OPT_RETRY },
 		{ "spool", required_argument, NULL, OPT_SPOOL },
+		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct strobe_clickhouse_opts co = { .url = "http://localhost:8123" };
 	struct strobe_ch_export_opts eo = { 0 };
-	struct strobe_ch_stats st;
 	struct strobe_error err = { 0 };
 	struct strobe_clickhouse *ch = NULL;
-	struct strobe_tracefile *tf = NULL;
-	struct progress pr = { 0 };
-	const char *input = "trace.dat", *format = NULL, *pwfile = NULL, *spool = NULL;
+	struct inputs in = { 0 };
+	const char *format = NULL, *pwfile = NULL, *spool = NULL;
 	char *password = NULL, *end;
-	bool quiet = false, force_progress = false;
+	bool quiet = false, force_progress = false, strict = false, json = false;
 	uint64_t u;
-	double el;
-	int c, ret, status = CLI_OK;
+	int c, i, status = CLI_OK;
 
+	in.paths = calloc((size_t)argc + 1, sizeof(*in.paths));
+	if (!in.paths) {
+		cli_error(CMD, "out of memory");
+		return CLI_FAIL;
+	}
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
-			input = optarg;
+			in.paths[in.n++] = optarg;
 			break;
 		case OPT_FORMAT:
 			format = optarg;
@@ -209,7 +393,8 @@ int cmd_export(int argc, char **argv)
 			if (cli_parse_u64(optarg, &u) < 0 || u == 0) {
 				cli_error(CMD, "--batch-rows wants a positive number, not '%s'",
 					  optarg);
-				return CLI_USAGE;
+				status = CLI_USAGE;
+				goto out;
 			}
 			eo.batch_rows = u;
 			break;
@@ -221,18 +406,26 @@ int cmd_export(int argc, char **argv)
 			eo.wall_offset_ns = strtoll(optarg, &end, 10);
 			if (errno || end == optarg || *end) {
 				cli_error(CMD, "--wall-offset wants nanoseconds, not '%s'", optarg);
-				return CLI_USAGE;
+				status = CLI_USAGE;
+				goto out;
 			}
 			eo.have_wall_offset = true;
 			break;
 		case OPT_RETRY:
 			if (cli_parse_seconds(optarg, &co.retry_s) < 0) {
 				cli_error(CMD, "--retry wants seconds, not '%s'", optarg);
-				return CLI_USAGE;
+				status = CLI_USAGE;
+				goto out;
 			}
 			break;
 		case OPT_SPOOL:
 			spool = optarg;
+			break;
+		case OPT_STRICT:
+			strict = true;
+			break;
+		case OPT_JSON:
+			json = true;
 			break;
 		case OPT_PROGRESS:
 			force_progress = true;
@@ -242,28 +435,41 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return CLI_OK;
+			goto out;
 		default:
 			usage(stderr);
-			return CLI_USAGE;
+			status = CLI_USAGE;
+			goto out;
 		}
 	}
 	if (optind < argc) {
 		cli_error(CMD, "unexpected argument '%s'", argv[optind]);
-		return CLI_USAGE;
+		status = CLI_USAGE;
+		goto out;
 	}
 	if (!format) {
 		cli_error(CMD, "which format? --format clickhouse");
-		return CLI_USAGE;
+		status = CLI_USAGE;
+		goto out;
 	}
 	if (strcmp(format, "clickhouse")) {
 		cli_error(CMD, "unknown format '%s' (known: clickhouse)", format);
-		return CLI_USAGE;
+		status = CLI_USAGE;
+		goto out;
 	}
+	if (spool && in.n) {
+		cli_error(CMD, "--spool delivers a spool, not a trace file: no -i with it");
+		status = CLI_USAGE;
+		goto out;
+	}
+	if (!in.n)
+		in.paths[in.n++] = "trace.dat";
 	if (pwfile) {
 		password = read_secret(pwfile);
-		if (!password)
-			return CLI_FAIL;
+		if (!password) {
+			status = CLI_FAIL;
+			goto out;
+		}
 		co.password = password;
 	}
 	if (strobe_clickhouse_new(&co, &ch, &err) < 0) {
@@ -275,47 +481,23 @@ int cmd_export(int argc, char **argv)
 		status = replay_spool(ch, spool, quiet);
 		goto out;
 	}
-	if (strobe_tracefile_open(input, &tf, &err) < 0) {
-		cli_error_e(CMD, &err);
+	in.tfs = calloc((size_t)in.n, sizeof(*in.tfs));
+	if (!in.tfs) {
+		cli_error(CMD, "out of memory");
 		status = CLI_FAIL;
 		goto out;
 	}
-	cli_warn_diags(CMD, tf);
-	pr.tty = isatty(STDERR_FILENO);
-	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
-	pr.last = pr.t0;
-	if (!quiet && (pr.tty || force_progress)) {
-		eo.progress = on_progress;
-		eo.progress_arg = &pr;
-		eo.progress_every = 100000;
+	for (i = 0; i < in.n; i++) {
+		if (strobe_tracefile_open(in.paths[i], &in.tfs[i], &err) < 0) {
+			cli_error_e(CMD, &err);
+			status = CLI_FAIL;
+			goto out;
+		}
 	}
-	ret = strobe_clickhouse_export_file(ch, tf, input, &eo, &st, &err);
-	clock_gettime(CLOCK_MONOTONIC, &pr.last);
-	el = since(&pr.t0, &pr.last);
-	if (pr.shown && pr.tty)
-		fputc('\n', stderr);
-	if (ret < 0) {
-		cli_error_e(CMD, &err);
-		if (!st.events)
-			cli_error(CMD, "nothing was delivered");
-		else
-			cli_error(CMD, "%llu events delivered; not delivered: the %llu events read "
-				  "since (%llu in the refused batch) and the rest of the file",
-				  (unsigned long long)st.rows_sent,
-				  (unsigned long long)(st.events - st.rows_sent),
-				  (unsigned long long)st.rows_failed);
-		status = CLI_FAIL;
-		goto out;
-	}
-	if (!quiet)
-		fprintf(stderr, "strobe export: %llu events and %llu container-second rows "
-			"delivered in %llu batches (%llu bytes before compression) in %.3f s: "
-			"%.0f events/s\n",
-			(unsigned long long)st.rows_sent, (unsigned long long)st.agg_rows_sent,
-			(unsigned long long)st.batches, (unsigned long long)st.bytes, el,
-			el > 0 ? (double)st.rows_sent / el : 0.0);
+	status = export_files(ch, &in, &eo, strict, quiet, json, force_progress,
+			      eo.host || eo.have_wall_offset);
 out:
-	strobe_tracefile_close(tf);
+	inputs_close(&in);
 	strobe_clickhouse_free(ch);
 	if (password) {
 		explicit_bzero(password, strlen(password));

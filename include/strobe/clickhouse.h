@@ -331,13 +331,53 @@ int strobe_ch_file_wall_offset(struct strobe_tracefile *tf, const char *path, in
 
 /*
  * Export trace file tf (at path) through client ch: the schema (created
- * if missing), every event, the aggregates.  Damaged pages are skipped.
- * st may be NULL.  Returns 0 or -errno; on failure st says what was
- * delivered (rows_sent) and what was not (events - rows_sent).
+ * if missing), every event, the aggregates, as one pipeline with the
+ * export consumer below.  Damaged data is skipped as strobe-damage(7)
+ * says: the file's diagnostics (strobe_tracefile_diag) name it.  st may
+ * be NULL.  Returns 0 or -errno; on failure st says what was delivered
+ * (rows_sent) and what was not (events - rows_sent).
  */
 int strobe_clickhouse_export_file(struct strobe_clickhouse *ch, struct strobe_tracefile *tf,
 				  const char *path, const struct strobe_ch_export_opts *opts,
 				  struct strobe_ch_stats *st, struct strobe_error *err);
+
+/* ---- the export as a pipeline consumer ------------------------------ */
+
+/*
+ * The export as a consumer of a pipeline (strobe-pipeline(3)), for
+ * several files on one run, a run with strict damage (opts of the
+ * pipeline), or an export beside other consumers in one pass.  At start
+ * it creates the schema (if missing) and one sink per source of the
+ * pipeline, each with
+ *   - its host column: opts->host (every source), else the file's host
+ *     name (strobe_tracefile_host: "" when it has none), else the
+ *     source's host;
+ *   - its wall-clock offset: opts->wall_offset_ns when have_wall_offset
+ *     (every source), else the file's (strobe_ch_file_wall_offset), else 0;
+ *   - its source's formats and task model (the consumer asks for models);
+ * every event goes to its source's sink, and finish sends every sink's
+ * last rows and aggregates.  Events must carry their own file's trace
+ * time: with several files, set the pipeline's raw_time (rows are then
+ * those each file gives exported alone; their order does not matter to
+ * ClickHouse).  opts->progress is called about every progress_every
+ * events with the stats of every source together.
+ *
+ * strobe_ch_export_new: an export through client ch (borrowed; opts
+ * copied, may be NULL).  0 or -ENOMEM.  strobe_ch_export_consumer fills
+ * *c (arg: x, which must outlive the run); add it with
+ * strobe_pipeline_add_consumer.  A failed batch fails the run (the
+ * pipeline's error is the sender's).  strobe_ch_export_stats: what was
+ * sent, of one source or (source -1) of all.  Free with
+ * strobe_ch_export_free (NULL ok) after the pipeline.
+ */
+struct strobe_ch_export;
+struct strobe_consumer;
+int strobe_ch_export_new(struct strobe_clickhouse *ch, const struct strobe_ch_export_opts *opts,
+			 struct strobe_ch_export **out, struct strobe_error *err);
+void strobe_ch_export_consumer(struct strobe_ch_export *x, struct strobe_consumer *c);
+void strobe_ch_export_stats(const struct strobe_ch_export *x, int source,
+			    struct strobe_ch_stats *st);
+void strobe_ch_export_free(struct strobe_ch_export *x);
 
 #ifdef __cplusplus
 }

@@ -111,7 +111,10 @@ struct strobe_pipeline_opts {
 	/* Ticks every tick_ns of trace time (0: none). */
 	uint64_t tick_ns;
 	/* Any damage fails the run at once (-EBADMSG) instead of being
-	 * skipped with a diagnostic. */
+	 * skipped with a diagnostic: damage found at open before any
+	 * consumer starts, a damaged page when it is met, and damage only
+	 * the whole run shows (time going backwards, records shorter than
+	 * their format) after the last event, before any finish. */
 	bool strict;
 	/* Timeline: keep raw timestamps even when several files carry clock
 	 * pairings (strobe_merge_opts.raw). */

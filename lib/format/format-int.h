@@ -36,6 +36,11 @@ struct strobe_format {
 	uint8_t chain_state;
 	struct strobe_field chain;
 	char *text;		/* declared formats: their format text */
+	/* Bytes a record of this type needs for its fields (the furthest
+	 * offset + size; arrays count from their offset only, as the kernel
+	 * shortens a trailing one, kernel_stack's): a shorter record has a
+	 * format that does not describe it (strobe_tracefile_see_event). */
+	uint32_t reach;
 };
 
 struct strobe_formats {
@@ -54,6 +59,16 @@ void strobe_formats_free(struct strobe_formats *f) STROBE_HIDDEN;	/* NULL ok */
 /* The same, owning tep (freed with the catalogue, also when this fails:
  * NULL).  For formats built by hand (tests, fuzzers). */
 struct strobe_formats *strobe_formats_adopt(struct tep_handle *tep) STROBE_HIDDEN;
+
+/* The field of fmt that needs the most bytes of a record (fmt->reach):
+ * its name and *end (offset + size); NULL when fmt has no fields. */
+const char *strobe_format_reach_field(const struct strobe_format *fmt,
+				      uint32_t *end) STROBE_HIDDEN;
+
+/* Events of id have no format from now on (two formats claim it, say),
+ * whatever libtraceevent holds: before the id was looked up.  0, -EBUSY
+ * (already handed out), -EINVAL, -ENOMEM. */
+int strobe_formats_refuse(struct strobe_formats *f, uint32_t id) STROBE_HIDDEN;
 
 /* Slow path of strobe_formats_by_id: look the id up and remember it. */
 const struct strobe_format *strobe_formats_lookup(struct strobe_formats *f,

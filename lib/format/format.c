@@ -61,25 +61,80 @@ void strobe_formats_free(struct strobe_formats *f)
 	free(f);
 }
 
+/* by_id covers id.  0 or -ENOMEM. */
+static int cover(struct strobe_formats *f, uint32_t id)
+{
+	struct strobe_format **n;
+	uint32_t size;
+
+	if (id < f->nr_ids)
+		return 0;
+	size = f->nr_ids ? f->nr_ids : 64;
+	while (size <= id)
+		size *= 2;
+	n = realloc(f->by_id, size * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	memset(n + f->nr_ids, 0, (size - f->nr_ids) * sizeof(*n));
+	f->by_id = n;
+	f->nr_ids = size;
+	return 0;
+}
+
+int strobe_formats_refuse(struct strobe_formats *f, uint32_t id)
+{
+	if (!f || id >= MAX_EVENT_IDS)
+		return -EINVAL;
+	if (cover(f, id) < 0)
+		return -ENOMEM;
+	if (f->by_id[id] && f->by_id[id] != FORMATS_ABSENT)
+		return -EBUSY;	/* handed out already: too late */
+	f->by_id[id] = FORMATS_ABSENT;
+	return 0;
+}
+
+/* Bytes field fl needs: arrays from their offset only (a trailing one
+ * may be shorter than declared). */
+static uint32_t field_end(const struct tep_format_field *fl)
+{
+	if (fl->offset < 0 || fl->size < 0)
+		return 0;
+	if (fl->flags & TEP_FIELD_IS_ARRAY && !(fl->flags & TEP_FIELD_IS_DYNAMIC))
+		return (uint32_t)fl->offset;
+	return (uint32_t)fl->offset + (uint32_t)fl->size;
+}
+
+/* The field of ev that reaches furthest into a record (NULL: none). */
+static const struct tep_format_field *furthest(const struct tep_event *ev)
+{
+	const struct tep_format_field *fl, *best = NULL;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++)
+		for (fl = pass ? ev->format.fields : ev->format.common_fields; fl; fl = fl->next)
+			if (!best || field_end(fl) > field_end(best))
+				best = fl;
+	return best;
+}
+
+const char *strobe_format_reach_field(const struct strobe_format *fmt, uint32_t *end)
+{
+	const struct tep_format_field *fl = fmt && fmt->tep ? furthest(fmt->tep) : NULL;
+
+	*end = fl ? field_end(fl) : 0;
+	return fl ? fl->name : NULL;
+}
+
 const struct strobe_format *strobe_formats_lookup(struct strobe_formats *f, uint32_t id)
 {
-	struct strobe_format **n, *fm;
+	const struct tep_format_field *fl;
+	struct strobe_format *fm;
 	struct tep_event *ev;
-	uint32_t size;
 
 	if (!f || !f->tep || id >= MAX_EVENT_IDS)
 		return NULL;
-	if (id >= f->nr_ids) {
-		size = f->nr_ids ? f->nr_ids : 64;
-		while (size <= id)
-			size *= 2;
-		n = realloc(f->by_id, size * sizeof(*n));
-		if (!n)
-			return NULL;
-		memset(n + f->nr_ids, 0, (size - f->nr_ids) * sizeof(*n));
-		f->by_id = n;
-		f->nr_ids = size;
-	}
+	if (cover(f, id) < 0)
+		return NULL;
 	if (f->by_id[id] == FORMATS_ABSENT)
 		return NULL;
 	if (f->by_id[id])
@@ -96,6 +151,8 @@ const struct strobe_format *strobe_formats_lookup(struct strobe_formats *f, uint
 	fm->owner = f;
 	fm->id = (int)id;
 	fm->nr_fields = -1;
+	fl = furthest(ev);
+	fm->reach = fl ? field_end(fl) : 0;
 	f->by_id[id] = fm;
 	return fm;
 }

@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,9 +75,62 @@ int strobe_tep_header_page(struct strobe_tep *t, const char *text, size_t n,
 	return 0;
 }
 
+/* The "ID: N" line of a format text, -1 when there is none. */
+static long text_id(const char *text, size_t n)
+{
+	const char *p = text, *end = text + n;
+	long id = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if ((size_t)(end - p) > 4 && !memcmp(p, "ID: ", 4)) {
+			for (p += 4; p < end && *p >= '0' && *p <= '9' && id < 1000000; p++)
+				id = id * 10 + (*p - '0');
+			return id;
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return -1;
+}
+
+/* "name: NAME" of a format text, at most 64 bytes, into out. */
+static void text_name(const char *text, size_t n, char *out, size_t size)
+{
+	size_t len = 0;
+
+	if (n > 6 && !memcmp(text, "name: ", 6))
+		while (len < n - 6 && len < 64 && text[6 + len] > ' ' && text[6 + len] < 0x7f)
+			len++;
+	snprintf(out, size, "%.*s", (int)len, len ? text + 6 : "?");
+}
+
+/* A format with the ID of one registered before: its ID decodes nothing,
+ * and the first such clash is remembered for the file's diagnostic. */
+static void note_clash(struct strobe_tep *t, long id, const struct tep_event *old,
+		       const char *text, size_t n, const char *system)
+{
+	char name[80];
+
+	/* which of the two an event of that ID is, nobody knows: neither
+	 * decodes it (strobe-damage(7): a damaged format's events are not
+	 * decoded) */
+	strobe_formats_refuse(t->formats, (uint32_t)id);
+	if (t->nr_id_clashes++)
+		return;
+	text_name(text, n, name, sizeof(name));
+	t->clash_id = (int)id;
+	snprintf(t->clash_names, sizeof(t->clash_names), "%.64s:%.64s, %.32s:%.64s",
+		 old->system ? old->system : "?", old->name ? old->name : "?", system, name);
+}
+
 bool strobe_tep_format(struct strobe_tep *t, const char *text, size_t n,
 		       const char *system)
 {
+	struct tep_event *old;
+	long id;
 	int before;
 
 	/* As trace-cmd: a format libtraceevent rejects is skipped; so is one
@@ -85,12 +139,16 @@ bool strobe_tep_format(struct strobe_tep *t, const char *text, size_t n,
 		t->nr_bad_formats++;
 		return false;
 	}
+	id = text_id(text, n);
+	old = id >= 0 && id <= 0xffff ? tep_find_event(t->tep, (int)id) : NULL;
 	before = tep_get_events_count(t->tep);
 	tep_parse_event(t->tep, text, n, system);
 	if (tep_get_events_count(t->tep) == before) {	/* not even kept as failed */
 		t->nr_bad_formats++;
 		return false;
 	}
+	if (old)
+		note_clash(t, id, old, text, n, system);
 	return true;
 }
 

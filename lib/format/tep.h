@@ -30,6 +30,11 @@ struct strobe_tep {
 	struct tep_plugin_list *plugins;
 	unsigned commit_size;	/* ring-buffer page commit field: 4 or 8 */
 	unsigned nr_bad_formats;	/* formats skipped as damaged */
+	/* Formats whose ID a format registered before has (a damaged ID:
+	 * events of that ID are not decoded, strobe_formats_refuse). */
+	unsigned nr_id_clashes;
+	int clash_id;			/* the first clash's ID */
+	char clash_names[240];		/* its two formats, "sys:a, sys:b" */
 };
 
 /* Allocate the handle (little endian, plugins loaded) and its catalogue.
@@ -43,7 +48,9 @@ int strobe_tep_header_page(struct strobe_tep *t, const char *text, size_t n,
 
 /* One event format of `system`.  A format that fails fmtcheck, or that
  * libtraceevent refuses outright, is skipped and counted in
- * nr_bad_formats: false.  True when it was registered. */
+ * nr_bad_formats: false.  True when it was registered (one whose ID an
+ * earlier format has too is registered, counted in nr_id_clashes, and
+ * that ID decodes no event). */
 bool strobe_tep_format(struct strobe_tep *t, const char *text, size_t n,
 		       const char *system) STROBE_HIDDEN;
 

@@ -464,19 +464,27 @@ static int damaged(struct strobe_pipeline *p, const struct input *in, int src, i
 	return 0;
 }
 
-/* Strict mode: damage the reader found at open fails the run. */
-static int strict_open_check(struct strobe_pipeline *p, struct strobe_error *err)
+/*
+ * Strict mode: damage the reader found at open, or (at the end) what the
+ * events showed (time going backwards, records shorter than their
+ * format), fails the run.  The message names the file unless it does.
+ */
+static int strict_check(struct strobe_pipeline *p, struct strobe_error *err)
 {
 	enum strobe_tf_diag_kind k;
-	const char *msg;
+	const char *msg, *path;
 	int i, j;
 
 	for (i = 0; i < p->nr_srcs; i++)
 		for (j = 0; p->pub[i].tf && j < strobe_tracefile_nr_diags(p->pub[i].tf); j++) {
 			msg = strobe_tracefile_diag(p->pub[i].tf, j, &k);
-			if (strobe_tf_diag_is_damage(k))
+			if (!strobe_tf_diag_is_damage(k))
+				continue;
+			path = strobe_tracefile_path(p->pub[i].tf);
+			if (path && strncmp(msg, path, strlen(path)))
 				return strobe_err(err, -EBADMSG, "damaged data (strict): %s: %s",
-						  strobe_tracefile_path(p->pub[i].tf), msg);
+						  path, msg);
+			return strobe_err(err, -EBADMSG, "damaged data (strict): %s", msg);
 		}
 	return 0;
 }
@@ -860,7 +868,7 @@ int strobe_pipeline_run(struct strobe_pipeline *p, struct strobe_error *err)
 	if (r < 0)
 		return r;
 	if (p->o.strict) {
-		r = strict_open_check(p, err);
+		r = strict_check(p, err);
 		if (r < 0)
 			return r;
 	}
@@ -886,6 +894,11 @@ int strobe_pipeline_run(struct strobe_pipeline *p, struct strobe_error *err)
 		return ret;
 	if (events_done(p) < 0)
 		return strobe_err(err, -ENOMEM, "out of memory");
+	if (p->o.strict) {	/* damage the events showed: before any finish */
+		r = strict_check(p, err);
+		if (r < 0)
+			return r;
+	}
 	for (i = 0; i < p->nr_cons; i++) {
 		struct cons *c = &p->cons[i];
 

@@ -1209,75 +1209,214 @@ int strobe_ch_file_wall_offset(struct strobe_tracefile *tf, const char *path, in
 	return 0;
 }
 
+/* ---- the export as a pipeline consumer -------------------------------- */
+
+/*
+ * One sink per source of the pipeline (each with its host column, its
+ * wall-clock offset, its formats and task model), all sending through the
+ * one client: events of several files go to one table, told apart by
+ * their host column, and each file's rows are the rows it would give
+ * exported alone.
+ */
+struct strobe_ch_export {
+	struct strobe_clickhouse *ch;
+	struct strobe_ch_export_opts o;	/* o.host: our copy */
+	struct strobe_ch_sink **sinks;	/* by source index */
+	int nr_sinks;
+	uint64_t fed, next;		/* events fed; next progress call */
+	bool started;
+};
+
+int strobe_ch_export_new(struct strobe_clickhouse *ch, const struct strobe_ch_export_opts *opts,
+			 struct strobe_ch_export **out, struct strobe_error *err)
+{
+	struct strobe_ch_export *x;
+
+	*out = NULL;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return strobe_err(err, -ENOMEM, "out of memory");
+	x->ch = ch;
+	if (opts)
+		x->o = *opts;
+	x->o.host = NULL;
+	if (opts && opts->host && !(x->o.host = strdup(opts->host))) {
+		free(x);
+		return strobe_err(err, -ENOMEM, "out of memory");
+	}
+	if (!x->o.progress_every)
+		x->o.progress_every = 1000000;
+	x->next = x->o.progress_every;
+	*out = x;
+	return 0;
+}
+
+void strobe_ch_export_free(struct strobe_ch_export *x)
+{
+	int i;
+
+	if (!x)
+		return;
+	for (i = 0; i < x->nr_sinks; i++)
+		strobe_ch_sink_free(x->sinks[i]);
+	free(x->sinks);
+	free((char *)x->o.host);
+	free(x);
+}
+
+void strobe_ch_export_stats(const struct strobe_ch_export *x, int source,
+			    struct strobe_ch_stats *st)
+{
+	int i;
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; x && i < x->nr_sinks; i++) {
+		const struct strobe_ch_stats *s;
+
+		if (!x->sinks[i] || (source >= 0 && i != source))
+			continue;
+		s = &x->sinks[i]->st;
+		st->events += s->events;
+		st->rows_sent += s->rows_sent;
+		st->agg_rows_sent += s->agg_rows_sent;
+		st->batches += s->batches;
+		st->bytes += s->bytes;
+		st->rows_failed += s->rows_failed;
+	}
+}
+
+/* Start: the schema, then a sink per source. */
+static int export_start(const struct strobe_pipeline_source *src, int nr, void *arg,
+			struct strobe_error *err)
+{
+	struct strobe_ch_export *x = arg;
+	int i, ret;
+
+	if (x->started)
+		return strobe_err(err, -EINVAL, "clickhouse: an export runs once");
+	x->started = true;
+	x->sinks = calloc((size_t)(nr > 0 ? nr : 1), sizeof(*x->sinks));
+	if (!x->sinks)
+		return strobe_err(err, -ENOMEM, "out of memory");
+	x->nr_sinks = nr;
+	ret = strobe_clickhouse_create_schema(x->ch, err);
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < nr; i++) {
+		struct strobe_ch_sink_opts so = { .batch_rows = x->o.batch_rows };
+		char host[256];
+
+		if (x->o.host)
+			so.host = x->o.host;
+		else if (src[i].tf)
+			so.host = strobe_tracefile_host(src[i].tf, host, sizeof(host));
+		else
+			so.host = src[i].host;
+		if (x->o.have_wall_offset)
+			so.wall_offset_ns = x->o.wall_offset_ns;
+		else if (!src[i].tf || strobe_ch_file_wall_offset(src[i].tf,
+						strobe_tracefile_path(src[i].tf),
+						&so.wall_offset_ns) < 0)
+			so.wall_offset_ns = 0;
+		ret = strobe_ch_sink_new(src[i].formats, src[i].model, &so, strobe_clickhouse_send,
+					 x->ch, &x->sinks[i], err);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static void export_progress(struct strobe_ch_export *x)
+{
+	struct strobe_ch_stats st;
+
+	x->next += x->o.progress_every;
+	strobe_ch_export_stats(x, -1, &st);
+	x->o.progress(x->o.progress_arg, &st);
+}
+
+static int __attribute__((noinline)) event_progress(struct strobe_ch_export *x,
+						    const struct strobe_event *ev, int source,
+						    struct strobe_error *err)
+{
+	int ret = strobe_ch_sink_feed(x->sinks[source], ev, err);
+
+	if (ret < 0)
+		return ret;
+	if (++x->fed >= x->next)
+		export_progress(x);
+	return 0;
+}
+
+/* Per event: a tail call into the source's sink (progress apart). */
+static int export_event(const struct strobe_event *ev, int source, void *arg,
+			struct strobe_error *err)
+{
+	struct strobe_ch_export *x = arg;
+
+	if (__builtin_expect(x->o.progress != NULL, 0))
+		return event_progress(x, ev, source, err);
+	return strobe_ch_sink_feed(x->sinks[source], ev, err);
+}
+
+/* Finish: every sink's last rows and aggregates (a failure stops there). */
+static int export_finish(void *arg, struct strobe_error *err)
+{
+	struct strobe_ch_export *x = arg;
+	int i, ret;
+
+	for (i = 0; i < x->nr_sinks; i++) {
+		ret = strobe_ch_sink_finish(x->sinks[i], err);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+void strobe_ch_export_consumer(struct strobe_ch_export *x, struct strobe_consumer *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	c->name = "the ClickHouse export";
+	c->flags = STROBE_CONSUMER_MODEL;
+	c->start = export_start;
+	c->event = export_event;
+	c->finish = export_finish;
+	c->arg = x;
+}
+
 int strobe_clickhouse_export_file(struct strobe_clickhouse *ch, struct strobe_tracefile *tf,
 				  const char *path, const struct strobe_ch_export_opts *opts,
 				  struct strobe_ch_stats *st, struct strobe_error *err)
 {
-	struct strobe_ch_export_opts none = { 0 };
-	struct strobe_ch_sink_opts so = { 0 };
-	struct strobe_model *m = NULL;
-	struct strobe_ch_sink *k = NULL;
-	struct strobe_stream *s = NULL;
-	struct strobe_event ev;
-	struct strobe_error e2 = { 0, "" };
-	uint64_t every, next, skipped = 0;
-	char host[256];
+	struct strobe_ch_export_opts o = { 0 };
+	struct strobe_ch_export *x = NULL;
+	struct strobe_pipeline *p = NULL;
+	struct strobe_consumer c;
 	int ret;
 
-	if (!opts)
-		opts = &none;
 	if (st)
 		memset(st, 0, sizeof(*st));
-	every = opts->progress_every ? opts->progress_every : 1000000;
-	next = every;
-	so.host = opts->host ? opts->host : strobe_tracefile_host(tf, host, sizeof(host));
-	so.batch_rows = opts->batch_rows;
-	if (opts->have_wall_offset)
-		so.wall_offset_ns = opts->wall_offset_ns;
-	else if (strobe_ch_file_wall_offset(tf, path, &so.wall_offset_ns) < 0)
-		so.wall_offset_ns = 0;
-	ret = strobe_clickhouse_create_schema(ch, err);
+	if (opts)
+		o = *opts;
+	/* the wall-clock offset of the file at path, as documented */
+	if (!o.have_wall_offset && path &&
+	    strobe_ch_file_wall_offset(tf, path, &o.wall_offset_ns) == 0)
+		o.have_wall_offset = true;
+	ret = strobe_ch_export_new(ch, &o, &x, err);
 	if (ret < 0)
 		return ret;
-	ret = strobe_model_new(&m, err);
-	if (ret < 0)
-		goto out;
-	ret = strobe_model_load_file(m, tf, err);
-	if (ret < 0)
-		goto out;
-	ret = strobe_ch_sink_new(strobe_tracefile_formats(tf), m, &so, strobe_clickhouse_send, ch,
-				 &k, err);
-	if (ret < 0)
-		goto out;
-	ret = strobe_stream_open_file(tf, NULL, &s, err);
-	if (ret < 0)
-		goto out;
-	for (;;) {
-		ret = strobe_stream_next(s, &ev, &e2);
-		if (ret == 0)
-			break;
-		if (ret < 0) {	/* a damaged page: skipped by the stream */
-			if (ret == -ENOMEM || ++skipped > 100000) {
-				strobe_err(err, ret, "%s", e2.msg);
-				goto out;
-			}
-			continue;
-		}
-		strobe_model_update(m, &ev);
-		ret = strobe_ch_sink_feed(k, &ev, err);
-		if (ret < 0)
-			goto out;
-		if (opts->progress && k->st.events >= next) {
-			next += every;
-			opts->progress(opts->progress_arg, &k->st);
-		}
-	}
-	ret = strobe_ch_sink_finish(k, err);
-out:
-	if (st && k)
-		strobe_ch_sink_stats(k, st);
-	strobe_stream_close(s);
-	strobe_ch_sink_free(k);
-	strobe_model_free(m);
-	return ret;
+	strobe_ch_export_consumer(x, &c);
+	ret = strobe_pipeline_new(NULL, &p, err);
+	if (ret >= 0)
+		ret = strobe_pipeline_add_file(p, tf, NULL, err);
+	if (ret >= 0)
+		ret = strobe_pipeline_add_consumer(p, &c, err);
+	if (ret >= 0)
+		ret = strobe_pipeline_run(p, err);
+	if (st)
+		strobe_ch_export_stats(x, -1, st);
+	strobe_pipeline_free(p);
+	strobe_ch_export_free(x);
+	return ret < 0 ? ret : 0;
 }

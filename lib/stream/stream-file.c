@@ -14,8 +14,10 @@
 #include <stdlib.h>
 
 #include <strobe/strobe.h>
+#include "../tracefile/tracefile-int.h"
 #include "../util/err.h"
 #include "../util/opts.h"
+#include "stream-int.h"
 
 struct file_feed {
 	struct strobe_tf_cpu *cpu;
@@ -120,6 +122,8 @@ int strobe_stream_open_file(struct strobe_tracefile *tf,
 				     strobe_tracefile_formats(tf),
 				     strobe_tracefile_ts_offset(tf), out, err);
 	free(feeds);
+	if (r == 0)	/* records that do not fit their format: the file says so */
+		strobe_stream_set_short_hook(*out, tf_note_short_record, tf);
 	return r;
 
 fail:

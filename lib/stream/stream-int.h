@@ -1,5 +1,6 @@
 /*
- * stream-int.h - what the live capture needs of the stream (internal).
+ * stream-int.h - what the live capture and the file stream need of the
+ * stream (internal).
  */
 #ifndef STROBE_STREAM_INT_H
 #define STROBE_STREAM_INT_H
@@ -22,5 +23,14 @@ void strobe_stream_set_owner(struct strobe_stream *s, int wake_fd,
  * a consumer may treat that time as passed; 0 when not known yet.
  */
 uint64_t strobe_stream_safe_ts(const struct strobe_stream *s) STROBE_HIDDEN;
+
+/*
+ * hook(ctx, ev) is told of each record shorter than its format's fields
+ * reach (format-int.h: reach), the stream's one per-event check of
+ * format damage; the file stream tells its file (a diagnostic).
+ */
+void strobe_stream_set_short_hook(struct strobe_stream *s,
+				  void (*hook)(void *ctx, const struct strobe_event *ev),
+				  void *ctx) STROBE_HIDDEN;
 
 #endif

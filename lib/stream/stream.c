@@ -84,6 +84,10 @@ struct strobe_stream {
 	 * lowest idle watermark of the waiting feeds, or the held-back head's
 	 * time); 0 before any. */
 	uint64_t safe_ts;
+	/* Records shorter than their format's fields reach: told to this
+	 * hook (a file stream's: its file's diagnostics), may be NULL. */
+	void (*short_hook)(void *ctx, const struct strobe_event *ev);
+	void *short_ctx;
 	/* Live streams: the owner's wake-up fd and clean-up (stream-int.h). */
 	int wake_fd;
 	void (*owner_close)(void *ctx);
@@ -156,6 +160,24 @@ static inline void missed_add(int64_t *acc, int64_t m)
 }
 
 /*
+ * Is an empty page (no commit, no lost-events mark) with timestamp 0 all
+ * zeros?  The kernel stamps every page it hands out, so such a page is
+ * damage (a zeroed block of the file), not a quiet moment: it is refused
+ * like any bad page so that readers say so.  Only empty pages get here.
+ */
+static bool page_zeroed(const struct strobe_page *pg, const uint8_t *page, unsigned size)
+{
+	unsigned i;
+
+	if (pg->len || pg->missed || pg->ts)
+		return false;
+	for (i = 0; i < size; i++)
+		if (page[i])
+			return false;
+	return true;
+}
+
+/*
  * Load pages until one yields a record.  Returns 1 (head set), 0 (feed
  * ended) or -errno (bad page, consumed; or source error, feed ended).
  */
@@ -185,6 +207,10 @@ static int feed_refill(struct strobe_stream *s, struct feed *f,
 		r = strobe_page_init(&f->pg, page, s->page_size, s->commit_size, err);
 		if (r < 0)
 			return feed_bad_page(f, err);
+		if (__builtin_expect(!f->pg.len, 0) && page_zeroed(&f->pg, page, s->page_size)) {
+			strobe_err(err, -EINVAL, "the page is all zeros");
+			return feed_bad_page(f, err);
+		}
 		if (f->pg.missed) {
 			if (f->pg.missed < 0)
 				s->stats.missed_unknown++;
@@ -218,9 +244,17 @@ static inline int feed_advance(struct strobe_stream *s, struct feed *f,
 	return feed_refill(s, f, err);
 }
 
+static void __attribute__((noinline, cold)) short_record(struct strobe_stream *s,
+							  const struct strobe_event *ev)
+{
+	if (s->short_hook)
+		s->short_hook(s->short_ctx, ev);
+}
+
 static inline void fill_event(struct strobe_stream *s, const struct feed *f,
 			      struct strobe_event *ev)
 {
+	const struct strobe_format *fm;
 	const uint8_t *d = f->rec.data;
 	uint32_t size = f->rec.size;
 	uint16_t t16;
@@ -245,7 +279,11 @@ static inline void fill_event(struct strobe_stream *s, const struct feed *f,
 	} else {
 		ev->pid = -1;
 	}
-	ev->format = strobe_formats_get(s->fmts, ev->type);
+	fm = strobe_formats_get(s->fmts, ev->type);
+	ev->format = fm;
+	/* a format whose fields reach past its records: a damaged format */
+	if (__builtin_expect(fm && size < fm->reach, 0))
+		short_record(s, ev);
 }
 
 /* Start feeds not yet started; a bad first page is retried next call. */
@@ -480,6 +518,14 @@ void strobe_stream_set_owner(struct strobe_stream *s, int wake_fd,
 	s->wake_fd = wake_fd;
 	s->owner_close = close_fn;
 	s->owner = ctx;
+}
+
+void strobe_stream_set_short_hook(struct strobe_stream *s,
+				  void (*hook)(void *ctx, const struct strobe_event *ev),
+				  void *ctx)
+{
+	s->short_hook = hook;
+	s->short_ctx = ctx;
 }
 
 struct strobe_formats *strobe_stream_formats(const struct strobe_stream *s)

@@ -20,6 +20,7 @@
 #include <strobe/strobe.h>
 
 #include "tracefile-int.h"
+#include "format/format-int.h"
 
 static int add(struct strobe_tracefile *tf, enum strobe_tf_diag_kind kind,
 	       const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -88,6 +89,12 @@ int tf_diag_open(struct strobe_tracefile *tf, const char *model_problem,
 			tf->nr_bad_formats > 1 ? "are" : "is",
 			tf->nr_bad_formats > 1 ? "were" : "was", tf->bad_names,
 			tf->nr_bad_formats > 1 ? "their" : "its");
+	if (!r && tf->t.nr_id_clashes)
+		r = add(tf, STROBE_TF_DIAG_BAD_FORMATS,
+			"2 event formats in the file have the same ID %d (%s): which one its "
+			"events are is unknown, so they are not decoded, and analyses that need "
+			"them miss them%s", tf->t.clash_id, tf->t.clash_names,
+			tf->t.nr_id_clashes > 1 ? " (more formats share an ID with another)" : "");
 	if (!r && tf->damage[0] && (!model_problem || strcmp(model_problem, tf->damage)))
 		r = add(tf, STROBE_TF_DIAG_TRUNCATED, "%s", tf->damage);
 	if (!r && why)
@@ -174,6 +181,19 @@ int strobe_tracefile_add_diag(struct strobe_tracefile *tf, enum strobe_tf_diag_k
 	return add(tf, kind, "%s", msg);
 }
 
+void tf_note_short_record(void *ctx, const struct strobe_event *ev)
+{
+	struct strobe_tracefile *tf = ctx;
+
+	if (!tf->short_records++) {
+		tf->short_fmt = ev->format;
+		tf->short_size = ev->size;
+		tf->short_cpu = ev->cpu;
+	} else if (ev->format != tf->short_fmt) {
+		tf->short_more = true;
+	}
+}
+
 void strobe_tracefile_see_event(struct strobe_tracefile *tf, const struct strobe_event *ev)
 {
 	if (__builtin_expect(ev->ts >= tf->max_ts, 1)) {
@@ -249,6 +269,20 @@ int strobe_tracefile_events_done(struct strobe_tracefile *tf,
 			(unsigned long long)tf->bad_data, tf->bad_data > 1 ? "s" : "",
 			tf->bad_data > 1 ? "s" : "", tf->bad_first,
 			tf->bad_data > 1 ? "them" : "it");
+	if (!r && tf->short_records) {
+		uint32_t end = 0;
+		const char *field = strobe_format_reach_field(tf->short_fmt, &end);
+		const char *sys = strobe_format_system(tf->short_fmt);
+		const char *name = strobe_format_name(tf->short_fmt);
+
+		r = add(tf, STROBE_TF_DIAG_BAD_FORMATS,
+			"the event format %s:%s does not fit its records: its field '%s' ends "
+			"at byte %u, past the end of %llu of its records (the first: %u bytes, "
+			"on CPU %d)%s; fields past a record's end are not read (a damaged "
+			"format)", sys ? sys : "?", name ? name : "?", field ? field : "?", end,
+			(unsigned long long)tf->short_records, tf->short_size, tf->short_cpu,
+			tf->short_more ? ", and records of other formats too" : "");
+	}
 	if (!r && tf->backwards)
 		r = add(tf, STROBE_TF_DIAG_TIME_BACKWARDS,
 			"time went backwards: %llu event%s earlier than one before %s (the "

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,7 +208,15 @@ static int read_meta(struct strobe_tracefile *tf, struct strobe_error *err)
 	return 0;
 }
 
-/* Check one compressed CPU stream and sum its uncompressed size. */
+/*
+ * Check one compressed CPU stream and sum its uncompressed size.  The
+ * stream is a chunk count, then the chunks (u32 compressed and
+ * uncompressed sizes, the zstd frame); the BUFFER option's size for the
+ * CPU is the bytes after the count.  Chunks that end 8 bytes or more
+ * before it (room for at least another chunk's header) mean a damaged
+ * count: what the count reaches is read, the rest is said (a diagnostic,
+ * strobe-damage(7)), as trace-cmd reads it but without its silence.
+ */
 static int walk_chunks(struct strobe_tracefile *tf, const char *bname,
 		       struct tf_cpu_data *c, struct strobe_error *err)
 {
@@ -239,6 +248,17 @@ static int walk_chunks(struct strobe_tracefile *tf, const char *bname,
 		c->data_size += usize;
 	}
 	c->nr_chunks = n;
+	if (r.len - r.pos >= 8) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s: CPU %d of buffer '%s': its chunk count at offset %"
+			 PRIu64 " says %u chunk%s, which hold %zu of its %" PRIu64 " bytes of "
+			 "compressed data: the other %zu bytes are not read (a damaged chunk "
+			 "count; the events in them are missing)", tf->path, c->cpu, bname,
+			 c->offset, n, n == 1 ? "" : "s", r.pos - 4, c->size, r.len - r.pos);
+		if (strobe_tracefile_add_diag(tf, STROBE_TF_DIAG_BAD_DATA, msg) < 0)
+			return strobe_err(err, -ENOMEM, "%s: out of memory", tf->path);
+	}
 	return 0;
 }
 
@@ -326,6 +346,22 @@ static int read_buffer_option(struct strobe_tracefile *tf, const struct tf_optio
 			c->data_size = c->size;
 		}
 		b->data_size += c->data_size;
+	}
+	/* trace-cmd's BUFFER option ends with its CPUs' entries: more room
+	 * than the count covers is a damaged count (a zeroed one hides every
+	 * CPU's data) */
+	if (r.len - r.pos >= 20) {
+		char msg[512];
+		size_t more = (r.len - r.pos) / 20;
+
+		snprintf(msg, sizeof(msg), "%s: the BUFFER option of buffer '%s' (at offset %"
+			 PRIu64 ") says %u CPU%s but holds %zu more CPU entr%s: %s not read "
+			 "(a damaged CPU count; the events of %s are missing)", tf->path, name,
+			 r.file_off, cpus, cpus == 1 ? "" : "s", more, more == 1 ? "y" : "ies",
+			 more == 1 ? "its data is" : "their data is",
+			 more == 1 ? "that CPU" : "those CPUs");
+		if (strobe_tracefile_add_diag(tf, STROBE_TF_DIAG_BAD_DATA, msg) < 0)
+			return strobe_err(err, -ENOMEM, "%s: out of memory", tf->path);
 	}
 	return 0;
 }

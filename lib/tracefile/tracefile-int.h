@@ -159,6 +159,13 @@ struct strobe_tracefile {
 	uint64_t backwards;	/* events seen earlier than an event before them */
 	uint64_t back_ts, back_by;	/* the first of those, and by how much */
 	int back_cpu;
+	/* records shorter than their format's fields reach (told by the
+	 * file's streams: tf_note_short_record) */
+	uint64_t short_records;
+	const struct strobe_format *short_fmt;	/* the first's format */
+	uint32_t short_size;			/* and its size and CPU */
+	int short_cpu;
+	bool short_more;			/* other formats had some too */
 	char damage[512];	/* "" or why only part of the data is read */
 	uint64_t bad_data;	/* damaged pages/chunks skipped by readers */
 	char bad_first[320];	/* the first of them, as the reader said */
@@ -216,6 +223,11 @@ struct tf_buffer *tf_add_buffer(struct strobe_tracefile *tf, const char *name,
 void tf_diag_bad_format(struct strobe_tracefile *tf, const char *system,
 			const char *text, size_t len) STROBE_HIDDEN;
 /* Add the diagnostics known once the metadata is read (end of open). */
+/* A record of this file shorter than its format's fields reach: counted,
+ * the first kept, one diagnostic at strobe_tracefile_events_done (a
+ * stream hook: ctx is the tracefile). */
+struct strobe_event;
+void tf_note_short_record(void *ctx, const struct strobe_event *ev) STROBE_HIDDEN;
 int tf_diag_open(struct strobe_tracefile *tf, const char *model_problem,
 		 struct strobe_error *err) STROBE_HIDDEN;
 void tf_diag_free(struct strobe_tracefile *tf) STROBE_HIDDEN;

@@ -6,9 +6,10 @@
 # event, and aggregates that agree with the events; the two servers as
 # two shards behind a Distributed table: two recordings with two host
 # names, each exported to its own shard, and one query through the
-# Distributed table sees both with exact per-host counts; a server that is
-# down and a wrong password give clear errors that never show the
-# password; the live C example sends a traced command's events straight
+# Distributed table sees both with exact per-host counts; both exported by
+# one command (several -i, one of them twice) keep their host names; a
+# server that is down and a wrong password give clear errors that never
+# show the password; the live C example sends a traced command's events straight
 # to the server; a container's events and seconds carry its name; --retry
 # waits for a server that comes back; tracefs is left as found.
 . "$(dirname "$0")/lib.sh"
@@ -228,7 +229,9 @@ if ! start_server ch2 $H2 $T2; then
 else
 	N2=700
 	G=$WORK/b.dat
-	if ! rec $G sched,syscalls -- $HELPERS/getppid_n $N2; then
+	# (recorded under another host name, for the export of both files below)
+	if ! timeout 120 $STROBE record -o $G --host-name beta-rec --preset sched,syscalls -- \
+		$HELPERS/getppid_n $N2 > $G.stdout 2> $G.stderr; then
 		fail clickhouse_second_record "$(tail -3 $G.stderr)"
 	else
 		timeout 300 $STROBE export --format clickhouse --url http://127.0.0.1:$H2 \
@@ -254,6 +257,25 @@ else
 		[ "$r" = "alpha $N beta $N2 " ] &&
 			pass clickhouse_the_same_from_the_other_shard ||
 			fail clickhouse_the_same_from_the_other_shard "got '$r'"
+		# both recordings in one export (and one of them again through a
+		# link): each host's rows under its recorded name, every event once
+		ln -s $G $WORK/b-link.dat
+		timeout 300 $STROBE export --format clickhouse --url http://127.0.0.1:$H1 \
+			--database several -i $F -i $G -i $WORK/b-link.dat 2> $WORK/several.err
+		rc=$?
+		r=$(q $H1 "SELECT host, countIf(comm = 'getppid_n' AND event = 'sys_enter' AND
+			visitParamExtractInt(fields, 'id') = 110) FROM several.events
+			GROUP BY host ORDER BY host" | tr '\t\n' ' ')
+		w="beta-rec $N2 $(uname -n) $N "
+		[ "$(uname -n)" \< beta-rec ] && w="$(uname -n) $N beta-rec $N2 "
+		e=$(q $H1 "SELECT count() FROM several.events")
+		[ $rc = 0 ] && [ "$r" = "$w" ] &&
+			grep -q "warning: $WORK/b-link.dat is the same file as $G: it is read once" \
+				$WORK/several.err &&
+			[ "$e" = $(($($STROBE sql -i $F 'SELECT count(*) FROM events' | tail -1) +
+				     $($STROBE sql -i $G 'SELECT count(*) FROM events' | tail -1))) ] &&
+			pass clickhouse_export_of_several_files_keeps_each_host ||
+			fail clickhouse_export_of_several_files_keeps_each_host "exit $rc, want '$w' got '$r', $e rows: $(cat $WORK/several.err)"
 	fi
 fi
 

@@ -411,7 +411,7 @@ static void test_stream_bad_page_reported_then_skipped(void)
 	strobe_stream_close(s);
 }
 
-static void test_stream_bad_first_page_and_bad_header_skipped(void)
+static void test_stream_bad_first_page_zeroed_page_and_bad_header_skipped(void)
 {
 	static const uint64_t t[] = { 5, 6 };
 	struct afeed *a = afeed_new();
@@ -425,7 +425,8 @@ static void test_stream_bad_first_page_and_bad_header_skipped(void)
 	page_event(&pb, 1, 1, 0, 0);
 	a->pages[a->n++] = page_end(&pb, 0);
 	put64(a->pages[0] + 8, PS);		/* commit > page data */
-	afeed_page(a, NULL, 0, 0, 0);		/* empty page: skipped */
+	page_start(&pb, 4);			/* an empty page: skipped */
+	a->pages[a->n++] = page_end(&pb, 0);
 	afeed_page(a, t, 2, 0, 0);
 	f = feed_of(a, 4, 0);
 	s = open_stream(&f, 1, NULL, 0);
@@ -433,6 +434,26 @@ static void test_stream_bad_first_page_and_bad_header_skipped(void)
 	CHECK_EQ(strobe_stream_next(s, &ev, NULL), -EINVAL);
 	CHECK_EQ(strobe_stream_next(s, &ev, &err), 1);
 	CHECK_EQ(ev.ts, 5);
+	CHECK_EQ(strobe_stream_next(s, &ev, &err), 1);
+	CHECK_EQ(ev.ts, 6);
+	CHECK_EQ(strobe_stream_next(s, &ev, &err), 0);
+	strobe_stream_close(s);
+
+	/* A page of zeros (no timestamp: the kernel stamps every page) is
+	 * damage, refused like a bad header; the next page is read. */
+	a = afeed_new();
+	afeed_page(a, t, 1, 0, 0);
+	page_start(&pb, 0);
+	a->pages[a->n++] = page_end(&pb, 0);
+	afeed_page(a, t + 1, 1, 0, 0);
+	f = feed_of(a, 2, 0);
+	s = open_stream(&f, 1, NULL, 0);
+	REQUIRE(s);
+	CHECK_EQ(strobe_stream_next(s, &ev, &err), 1);
+	CHECK_EQ(ev.ts, 5);
+	CHECK_EQ(strobe_stream_next(s, &ev, &err), -EINVAL);
+	CHECK(strstr(err.msg, "cpu 2: bad ring-buffer page at offset") == err.msg);
+	CHECK(strstr(err.msg, ": the page is all zeros"));
 	CHECK_EQ(strobe_stream_next(s, &ev, &err), 1);
 	CHECK_EQ(ev.ts, 6);
 	CHECK_EQ(strobe_stream_next(s, &ev, &err), 0);
@@ -1063,7 +1084,7 @@ TESTS(T(test_stream_merges_three_cpus_by_time_ties_in_feed_order),
       T(test_stream_ts_offset_added),
       T(test_stream_large_deltas_use_time_extend),
       T(test_stream_bad_page_reported_then_skipped),
-      T(test_stream_bad_first_page_and_bad_header_skipped),
+      T(test_stream_bad_first_page_zeroed_page_and_bad_header_skipped),
       T(test_stream_feed_error_ends_that_feed_only),
       T(test_stream_open_rejects_bad_arguments_and_closes_feeds),
       T(test_stream_format_lookup_by_type),
