@@ -700,10 +700,15 @@ static int live_done(struct strobe_pipeline *p)
 
 	strobe_pipeline_stats(p, &st);
 	if (st.missed || st.missed_unknown) {
-		if (st.missed_unknown)
-			snprintf(msg, sizeof(msg), "%llu events were lost, plus %llu gaps of "
+		if (st.missed && st.missed_unknown)
+			snprintf(msg, sizeof(msg), "%llu events were lost, plus %llu gap%s of "
 				 "unknown size", (unsigned long long)st.missed,
-				 (unsigned long long)st.missed_unknown);
+				 (unsigned long long)st.missed_unknown,
+				 st.missed_unknown > 1 ? "s" : "");
+		else if (st.missed_unknown)
+			snprintf(msg, sizeof(msg), "events were lost: %llu gap%s of unknown size",
+				 (unsigned long long)st.missed_unknown,
+				 st.missed_unknown > 1 ? "s" : "");
 		else
 			snprintf(msg, sizeof(msg), "%llu events were lost",
 				 (unsigned long long)st.missed);
