@@ -34,6 +34,7 @@ typedef struct {
 	bool ended;		/* the run is over (the batch may still hold events) */
 	bool finished;		/* ... and said so: warnings, or the error */
 	bool busy;		/* a thread is running the pipeline */
+	bool strict;		/* damage raises DamagedDataError */
 	int fail;		/* the run's -errno, raised once the batch is out */
 	struct strobe_error err;
 } ReaderObject;
@@ -53,8 +54,10 @@ static void Reader_dealloc(ReaderObject *r)
 	Py_TYPE(r)->tp_free((PyObject *)r);
 }
 
-/* The run is over and the batch handed out: the failure, or the
- * diagnostics not warned yet.  NULL (StopIteration, or raised). */
+/* The run is over and the batch handed out: the failure, damage found
+ * at the end with strict (time going backwards, say: as the commands'
+ * --strict), or the diagnostics not warned yet.  NULL (StopIteration, or
+ * raised). */
 static PyObject *reader_finish(ReaderObject *r)
 {
 	PyMem_RawFree(r->f.b.buf);	/* the files are read: drop the batch */
@@ -65,6 +68,8 @@ static PyObject *reader_finish(ReaderObject *r)
 	r->finished = true;
 	if (r->fail)
 		return raise_run(r->fail, &r->err);
+	if (r->strict && strict_damage(r->p) < 0)
+		return NULL;
 	warn_diags(r->p, r->src, r->warned, r->nr_src);
 	return NULL;
 }
@@ -267,6 +272,7 @@ PyObject *py_read_trace(PyObject *self, PyObject *args, PyObject *kw)
 	r->slot[0] = r->slot[1] = NULL;
 	r->k = 0;
 	r->ended = r->finished = r->busy = false;
+	r->strict = strict;
 	r->fail = 0;
 	memset(&r->err, 0, sizeof(r->err));
 	r->f.copy = true;
@@ -519,7 +525,7 @@ static PyObject *analyze_file(struct strobe_analysis *a, PyObject *path, bool st
 	}
 	if (r < 0)
 		raise_run(r, &err);
-	else if (warn_diags(p, &src, &warned, 1) == 0)
+	else if ((!strict || strict_damage(p) == 0) && warn_diags(p, &src, &warned, 1) == 0)
 		out = tables_dict(a);
 	strobe_pipeline_free(p);
 	return out;

@@ -331,7 +331,7 @@ int loop_run(struct loop *l)
 		raise_run(r, &l->err);
 		return -1;
 	}
-	if (warn_diags(l->p, &l->src, &warned, 1) < 0) {
+	if ((l->strict && strict_damage(l->p) < 0) || warn_diags(l->p, &l->src, &warned, 1) < 0) {
 		l->why = W_ERROR;
 		return -1;
 	}

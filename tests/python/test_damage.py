@@ -5,7 +5,8 @@ event is read, the reader's diagnostics name the CPU and the file, and a
 strobe.DamagedDataWarning says it; with strict=True the same file raises
 strobe.DamagedDataError after the events before the damage.  Damage found
 at open (a file cut short) is warned, or raised with strict, before the
-first event; analyze() follows the same policy.  Several files are read
+first event, and damage known only at the end (time going backwards)
+after the last; analyze() follows the same policy.  Several files are read
 on one timeline, and the same file given twice is read once with a
 notice (a TraceWarning, not damage)."""
 import errno
@@ -119,6 +120,26 @@ def test_a_file_cut_short_is_said_at_open_and_strict_refuses_it():
         strobe.read_trace(cut, strict=True)
     with pytest.raises(strobe.DamagedDataError, match="truncated"):
         strobe.analyze(cut, ["cputop"], strict=True)
+
+
+def test_time_going_backwards_is_said_at_the_end_and_strict_raises_there(tmp_path):
+    mf = make_files()
+    data = bytearray(open(corpus("v6-sched-syscalls.dat"), "rb").read())
+    layout = mf.v6_layout(bytes(data))
+    page = mf.page_at(layout, 0, 2)
+    data[page:page + 8] = struct.pack("<Q", mf.u("<Q", data, page) - 50_000_000)
+    path = str(tmp_path / "page-ts-backwards.dat")
+    with open(path, "wb") as f:
+        f.write(data)
+    with pytest.warns(strobe.DamagedDataWarning, match="time went backwards"):
+        n = sum(1 for _ in strobe.read_trace(path))
+    seen = [0]
+    with pytest.raises(strobe.DamagedDataError, match="time went backwards"):
+        for _ in strobe.read_trace(path, strict=True):
+            seen[0] += 1
+    assert seen[0] == n                         # every event, then the error
+    with pytest.raises(strobe.DamagedDataError, match="time went backwards"):
+        strobe.analyze(path, ["cputop"], strict=True)
 
 
 def test_a_warning_filter_can_make_damage_an_error(damaged):
