@@ -51,6 +51,7 @@
 #define CHECK_EVERY 4096
 #define WAIT_MS 100
 #define TARGET_WAIT_MS 20
+#define IDLE_PAUSE_MS 10
 #define MAX_TICKS_AT_ONCE 1000
 
 enum in_kind { IN_STREAM, IN_MERGE, IN_RECORDS };
@@ -846,6 +847,7 @@ static int loop(struct strobe_pipeline *p, struct strobe_error *err)
 	bool multi_tf = !p->live && p->nr_files > 1;
 	struct strobe_event ev;
 	unsigned since_check = 0;
+	bool woken = false;
 	int r, src = 0, w;
 
 	/* before the first event too: a stop may have come during a pause */
@@ -896,6 +898,9 @@ static int loop(struct strobe_pipeline *p, struct strobe_error *err)
 				return r;
 			continue;
 		}
+		/* woken by the stream, and still nothing to hand out */
+		if (r == -EAGAIN && since_check)
+			woken = false;
 		since_check = 0;
 		w = check_stop(p, err);
 		if (w)
@@ -919,9 +924,22 @@ static int loop(struct strobe_pipeline *p, struct strobe_error *err)
 		if (w)
 			return STROBE_PIPELINE_YIELD;
 		if (p->in[0].kind == IN_STREAM && p->given) {
+			/*
+			 * Woken, and nothing came of it: the stream waits for a
+			 * quiet CPU's watermark, and asking again at once only
+			 * kicks that CPU's reader into answering again (a loop
+			 * that keeps a CPU busy while little happens).  Pause a
+			 * little; events still come within the stream's ~100 ms.
+			 */
+			if (woken && !p->stopping) {
+				struct timespec ts = { 0, IDLE_PAUSE_MS * 1000000L };
+
+				nanosleep(&ts, NULL);
+			}
 			w = strobe_stream_wait(p->in[0].s, wait_ms(p));
 			if (w < 0 && w != -EINTR)
 				return strobe_err(err, w, "waiting for events: %s", strerror(-w));
+			woken = w > 0;
 		} else {
 			struct timespec ts = { 0, 5 * 1000000 };	/* record sources */
 
