@@ -23,7 +23,6 @@
 /* ---- the live loop: iterate_trace, trace_process, live analyze ---------- */
 
 #define CONTAINER_SCAN_MS 100
-#define COALESCE_MS 2
 
 /* The events that keep the task model current (as strobe record's). */
 static const char *const model_events[] = {
@@ -213,13 +212,14 @@ void loop_close(struct loop *l)
 
 /*
  * Without the GIL: run the pipeline until it pauses (a full batch, or an
- * idle capture) or ends.  A small batch while events flow waits a moment
- * for more, rather than a round trip through Python per page.
+ * idle capture) or ends.  (Waiting a moment after a small batch for more,
+ * as this loop once did, only asked the stream again sooner: each time it
+ * has nothing it kicks the CPU it waits for into reading a partial page,
+ * three times as often, and cost more CPU than the round trips through
+ * Python it saved.)
  */
 static int loop_step(struct loop *l)
 {
-	int r;
-
 	if (l->inst && l->inst->nr_containers && !l->f.ending && mono_ms() >= l->next_scan) {
 		/*
 		 * One rescan, into the events' model: a task that entered a
@@ -233,12 +233,7 @@ static int loop_step(struct loop *l)
 	}
 	batch_reset(&l->f.b);
 	l->f.idle_until = mono_ms() + IDLE_YIELD_MS;
-	r = strobe_pipeline_run(l->p, &l->err);
-	if (r == STROBE_PIPELINE_YIELD && l->f.b.n && l->f.b.n < BATCH_EVENTS / 4) {
-		strobe_stream_wait(l->st, COALESCE_MS);
-		r = strobe_pipeline_run(l->p, &l->err);
-	}
-	return r;
+	return strobe_pipeline_run(l->p, &l->err);
 }
 
 /* The loop ends from Python's side (STOP, an exception, Ctrl-C): the

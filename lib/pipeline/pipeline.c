@@ -51,6 +51,7 @@
 #define CHECK_EVERY 4096
 #define WAIT_MS 100
 #define TARGET_WAIT_MS 20
+#define TARGET_CHECK_MS 10
 #define IDLE_PAUSE_MS 10
 #define MAX_TICKS_AT_ONCE 1000
 
@@ -119,6 +120,7 @@ struct strobe_pipeline {
 	uint64_t next_tick;			/* 0: not started */
 	/* the loop's state across pauses */
 	int64_t deadline;			/* mono ms; 0: no timeout */
+	int64_t next_target_check;		/* mono ms */
 	enum strobe_pipeline_end why;		/* a stop condition held */
 	bool stopping;				/* ... and the capture was stopped */
 };
@@ -809,6 +811,18 @@ static int wait_ms(const struct strobe_pipeline *p)
 	return ms;
 }
 
+/* Has the target exited?  Asked the kernel at most every TARGET_CHECK_MS
+ * (a syscall, and the loop comes here whenever the input is idle). */
+static bool target_exited(struct strobe_pipeline *p)
+{
+	int64_t now = mono_ms();
+
+	if (now < p->next_target_check)
+		return false;
+	p->next_target_check = now + TARGET_CHECK_MS;
+	return exited(p->o.target);
+}
+
 /*
  * The stop conditions: when one holds, a live capture is stopped (its
  * events still drain through the loop) and 0 returned; without a
@@ -826,7 +840,7 @@ static int check_stop(struct strobe_pipeline *p, struct strobe_error *err)
 		p->why = STROBE_PIPELINE_SIGNAL;
 	else if (p->deadline && mono_ms() >= p->deadline)
 		p->why = STROBE_PIPELINE_TIMEOUT;
-	else if (p->o.target > 0 && exited(p->o.target))
+	else if (p->o.target > 0 && target_exited(p))
 		p->why = STROBE_PIPELINE_TARGET_EXIT;
 	if (p->why == STROBE_PIPELINE_END)
 		return 0;
