@@ -132,13 +132,18 @@ struct filler {
 	struct batch b;			/* b.buf: BATCH_BYTES, the caller's */
 	const struct strobe_pipeline_source *srcs;	/* from start */
 	int nr_srcs;
+	struct strobe_model *model;	/* one source: its model (else NULL) */
 	struct shown *shown;		/* live: the user's events only */
 	bool copy;			/* false: counted, not copied (no callback) */
-	bool ending;			/* set by the caller: done at the next call */
+	bool ending;			/* filler_end: done at the next call */
+	bool plain;			/* copy, every event, not ending */
 	int64_t idle_until;		/* mono ms */
 	uint64_t events;		/* events the callback was to see */
 };
+/* The consumer for f (shown and copy set before). */
 void filler_consumer(struct filler *f, struct strobe_consumer *c);
+/* No more events wanted: the consumer is done at its next call. */
+void filler_end(struct filler *f);
 void batch_reset(struct batch *b);
 const struct rec *batch_next(struct batch *b);
 int64_t mono_ms(void);

@@ -342,13 +342,15 @@ static int fill_start(const struct strobe_pipeline_source *srcs, int nr, void *a
 
 	f->srcs = srcs;
 	f->nr_srcs = nr;
+	f->model = nr == 1 ? srcs[0].model : NULL;
 	return 0;
 }
 
 /*
  * Without the GIL: the pipeline updated the source's model with ev; copy
  * ev into the batch (the model's own events of a live loop feed the
- * model only), and pause the run when the batch is full.
+ * model only), and pause the run when the batch is full.  Kept short:
+ * reading a file costs this per event.
  */
 static int fill_event(const struct strobe_event *ev, int source, void *arg,
 		      struct strobe_error *err)
@@ -360,42 +362,46 @@ static int fill_event(const struct strobe_event *ev, int source, void *arg,
 	struct rec *rc;
 	uint32_t size;
 
-	if (__builtin_expect(f->ending, 0))
-		return STROBE_CONSUMER_DONE;
-	if (f->shown && !is_shown(f->shown, ev))
-		return 0;
-	f->events++;
-	if (f->copy) {
-		size = ev->size > MAX_PAYLOAD ? MAX_PAYLOAD : ev->size;
-		rc = (struct rec *)(b->buf + b->used);
-		rc->ts = ev->ts;
-		rc->missed = ev->missed;
-		rc->format = ev->format;
-		rc->cpu = ev->cpu;
-		rc->pid = ev->pid;
-		rc->type = ev->type;
-		rc->buffer = ev->buffer;
-		rc->size = size;
-		rc->source = source;
-		memcpy(rc + 1, ev->data, size);
-		m = source < f->nr_srcs ? f->srcs[source].model : NULL;
-		if (m)
-			t = strobe_model_task(m, ev->pid);
-		if (t) {
-			rc->tgid = t->tgid;
-			rc->cont = t->container;
-			memcpy(rc->comm, t->comm, sizeof(rc->comm));
-			rc->comm[sizeof(rc->comm) - 1] = '\0';
-		} else {
-			rc->tgid = -1;
-			rc->cont = NULL;
-			rc->comm[0] = '\0';
+	if (__builtin_expect(!f->plain, 0)) {
+		if (f->ending)
+			return STROBE_CONSUMER_DONE;
+		if (f->shown && !is_shown(f->shown, ev))
+			return 0;
+		if (!f->copy) {
+			/* counted alone (no callback): batches still pause the
+			 * run now and then, so that Python sees signals */
+			f->events++;
+			return ++b->n >= BATCH_EVENTS ? STROBE_CONSUMER_YIELD : 0;
 		}
-		b->used += rec_bytes(size);
 	}
-	/* counted alone (no callback), batches still pause the run now and
-	 * then, so that Python sees signals during a flood */
-	if (++b->n >= BATCH_EVENTS || b->used + rec_bytes(MAX_PAYLOAD) > BATCH_BYTES)
+	f->events++;
+	size = ev->size > MAX_PAYLOAD ? MAX_PAYLOAD : ev->size;
+	rc = (struct rec *)(b->buf + b->used);
+	rc->ts = ev->ts;
+	rc->missed = ev->missed;
+	rc->format = ev->format;
+	rc->cpu = ev->cpu;
+	rc->pid = ev->pid;
+	rc->type = ev->type;
+	rc->buffer = ev->buffer;
+	rc->size = size;
+	rc->source = source;
+	memcpy(rc + 1, ev->data, size);
+	m = f->model ? f->model : source < f->nr_srcs ? f->srcs[source].model : NULL;
+	if (m)
+		t = strobe_model_task(m, ev->pid);
+	if (t) {
+		rc->tgid = t->tgid;
+		rc->cont = t->container;
+		memcpy(rc->comm, t->comm, sizeof(rc->comm));
+		rc->comm[sizeof(rc->comm) - 1] = '\0';
+	} else {
+		rc->tgid = -1;
+		rc->cont = NULL;
+		rc->comm[0] = '\0';
+	}
+	b->used += rec_bytes(size);
+	if (++b->n >= BATCH_EVENTS || b->used > BATCH_BYTES - rec_bytes(MAX_PAYLOAD))
 		return STROBE_CONSUMER_YIELD;
 	return 0;
 }
@@ -413,8 +419,15 @@ static int fill_idle(void *arg, struct strobe_error *err)
 	return 0;
 }
 
+void filler_end(struct filler *f)
+{
+	f->ending = true;
+	f->plain = false;
+}
+
 void filler_consumer(struct filler *f, struct strobe_consumer *c)
 {
+	f->plain = f->copy && !f->shown && !f->ending;
 	memset(c, 0, sizeof(*c));
 	c->size = sizeof(*c);
 	c->name = "the Python module";

@@ -242,7 +242,7 @@ static int loop_step(struct loop *l)
 static void loop_end(struct loop *l, enum why why)
 {
 	l->why = why;
-	l->f.ending = true;
+	filler_end(&l->f);
 	l->stop = 1;
 }
 
