@@ -5,11 +5,14 @@
  * module needs from the kernel goes through lib/session and lib/source.
  *
  * How events reach Python cheaply:
- *   - a consumer (iterate_trace's loop, a read_trace iterator) fills a
- *     batch with the GIL released: up to BATCH_EVENTS events pulled from
- *     the stream, each copied (header + payload) into one arena, the task
- *     model updated and the task's tgid, comm and container noted as they
- *     are at that event;
+ *   - every read (read_trace, analyze, iterate_trace, trace_process) is a
+ *     pipeline (strobe-pipeline(3)): the one event loop of libstrobe, with
+ *     its stop conditions, waiting and damage policy;
+ *   - its consumer (events.c) fills a batch with the GIL released: up to
+ *     BATCH_EVENTS events, each copied (header + payload) into one arena,
+ *     the task's tgid, comm and container noted as the model (updated by
+ *     the pipeline) knows them at that event; a full batch, or an idle
+ *     live capture, pauses the run (STROBE_CONSUMER_YIELD);
  *   - then, holding the GIL, each record becomes an Event: one Python
  *     object carrying the payload inline.  An Event nobody kept (its
  *     reference count is back to 1 when the callback returns) is reused
@@ -21,13 +24,16 @@
  * task model, the trace file) and lives as long as any Event of it.
  * Instance wraps a session (a tracefs instance).  Errors are Python
  * exceptions with the library's message: OSError with the errno, and
- * ValueError for an unknown event or a filter the kernel refused.
+ * ValueError for an unknown event or a filter the kernel refused.  The
+ * pipeline's diagnostics are warnings (TraceWarning; DamagedDataWarning
+ * for damaged data skipped); strict=True makes damage DamagedDataError.
  */
 #include <string.h>
 
 #include "_strobe.h"
 
 PyObject *Stop;		/* strobe.STOP */
+PyObject *TraceWarning, *DamagedDataWarning, *DamagedDataError;
 
 /* ---- module ------------------------------------------------------------- */
 
@@ -152,37 +158,47 @@ static PyMethodDef methods[] = {
 	{ "is_tracing_ON", KW py_is_tracing_ON, METH_VARARGS | METH_KEYWORDS,
 	  "is_tracing_ON($module, /, instance)\n--\n\nTrue if the instance's tracing is on." },
 	{ "iterate_trace", KW py_iterate_trace, METH_VARARGS | METH_KEYWORDS,
-	  "iterate_trace($module, /, instance, callback, timeout=None)\n--\n\n"
+	  "iterate_trace($module, /, instance, callback, timeout=None, strict=False)\n--\n\n"
 	  "Trace live and call callback(event) for every event, in time order,\n"
 	  "from now until callback returns strobe.STOP, timeout seconds of tracing\n"
 	  "pass (the events captured until then are still delivered), or Ctrl-C (ends the\n"
 	  "iteration without raising).  An exception in the callback stops\n"
 	  "tracing and propagates.  Events are delivered in batches; the GIL is\n"
-	  "released while waiting and decoding." },
+	  "released while waiting and decoding.  Lost events and damaged pages\n"
+	  "skipped are warnings at the end (strobe.TraceWarning, DamagedDataWarning);\n"
+	  "strict=True raises strobe.DamagedDataError on damage instead." },
 	{ "trace_process", KW py_trace_process, METH_VARARGS | METH_KEYWORDS,
 	  "trace_process($module, /, argv, callback=None, events=None, filters=None,"
-	  " timeout=None)\n--\n\n"
+	  " timeout=None, strict=False)\n--\n\n"
 	  "Run a command traced from its first instruction, children followed,\n"
 	  "calling callback(event) for its events until it exits; returns its\n"
 	  "exit status (-N when killed by signal N).  On timeout the command is\n"
 	  "sent SIGTERM, on Ctrl-C SIGINT; after STOP it runs to its end.\n"
 	  "events: specs such as \"sched\", \"syscalls:sys_enter_read\" (default:\n"
-	  "sched and syscalls); filters: {\"syscalls:sys_enter_read\": \"fd == 0\"}." },
+	  "sched and syscalls); filters: {\"syscalls:sys_enter_read\": \"fd == 0\"}.\n"
+	  "Warnings and strict= as for iterate_trace." },
 	{ "read_trace", KW py_read_trace, METH_VARARGS | METH_KEYWORDS,
-	  "read_trace($module, /, path)\n--\n\n"
+	  "read_trace($module, /, path, strict=False)\n--\n\n"
 	  "An iterator over every Event of a trace.dat file (v6 or v7, every\n"
 	  "buffer), in time order, with threads, processes and containers from\n"
-	  "the file's table." },
+	  "the file's table.  path may be a list of files: their events come on\n"
+	  "one timeline (wall-clock ns when every file has clock pairings), each\n"
+	  "with its file's host; a file given twice is read once.  Damaged data\n"
+	  "is skipped: the reader's diagnostics say what, each diagnostic is a\n"
+	  "warning (strobe.DamagedDataWarning for damage, else strobe.TraceWarning);\n"
+	  "with strict=True damage raises strobe.DamagedDataError instead (after\n"
+	  "the events before it)." },
 	{ "analyze", KW py_analyze, METH_VARARGS | METH_KEYWORDS,
 	  "analyze($module, /, source, analyses, group_by='thread', top=0, views=None,"
-	  " timeout=None, filter=None)\n--\n\n"
+	  " timeout=None, filter=None, strict=False)\n--\n\n"
 	  "Run analyses (\"syscalls\", [\"cputop\", \"schedlat\"], ...) over a trace file\n"
 	  "(a path) or live over an Instance (for timeout seconds, or until Ctrl-C)\n"
 	  "and return {table name: [row dicts]} with the keys of --json.\n"
 	  "group_by: thread, process, container or cpu; views: top, stats, freq;\n"
 	  "filter: an expression or a list of them (ANDed), as the CLI's --filter\n"
 	  "(strobe-expr(7)): only what it holds for is analysed, e.g.\n"
-	  "'$evt.container == \"web\"'.  A bad one raises ValueError with its position." },
+	  "'$evt.container == \"web\"'.  A bad one raises ValueError with its position.\n"
+	  "Damaged data is skipped with a warning (strict=True: DamagedDataError)." },
 	{ "analysis_names", py_analysis_names, METH_NOARGS,
 	  "analysis_names($module, /)\n--\n\nThe analyses analyze() knows, as a list." },
 	{ "available_events", KW py_available_events, METH_VARARGS | METH_KEYWORDS,
@@ -215,7 +231,28 @@ PyMODINIT_FUNC PyInit__strobe(void)
 	if (!m)
 		return NULL;
 	Stop = (PyObject *)PyObject_New(StopObject, &StopType);
-	if (!Stop || PyModule_AddObjectRef(m, "STOP", Stop) < 0 ||
+	TraceWarning = PyErr_NewExceptionWithDoc(
+		"strobe.TraceWarning",
+		"What a trace says about itself that a reader should know (strobe's\n"
+		"diagnostics: lost events, an incomplete recording, a file given twice,\n"
+		"damaged data skipped).  The warning's `diagnostic` attribute holds the\n"
+		"diagnostic as {\"kind\", \"message\", \"source\"}.", PyExc_UserWarning, NULL);
+	DamagedDataWarning = TraceWarning ? PyErr_NewExceptionWithDoc(
+		"strobe.DamagedDataWarning",
+		"Damaged or unreachable trace data was skipped (strobe-damage(7)): a\n"
+		"page that cannot be decoded, a file cut short, a damaged format.  The\n"
+		"rest was read; strict=True raises DamagedDataError instead.",
+		TraceWarning, NULL) : NULL;
+	DamagedDataError = PyErr_NewExceptionWithDoc(
+		"strobe.DamagedDataError",
+		"strict=True met damaged trace data (strobe-damage(7)): an OSError with\n"
+		"errno EBADMSG whose message names the file, CPU and offset.",
+		PyExc_OSError, NULL);
+	if (!Stop || !TraceWarning || !DamagedDataWarning || !DamagedDataError ||
+	    PyModule_AddObjectRef(m, "STOP", Stop) < 0 ||
+	    PyModule_AddObjectRef(m, "TraceWarning", TraceWarning) < 0 ||
+	    PyModule_AddObjectRef(m, "DamagedDataWarning", DamagedDataWarning) < 0 ||
+	    PyModule_AddObjectRef(m, "DamagedDataError", DamagedDataError) < 0 ||
 	    PyModule_AddObjectRef(m, "Event", (PyObject *)&EventType) < 0 ||
 	    PyModule_AddObjectRef(m, "Instance", (PyObject *)&InstanceType) < 0 ||
 	    PyModule_AddObjectRef(m, "TraceReader", (PyObject *)&ReaderType) < 0 ||

@@ -1,9 +1,11 @@
 /*
  * _strobe.h - what the C files of the strobe Python module share: the
  * objects (Source, Event, Instance), the batch records events travel in,
- * the live loop, and the functions one file calls in another.
+ * the consumer that fills batches inside a pipeline, the live loop, and
+ * the functions one file calls in another.
  *
- *   events.c    event types and their fields, Source, batches, Event
+ *   events.c    event types and their fields, Source, the batch consumer,
+ *               Event, diagnostics as warnings and exceptions
  *   instance.c  Instance and the verbs on it (events, filters, hooks)
  *   live.c      the live loop: iterate_trace, trace_process
  *   files.c     read_trace, analyze
@@ -19,6 +21,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -27,9 +30,13 @@
 #define BATCH_EVENTS 1024
 #define BATCH_BYTES (256 * 1024)
 #define MAX_PAYLOAD 65536	/* an event never exceeds a ring-buffer page */
-#define WAIT_MS 100		/* longest wait without looking at signals */
+#define IDLE_YIELD_MS 50	/* live: back in Python at least this often */
 
 extern PyObject *Stop;		/* strobe.STOP */
+/* strobe.TraceWarning (a diagnostic), strobe.DamagedDataWarning (damage
+ * skipped, a TraceWarning), strobe.DamagedDataError (strict=True: an
+ * OSError with errno EBADMSG) */
+extern PyObject *TraceWarning, *DamagedDataWarning, *DamagedDataError;
 
 /* ---- events.c ---------------------------------------------------------- */
 
@@ -55,9 +62,10 @@ struct ftype {
 
 typedef struct {
 	PyObject_HEAD
-	struct strobe_tracefile *tf;	/* read_trace: the file */
-	struct strobe_stream *st;
+	struct strobe_tracefile *tf;	/* a file's (read_trace) */
+	struct strobe_stream *st;	/* live: the capture's stream */
 	struct strobe_model *model;
+	PyObject *host;			/* str, or None (live, unknown) */
 	struct ftype **types;		/* by type id */
 	int nr_types;
 	PyObject **buffers;		/* file: buffer names (None: top level) */
@@ -72,6 +80,7 @@ struct rec {
 	const struct strobe_container *cont;	/* NULL: no model */
 	int32_t cpu, pid, tgid, type, buffer;
 	uint32_t size;
+	int32_t source;			/* the pipeline's source index */
 	char comm[16];
 };
 
@@ -110,13 +119,51 @@ PyObject *raise_ev(int code, const struct strobe_error *err);
 /* A new, empty Source. */
 SourceObject *source_new(void);
 
-/* Without the GIL: fill b from st (see events.c).  1 full, 0 end,
- * -EAGAIN nothing ready, -errno. */
-int batch_fill(struct batch *b, struct strobe_stream *st, struct strobe_model *m,
-	       struct strobe_analysis *an, struct shown *sh, struct strobe_tracefile *tf,
-	       struct strobe_error *err);
+/*
+ * The consumer that fills a batch inside a pipeline (events.c), run with
+ * the GIL released: each event the callback should see is copied into
+ * the batch with its task's tgid, comm and container as the model knows
+ * them at that event; a full batch pauses the run (STROBE_CONSUMER_YIELD),
+ * and so does an idle live input when the batch holds events or
+ * idle_until has passed, so the caller hands the batch to Python and
+ * looks at signals between runs.
+ */
+struct filler {
+	struct batch b;			/* b.buf: BATCH_BYTES, the caller's */
+	const struct strobe_pipeline_source *srcs;	/* from start */
+	int nr_srcs;
+	struct strobe_model *model;	/* one source: its model (else NULL) */
+	struct shown *shown;		/* live: the user's events only */
+	bool copy;			/* false: counted, not copied (no callback) */
+	bool ending;			/* filler_end: done at the next call */
+	bool plain;			/* copy, every event, not ending */
+	int64_t idle_until;		/* mono ms */
+	uint64_t events;		/* events the callback was to see */
+};
+/* The consumer for f (shown and copy set before). */
+void filler_consumer(struct filler *f, struct strobe_consumer *c);
+/* No more events wanted: the consumer is done at its next call. */
+void filler_end(struct filler *f);
 void batch_reset(struct batch *b);
 const struct rec *batch_next(struct batch *b);
+int64_t mono_ms(void);
+
+/*
+ * A pipeline's diagnostics for Python.  diags_list: [{"kind", "message",
+ * "source"}] (source: the file's path, None live; srcs[i] is source i, nr
+ * of them).  warn_diags: a warning per diagnostic not warned yet
+ * (DamagedDataWarning for damage, TraceWarning for the others, with the
+ * dict as the warning's `diagnostic` attribute); warned[i]
+ * counts source i's warned so far (nr entries); 0, or -1 when a warning
+ * filter raised.  strict_damage: DamagedDataError for the first damage
+ * among them, -1; 0 when there is none.  raise_run: the exception for a
+ * failed run (DamagedDataError for -EBADMSG, ValueError for -ENOENT: an
+ * analysis lacks its events, else OSError); NULL.
+ */
+PyObject *diags_list(const struct strobe_pipeline *p, SourceObject **srcs, int nr);
+int warn_diags(const struct strobe_pipeline *p, SourceObject **srcs, int *warned, int nr);
+int strict_damage(const struct strobe_pipeline *p);
+PyObject *raise_run(int code, const struct strobe_error *err);
 
 /* An Event for record r (reusing `reuse` when nobody else holds it). */
 EventObject *event_make(SourceObject *src, const struct rec *r, EventObject *reuse);
@@ -164,34 +211,44 @@ PyObject *py_is_tracing_ON(PyObject *self, PyObject *args, PyObject *kw);
 
 enum why { W_END, W_STOP, W_TIMEOUT, W_TARGET, W_INTERRUPT, W_ERROR };
 
+/*
+ * A live loop: a pipeline over the capture's stream, whose stop
+ * conditions (timeout, the target's exit, Ctrl-C through `stop`) and
+ * waiting are the pipeline's; the batch consumer fills batches that
+ * loop_run hands to the callback between runs.
+ */
 struct loop {
 	struct strobe_session *s;
 	InstanceObject *inst;		/* for container rescans; may be NULL */
 	PyObject *cb;			/* may be NULL (events only counted) */
-	struct strobe_analysis *an;	/* live analyze: fed every event */
+	struct strobe_analysis *an;	/* live analyze: a consumer too */
 	int64_t limit;			/* timeout in ms from the capture's start; -1 none */
-	int64_t deadline;		/* mono ms, set by loop_start; 0 none */
 	pid_t target;			/* stop when it exits; 0 none */
+	bool strict;			/* damage raises DamagedDataError */
 	struct strobe_session_meta *meta;	/* the stream's formats' source */
 	struct strobe_capture *cap;
 	struct strobe_stream *st;
+	struct strobe_pipeline *p;
 	SourceObject *src;
-	struct batch b;
+	struct filler f;
 	struct strobe_strv user;	/* events the user enabled */
 	struct strobe_strv added;	/* model events the loop enabled */
 	struct shown *shown;
-	bool stopping;			/* capture stopped: draining */
+	volatile sig_atomic_t stop;	/* Ctrl-C: the pipeline drains and ends */
 	enum why why;
 	int was_on;			/* tracing_on before the loop */
 	int64_t next_scan;
-	int64_t next_target_check;
-	uint64_t events, batches;
+	uint64_t batches;
 	struct strobe_error err;
 };
 
 /* What the last loop did (events, batches, lost), for benchmarks. */
 extern uint64_t last_events, last_batches, last_lost;
 
+/* loop_open: capture, stream, model, pipeline (tracing still off);
+ * loop_start: tracing on; loop_run: every event to the callback until
+ * the run ends, then the diagnostics as warnings (or strict's error);
+ * loop_close: everything as it was.  -1 with an exception raised. */
 int loop_open(struct loop *l, struct strobe_session *s);
 int loop_start(struct loop *l);
 int loop_run(struct loop *l);

@@ -1,16 +1,18 @@
 /*
  * events.c - events on their way to Python: event types with their
  * fields resolved once (struct ftype, the only code that enumerates a
- * format's fields), the Source that owns what events point into, batches
- * filled without the GIL, and the Event object (payload inline, fields
- * decoded on access, reused when nobody kept it).  See _strobe.c's head
- * comment for the whole path.
+ * format's fields), the Source that owns what events point into, the
+ * pipeline consumer that fills batches without the GIL, the Event object
+ * (payload inline, fields decoded on access, reused when nobody kept
+ * it), and a pipeline's diagnostics as Python sees them (a list, warnings,
+ * strict=True's exception).  See _strobe.c's head comment for the whole
+ * path.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
+#include <time.h>
 
 #include "_strobe.h"
 
@@ -211,6 +213,7 @@ static void Source_dealloc(SourceObject *s)
 	strobe_model_free(s->model);
 	strobe_stream_close(s->st);
 	strobe_tracefile_close(s->tf);
+	Py_XDECREF(s->host);
 	Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
@@ -236,6 +239,7 @@ SourceObject *source_new(void)
 		s->nr_types = 0;
 		s->buffers = NULL;
 		s->nr_buffers = 0;
+		s->host = Py_NewRef(Py_None);
 	}
 	return s;
 }
@@ -294,7 +298,15 @@ static struct ftype *source_type(SourceObject *s, int id, const struct strobe_fo
 	return t;
 }
 
-/* ---- batches: events copied out of the stream without the GIL --------- */
+/* ---- the batch consumer: events copied out of a pipeline without the GIL */
+
+int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static size_t rec_bytes(uint32_t size)
 {
@@ -323,75 +335,106 @@ static bool is_shown(struct shown *sh, const struct strobe_event *ev)
 	return sh->vis[id] > 0;
 }
 
-/*
- * Without the GIL: append events of st to b until it is full, the stream
- * has nothing ready (-EAGAIN), ends (0) or fails (-errno).  Returns 1 when
- * the batch is full.  The model (may be NULL) sees every event first,
- * then the analysis (may be NULL); a trace file's diagnostics (tf, may be
- * NULL) note each.
- */
-int batch_fill(struct batch *b, struct strobe_stream *st, struct strobe_model *m,
-		      struct strobe_analysis *an, struct shown *sh, struct strobe_tracefile *tf,
+static int fill_start(const struct strobe_pipeline_source *srcs, int nr, void *arg,
 		      struct strobe_error *err)
 {
-	struct strobe_event ev;
-	int r;
+	struct filler *f = arg;
 
-	for (;;) {
-		struct rec *rc;
+	f->srcs = srcs;
+	f->nr_srcs = nr;
+	f->model = nr == 1 ? srcs[0].model : NULL;
+	return 0;
+}
 
-		if (b->n >= BATCH_EVENTS || b->used + rec_bytes(MAX_PAYLOAD) > BATCH_BYTES)
-			return 1;
-		r = strobe_stream_next(st, &ev, err);
-		if (r != 1)
-			return r;
-		if (tf)
-			strobe_tracefile_see_event(tf, &ev);
-		if (sh && !is_shown(sh, &ev)) {
-			/* the model's own events: they feed the model only */
-			if (m)
-				strobe_model_update(m, &ev);
-			if (an)
-				strobe_analysis_feed(an, &ev);
-			continue;
+/*
+ * Without the GIL: the pipeline updated the source's model with ev; copy
+ * ev into the batch (the model's own events of a live loop feed the
+ * model only), and pause the run when the batch is full.  Kept short:
+ * reading a file costs this per event.
+ */
+static int fill_event(const struct strobe_event *ev, int source, void *arg,
+		      struct strobe_error *err)
+{
+	struct filler *f = arg;
+	struct batch *b = &f->b;
+	const struct strobe_task *t = NULL;
+	struct strobe_model *m;
+	struct rec *rc;
+	uint32_t size;
+
+	if (__builtin_expect(!f->plain, 0)) {
+		if (f->ending)
+			return STROBE_CONSUMER_DONE;
+		if (f->shown && !is_shown(f->shown, ev))
+			return 0;
+		if (!f->copy) {
+			/* counted alone (no callback): batches still pause the
+			 * run now and then, so that Python sees signals */
+			f->events++;
+			return ++b->n >= BATCH_EVENTS ? STROBE_CONSUMER_YIELD : 0;
 		}
-		if (ev.size > MAX_PAYLOAD)
-			ev.size = MAX_PAYLOAD;
-		rc = (struct rec *)(b->buf + b->used);
-		rc->ts = ev.ts;
-		rc->missed = ev.missed;
-		rc->format = ev.format;
-		rc->cpu = ev.cpu;
-		rc->pid = ev.pid;
-		rc->type = ev.type;
-		rc->buffer = ev.buffer;
-		rc->size = ev.size;
-		memcpy(rc + 1, ev.data, ev.size);
-		if (m) {
-			const struct strobe_task *t;
-
-			strobe_model_update(m, &ev);
-			if (an)
-				strobe_analysis_feed(an, &ev);
-			t = strobe_model_task(m, ev.pid);
-			if (t) {
-				rc->tgid = t->tgid;
-				rc->cont = t->container;
-				memcpy(rc->comm, t->comm, sizeof(rc->comm));
-				rc->comm[sizeof(rc->comm) - 1] = '\0';
-			} else {
-				rc->tgid = -1;
-				rc->cont = NULL;
-				rc->comm[0] = '\0';
-			}
-		} else {
-			rc->tgid = -1;
-			rc->cont = NULL;
-			rc->comm[0] = '\0';
-		}
-		b->used += rec_bytes(ev.size);
-		b->n++;
 	}
+	f->events++;
+	size = ev->size > MAX_PAYLOAD ? MAX_PAYLOAD : ev->size;
+	rc = (struct rec *)(b->buf + b->used);
+	rc->ts = ev->ts;
+	rc->missed = ev->missed;
+	rc->format = ev->format;
+	rc->cpu = ev->cpu;
+	rc->pid = ev->pid;
+	rc->type = ev->type;
+	rc->buffer = ev->buffer;
+	rc->size = size;
+	rc->source = source;
+	memcpy(rc + 1, ev->data, size);
+	m = f->model ? f->model : source < f->nr_srcs ? f->srcs[source].model : NULL;
+	if (m)
+		t = strobe_model_task(m, ev->pid);
+	if (t) {
+		rc->tgid = t->tgid;
+		rc->cont = t->container;
+		memcpy(rc->comm, t->comm, sizeof(rc->comm));
+		rc->comm[sizeof(rc->comm) - 1] = '\0';
+	} else {
+		rc->tgid = -1;
+		rc->cont = NULL;
+		rc->comm[0] = '\0';
+	}
+	b->used += rec_bytes(size);
+	if (++b->n >= BATCH_EVENTS || b->used > BATCH_BYTES - rec_bytes(MAX_PAYLOAD))
+		return STROBE_CONSUMER_YIELD;
+	return 0;
+}
+
+/* The live input is idle: hand out what the batch holds, and look at
+ * signals every IDLE_YIELD_MS. */
+static int fill_idle(void *arg, struct strobe_error *err)
+{
+	struct filler *f = arg;
+
+	if (f->ending)
+		return STROBE_CONSUMER_DONE;
+	if (f->b.n || mono_ms() >= f->idle_until)
+		return STROBE_CONSUMER_YIELD;
+	return 0;
+}
+
+void filler_end(struct filler *f)
+{
+	f->ending = true;
+	f->plain = false;
+}
+
+void filler_consumer(struct filler *f, struct strobe_consumer *c)
+{
+	f->plain = f->copy && !f->shown && !f->ending;
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	c->name = "the Python module";
+	c->start = fill_start;
+	c->event = fill_event;
+	c->idle = fill_idle;
+	c->arg = f;
 }
 
 void batch_reset(struct batch *b)
@@ -410,6 +453,120 @@ const struct rec *batch_next(struct batch *b)
 	r = (const struct rec *)(b->buf + b->pos);
 	b->pos += rec_bytes(r->size);
 	return r;
+}
+
+/* ---- diagnostics: a list, warnings, strict's exception ------------------- */
+
+/* Diagnostic i of p as {"kind", "message", "source"}; its kind and source. */
+static PyObject *diag_dict(const struct strobe_pipeline *p, int i, SourceObject **srcs, int nr,
+			   enum strobe_tf_diag_kind *kind, int *src)
+{
+	const char *msg, *path;
+
+	*kind = 0;
+	*src = -1;
+	msg = strobe_pipeline_diag(p, i, kind, src);
+	path = *src >= 0 && *src < nr && srcs[*src]->tf ? strobe_tracefile_path(srcs[*src]->tf)
+							: NULL;
+	return Py_BuildValue("{sssssz}", "kind", strobe_tf_diag_name(*kind), "message",
+			     msg ? msg : "", "source", path);
+}
+
+PyObject *diags_list(const struct strobe_pipeline *p, SourceObject **srcs, int nr)
+{
+	PyObject *l = PyList_New(0);
+	enum strobe_tf_diag_kind kind;
+	int i, src;
+
+	for (i = 0; l && i < strobe_pipeline_nr_diags(p); i++) {
+		PyObject *d = diag_dict(p, i, srcs, nr, &kind, &src);
+
+		if (!d || PyList_Append(l, d) < 0)
+			Py_CLEAR(l);
+		Py_XDECREF(d);
+	}
+	return l;
+}
+
+/* warnings.warn(cls(message)) at the caller's line, the warning
+ * carrying the diagnostic dict as its `diagnostic` attribute. */
+static int warn_one(PyObject *cls, PyObject *diag)
+{
+	PyObject *w = PyObject_CallOneArg(cls, PyDict_GetItemString(diag, "message"));
+	PyObject *mod = NULL, *res = NULL;
+
+	if (w && PyObject_SetAttrString(w, "diagnostic", diag) == 0)
+		mod = PyImport_ImportModule("warnings");
+	if (mod)
+		res = PyObject_CallMethod(mod, "warn", "Oi", w, 1);
+	Py_XDECREF(mod);
+	Py_XDECREF(w);
+	if (!res)
+		return -1;
+	Py_DECREF(res);
+	return 0;
+}
+
+int warn_diags(const struct strobe_pipeline *p, SourceObject **srcs, int *warned, int nr)
+{
+	enum strobe_tf_diag_kind kind;
+	int i, src, cur = -1, k = 0, r;
+
+	for (i = 0; i < strobe_pipeline_nr_diags(p); i++) {
+		PyObject *d = diag_dict(p, i, srcs, nr, &kind, &src);
+
+		if (!d)
+			return -1;
+		/* diagnostics come in source order: k is i's place in its source */
+		k = src == cur ? k + 1 : 0;
+		cur = src;
+		r = 0;
+		if (src >= 0 && src < nr && k >= warned[src]) {
+			warned[src] = k + 1;
+			r = warn_one(strobe_tf_diag_is_damage(kind) ? DamagedDataWarning
+								    : TraceWarning, d);
+		}
+		Py_DECREF(d);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int strict_damage(const struct strobe_pipeline *p)
+{
+	int i, n = strobe_pipeline_nr_diags(p);
+
+	for (i = 0; i < n; i++) {
+		enum strobe_tf_diag_kind kind = 0;
+		const char *msg = strobe_pipeline_diag(p, i, &kind, NULL);
+		struct strobe_error e = { -EBADMSG, "" };
+
+		if (!strobe_tf_diag_is_damage(kind))
+			continue;
+		snprintf(e.msg, sizeof(e.msg), "damaged data (strict): %s", msg ? msg : "");
+		raise_run(-EBADMSG, &e);
+		return -1;
+	}
+	return 0;
+}
+
+PyObject *raise_run(int code, const struct strobe_error *err)
+{
+	PyObject *args;
+
+	if (code == -ENOENT) {
+		PyErr_SetString(PyExc_ValueError, err->msg[0] ? err->msg : strerror(ENOENT));
+		return NULL;
+	}
+	if (code != -EBADMSG)
+		return raise_os(code, err->msg);
+	args = Py_BuildValue("(is)", EBADMSG, err->msg[0] ? err->msg : strerror(EBADMSG));
+	if (args) {
+		PyErr_SetObject(DamagedDataError, args);
+		Py_DECREF(args);
+	}
+	return NULL;
 }
 
 /* ---- Event ------------------------------------------------------------ */
@@ -662,6 +819,11 @@ static PyObject *Event_container_id(EventObject *e, void *c)
 	return PyUnicode_FromString(k->id);
 }
 
+static PyObject *Event_host(EventObject *e, void *c)
+{
+	return Py_NewRef(e->src->host);
+}
+
 static PyObject *Event_buffer(EventObject *e, void *c)
 {
 	SourceObject *s = e->src;
@@ -732,6 +894,10 @@ static PyGetSetDef Event_getset[] = {
 	{ "container", (getter)Event_container, NULL,
 	  "container name (or short ID), None on the host or if unknown" },
 	{ "container_id", (getter)Event_container_id, NULL, "full container ID, or None" },
+	{ "host", (getter)Event_host, NULL,
+	  "host of the trace file the event comes from, as strobe's host column\n"
+	  "names it (\"?\" when the file does not say, \"NAME#2\" for a second\n"
+	  "file of one host); None live" },
 	{ "buffer", (getter)Event_buffer, NULL,
 	  "instance buffer of a trace file, None for the top level" },
 	{ "id", (getter)Event_id, NULL, "event type id (common_type)" },

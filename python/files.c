@@ -1,8 +1,17 @@
 /*
- * files.c - trace files: read_trace's iterator (batches filled without
- * the GIL, the two Events handed out last reused when the loop dropped
- * them, the file's diagnostics), and analyze() over a file or live over
- * an Instance, returning the result tables as dicts.
+ * files.c - trace files: read_trace's iterator and analyze() over a file
+ * or live over an Instance, returning the result tables as dicts.
+ *
+ * read_trace is a pipeline (strobe-pipeline(3)) over one file or several
+ * merged on one timeline (the same file twice is read once, with a
+ * notice), with the batch consumer (events.c): each __next__ that finds
+ * the batch empty runs the pipeline, with the GIL released, until the
+ * batch is full (the run pauses) or the files end; the two Events handed
+ * out last are reused when the loop dropped them.  The damage policy is
+ * the pipeline's (strobe-damage(7)): damaged data is skipped and counted,
+ * `diagnostics` lists what the pipeline says, each diagnostic is a
+ * warning once (those known at open at once, the rest at the end), and
+ * strict=True raises DamagedDataError instead.
  */
 #include <errno.h>
 #include <math.h>
@@ -10,69 +19,112 @@
 
 #include "_strobe.h"
 
-/* ---- read_trace: a trace file's events --------------------------------- */
+/* ---- read_trace: trace files' events ------------------------------------ */
 
 typedef struct {
 	PyObject_HEAD
-	SourceObject *src;
-	struct batch b;
+	SourceObject **src;	/* strong; src[i] is the pipeline's source i */
+	int nr_src;
+	int *warned;		/* per source: diagnostics warned so far */
+	struct strobe_pipeline *p;
+	struct filler f;
 	EventObject *slot[2];	/* events handed out last; reused when
 				 * nobody else holds them */
 	int k;
-	bool ended;
-	bool busy;		/* a thread is filling the batch */
-	uint64_t errors;	/* damaged pages skipped */
+	bool ended;		/* the run is over (the batch may still hold events) */
+	bool finished;		/* ... and said so: warnings, or the error */
+	bool busy;		/* a thread is running the pipeline */
+	bool strict;		/* damage raises DamagedDataError */
+	int fail;		/* the run's -errno, raised once the batch is out */
 	struct strobe_error err;
 } ReaderObject;
 
 static void Reader_dealloc(ReaderObject *r)
 {
+	int i;
+
 	Py_XDECREF(r->slot[0]);
 	Py_XDECREF(r->slot[1]);
-	Py_XDECREF(r->src);
-	PyMem_RawFree(r->b.buf);
+	strobe_pipeline_free(r->p);	/* before the files it reads */
+	for (i = 0; i < r->nr_src; i++)
+		Py_XDECREF(r->src[i]);
+	PyMem_Free(r->src);
+	PyMem_Free(r->warned);
+	PyMem_RawFree(r->f.b.buf);
 	Py_TYPE(r)->tp_free((PyObject *)r);
+}
+
+/* The run is over and the batch handed out: the failure, damage found
+ * at the end with strict (time going backwards, say: as the commands'
+ * --strict), or the diagnostics not warned yet.  NULL (StopIteration, or
+ * raised). */
+static PyObject *reader_finish(ReaderObject *r)
+{
+	PyMem_RawFree(r->f.b.buf);	/* the files are read: drop the batch */
+	r->f.b.buf = NULL;
+	batch_reset(&r->f.b);
+	if (r->finished)
+		return NULL;
+	r->finished = true;
+	if (r->fail)
+		return raise_run(r->fail, &r->err);
+	if (r->strict && strict_damage(r->p) < 0)
+		return NULL;
+	warn_diags(r->p, r->src, r->warned, r->nr_src);
+	return NULL;
+}
+
+/* After the first run: each source's host, as the pipeline names it
+ * (strobe_merge_host: the file's host name, "?" when it has none, "#2"
+ * added to a name met before), as the commands' host column. */
+static void reader_hosts(ReaderObject *r)
+{
+	int i;
+
+	for (i = 0; i < r->nr_src; i++) {
+		const struct strobe_pipeline_source *ps = strobe_pipeline_source(r->p, i);
+		PyObject *h;
+
+		if (r->src[i]->host != Py_None || !ps || !ps->host)
+			continue;
+		h = PyUnicode_DecodeUTF8(ps->host, (Py_ssize_t)strlen(ps->host), "replace");
+		if (h)
+			Py_SETREF(r->src[i]->host, h);
+		else
+			PyErr_Clear();
+	}
 }
 
 static PyObject *Reader_next(ReaderObject *r)
 {
 	const struct rec *rc;
 	EventObject *e;
+	bool first;
 	int n;
 
-	while (!(rc = batch_next(&r->b))) {
+	while (!(rc = batch_next(&r->f.b))) {
 		if (r->ended)
-			return NULL;	/* StopIteration */
+			return reader_finish(r);
 		if (r->busy) {
 			PyErr_SetString(PyExc_RuntimeError, "the reader is in use by another thread");
 			return NULL;
 		}
-		batch_reset(&r->b);
+		batch_reset(&r->f.b);
+		first = !r->f.srcs;
 		r->busy = true;
 		Py_BEGIN_ALLOW_THREADS
-		n = batch_fill(&r->b, r->src->st, r->src->model, NULL, NULL, r->src->tf, &r->err);
-		if (n == 0) {
-			struct strobe_stream_stats st;
-
-			/* lost events and time going backwards join the diagnostics */
-			strobe_stream_stats(r->src->st, &st);
-			strobe_tracefile_events_done(r->src->tf, &st, NULL);
-		}
+		n = strobe_pipeline_run(r->p, &r->err);
 		Py_END_ALLOW_THREADS
 		r->busy = false;
-		if (n == 0)
-			r->ended = true;
-		else if (n < 0 && n != -EAGAIN)
-			r->errors++;	/* the bad page is skipped; go on */
-		if (n == 0 && !r->b.n) {
-			/* the file is read: drop it and the batch */
-			PyMem_RawFree(r->b.buf);
-			r->b.buf = NULL;
-			batch_reset(&r->b);
-			return NULL;
-		}
+		if (first)
+			reader_hosts(r);
+		if (n == STROBE_PIPELINE_YIELD)
+			continue;	/* the batch is full */
+		r->ended = true;
+		if (n < 0)
+			r->fail = n;	/* after the events before it */
 	}
-	e = event_make(r->src, rc, r->slot[r->k]);
+	e = event_make(r->src[rc->source], rc, r->slot[r->k]);
 	if (!e)
 		return NULL;
 	Py_XSETREF(r->slot[r->k], (EventObject *)Py_NewRef(e));
@@ -82,34 +134,28 @@ static PyObject *Reader_next(ReaderObject *r)
 
 static PyObject *Reader_errors(ReaderObject *r, void *c)
 {
-	return PyLong_FromUnsignedLongLong(r->errors);
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; i < r->nr_src; i++)
+		n += strobe_tracefile_bad_data(r->src[i]->tf);
+	return PyLong_FromUnsignedLongLong(n);
 }
 
-/* [{"kind": ..., "message": ...}], as report --json's "diagnostics" */
 static PyObject *Reader_diagnostics(ReaderObject *r, void *c)
 {
-	PyObject *l = PyList_New(0);
-	int i, n = r->src ? strobe_tracefile_nr_diags(r->src->tf) : 0;
-
-	for (i = 0; l && i < n; i++) {
-		enum strobe_tf_diag_kind kind;
-		const char *msg = strobe_tracefile_diag(r->src->tf, i, &kind);
-		PyObject *d = Py_BuildValue("{ssss}", "kind", strobe_tf_diag_name(kind),
-					    "message", msg ? msg : "");
-
-		if (!d || PyList_Append(l, d) < 0)
-			Py_CLEAR(l);
-		Py_XDECREF(d);
-	}
-	return l;
+	return diags_list(r->p, r->src, r->nr_src);
 }
 
 static PyGetSetDef Reader_getset[] = {
-	{ "errors", (getter)Reader_errors, NULL, "damaged pages skipped so far" },
+	{ "errors", (getter)Reader_errors, NULL,
+	  "damaged pages (or chunks) skipped so far" },
 	{ "diagnostics", (getter)Reader_diagnostics, NULL,
-	  "what is wrong with the file, as [{\"kind\", \"message\"}]: known at open\n"
-	  "(damage, an incomplete recording), and once every event was read\n"
-	  "(lost events, time going backwards)" },
+	  "what is wrong with the files, as [{\"kind\", \"message\", \"source\"}]\n"
+	  "(source: the file's path): known at open (damage, an incomplete\n"
+	  "recording, a file given twice), and once every event was read (damaged\n"
+	  "data skipped, lost events, time going backwards); each is also a\n"
+	  "warning (strobe.DamagedDataWarning for damage, else strobe.TraceWarning)" },
 	{ NULL },
 };
 
@@ -119,14 +165,14 @@ PyTypeObject ReaderType = {
 	.tp_basicsize = sizeof(ReaderObject),
 	.tp_dealloc = (destructor)Reader_dealloc,
 	.tp_flags = Py_TPFLAGS_DEFAULT,
-	.tp_doc = "Iterator over a trace file's events, in time order (read_trace).",
+	.tp_doc = "Iterator over trace files' events, in time order (read_trace).",
 	.tp_iter = PyObject_SelfIter,
 	.tp_iternext = (iternextfunc)Reader_next,
 	.tp_getset = Reader_getset,
 };
 
-/* Open a trace file into a new Source (stream over every buffer, model
- * loaded from the file's process table). */
+/* Open a trace file into a new Source (its model loaded from the file's
+ * process table, its buffers' names). */
 static SourceObject *open_file(PyObject *path)
 {
 	struct strobe_error err = { 0, "" };
@@ -143,8 +189,6 @@ static SourceObject *open_file(PyObject *path)
 	}
 	Py_BEGIN_ALLOW_THREADS
 	r = strobe_tracefile_open(PyBytes_AS_STRING(b), &src->tf, &err);
-	if (r == 0)
-		r = strobe_stream_open_file(src->tf, NULL, &src->st, &err);
 	if (r == 0)
 		r = strobe_model_new(&src->model, &err);
 	if (r == 0)
@@ -177,36 +221,105 @@ static SourceObject *open_file(PyObject *path)
 	return src;
 }
 
+/* path: one path-like, or a list (tuple) of them; a new tuple. */
+static PyObject *path_tuple(PyObject *path)
+{
+	PyObject *t;
+
+	if (PyUnicode_Check(path) || PyBytes_Check(path) || PyObject_HasAttrString(path,
+										    "__fspath__"))
+		return PyTuple_Pack(1, path);
+	if (!PyList_Check(path) && !PyTuple_Check(path)) {
+		PyErr_Format(PyExc_TypeError, "path must be a path or a list of paths, not %.100s",
+			     Py_TYPE(path)->tp_name);
+		return NULL;
+	}
+	t = PySequence_Tuple(path);
+	if (t && PyTuple_GET_SIZE(t) == 0) {
+		Py_DECREF(t);
+		PyErr_SetString(PyExc_ValueError, "path: no trace file given");
+		return NULL;
+	}
+	return t;
+}
+
 PyObject *py_read_trace(PyObject *self, PyObject *args, PyObject *kw)
 {
-	static char *kwl[] = { "path", NULL };
+	static char *kwl[] = { "path", "strict", NULL };
+	struct strobe_pipeline_opts po = { .size = sizeof(po) };
+	struct strobe_consumer c;
 	ReaderObject *r;
-	PyObject *path;
+	PyObject *path, *paths;
+	Py_ssize_t i, n;
+	int strict = 0, idx;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:read_trace", kwl, &path))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|p:read_trace", kwl, &path, &strict))
 		return NULL;
+	paths = path_tuple(path);
+	if (!paths)
+		return NULL;
+	n = PyTuple_GET_SIZE(paths);
 	r = PyObject_New(ReaderObject, &ReaderType);
-	if (!r)
+	if (!r) {
+		Py_DECREF(paths);
 		return NULL;
-	r->src = NULL;
+	}
+	r->src = PyMem_Calloc((size_t)n, sizeof(*r->src));
+	r->warned = PyMem_Calloc((size_t)n, sizeof(*r->warned));
+	r->nr_src = 0;
+	r->p = NULL;
+	memset(&r->f, 0, sizeof(r->f));
 	r->slot[0] = r->slot[1] = NULL;
 	r->k = 0;
-	r->ended = false;
-	r->busy = false;
-	r->errors = 0;
-	r->b.buf = PyMem_RawMalloc(BATCH_BYTES);
-	batch_reset(&r->b);
+	r->ended = r->finished = r->busy = false;
+	r->strict = strict;
+	r->fail = 0;
 	memset(&r->err, 0, sizeof(r->err));
-	if (!r->b.buf) {
-		Py_DECREF(r);
-		return PyErr_NoMemory();
+	r->f.copy = true;
+	r->f.b.buf = PyMem_RawMalloc(BATCH_BYTES);
+	po.strict = strict;
+	if (!r->src || !r->warned || !r->f.b.buf) {
+		PyErr_NoMemory();
+		goto fail;
 	}
-	r->src = open_file(path);
-	if (!r->src) {
-		Py_DECREF(r);
-		return NULL;
+	if (strobe_pipeline_new(&po, &r->p, &r->err) < 0) {
+		raise_os(-ENOMEM, r->err.msg);
+		goto fail;
 	}
+	for (i = 0; i < n; i++) {
+		SourceObject *src = open_file(PyTuple_GET_ITEM(paths, i));
+
+		if (!src)
+			goto fail;
+		idx = strobe_pipeline_add_file(r->p, src->tf, NULL, &r->err);
+		if (idx < 0) {
+			Py_DECREF(src);
+			raise_os(idx, r->err.msg);
+			goto fail;
+		}
+		if (idx < r->nr_src) {	/* the same file as source idx: read once */
+			Py_DECREF(src);
+			continue;
+		}
+		r->src[r->nr_src++] = src;
+		strobe_pipeline_set_model(r->p, idx, src->model, NULL);
+	}
+	filler_consumer(&r->f, &c);
+	if (strobe_pipeline_add_consumer(r->p, &c, &r->err) < 0) {
+		raise_os(-ENOMEM, r->err.msg);
+		goto fail;
+	}
+	/* what opening found: damage fails now with strict, the rest is
+	 * warned now */
+	if ((strict && strict_damage(r->p) < 0) ||
+	    warn_diags(r->p, r->src, r->warned, r->nr_src) < 0)
+		goto fail;
+	Py_DECREF(paths);
 	return (PyObject *)r;
+fail:
+	Py_DECREF(paths);
+	Py_DECREF(r);
+	return NULL;
 }
 
 /* ---- analyze ------------------------------------------------------------ */
@@ -371,20 +484,68 @@ int parse_filters(PyObject *filter, PyObject **keep, const char ***out, int *n)
 	return 0;
 }
 
+/*
+ * analyze() over one file: a pipeline with the analysis as its consumer,
+ * run with the GIL released; the model is ours, so that the tables (which
+ * point into it) outlive the pipeline: *keep (the file's Source) holds
+ * it, to be dropped after the analysis is freed.  The diagnostics become
+ * warnings (strict: damage raises).  The tables, or NULL with an
+ * exception.
+ */
+static PyObject *analyze_file(struct strobe_analysis *a, PyObject *path, bool strict,
+			      SourceObject **keep)
+{
+	struct strobe_pipeline_opts po = { .size = sizeof(po), .strict = strict };
+	struct strobe_stream_opts sopts = { .size = sizeof(sopts), .buffer = -1 };
+	struct strobe_error err = { 0, "" };
+	struct strobe_pipeline *p = NULL;
+	struct strobe_consumer c;
+	SourceObject *src;
+	PyObject *out = NULL;
+	int r, idx, warned = 0;
+
+	src = *keep = open_file(path);
+	if (!src)
+		return NULL;
+	r = strobe_pipeline_new(&po, &p, &err);
+	if (r == 0) {
+		sopts.nr_cpu_mask = strobe_analysis_cpu_mask(a, &sopts.cpu_mask);
+		r = idx = strobe_pipeline_add_file(p, src->tf, &sopts, &err);
+		if (idx >= 0)
+			r = strobe_pipeline_set_model(p, idx, src->model, &err);
+		if (r >= 0)
+			r = strobe_analysis_consumer(a, idx, &c);
+		if (r >= 0)
+			r = strobe_pipeline_add_consumer(p, &c, &err);
+	}
+	if (r >= 0) {
+		Py_BEGIN_ALLOW_THREADS
+		r = strobe_pipeline_run(p, &err);
+		Py_END_ALLOW_THREADS
+	}
+	if (r < 0)
+		raise_run(r, &err);
+	else if ((!strict || strict_damage(p) == 0) && warn_diags(p, &src, &warned, 1) == 0)
+		out = tables_dict(a);
+	strobe_pipeline_free(p);
+	return out;
+}
+
 PyObject *py_analyze(PyObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwl[] = { "source", "analyses", "group_by", "top", "views", "timeout",
-			       "filter", NULL };
+			       "filter", "strict", NULL };
 	PyObject *source, *names = NULL, *views = Py_None, *timeout = Py_None, *joined = NULL,
 		*out = NULL, *filter = Py_None, *fkeep = NULL;
 	const char *group = "thread", *cnames, **filters = NULL;
 	struct strobe_analysis_opts o;
 	struct strobe_error err = { 0, "" };
 	struct strobe_analysis *a = NULL;
-	int top = 0, r;
+	SourceObject *file = NULL;
+	int top = 0, r, strict = 0;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|siOOO:analyze", kwl, &source, &names,
-					 &group, &top, &views, &timeout, &filter))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|siOOOp:analyze", kwl, &source, &names,
+					 &group, &top, &views, &timeout, &filter, &strict))
 		return NULL;
 	memset(&o, 0, sizeof(o));
 	o.size = sizeof(o);
@@ -433,20 +594,15 @@ PyObject *py_analyze(PyObject *self, PyObject *args, PyObject *kw)
 			goto out;
 		l.inst = i;
 		l.an = a;
+		l.strict = strict;
 		i->busy = true;
 		ret = loop_open(&l, s);
-		if (ret == 0) {
-			r = strobe_analysis_attach_stream(a, l.st, l.src->model, &err);
-			if (r < 0) {
-				PyErr_SetString(r == -ENOENT ? PyExc_ValueError : PyExc_OSError, err.msg);
-				ret = -1;
-			}
-		}
 		if (ret == 0)
 			ret = loop_start(&l);
 		if (ret == 0)
 			ret = loop_run(&l);
-		/* the tables point into the model: finish while it lives */
+		/* the tables point into the model: read them while it lives
+		 * (the pipeline finished the analysis, unless it failed) */
 		if (ret == 0 && (r = strobe_analysis_finish(a, &err)) < 0) {
 			raise_os(r, err.msg);
 			ret = -1;
@@ -455,33 +611,13 @@ PyObject *py_analyze(PyObject *self, PyObject *args, PyObject *kw)
 			out = tables_dict(a);
 		loop_close(&l);
 		i->busy = false;
-		goto out;
 	} else {
-		SourceObject *src = open_file(source);
-
-		if (!src)
-			goto out;
-		Py_BEGIN_ALLOW_THREADS
-		r = strobe_analysis_run_file(a, src->tf, &err);
-		Py_END_ALLOW_THREADS
-		Py_DECREF(src);
-		if (r < 0) {
-			if (r == -ENOENT)
-				PyErr_SetString(PyExc_ValueError, err.msg);
-			else
-				raise_os(r, err.msg);
-			goto out;
-		}
+		out = analyze_file(a, source, strict, &file);
 	}
-	r = strobe_analysis_finish(a, &err);
-	if (r < 0) {
-		raise_os(r, err.msg);
-		goto out;
-	}
-	out = tables_dict(a);
 out:
 	Py_XDECREF(joined);
 	strobe_analysis_free(a);
+	Py_XDECREF(file);	/* the model the analysis used */
 	PyMem_Free(filters);
 	Py_XDECREF(fkeep);
 	return out;

@@ -1,9 +1,14 @@
 /*
  * live.c - the live loop behind iterate_trace, trace_process and live
- * analyze: a capture of the instance, batches filled without the GIL
- * (waiting without spinning), each event into the callback holding it,
- * stop conditions (STOP, an exception, Ctrl-C, a timeout, the target's
- * exit), and the model's own events enabled and hidden meanwhile.
+ * analyze: a pipeline (strobe-pipeline(3)) over the instance's capture,
+ * whose stop conditions (a timeout, the target's exit, Ctrl-C through
+ * the pipeline's stop flag) and waiting are the pipeline's own; the
+ * batch consumer (events.c) fills batches with the GIL released and
+ * pauses the run when one is full or the capture is idle, and the loop
+ * hands each event to the callback between runs (STOP, an exception or
+ * Ctrl-C end it).  The model's own events are enabled and hidden
+ * meanwhile.  At the end the pipeline's diagnostics (lost events, damage
+ * skipped) become warnings; with strict=True damage raises instead.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,36 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "_strobe.h"
 
 /* ---- the live loop: iterate_trace, trace_process, live analyze ---------- */
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Has our child pid exited?  Looked at without reaping it. */
-static bool exited(pid_t pid)
-{
-	siginfo_t si;
-
-	memset(&si, 0, sizeof(si));
-	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0)
-		return si.si_pid == pid;
-	return errno == ECHILD && kill(pid, 0) < 0 && errno == ESRCH;
-}
-
 #define CONTAINER_SCAN_MS 100
-#define TARGET_CHECK_MS 10
-#define COALESCE_MS 2
-#define IDLE_PAUSE_MS 10
 
 /* The events that keep the task model current (as strobe record's). */
 static const char *const model_events[] = {
@@ -88,7 +70,37 @@ static int loop_model_events(struct loop *l)
 	return 0;
 }
 
-/* Set up capture, stream, model and source; tracing still off.  -1 raised. */
+/* The pipeline: the stream, the analysis (live analyze), the batches. */
+static int loop_pipeline(struct loop *l)
+{
+	struct strobe_pipeline_opts po = { .size = sizeof(po) };
+	struct strobe_consumer c;
+	int r;
+
+	/* timeout=0 stops at once (the pipeline's 0 is "no limit") */
+	po.timeout_ms = l->limit < 0 ? 0 : l->limit == 0 ? 1 :
+			l->limit > INT32_MAX ? INT32_MAX : (int)l->limit;
+	po.target = l->target;
+	po.stop = &l->stop;
+	po.strict = l->strict;
+	r = strobe_pipeline_new(&po, &l->p, &l->err);
+	if (r >= 0)
+		r = strobe_pipeline_add_stream(l->p, l->st, l->cap, l->src->model, &l->err);
+	if (r >= 0 && l->an) {
+		r = strobe_analysis_consumer(l->an, 0, &c);
+		if (r >= 0)
+			r = strobe_pipeline_add_consumer(l->p, &c, &l->err);
+	}
+	l->f.shown = l->shown;
+	l->f.copy = l->cb != NULL;
+	filler_consumer(&l->f, &c);
+	if (r >= 0)
+		r = strobe_pipeline_add_consumer(l->p, &c, &l->err);
+	return r;
+}
+
+/* Set up capture, stream, model, source and pipeline; tracing still off.
+ * -1 raised. */
 int loop_open(struct loop *l, struct strobe_session *s)
 {
 	int r;
@@ -102,12 +114,12 @@ int loop_open(struct loop *l, struct strobe_session *s)
 		PyErr_NoMemory();
 		return -1;
 	}
-	l->b.buf = PyMem_RawMalloc(BATCH_BYTES);
-	if (!l->b.buf) {
+	l->f.b.buf = PyMem_RawMalloc(BATCH_BYTES);
+	if (!l->f.b.buf) {
 		PyErr_NoMemory();
 		return -1;
 	}
-	batch_reset(&l->b);
+	batch_reset(&l->f.b);
 	/* the formats without kallsyms: events are decoded, never printed
 	 * with kernel symbols, and kallsyms is most of the start-up time */
 	r = strobe_session_meta_collect_flags(s, NULL, STROBE_META_NO_KALLSYMS, &l->meta,
@@ -133,6 +145,11 @@ int loop_open(struct loop *l, struct strobe_session *s)
 	Py_BEGIN_ALLOW_THREADS
 	strobe_model_load_proc(l->src->model, NULL);
 	Py_END_ALLOW_THREADS
+	r = loop_pipeline(l);
+	if (r < 0) {
+		raise_os(r, l->err.msg);
+		return -1;
+	}
 	return 0;
 }
 
@@ -148,12 +165,10 @@ int loop_start(struct loop *l)
 		return -1;
 	}
 	l->next_scan = mono_ms() + CONTAINER_SCAN_MS;
-	if (l->limit >= 0)
-		l->deadline = mono_ms() + l->limit;
 	return 0;
 }
 
-/* What the last loop did, for benchmarks: events, batches, lost. */
+/* What the last loop did (events, batches, lost), for benchmarks. */
 uint64_t last_events, last_batches, last_lost;
 
 /* Tracing off and the capture freed; the session as it was before. */
@@ -161,13 +176,15 @@ void loop_close(struct loop *l)
 {
 	struct strobe_stream_stats st;
 
-	last_events = l->events;
+	last_events = l->f.events;
 	last_batches = l->batches;
 	last_lost = 0;
-	if (l->st) {
-		strobe_stream_stats(l->st, &st);
+	if (l->p) {
+		strobe_pipeline_stats(l->p, &st);
 		last_lost = st.missed;
 	}
+	strobe_pipeline_free(l->p);	/* it borrows the stream and capture */
+	l->p = NULL;
 	Py_BEGIN_ALLOW_THREADS
 	if (l->cap) {
 		strobe_capture_stop(l->cap, NULL);
@@ -189,44 +206,21 @@ void loop_close(struct loop *l)
 		strobe_stream_close(l->st);
 	l->st = NULL;
 	Py_CLEAR(l->src);
-	PyMem_RawFree(l->b.buf);
-	l->b.buf = NULL;
+	PyMem_RawFree(l->f.b.buf);
+	l->f.b.buf = NULL;
 }
 
-/* Without the GIL: a timeout or the target's exit stops the capture;
- * what it captured still drains through the callback. */
-static void loop_check(struct loop *l)
-{
-	enum why w = W_END;
-
-	if (l->stopping)
-		return;
-	int64_t now = mono_ms();
-
-	if (l->deadline && now >= l->deadline) {
-		w = W_TIMEOUT;
-	} else if (l->target > 0 && now >= l->next_target_check) {
-		/* a syscall: at most every TARGET_CHECK_MS */
-		l->next_target_check = now + TARGET_CHECK_MS;
-		if (exited(l->target))
-			w = W_TARGET;
-	}
-	if (w == W_END)
-		return;
-	l->why = w;
-	l->stopping = true;
-	strobe_capture_stop(l->cap, NULL);
-}
-
-/* Without the GIL: fill a batch, waiting up to WAIT_MS when there is
- * nothing yet.  Returns what batch_fill returned last. */
+/*
+ * Without the GIL: run the pipeline until it pauses (a full batch, or an
+ * idle capture) or ends.  (Waiting a moment after a small batch for more,
+ * as this loop once did, only asked the stream again sooner: each time it
+ * has nothing it kicks the CPU it waits for into reading a partial page,
+ * three times as often, and cost more CPU than the round trips through
+ * Python it saved.)
+ */
 static int loop_step(struct loop *l)
 {
-	int r, ms;
-
-	batch_reset(&l->b);
-	loop_check(l);
-	if (l->inst && l->inst->nr_containers && !l->stopping && mono_ms() >= l->next_scan) {
+	if (l->inst && l->inst->nr_containers && !l->f.ending && mono_ms() >= l->next_scan) {
 		/*
 		 * One rescan, into the events' model: a task that entered a
 		 * hooked container from outside (podman exec) is hooked by
@@ -237,119 +231,106 @@ static int loop_step(struct loop *l)
 		strobe_model_rescan_proc(l->src->model, on_new_task, l->inst, NULL);
 		l->next_scan = mono_ms() + CONTAINER_SCAN_MS;
 	}
-	r = batch_fill(&l->b, l->st, l->src->model, l->an, l->shown, NULL, &l->err);
-	/* a small batch while events flow: give the readers a moment to
-	 * bring more, rather than a round trip through Python per page */
-	if (r == -EAGAIN && l->b.n && l->b.n < BATCH_EVENTS / 4 && !l->stopping) {
-		strobe_stream_wait(l->st, COALESCE_MS);
-		r = batch_fill(&l->b, l->st, l->src->model, l->an, l->shown, NULL, &l->err);
-	}
-	if (r != -EAGAIN || l->b.n)
-		return r;
-	ms = WAIT_MS;
-	if (l->deadline && !l->stopping) {
-		int64_t left = l->deadline - mono_ms();
+	batch_reset(&l->f.b);
+	l->f.idle_until = mono_ms() + IDLE_YIELD_MS;
+	return strobe_pipeline_run(l->p, &l->err);
+}
 
-		ms = left < 1 ? 1 : left < ms ? (int)left : ms;
-	}
-	if (l->target > 0 && !l->stopping && ms > 20)
-		ms = 20;
-	strobe_stream_wait(l->st, ms);
-	loop_check(l);
-	r = batch_fill(&l->b, l->st, l->src->model, l->an, l->shown, NULL, &l->err);
-	/*
-	 * Woken with still nothing to hand out: the stream waits for a quiet
-	 * CPU's watermark, and asking again at once only makes its reader
-	 * answer again (a loop that kept a CPU busy while nothing happened).
-	 * Pause a little; events still arrive within the stream's ~100 ms.
-	 */
-	if (r == -EAGAIN && !l->b.n && !l->stopping) {
-		struct timespec pause = { 0, IDLE_PAUSE_MS * 1000000L };
+/* The loop ends from Python's side (STOP, an exception, Ctrl-C): the
+ * batch consumer is done at its next call; live analyze's pipeline
+ * drains the capture into the analysis first (stop flag). */
+static void loop_end(struct loop *l, enum why why)
+{
+	l->why = why;
+	filler_end(&l->f);
+	l->stop = 1;
+}
 
-		nanosleep(&pause, NULL);
+/* An exception raised by the callback or a signal handler: Ctrl-C ends
+ * the loop cleanly (cleared); any other is left set.  0 or -1. */
+static int loop_exception(struct loop *l)
+{
+	if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
+		PyErr_Clear();
+		loop_end(l, W_INTERRUPT);
+		return 0;
 	}
-	return r;
+	loop_end(l, W_ERROR);
+	return -1;
 }
 
 /*
- * Hand every event to the callback until the stream ends, a stop
- * condition holds, the callback returns STOP or raises, or Ctrl-C.
- * KeyboardInterrupt ends the loop cleanly (not raised); any other
- * exception is left set and -1 returned.
+ * Hand every event to the callback until the pipeline ends (a stop
+ * condition, the end of the stream), the callback returns STOP or
+ * raises, or Ctrl-C.  KeyboardInterrupt ends the loop cleanly (not
+ * raised); any other exception is left set and -1 returned.  Then the
+ * diagnostics: warnings, or DamagedDataError with strict.
  */
 int loop_run(struct loop *l)
 {
 	EventObject *spare = NULL;
 	const struct rec *rc;
-	int r, ret = 0;
-	bool done = false;
+	int r, ret = 0, warned = 0;
 
-	while (!done) {
+	for (;;) {
 		Py_BEGIN_ALLOW_THREADS
 		r = loop_step(l);
 		Py_END_ALLOW_THREADS
 		l->batches++;
-		while ((rc = batch_next(&l->b))) {
-			EventObject *e;
+		while (l->cb && !l->f.ending && (rc = batch_next(&l->f.b))) {
+			EventObject *e = event_make(l->src, rc, spare);
 			PyObject *res;
 
-			l->events++;
-			if (!l->cb)
-				continue;
-			e = event_make(l->src, rc, spare);
 			if (!e) {
+				loop_end(l, W_ERROR);
 				ret = -1;
-				done = true;
 				break;
 			}
 			Py_XDECREF(spare);
 			spare = e;
 			res = PyObject_CallOneArg(l->cb, (PyObject *)e);
 			if (!res) {
-				if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
-					PyErr_Clear();
-					l->why = W_INTERRUPT;
-				} else {
-					l->why = W_ERROR;
-					ret = -1;
-				}
-				done = true;
+				ret = loop_exception(l);
 				break;
 			}
-			if (res == Stop) {
-				l->why = W_STOP;
-				done = true;
-			}
+			if (res == Stop)
+				loop_end(l, W_STOP);
 			Py_DECREF(res);
-			if (done)
-				break;
 		}
-		if (done)
+		if (!l->f.ending && PyErr_CheckSignals() < 0)
+			ret = loop_exception(l);
+		if (r != STROBE_PIPELINE_YIELD)
 			break;
-		if (PyErr_CheckSignals() < 0) {
-			if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
-				PyErr_Clear();
-				l->why = W_INTERRUPT;
-			} else {
-				l->why = W_ERROR;
-				ret = -1;
-			}
-			break;
-		}
-		if (r == 0) {
-			if (!l->stopping)
-				l->why = W_END;
-			break;
-		}
-		if (r < 0 && r != -EAGAIN) {
-			raise_os(r, l->err.msg);
-			l->why = W_ERROR;
-			ret = -1;
+		if (l->f.ending) {
+			/* what is left: the consumer is done at once, an
+			 * analysis drains the capture */
+			Py_BEGIN_ALLOW_THREADS
+			do
+				r = strobe_pipeline_run(l->p, &l->err);
+			while (r == STROBE_PIPELINE_YIELD);
+			Py_END_ALLOW_THREADS
 			break;
 		}
 	}
 	Py_XDECREF(spare);
-	return ret;
+	if (!l->f.ending) {
+		l->why = r == STROBE_PIPELINE_TIMEOUT ? W_TIMEOUT :
+			 r == STROBE_PIPELINE_TARGET_EXIT ? W_TARGET :
+			 r == STROBE_PIPELINE_SIGNAL ? W_INTERRUPT :
+			 r == STROBE_PIPELINE_DONE ? W_STOP : W_END;
+	}
+	if (ret < 0)
+		return -1;	/* the callback's exception goes first */
+	if (r < 0) {
+		l->why = W_ERROR;
+		raise_run(r, &l->err);
+		return -1;
+	}
+	if ((l->strict && strict_damage(l->p) < 0) || warn_diags(l->p, &l->src, &warned, 1) < 0) {
+		l->why = W_ERROR;
+		return -1;
+	}
+	return 0;
 }
 
 int timeout_ms(PyObject *timeout, int64_t *ms)
@@ -372,15 +353,15 @@ int timeout_ms(PyObject *timeout, int64_t *ms)
 
 PyObject *py_iterate_trace(PyObject *self, PyObject *args, PyObject *kw)
 {
-	static char *kwl[] = { "instance", "callback", "timeout", NULL };
+	static char *kwl[] = { "instance", "callback", "timeout", "strict", NULL };
 	PyObject *inst = NULL, *cb = NULL, *timeout = Py_None;
 	struct loop l;
 	struct strobe_session *s;
 	InstanceObject *i;
-	int ret;
+	int ret, strict = 0;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:iterate_trace", kwl, &inst, &cb,
-					 &timeout))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|Op:iterate_trace", kwl, &inst, &cb,
+					 &timeout, &strict))
 		return NULL;
 	s = session_of(inst);
 	if (!s)
@@ -399,6 +380,7 @@ PyObject *py_iterate_trace(PyObject *self, PyObject *args, PyObject *kw)
 		return NULL;
 	l.cb = cb;
 	l.inst = i;
+	l.strict = strict;
 	i->busy = true;
 	Py_INCREF(inst);
 	ret = loop_open(&l, s);
@@ -594,7 +576,8 @@ static int setup_events(struct strobe_session *s, PyObject *events, PyObject *fi
 
 PyObject *py_trace_process(PyObject *self, PyObject *args, PyObject *kw)
 {
-	static char *kwl[] = { "argv", "callback", "events", "filters", "timeout", NULL };
+	static char *kwl[] = { "argv", "callback", "events", "filters", "timeout", "strict",
+			       NULL };
 	PyObject *pargv, *cb = Py_None, *events = Py_None, *filters = Py_None,
 		*timeout = Py_None;
 	struct strobe_error err = { 0, "" };
@@ -603,11 +586,11 @@ PyObject *py_trace_process(PyObject *self, PyObject *args, PyObject *kw)
 	char **argv;
 	pid_t child;
 	enum why why;
-	int go = -1, ex = -1, r, st, e = 0, ret;
+	int go = -1, ex = -1, r, st, e = 0, ret, strict = 0;
 	ssize_t n;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOO:trace_process", kwl, &pargv, &cb,
-					 &events, &filters, &timeout))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOOp:trace_process", kwl, &pargv, &cb,
+					 &events, &filters, &timeout, &strict))
 		return NULL;
 	if (cb != Py_None && !PyCallable_Check(cb)) {
 		PyErr_SetString(PyExc_TypeError, "callback must be callable or None");
@@ -639,6 +622,7 @@ PyObject *py_trace_process(PyObject *self, PyObject *args, PyObject *kw)
 	}
 	l.cb = cb == Py_None ? NULL : cb;
 	l.target = child;
+	l.strict = strict;
 	if (loop_open(&l, s) < 0 || loop_start(&l) < 0)
 		goto fail_child;
 	/* tracing is on: release the command, and learn whether it exec'd */

@@ -16,6 +16,10 @@
  *     live session's);
  *   - the stop conditions: end of input, a duration, a target process's
  *     exit, a signal flag, every consumer done, strobe_pipeline_stop();
+ *   - pauses: a consumer may ask the run to return to its caller (a batch
+ *     is full, a live input is idle) and the caller runs it again to go
+ *     on, so a binding can fill batches in the loop and hand them out
+ *     between runs (the Python module does);
  *   - ticks every tick_ns of trace time (files and live alike; live, a
  *     quiet machine still ticks about every tick_ns of wall time);
  *   - the damage policy (strobe-damage(7)): damaged or unreachable data is
@@ -67,8 +71,13 @@ struct strobe_pipeline_source {
 	bool live;
 };
 
-/* What strobe_consumer.event returns besides 0 (go on) and -errno. */
+/* What strobe_consumer.event (and .idle) return besides 0 (go on) and
+ * -errno. */
 #define STROBE_CONSUMER_DONE 1	/* this consumer wants no more events */
+#define STROBE_CONSUMER_YIELD 2	/* pause: once every consumer has this event,
+				 * strobe_pipeline_run returns
+				 * STROBE_PIPELINE_YIELD; run it again to go
+				 * on with the next event */
 
 /* A consumer needs the task model (STROBE_CONSUMER_MODEL in flags). */
 #define STROBE_CONSUMER_MODEL 0x1u
@@ -84,8 +93,8 @@ struct strobe_consumer {
 	/* Every event in timeline order (ev->ts on the timeline: raw trace
 	 * time for one file or live, wall-clock ns for several files with
 	 * clock pairings), `source` its source's index.  Returns 0,
-	 * STROBE_CONSUMER_DONE or -errno (the run fails: fill *err, or the
-	 * pipeline says which consumer failed). */
+	 * STROBE_CONSUMER_DONE, STROBE_CONSUMER_YIELD or -errno (the run
+	 * fails: fill *err, or the pipeline says which consumer failed). */
 	int (*event)(const struct strobe_event *ev, int source, void *arg,
 		     struct strobe_error *err);
 	/* Every tick_ns of trace time: everything up to ts (timeline) was
@@ -96,6 +105,14 @@ struct strobe_consumer {
 	 * then.  0 or -errno.  May be NULL. */
 	int (*finish)(void *arg, struct strobe_error *err);
 	void *arg;
+	/* Whenever the input has nothing ready (a live stream waiting for
+	 * its CPUs, a record source answering -EAGAIN), after the stop
+	 * conditions were checked and before the pipeline waits (up to
+	 * 100 ms) for more.  Returns 0 (wait), STROBE_CONSUMER_YIELD (return
+	 * to the caller now: events held back are handed out, signals
+	 * looked at), STROBE_CONSUMER_DONE or -errno.  May be NULL; files
+	 * never wait. */
+	int (*idle)(void *arg, struct strobe_error *err);
 };
 
 /* ---- the pipeline ------------------------------------------------------- */
@@ -214,6 +231,8 @@ enum strobe_pipeline_end {
 	STROBE_PIPELINE_TIMEOUT,	/* timeout_ms passed (drained) */
 	STROBE_PIPELINE_TARGET_EXIT,	/* the target exited (drained) */
 	STROBE_PIPELINE_SIGNAL,		/* *stop was set (drained) */
+	STROBE_PIPELINE_YIELD,		/* paused: a consumer returned
+					 * STROBE_CONSUMER_YIELD; not ended */
 };
 
 /*
@@ -222,7 +241,12 @@ enum strobe_pipeline_end {
  * with *err set: a consumer failed, a live capture failed, damage in
  * strict mode (-EBADMSG, naming the source, CPU and offset), out of
  * memory.  Damage outside strict mode is not an error: the run goes on
- * and the sources' diagnostics say what was skipped.  Once per pipeline.
+ * and the sources' diagnostics say what was skipped.  Once per pipeline,
+ * except that after STROBE_PIPELINE_YIELD the run is paused, not over:
+ * calling strobe_pipeline_run again goes on from the next event (no
+ * consumer is started again; the timeout counts from the first call),
+ * until it returns anything else.  A paused pipeline may also be freed:
+ * its consumers are not finished then.
  */
 int strobe_pipeline_run(struct strobe_pipeline *p, struct strobe_error *err);
 

@@ -25,6 +25,13 @@
  * a timeout or a signal.  A live capture is stopped at most once; what it
  * still holds drains through the consumers and the stream ends by
  * itself.
+ *
+ * A run can pause (a consumer returns STROBE_CONSUMER_YIELD from event or
+ * idle) and go on when strobe_pipeline_run is called again: everything
+ * the loop must remember between two calls (the deadline, why it is
+ * stopping, whether the capture was stopped) lives in the pipeline, not
+ * on the loop's stack, and the loop starts again by asking the input for
+ * its next event, as it does after any event.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -43,6 +50,9 @@
 
 #define CHECK_EVERY 4096
 #define WAIT_MS 100
+#define TARGET_WAIT_MS 20
+#define TARGET_CHECK_MS 10
+#define IDLE_PAUSE_MS 10
 #define MAX_TICKS_AT_ONCE 1000
 
 enum in_kind { IN_STREAM, IN_MERGE, IN_RECORDS };
@@ -84,12 +94,17 @@ struct cons {
 	bool started, active;
 };
 
+/* fast_loop's answer when the general loop must take over (not an enum
+ * strobe_pipeline_end, not -errno) */
+#define TAKE_OVER 100
+
 struct strobe_pipeline {
 	struct strobe_pipeline_opts o;
 	struct strobe_pipeline_source *pub;	/* nr_srcs, what consumers see */
 	struct src *srcs;
 	int nr_srcs, nr_files;
 	bool live, ran;
+	bool paused;			/* the last run returned YIELD */
 	struct strobe_capture *cap;
 	struct strobe_stream *given;		/* add_stream's (borrowed) */
 	struct input *in;
@@ -103,6 +118,12 @@ struct strobe_pipeline {
 	char host_buf[256];
 	/* ticks */
 	uint64_t next_tick;			/* 0: not started */
+	/* the loop's state across pauses */
+	int64_t deadline;			/* mono ms; 0: no timeout */
+	int64_t next_target_check;		/* mono ms */
+	enum strobe_pipeline_end why;		/* a stop condition held */
+	bool stopping;				/* ... and the capture was stopped */
+	int64_t next_poll;			/* opts.poll: when it is due */
 };
 
 static int64_t mono_ms(void)
@@ -625,10 +646,18 @@ static int call_ticks(struct strobe_pipeline *p, uint64_t upto, struct strobe_er
 	return 0;
 }
 
+static int consumer_failed(const struct cons *c, int r, struct strobe_error *err)
+{
+	return err && !err->code ? strobe_err(err, r, "%s failed: %s",
+					      c->c.name ? c->c.name : "a consumer",
+					      strerror(-r)) : r;
+}
+
+/* Every active consumer gets ev: 0, 1 when one asked to pause, -errno. */
 static int deliver(struct strobe_pipeline *p, const struct strobe_event *ev, int src,
 		   struct strobe_error *err)
 {
-	int i, r;
+	int i, r, pause = 0;
 
 	for (i = 0; i < p->nr_cons; i++) {
 		struct cons *c = &p->cons[i];
@@ -641,14 +670,37 @@ static int deliver(struct strobe_pipeline *p, const struct strobe_event *ev, int
 		if (r == STROBE_CONSUMER_DONE) {
 			c->active = false;
 			p->nr_active--;
-			continue;
+		} else if (r == STROBE_CONSUMER_YIELD) {
+			pause = 1;
+		} else if (r < 0) {
+			return consumer_failed(c, r, err);
 		}
-		if (r < 0)
-			return err && !err->code ? strobe_err(err, r, "%s failed: %s",
-							     c->c.name ? c->c.name : "a consumer",
-							     strerror(-r)) : r;
 	}
-	return 0;
+	return pause;
+}
+
+/* The input has nothing ready: every active consumer's idle hook.  0,
+ * 1 when one asked to pause, -errno. */
+static int call_idle(struct strobe_pipeline *p, struct strobe_error *err)
+{
+	int i, r, pause = 0;
+
+	for (i = 0; i < p->nr_cons; i++) {
+		struct cons *c = &p->cons[i];
+
+		if (!c->active || !c->c.idle)
+			continue;
+		r = c->c.idle(c->c.arg, err);
+		if (r == STROBE_CONSUMER_DONE) {
+			c->active = false;
+			p->nr_active--;
+		} else if (r == STROBE_CONSUMER_YIELD) {
+			pause = 1;
+		} else if (r < 0) {
+			return consumer_failed(c, r, err);
+		}
+	}
+	return pause;
 }
 
 /* Live: lost events and damage of the live source, as diagnostics. */
@@ -660,10 +712,15 @@ static int live_done(struct strobe_pipeline *p)
 
 	strobe_pipeline_stats(p, &st);
 	if (st.missed || st.missed_unknown) {
-		if (st.missed_unknown)
-			snprintf(msg, sizeof(msg), "%llu events were lost, plus %llu gaps of "
+		if (st.missed && st.missed_unknown)
+			snprintf(msg, sizeof(msg), "%llu events were lost, plus %llu gap%s of "
 				 "unknown size", (unsigned long long)st.missed,
-				 (unsigned long long)st.missed_unknown);
+				 (unsigned long long)st.missed_unknown,
+				 st.missed_unknown > 1 ? "s" : "");
+		else if (st.missed_unknown)
+			snprintf(msg, sizeof(msg), "events were lost: %llu gap%s of unknown size",
+				 (unsigned long long)st.missed_unknown,
+				 st.missed_unknown > 1 ? "s" : "");
 		else
 			snprintf(msg, sizeof(msg), "%llu events were lost",
 				 (unsigned long long)st.missed);
@@ -699,8 +756,8 @@ static int events_done(struct strobe_pipeline *p)
 
 /*
  * The usual case, kept tight: one file's stream, one consumer, no ticks.
- * Returns 1 when the general loop must take over (the stream had nothing
- * ready), else what loop() returns.
+ * Returns TAKE_OVER when the general loop must take over (the stream had
+ * nothing ready), else what loop() returns.
  */
 static int fast_loop(struct strobe_pipeline *p, struct strobe_error *err)
 {
@@ -719,7 +776,7 @@ static int fast_loop(struct strobe_pipeline *p, struct strobe_error *err)
 			if (r == 0)
 				return STROBE_PIPELINE_END;
 			if (r == -EAGAIN)
-				return 1;
+				return TAKE_OVER;
 			r = damaged(p, &p->in[0], 0, r, err);
 			if (r < 0)
 				return r;
@@ -735,38 +792,108 @@ static int fast_loop(struct strobe_pipeline *p, struct strobe_error *err)
 				p->nr_active--;
 				return STROBE_PIPELINE_DONE;
 			}
+			if (r == STROBE_CONSUMER_YIELD)
+				return STROBE_PIPELINE_YIELD;
 			if (r < 0)
-				return err && !err->code ? strobe_err(err, r, "%s failed: %s",
-								     c->c.name ? c->c.name : "a consumer",
-								     strerror(-r)) : r;
+				return consumer_failed(c, r, err);
 		}
 		if (__builtin_expect(p->stop_req, 0))
 			return STROBE_PIPELINE_DONE;
 	}
 }
 
+/* How long to wait for a live input: at most WAIT_MS, not past the
+ * deadline, and briefly while a target may exit. */
+static int wait_ms(const struct strobe_pipeline *p)
+{
+	int ms = WAIT_MS;
+
+	if (p->stopping)
+		return ms;
+	if (p->deadline) {
+		int64_t left = p->deadline - mono_ms();
+
+		ms = left < 1 ? 1 : left < ms ? (int)left : ms;
+	}
+	if (p->o.target > 0 && ms > TARGET_WAIT_MS)
+		ms = TARGET_WAIT_MS;
+	if (p->o.poll && p->o.poll_ms && ms > (int)p->o.poll_ms)
+		ms = (int)p->o.poll_ms;
+	return ms;
+}
+
+/* Has the target exited?  Asked the kernel at most every TARGET_CHECK_MS
+ * (a syscall, and the loop comes here whenever the input is idle). */
+static bool target_exited(struct strobe_pipeline *p)
+{
+	int64_t now = mono_ms();
+
+	if (now < p->next_target_check)
+		return false;
+	p->next_target_check = now + TARGET_CHECK_MS;
+	return exited(p->o.target);
+}
+
+/*
+ * The stop conditions: when one holds, a live capture is stopped (its
+ * events still drain through the loop) and 0 returned; without a
+ * capture, how the run ends.  0 also when none holds; -errno.
+ */
+static int check_stop(struct strobe_pipeline *p, struct strobe_error *err)
+{
+	int64_t now;
+	int w;
+
+	/* the caller's housekeeping, while draining too */
+	if (p->o.poll && (now = mono_ms()) >= p->next_poll) {
+		p->next_poll = now + (p->o.poll_ms ? (int64_t)p->o.poll_ms : WAIT_MS);
+		w = p->o.poll(p->o.poll_arg, err);
+		if (w < 0)
+			return err && !err->code ? strobe_err(err, w, "%s", strerror(-w)) : w;
+		if (w > 0 && !p->stopping && p->why == STROBE_PIPELINE_END)
+			p->stop_req = 1;
+	}
+	if (p->stopping)
+		return 0;
+	if (p->stop_req)
+		p->why = STROBE_PIPELINE_DONE;
+	else if (p->o.stop && *p->o.stop)
+		p->why = STROBE_PIPELINE_SIGNAL;
+	else if (p->deadline && mono_ms() >= p->deadline)
+		p->why = STROBE_PIPELINE_TIMEOUT;
+	else if (p->o.target > 0 && target_exited(p))
+		p->why = STROBE_PIPELINE_TARGET_EXIT;
+	if (p->why == STROBE_PIPELINE_END)
+		return 0;
+	if (!p->cap)
+		return p->why;	/* nothing to drain */
+	p->stopping = true;
+	w = strobe_capture_stop(p->cap, err);
+	return w < 0 ? w : 0;
+}
+
 /* The main loop; returns an enum strobe_pipeline_end or -errno. */
 static int loop(struct strobe_pipeline *p, struct strobe_error *err)
 {
-	int timeout = p->o.timeout_ms;
-	int64_t deadline = timeout > 0 ? mono_ms() + timeout : 0;
-	enum strobe_pipeline_end why = STROBE_PIPELINE_END;
+	int64_t deadline = p->deadline;
 	struct input *one = p->nr_in == 1 ? &p->in[0] : NULL, *bad;
 	struct strobe_tracefile *tf1 = !p->live && p->nr_files == 1 ? p->pub[0].tf : NULL;
 	struct strobe_model *m1 = p->nr_srcs == 1 ? p->pub[0].model : NULL;
 	bool multi_tf = !p->live && p->nr_files > 1;
 	struct strobe_event ev;
 	unsigned since_check = 0;
-	bool stopping = false;
-	int poll_ms = p->o.poll_ms ? (int)p->o.poll_ms : WAIT_MS;
-	int64_t now, next_poll = 0;
+	bool woken = false;
 	int r, src = 0, w;
 
+	/* before the first event too: a stop may have come during a pause */
+	r = check_stop(p, err);
+	if (r)
+		return r;
 	/* a file (no stop conditions to poll), one consumer, no ticks */
 	if (one && one->kind == IN_STREAM && tf1 && p->nr_cons == 1 && !p->o.tick_ns &&
 	    !p->o.stop && !deadline && p->o.target <= 0 && !p->o.poll) {
 		r = fast_loop(p, err);
-		if (r != 1)
+		if (r != TAKE_OVER)
 			return r;
 	}
 	for (;;) {
@@ -788,47 +915,31 @@ static int loop(struct strobe_pipeline *p, struct strobe_error *err)
 					return r;
 			}
 			r = deliver(p, &ev, src, err);
-			if (r < 0)
-				return r;
+			if (__builtin_expect(r != 0, 0)) {
+				if (r < 0)
+					return r;
+				if (p->nr_active)
+					return STROBE_PIPELINE_YIELD;
+			}
 			if (__builtin_expect(!p->nr_active, 0))
 				return STROBE_PIPELINE_DONE;
 			if (++since_check < CHECK_EVERY)
 				continue;
 		} else if (r == 0) {
-			return why;
+			return p->why;
 		} else if (r != -EAGAIN) {
 			r = damaged(p, bad, src, r, err);
 			if (r < 0)
 				return r;
 			continue;
 		}
+		/* woken by the stream, and still nothing to hand out */
+		if (r == -EAGAIN && since_check)
+			woken = false;
 		since_check = 0;
-		if (p->o.poll && (now = mono_ms()) >= next_poll) {
-			next_poll = now + poll_ms;
-			w = p->o.poll(p->o.poll_arg, err);
-			if (w < 0)
-				return err && !err->code ? strobe_err(err, w, "%s", strerror(-w)) : w;
-			if (w > 0 && !stopping && why == STROBE_PIPELINE_END)
-				p->stop_req = 1;
-		}
-		if (!stopping) {
-			if (p->stop_req)
-				why = STROBE_PIPELINE_DONE;
-			else if (p->o.stop && *p->o.stop)
-				why = STROBE_PIPELINE_SIGNAL;
-			else if (deadline && mono_ms() >= deadline)
-				why = STROBE_PIPELINE_TIMEOUT;
-			else if (p->o.target > 0 && exited(p->o.target))
-				why = STROBE_PIPELINE_TARGET_EXIT;
-			if (why != STROBE_PIPELINE_END) {
-				if (!p->cap)
-					return why;	/* nothing to drain */
-				stopping = true;
-				w = strobe_capture_stop(p->cap, err);
-				if (w < 0)
-					return w;
-			}
-		}
+		w = check_stop(p, err);
+		if (w)
+			return w;
 		if (r != -EAGAIN)
 			continue;
 		/* Live and idle: the watermark says how far time has passed. */
@@ -840,10 +951,30 @@ static int loop(struct strobe_pipeline *p, struct strobe_error *err)
 			else if (safe && safe >= p->next_tick && (w = call_ticks(p, safe, err)) < 0)
 				return w;
 		}
+		w = call_idle(p, err);
+		if (w < 0)
+			return w;
+		if (!p->nr_active)
+			return STROBE_PIPELINE_DONE;
+		if (w)
+			return STROBE_PIPELINE_YIELD;
 		if (p->in[0].kind == IN_STREAM && p->given) {
-			w = strobe_stream_wait(p->in[0].s, poll_ms < WAIT_MS ? poll_ms : WAIT_MS);
+			/*
+			 * Woken, and nothing came of it: the stream waits for a
+			 * quiet CPU's watermark, and asking again at once only
+			 * kicks that CPU's reader into answering again (a loop
+			 * that keeps a CPU busy while little happens).  Pause a
+			 * little; events still come within the stream's ~100 ms.
+			 */
+			if (woken && !p->stopping) {
+				struct timespec ts = { 0, IDLE_PAUSE_MS * 1000000L };
+
+				nanosleep(&ts, NULL);
+			}
+			w = strobe_stream_wait(p->in[0].s, wait_ms(p));
 			if (w < 0 && w != -EINTR)
 				return strobe_err(err, w, "waiting for events: %s", strerror(-w));
+			woken = w > 0;
 		} else {
 			struct timespec ts = { 0, 5 * 1000000 };	/* record sources */
 
@@ -858,6 +989,10 @@ int strobe_pipeline_run(struct strobe_pipeline *p, struct strobe_error *err)
 	int i, r, ret;
 
 	strobe_err_clear(err);
+	if (p->paused) {
+		p->paused = false;
+		goto go_on;
+	}
 	if (p->ran)
 		return strobe_err(err, -EINVAL, "a pipeline runs once");
 	p->ran = true;
@@ -889,7 +1024,13 @@ int strobe_pipeline_run(struct strobe_pipeline *p, struct strobe_error *err)
 	}
 	if (!p->nr_cons)
 		return strobe_err(err, -EINVAL, "the pipeline has no consumer");
+	p->deadline = p->o.timeout_ms > 0 ? mono_ms() + p->o.timeout_ms : 0;
+go_on:
 	ret = loop(p, err);
+	if (ret == STROBE_PIPELINE_YIELD) {
+		p->paused = true;
+		return ret;
+	}
 	if (ret < 0)
 		return ret;
 	if (events_done(p) < 0)

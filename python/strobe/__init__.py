@@ -59,6 +59,18 @@ ProcessLookupError for a process or container that is gone) and the
 library's message; ValueError for an unknown event (naming close ones) or
 a filter the kernel refused (with the kernel's error_log text).
 
+Damaged data (strobe-damage(7)) is skipped, as every strobe command
+skips it: a reader's diagnostics list what and where, and each diagnostic
+is a warning (strobe.DamagedDataWarning for damage, strobe.TraceWarning
+for lost events and the like).  strict=True (read_trace, analyze,
+iterate_trace, trace_process) raises strobe.DamagedDataError instead:
+
+    import warnings
+    reader = strobe.read_trace("trace.dat")
+    with warnings.catch_warnings(record=True) as said:
+        n = sum(1 for _ in reader)
+    print(n, reader.errors, reader.diagnostics)
+
 Instances made by this module are removed when the Instance is destroyed,
 leaves a with block, or Python exits, unless created with a name and
 detach=True; strobe never changes the top-level tracing instance.
@@ -73,9 +85,12 @@ from . import _strobe
 from ._strobe import (
     STOP,
     Analysis,
+    DamagedDataError,
+    DamagedDataWarning,
     Event,
     Instance,
     TraceReader,
+    TraceWarning,
     analysis_names,
     analyze,
     available_events,
@@ -101,7 +116,8 @@ from ._strobe import (
 __version__ = _strobe.version
 
 __all__ = [
-    "STOP", "Analysis", "Event", "Instance", "TraceReader", "analysis_names", "analyze",
+    "STOP", "Analysis", "DamagedDataError", "DamagedDataWarning", "Event", "Instance",
+    "TraceReader", "TraceWarning", "analysis_names", "analyze",
     "available_events", "clear_event_filter", "create_instance",
     "destroy_instance", "disable_event", "disable_events", "enable_event",
     "enable_events", "find_instance", "hook2container", "hook2pid",

@@ -32,7 +32,9 @@ def test_read_trace_equals_report_json(name):
     reader = strobe.read_trace(f)
     got = list(reader)
     assert len(got) == len(want)
-    assert reader.diagnostics == diags
+    # report's diagnostics, each with the file it is about
+    assert [{k: d[k] for k in ("kind", "message")} for d in reader.diagnostics] == diags
+    assert all(d["source"] == f for d in reader.diagnostics)
     for ev, j in zip(got, want):
         assert (ev.ts, ev.cpu, ev.pid, ev.name, ev.system, ev.buffer) == \
             (j["ts"], j["cpu"], j["pid"], j["event"], j["system"], j.get("buffer")), j

@@ -2,12 +2,14 @@
 kernel (root, tracefs): exact event counts for a traced command and for
 the children a hooked shell starts later, timeouts kept, STOP and a raising
 callback ending the iteration with nothing left behind, named and detached
-instances, errors with the library's messages, and an Analysis fed live
-events read interval by interval."""
+instances, errors with the library's messages, an Analysis fed live
+events read interval by interval, and lost events said as a warning (not
+damage: strict=True goes on)."""
 import os
 import subprocess
 import threading
 import time
+import warnings
 
 import pytest
 
@@ -297,3 +299,29 @@ def test_other_threads_run_while_iterate_trace_waits(kernel):
         sh.wait()
     # the GIL was released while waiting: the pure-Python loop kept going
     assert spins[0] > 100000, spins
+
+
+def test_lost_events_are_a_warning_and_not_damage(kernel):
+    """A callback that blocks for 2 s while 2 M events come: the kernel
+    loses some, the callback gets the rest, and trace_process says so as a
+    strobe.TraceWarning at its end (even with strict=True: lost events are
+    not damage)."""
+    n = [0]
+
+    def cb(ev):
+        if n[0] == 0:
+            time.sleep(2)
+        n[0] += 1
+
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        st = strobe.trace_process([GETPPID, "2000000"], cb, strict=True,
+                                  events=["syscalls:sys_enter_getppid"])
+    assert st == 0
+    mine = [w for w in said if issubclass(w.category, strobe.TraceWarning)]
+    assert [w.category for w in mine] == [strobe.TraceWarning], [str(w.message) for w in mine]
+    d = mine[0].message.diagnostic
+    assert d["kind"] == "lost_events" and "lost" in d["message"] and d["source"] is None
+    assert mine[0].filename == __file__
+    assert 0 < n[0] < 2000000
+    assert our_instances() == []

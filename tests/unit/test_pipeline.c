@@ -7,7 +7,8 @@
  * said (strict mode fails instead); and a source of records that are not
  * ftrace pages (a synthetic one, with a declared format and call chains)
  * is merged in time order with a trace file and read by the periods
- * analysis and by the text printer.
+ * analysis and by the text printer; a consumer can pause the run (a
+ * full batch, an idle input) and the run goes on where it paused.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -66,6 +67,11 @@ struct seen {
 	uint64_t events, ticks, last_ts, first_tick, last_tick;
 	bool out_of_order, model_given;
 	int done_after;		/* > 0: done after this many events */
+	int yield_every;	/* > 0: pause after every this many events */
+	int idle_ret;		/* what idle returns */
+	struct strobe_pipeline *stop;	/* stopped after stop_after events */
+	int stop_after;
+	uint64_t idles;
 	int per_source[4];
 	uint64_t tick_ts[64];
 };
@@ -96,7 +102,19 @@ static int seen_event(const struct strobe_event *ev, int source, void *arg,
 	c->events++;
 	if (source >= 0 && source < 4)
 		c->per_source[source]++;
+	if (c->stop && (int)c->events == c->stop_after)
+		strobe_pipeline_stop(c->stop);
+	if (c->yield_every && c->events % (uint64_t)c->yield_every == 0)
+		return STROBE_CONSUMER_YIELD;
 	return c->done_after && (int)c->events >= c->done_after ? STROBE_CONSUMER_DONE : 0;
+}
+
+static int seen_idle(void *arg, struct strobe_error *err)
+{
+	struct seen *c = arg;
+
+	c->idles++;
+	return c->idle_ret;
 }
 
 static int seen_tick(uint64_t ts, void *arg, struct strobe_error *err)
@@ -122,7 +140,7 @@ static struct strobe_consumer seen_consumer(struct seen *c)
 	struct strobe_consumer k = {
 		.size = sizeof(k), .name = "test", .flags = STROBE_CONSUMER_MODEL,
 		.start = seen_start, .event = seen_event, .tick = seen_tick,
-		.finish = seen_finish, .arg = c,
+		.finish = seen_finish, .arg = c, .idle = seen_idle,
 	};
 	return k;
 }
@@ -367,6 +385,8 @@ static const struct strobe_field_decl req_fields[] = {
 struct synth {
 	int id;			/* the declared format's id */
 	int i, n;
+	bool again;		/* every other call answers -EAGAIN */
+	int calls;
 	uint64_t t0, step;
 	int pid;
 	uint8_t buf[REQ_SIZE + 3 * 8];
@@ -381,6 +401,8 @@ static int synth_next(void *ctx, struct strobe_event *ev, struct strobe_error *e
 
 	if (s->i >= s->n)
 		return 0;
+	if (s->again && s->calls++ % 2 == 0)
+		return -EAGAIN;
 	memset(s->buf, 0, sizeof(s->buf));
 	fx_put16(s->buf, (uint16_t)s->id);
 	fx_put32(s->buf + 4, (uint32_t)s->pid);
@@ -537,9 +559,171 @@ static void test_pipeline_record_source_merges_with_a_file_for_analyses_and_repo
 	free(path);
 }
 
+/* Run p until it returns anything but YIELD; *pauses counts the YIELDs. */
+static int run_through(struct strobe_pipeline *p, int *pauses, struct strobe_error *err)
+{
+	int r;
+
+	*pauses = 0;
+	while ((r = strobe_pipeline_run(p, err)) == STROBE_PIPELINE_YIELD)
+		(*pauses)++;
+	return r;
+}
+
+static void test_pipeline_yield_pauses_the_run_and_the_next_run_goes_on(void)
+{
+	static struct fx_event ev[400];
+	struct strobe_error err = { 0 };
+	struct strobe_tracefile *tf = NULL;
+	struct strobe_pipeline *p = NULL;
+	struct seen a = { .yield_every = 7 }, b = { 0 }, c = { .yield_every = 50 };
+	struct strobe_consumer ka = seen_consumer(&a), kb = seen_consumer(&b),
+			       kc = seen_consumer(&c);
+	int n = make_syscalls(ev, 1000 * MS, MS, 200, 4242), pauses = 0, r;
+	char *path = fx_write_file(NULL, formats, 2, ev, n, 2);
+
+	REQUIRE(path);
+	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
+
+	/* one consumer (the tight loop): every event once, in order, one
+	 * start and one finish over 57 pauses */
+	REQUIRE(strobe_pipeline_new(NULL, &p, &err) == 0);
+	strobe_pipeline_add_file(p, tf, NULL, &err);
+	strobe_pipeline_add_consumer(p, &ka, &err);
+	CHECK_EQ(run_through(p, &pauses, &err), STROBE_PIPELINE_END);
+	CHECK_EQ(pauses, 400 / 7);
+	CHECK_EQ(a.events, 400);
+	CHECK(!a.out_of_order);
+	CHECK_EQ(a.starts, 1);
+	CHECK_EQ(a.finishes, 1);
+	CHECK_EQ(strobe_pipeline_run(p, &err), -EINVAL);	/* over, not paused */
+	strobe_pipeline_free(p);
+
+	/* two consumers: the other one has the event that paused the run */
+	REQUIRE(strobe_pipeline_new(NULL, &p, &err) == 0);
+	strobe_pipeline_add_file(p, tf, NULL, &err);
+	strobe_pipeline_add_consumer(p, &kc, &err);
+	strobe_pipeline_add_consumer(p, &kb, &err);
+	while ((r = strobe_pipeline_run(p, &err)) == STROBE_PIPELINE_YIELD) {
+		pauses++;
+		CHECK_EQ(b.events, c.events);
+		CHECK_EQ(c.events % 50, 0);
+	}
+	CHECK_EQ(r, STROBE_PIPELINE_END);
+	CHECK_EQ(b.events, 400);
+	CHECK_EQ(c.events, 400);
+	CHECK_EQ(b.finishes, 1);
+	strobe_pipeline_free(p);
+
+	/* stopped while paused: the next run hands out nothing more */
+	memset(&a, 0, sizeof(a));
+	a.yield_every = 100;
+	REQUIRE(strobe_pipeline_new(NULL, &p, &err) == 0);
+	strobe_pipeline_add_file(p, tf, NULL, &err);
+	strobe_pipeline_add_consumer(p, &ka, &err);
+	CHECK_EQ(strobe_pipeline_run(p, &err), STROBE_PIPELINE_YIELD);
+	strobe_pipeline_stop(p);
+	CHECK_EQ(strobe_pipeline_run(p, &err), STROBE_PIPELINE_DONE);
+	CHECK_EQ(a.events, 100);
+	CHECK_EQ(a.finishes, 1);
+	strobe_pipeline_free(p);
+
+	/* stopped from the callback (the tight loop): not one event more */
+	memset(&a, 0, sizeof(a));
+	REQUIRE(strobe_pipeline_new(NULL, &p, &err) == 0);
+	a.stop = p;
+	a.stop_after = 33;
+	strobe_pipeline_add_file(p, tf, NULL, &err);
+	strobe_pipeline_add_consumer(p, &ka, &err);
+	CHECK_EQ(strobe_pipeline_run(p, &err), STROBE_PIPELINE_DONE);
+	CHECK_EQ(a.events, 33);
+	strobe_pipeline_free(p);
+
+	/* freed while paused: no finish */
+	memset(&a, 0, sizeof(a));
+	a.yield_every = 100;
+	REQUIRE(strobe_pipeline_new(NULL, &p, &err) == 0);
+	strobe_pipeline_add_file(p, tf, NULL, &err);
+	strobe_pipeline_add_consumer(p, &ka, &err);
+	CHECK_EQ(strobe_pipeline_run(p, &err), STROBE_PIPELINE_YIELD);
+	strobe_pipeline_free(p);
+	CHECK_EQ(a.finishes, 0);
+	strobe_tracefile_close(tf);
+	unlink(path);
+	free(path);
+}
+
+static void test_pipeline_idle_input_asks_consumers_and_they_may_pause(void)
+{
+	static struct fx_event ev[40];
+	struct strobe_format_decl d = {
+		.size = sizeof(d), .system = "synthetic", .name = "req",
+		.fields = req_fields, .nr_fields = 4,
+	};
+	struct strobe_record_source rs = { .size = sizeof(rs), .name = "synthetic",
+					   .next = synth_next };
+	struct strobe_error err = { 0 };
+	struct strobe_tracefile *tf = NULL;
+	struct strobe_pipeline *p = NULL;
+	struct seen c = { .idle_ret = STROBE_CONSUMER_YIELD };
+	struct strobe_consumer k = seen_consumer(&c);
+	struct synth s = { .n = 10, .t0 = 1000 * MS, .step = MS, .pid = 7, .again = true };
+	int n = make_syscalls(ev, 1000 * MS, MS, 10, 7), pauses = 0;
+	char *path = fx_write_file(NULL, formats, 2, ev, n, 2);
+
+	REQUIRE(path);
+	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
+	s.id = strobe_formats_declare(strobe_tracefile_formats(tf), &d, NULL, &err);
+	REQUIRE(s.id > 0);
+	rs.ctx = &s;
+
+	/* each -EAGAIN of the records: the consumer is asked, and pauses */
+	REQUIRE(strobe_pipeline_new(NULL, &p, &err) == 0);
+	strobe_pipeline_add_file(p, tf, NULL, &err);
+	strobe_pipeline_add_records(p, 0, &rs, &err);
+	strobe_pipeline_add_consumer(p, &k, &err);
+	CHECK_EQ(run_through(p, &pauses, &err), STROBE_PIPELINE_END);
+	CHECK_EQ(c.idles, 10);
+	CHECK_EQ(pauses, 10);
+	CHECK_EQ(c.events, 30);
+	CHECK(!c.out_of_order);
+	CHECK_EQ(c.finishes, 1);
+	strobe_pipeline_free(p);
+
+	/* idle returning 0: the pipeline waits and asks again, no pause */
+	memset(&c, 0, sizeof(c));
+	s.i = s.calls = 0;
+	REQUIRE(strobe_pipeline_new(NULL, &p, &err) == 0);
+	strobe_pipeline_add_file(p, tf, NULL, &err);
+	strobe_pipeline_add_records(p, 0, &rs, &err);
+	strobe_pipeline_add_consumer(p, &k, &err);
+	CHECK_EQ(strobe_pipeline_run(p, &err), STROBE_PIPELINE_END);
+	CHECK_EQ(c.idles, 10);
+	CHECK_EQ(c.events, 30);
+	strobe_pipeline_free(p);
+
+	/* idle returning DONE: the only consumer is done, the run ends */
+	memset(&c, 0, sizeof(c));
+	c.idle_ret = STROBE_CONSUMER_DONE;
+	s.i = s.calls = 0;
+	REQUIRE(strobe_pipeline_new(NULL, &p, &err) == 0);
+	strobe_pipeline_add_file(p, tf, NULL, &err);
+	strobe_pipeline_add_records(p, 0, &rs, &err);
+	strobe_pipeline_add_consumer(p, &k, &err);
+	CHECK_EQ(strobe_pipeline_run(p, &err), STROBE_PIPELINE_DONE);
+	CHECK_EQ(c.idles, 1);
+	CHECK_EQ(c.finishes, 1);
+	strobe_pipeline_free(p);
+	strobe_tracefile_close(tf);
+	unlink(path);
+	free(path);
+}
+
 TESTS(T(test_pipeline_one_file_every_event_once_in_order_with_model),
       T(test_pipeline_ticks_every_interval_of_trace_time),
       T(test_pipeline_ends_when_every_consumer_is_done),
       T(test_pipeline_same_file_twice_is_read_once_with_a_notice),
       T(test_pipeline_damaged_page_is_skipped_and_said_strict_fails),
-      T(test_pipeline_record_source_merges_with_a_file_for_analyses_and_report));
+      T(test_pipeline_record_source_merges_with_a_file_for_analyses_and_report),
+      T(test_pipeline_yield_pauses_the_run_and_the_next_run_goes_on),
+      T(test_pipeline_idle_input_asks_consumers_and_they_may_pause));
