@@ -105,6 +105,7 @@ struct strobe_pipeline {
 	int nr_srcs, nr_files;
 	bool live, ran;
 	bool paused;			/* the last run returned YIELD */
+	bool resuming;			/* this run goes on after a pause */
 	struct strobe_capture *cap;
 	struct strobe_stream *given;		/* add_stream's (borrowed) */
 	struct input *in;
@@ -885,10 +886,14 @@ static int loop(struct strobe_pipeline *p, struct strobe_error *err)
 	bool woken = false;
 	int r, src = 0, w;
 
-	/* before the first event too: a stop may have come during a pause */
-	r = check_stop(p, err);
-	if (r)
-		return r;
+	/* a stop may have come during a pause (a first run looks when the
+	 * input has nothing ready, as ever) */
+	if (p->resuming) {
+		p->resuming = false;
+		r = check_stop(p, err);
+		if (r)
+			return r;
+	}
 	/* a file (no stop conditions to poll), one consumer, no ticks */
 	if (one && one->kind == IN_STREAM && tf1 && p->nr_cons == 1 && !p->o.tick_ns &&
 	    !p->o.stop && !deadline && p->o.target <= 0 && !p->o.poll) {
@@ -991,6 +996,7 @@ int strobe_pipeline_run(struct strobe_pipeline *p, struct strobe_error *err)
 	strobe_err_clear(err);
 	if (p->paused) {
 		p->paused = false;
+		p->resuming = true;
 		goto go_on;
 	}
 	if (p->ran)
