@@ -1116,7 +1116,7 @@ const void *strobe_tracefile_option(const struct strobe_tracefile *tf,
 const char *strobe_tracefile_info(const struct strobe_tracefile *tf,
 				  const char *key)
 {
-	const char *p = tf->info, *end = tf->info + tf->info_len;
+	const char *p = tf->info, *end = tf->info ? tf->info + tf->info_len : NULL;
 	size_t klen = strlen(key);
 
 	while (p && p < end) {
