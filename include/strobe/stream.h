@@ -272,8 +272,8 @@ struct strobe_iterate_opts {
 /*
  * Hand every event of s to cb, in order, until the stream ends or a stop
  * condition of opts (may be NULL) holds; a live stream is waited on
- * without spinning.  Returns an enum strobe_iter_end, or -errno (a
- * corrupt page, a failed stop, or the callback's own) with *err set.
+ * without spinning.  Returns an enum strobe_iter_end, or -errno (a failed
+ * stop, or the callback's own; a damaged page is skipped, strobe-damage(7)) with *err set.
  */
 int strobe_stream_iterate(struct strobe_stream *s, strobe_event_cb cb, void *arg,
 			  const struct strobe_iterate_opts *opts, struct strobe_error *err);
