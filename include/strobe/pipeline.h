@@ -81,6 +81,12 @@ struct strobe_pipeline_source {
 
 /* A consumer needs the task model (STROBE_CONSUMER_MODEL in flags). */
 #define STROBE_CONSUMER_MODEL 0x1u
+/* Events reach this consumer with ev->ts in their own source's trace
+ * clock (as a run over that file alone gives them), not on the merged
+ * timeline: for a consumer that measures one host (an analysis per
+ * source).  The order is still the timeline's; ticks are on the
+ * timeline.  Nothing changes with one file, live, or raw_time. */
+#define STROBE_CONSUMER_SOURCE_TIME 0x2u
 
 struct strobe_consumer {
 	size_t size;		/* sizeof(struct strobe_consumer) */

@@ -69,6 +69,7 @@ struct input {
 	struct strobe_event head;
 	int head_src;
 	uint64_t key;			/* head's time on the timeline */
+	uint64_t head_raw;		/* head's time in its source's clock */
 	bool has_head, done, waiting;
 	uint64_t records;		/* IN_RECORDS: handed out */
 };
@@ -113,6 +114,9 @@ struct strobe_pipeline {
 	struct strobe_merge *merge;
 	struct cons *cons;
 	int nr_cons, nr_active;
+	bool source_time;		/* a consumer wants STROBE_CONSUMER_SOURCE_TIME */
+	uint64_t raw_ts;		/* source_time: the event's ts in its
+					 * source's own clock */
 	volatile sig_atomic_t stop_req;
 	struct live_diag *diags;		/* live sources' own */
 	int nr_diags;
@@ -305,6 +309,8 @@ int strobe_pipeline_add_consumer(struct strobe_pipeline *p, const struct strobe_
 	p->cons = n;
 	memset(&n[p->nr_cons], 0, sizeof(n[0]));
 	strobe_opts_copy(&n[p->nr_cons].c, sizeof(n[0].c), c);
+	if (n[p->nr_cons].c.flags & STROBE_CONSUMER_SOURCE_TIME)
+		p->source_time = true;
 	p->nr_cons++;
 	return 0;
 }
@@ -589,6 +595,8 @@ static int merged_next(struct strobe_pipeline *p, struct strobe_event *ev, int *
 			in->waiting = false;
 			in->head_src = s;
 			in->key = on_timeline(p, in, s, in->head.ts);
+			in->head_raw = in->kind == IN_MERGE ? strobe_merge_last_raw(in->m)
+				: in->head.ts;
 		} else if (r == 0) {
 			in->done = true;
 		} else if (r == -EAGAIN) {
@@ -617,6 +625,7 @@ static int merged_next(struct strobe_pipeline *p, struct strobe_event *ev, int *
 		return -EAGAIN;	/* a waiting input may still bring earlier */
 	*ev = best->head;
 	ev->ts = best->key;
+	p->raw_ts = best->head_raw;
 	*src = best->head_src;
 	best->has_head = false;	/* its pointers stay valid until its next call */
 	return 1;
@@ -658,6 +667,7 @@ static int consumer_failed(const struct cons *c, int r, struct strobe_error *err
 static int deliver(struct strobe_pipeline *p, const struct strobe_event *ev, int src,
 		   struct strobe_error *err)
 {
+	struct strobe_event own;
 	int i, r, pause = 0;
 
 	for (i = 0; i < p->nr_cons; i++) {
@@ -665,7 +675,14 @@ static int deliver(struct strobe_pipeline *p, const struct strobe_event *ev, int
 
 		if (!c->active)
 			continue;
-		r = c->c.event(ev, src, c->c.arg, err);
+		if (__builtin_expect(p->source_time, 0) &&
+		    (c->c.flags & STROBE_CONSUMER_SOURCE_TIME) && p->raw_ts != ev->ts) {
+			own = *ev;
+			own.ts = p->raw_ts;
+			r = c->c.event(&own, src, c->c.arg, err);
+		} else {
+			r = c->c.event(ev, src, c->c.arg, err);
+		}
 		if (__builtin_expect(r == 0, 1))
 			continue;
 		if (r == STROBE_CONSUMER_DONE) {
@@ -905,6 +922,9 @@ static int loop(struct strobe_pipeline *p, struct strobe_error *err)
 		bad = one;
 		r = one ? input_next(p, one, &ev, &src, err) : merged_next(p, &ev, &src, &bad, err);
 		if (__builtin_expect(r == 1, 1)) {
+			if (one && p->source_time)
+				p->raw_ts = one->kind == IN_MERGE ? strobe_merge_last_raw(one->m)
+					: ev.ts;
 			if (tf1)
 				strobe_tracefile_see_event(tf1, &ev);
 			else if (multi_tf && p->pub[src].tf)

@@ -38,6 +38,7 @@ struct merge_src {
 	struct strobe_clock_sync sync[2];	/* start, end */
 	int nr_sync;			/* 0, 1 (start or end only), 2 */
 	struct strobe_event head;	/* next event, mapped ts */
+	uint64_t head_raw;		/* its ts before mapping */
 	int state;			/* HEAD_*, below */
 };
 
@@ -47,6 +48,8 @@ struct strobe_merge {
 	struct merge_src *src;
 	int n;
 	bool wall;			/* every source has a pairing: wall clock */
+	uint64_t last_raw;		/* the last event handed out: its ts
+					 * in its own stream's clock */
 };
 
 static void load_sync(struct merge_src *ms)
@@ -165,6 +168,7 @@ int strobe_merge_next(struct strobe_merge *m, struct strobe_event *ev, int *sour
 				ms->state = HEAD_END;
 				continue;
 			}
+			ms->head_raw = ms->head.ts;
 			ms->head.ts = map_ts(m, ms, ms->head.ts);
 			ms->state = HEAD_READY;
 		}
@@ -174,6 +178,7 @@ int strobe_merge_next(struct strobe_merge *m, struct strobe_event *ev, int *sour
 	if (best < 0)
 		return 0;
 	*ev = m->src[best].head;
+	m->last_raw = m->src[best].head_raw;
 	m->src[best].state = HEAD_EMPTY;
 	if (source)
 		*source = best;
@@ -193,6 +198,11 @@ const char *strobe_merge_host(const struct strobe_merge *m, int source)
 struct strobe_stream *strobe_merge_stream(const struct strobe_merge *m, int source)
 {
 	return source >= 0 && source < m->n ? m->src[source].s : NULL;
+}
+
+uint64_t strobe_merge_last_raw(const struct strobe_merge *m)
+{
+	return m->last_raw;
 }
 
 uint64_t strobe_merge_map_ts(const struct strobe_merge *m, int source, uint64_t ts)

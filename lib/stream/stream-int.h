@@ -24,6 +24,11 @@ void strobe_stream_set_owner(struct strobe_stream *s, int wake_fd,
  */
 uint64_t strobe_stream_safe_ts(const struct strobe_stream *s) STROBE_HIDDEN;
 
+/* The event strobe_merge_next handed out last: its ts before it was put
+ * on the merge's timeline (its own file's trace clock, as a stream of
+ * that file alone gives it). */
+uint64_t strobe_merge_last_raw(const struct strobe_merge *m) STROBE_HIDDEN;
+
 /*
  * hook(ctx, ev) is told of each record shorter than its format's fields
  * reach (format-int.h: reach), the stream's one per-event check of

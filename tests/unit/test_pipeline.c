@@ -719,6 +719,94 @@ static void test_pipeline_idle_input_asks_consumers_and_they_may_pause(void)
 	free(path);
 }
 
+/* Two hosts' files with clock pairings: the timeline is wall-clock time,
+ * but a consumer asking for its source's own time gets each event's ts
+ * as a run over that file alone gives it, in the timeline's order. */
+struct own_time {
+	uint64_t first[2], last[2], events[2], last_timeline;
+	bool out_of_order;
+};
+
+static int own_event(const struct strobe_event *ev, int source, void *arg,
+		     struct strobe_error *err)
+{
+	struct own_time *o = arg;
+
+	if (!o->events[source])
+		o->first[source] = ev->ts;
+	o->last[source] = ev->ts;
+	o->events[source]++;
+	return 0;
+}
+
+static int timeline_event(const struct strobe_event *ev, int source, void *arg,
+			  struct strobe_error *err)
+{
+	struct own_time *o = arg;
+
+	if (ev->ts < o->last_timeline)
+		o->out_of_order = true;
+	o->last_timeline = ev->ts;
+	return own_event(ev, source, arg, err);
+}
+
+static void test_pipeline_source_time_consumer_gets_each_files_own_clock(void)
+{
+	static struct fx_event ev_a[40], ev_b[40];
+	static const char info_a[] = "strobe_version=0.1.0\nhost=web\n"
+		"clock_sync_start=1000000000000 1795545551000000000 1500\n"
+		"clock_sync_end=1001000000000 1795545552000001000 900\n";
+	static const char info_b[] = "strobe_version=0.1.0\nhost=db\n"
+		"clock_sync_start=5000000000 1795545551000000000 700\n"
+		"clock_sync_end=6000000000 1795545552000000000 800\n";
+	struct strobe_error err = { 0 };
+	struct strobe_tracefile *tf[2] = { NULL, NULL };
+	struct strobe_pipeline *p = NULL;
+	struct own_time own = { 0 }, line = { 0 };
+	struct strobe_consumer ko = {
+		.size = sizeof(ko), .name = "own", .flags = STROBE_CONSUMER_SOURCE_TIME,
+		.event = own_event, .arg = &own,
+	}, kt = {
+		.size = sizeof(kt), .name = "timeline", .event = timeline_event, .arg = &line,
+	};
+	int na = make_syscalls(ev_a, 1000000000000ull + 100 * MS, 3 * MS, 20, 11);
+	int nb = make_syscalls(ev_b, 5000000000ull + 101 * MS, 3 * MS, 20, 12);
+	char *pa = fx_write_file(info_a, formats, 2, ev_a, na, 2);
+	char *pb = fx_write_file(info_b, formats, 2, ev_b, nb, 2);
+	int i;
+
+	REQUIRE(pa && pb);
+	REQUIRE(strobe_tracefile_open(pa, &tf[0], &err) == 0);
+	REQUIRE(strobe_tracefile_open(pb, &tf[1], &err) == 0);
+	REQUIRE(strobe_pipeline_new(NULL, &p, &err) == 0);
+	CHECK_EQ(strobe_pipeline_add_file(p, tf[0], NULL, &err), 0);
+	CHECK_EQ(strobe_pipeline_add_file(p, tf[1], NULL, &err), 1);
+	CHECK_EQ(strobe_pipeline_add_consumer(p, &kt, &err), 0);
+	CHECK_EQ(strobe_pipeline_add_consumer(p, &ko, &err), 0);
+	CHECK_EQ(strobe_pipeline_run(p, &err), STROBE_PIPELINE_END);
+	CHECK(strobe_pipeline_wall(p));
+	CHECK(!line.out_of_order);
+	for (i = 0; i < 2; i++) {
+		CHECK_EQ(own.events[i], 40);
+		CHECK_EQ(line.events[i], 40);
+	}
+	/* own time: the files' raw trace clocks */
+	CHECK_EQ(own.first[0], 1000000000000ull + 100 * MS);
+	CHECK_EQ(own.last[0], 1000000000000ull + 100 * MS + 19 * 3 * MS + 1000);
+	CHECK_EQ(own.first[1], 5000000000ull + 101 * MS);
+	CHECK_EQ(own.last[1], 5000000000ull + 101 * MS + 19 * 3 * MS + 1000);
+	/* the timeline: wall-clock ns, near both pairings' wall times */
+	CHECK(line.first[0] > 1795545551000000000ull && line.first[0] < 1795545552000000000ull);
+	CHECK(line.first[1] > 1795545551000000000ull && line.first[1] < 1795545552000000000ull);
+	strobe_pipeline_free(p);
+	for (i = 0; i < 2; i++)
+		strobe_tracefile_close(tf[i]);
+	unlink(pa);
+	unlink(pb);
+	free(pa);
+	free(pb);
+}
+
 TESTS(T(test_pipeline_one_file_every_event_once_in_order_with_model),
       T(test_pipeline_ticks_every_interval_of_trace_time),
       T(test_pipeline_ends_when_every_consumer_is_done),
@@ -726,4 +814,5 @@ TESTS(T(test_pipeline_one_file_every_event_once_in_order_with_model),
       T(test_pipeline_damaged_page_is_skipped_and_said_strict_fails),
       T(test_pipeline_record_source_merges_with_a_file_for_analyses_and_report),
       T(test_pipeline_yield_pauses_the_run_and_the_next_run_goes_on),
-      T(test_pipeline_idle_input_asks_consumers_and_they_may_pause));
+      T(test_pipeline_idle_input_asks_consumers_and_they_may_pause),
+      T(test_pipeline_source_time_consumer_gets_each_files_own_clock));
