@@ -104,9 +104,14 @@ print(json.dumps(json.loads(sys.stdin.read()), sort_keys=True))' 2>&1)
 	fail clickhouse_fields_are_report_json_fields "want '$want' got '$ts $got'"
 
 # --- the aggregates agree with the events ----------------------------------
+# (containers with no system call are left out: on a busy machine a task
+# the recording's process table never saw, started and gone between two
+# scans, still shares context switches with the traced command, and its
+# CPU time is charged to the unknown container '' with no system call;
+# the events side has no sys_exit row for it)
 r=$(q $H1 "SELECT container, sum(syscalls), sum(errors),
 	arraySum(sumForEach(lat_log2)) FROM strobe.container_seconds WHERE host = 'alpha'
-	GROUP BY container ORDER BY container")
+	GROUP BY container HAVING sum(syscalls) > 0 ORDER BY container")
 w=$(q $H1 "SELECT container, countIf(event = 'sys_exit'),
 	countIf(event = 'sys_exit' AND visitParamExtractInt(fields, 'ret') < 0)
 	FROM strobe.events WHERE host = 'alpha' AND event = 'sys_exit'
