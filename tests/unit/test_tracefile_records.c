@@ -205,32 +205,14 @@ static char *write_with_records(const struct fx_event *ev, int n, struct strobe_
 	if (!path || (fd = mkstemps(path, 4)) < 0)
 		return NULL;
 	close(fd);
-	m.page_size = FX_PS;
-	m.long_size = 8;
-	m.header_page = (struct strobe_tf_blob){ fx_header_page, sizeof(fx_header_page) - 1 };
-	m.header_event = (struct strobe_tf_blob){ fx_header_event, sizeof(fx_header_event) - 1 };
-	m.formats = formats;
-	m.nr_formats = 2;
-	m.clock = "local";
+	fx_meta(&m, formats, 2);
 	if (tf_formats_with_declared(&m, f, &all, &nr_all, &err))
 		goto fail;
 	m.formats = all;
 	m.nr_formats = nr_all;
-	if (tf_writer_open_buffers(path, &m, NR_CPUS, names, 1, &w, &err))
+	if (tf_writer_open_buffers(path, &m, NR_CPUS, names, 1, &w, &err) ||
+	    fx_add_cpus(w, ev, n, NR_CPUS, &err))
 		goto fail;
-	for (cpu = 0; cpu < NR_CPUS; cpu++) {
-		char tmp[] = "/tmp/strobe-recc-XXXXXX";
-		int cfd = mkstemp(tmp);
-
-		if (cfd < 0)
-			goto fail;
-		unlink(tmp);
-		r = fx_write_cpu(cfd, ev, n, cpu) < 0 ||
-		    strobe_tf_writer_add_cpu(w, cpu, cfd, UINT64_MAX, false, &err);
-		close(cfd);
-		if (r)
-			goto fail;
-	}
 	if (tf_packer_new(path, FX_PS, 8, NR_CPUS, &pk, &err))
 		goto fail;
 	for (cpu = 0; lost_before && cpu < NR_CPUS; cpu++)
@@ -569,10 +551,7 @@ static void test_records_packer_and_writer_refuse_what_the_file_cannot_hold(void
 	tf_packer_free(pk);
 	CHECK_EQ(tf_packer_new(path, FX_PS, 6, 2, &pk, &err), -EINVAL);
 
-	m.page_size = FX_PS;
-	m.long_size = 8;
-	m.header_page = (struct strobe_tf_blob){ fx_header_page, sizeof(fx_header_page) - 1 };
-	m.header_event = (struct strobe_tf_blob){ fx_header_event, sizeof(fx_header_event) - 1 };
+	fx_meta(&m, NULL, 0);
 	CHECK_EQ(tf_writer_open_buffers(path, &m, 2, twice, 2, &w, &err), -EINVAL);
 	CHECK(strstr(err.msg, "twice"));
 	CHECK_EQ(tf_writer_open_buffers(path, &m, 2, bad, 1, &w, &err), -EINVAL);
