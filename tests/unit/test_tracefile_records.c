@@ -8,7 +8,10 @@
  * and the source themselves: the same events in the same time order,
  * the same formats, payloads and call chains; with gaps that need time
  * extends, many pages, lost records marked as the kernel marks them, and
- * a damaged page of the records skipped like any damaged page.
+ * a damaged page of the records skipped like any damaged page; what a
+ * file cannot hold (a bad CPU, a record earlier than its CPU's last, one
+ * larger than a page, a declared id a kernel format of the file has,
+ * buffer names alike) is refused with a reason.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -551,6 +554,35 @@ static void test_records_packer_and_writer_refuse_what_the_file_cannot_hold(void
 	tf_packer_free(pk);
 	CHECK_EQ(tf_packer_new(path, FX_PS, 6, 2, &pk, &err), -EINVAL);
 
+	/* a declared format whose id a kernel format of the file has */
+	{
+		static struct fx_event ev[4];
+		static const char clash[] = "name: other\nID: 445\nformat:\n" FMT_COMMON
+			"print fmt: \"\"\n";
+		const struct strobe_tf_format with_clash[] = { formats[0], formats[1],
+							       { "other", clash, sizeof(clash) - 1 } };
+		struct strobe_tf_format *all = NULL;
+		struct strobe_tracefile *tf = NULL;
+		struct synth s = { 0 };
+		size_t nr = 0;
+		int n = make_syscalls(ev, 1000 * MS, MS, 2);
+		char *fpath = fx_write_file(NULL, formats, 2, ev, n, NR_CPUS);
+
+		REQUIRE(fpath && strobe_tracefile_open(fpath, &tf, &err) == 0);
+		declare(strobe_tracefile_formats(tf), &s);
+		REQUIRE(s.sample_id == 445);
+		fx_meta(&m, formats, 2);
+		CHECK_EQ(tf_formats_with_declared(&m, strobe_tracefile_formats(tf), &all, &nr, &err), 0);
+		CHECK_EQ(nr, 4);
+		free(all);
+		fx_meta(&m, with_clash, 3);
+		CHECK_EQ(tf_formats_with_declared(&m, strobe_tracefile_formats(tf), &all, &nr, &err),
+			 -EEXIST);
+		CHECK(strstr(err.msg, "strobe_test:sample") && !all);
+		strobe_tracefile_close(tf);
+		unlink(fpath);
+		free(fpath);
+	}
 	fx_meta(&m, NULL, 0);
 	CHECK_EQ(tf_writer_open_buffers(path, &m, 2, twice, 2, &w, &err), -EINVAL);
 	CHECK(strstr(err.msg, "twice"));
