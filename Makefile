@@ -131,7 +131,7 @@ $(O)/bench/%: tests/live/%.c $(O)/libstrobe.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(O)/libstrobe.a $(LIBS)
 
-# The synthetic trace of make bench-instr and tests/damage (no root needed)
+# The synthetic trace of make bench-instr, tests/damage and tests/cli (no root)
 $(O)/bench/synth-trace: bench/synth-trace.c $(O)/libstrobe.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(O)/libstrobe.a $(LIBS)
@@ -171,7 +171,8 @@ deps:
 	@scripts/install-deps
 
 check: deps
-	@$(MAKE) --no-print-directory all $(O)/san/strobe $(UNIT_BIN) $(FUZZ_REPLAY) $(LIVE_BIN)
+	@$(MAKE) --no-print-directory all $(O)/san/strobe $(UNIT_BIN) $(FUZZ_REPLAY) $(LIVE_BIN) \
+		$(O)/bench/synth-trace
 	@tests/run-tests.sh
 
 # Like check, demo stands alone on a bare machine: packages first, then a

@@ -4,7 +4,7 @@
  * bytes for the same arguments on every machine, made without root or
  * tracefs.
  *
- *     build/bench/synth-trace [-n EVENTS] [-c CPUS] [-s SEED] OUT.dat
+ *     build/bench/synth-trace [-n EVENTS] [-c CPUS] [-s SEED] [-r RECORDS] OUT.dat
  *
  * It simulates a small machine (CPUS CPUs, default 4) running a few
  * workloads for as long as it takes to write EVENTS events (default
@@ -37,6 +37,14 @@
  * the file (no events of theirs), so argument names on raw_syscalls
  * records resolve from the file and not from this machine's tracefs.
  *
+ * With -r, the file also holds RECORDS records that are not ftrace
+ * events, stored as strobe stores a BPF or perf source's
+ * (strobe-tracefile(3), RECORDS BEYOND FTRACE PAGES): two declared
+ * formats, strobe_synth:sample (a perf-like sample with a call chain of
+ * 1 to 4 addresses) and strobe_synth:open (a return value and a path),
+ * packed into ring-buffer pages of an instance buffer "strobe_synth",
+ * spread evenly over the trace's time on every CPU.
+ *
  * The pseudo-random generator is xorshift64* from a fixed seed; nothing
  * depends on the time, the machine or the environment.
  */
@@ -50,6 +58,9 @@
 #include <unistd.h>
 
 #include <strobe/strobe.h>
+
+#include "format/tep.h"
+#include "tracefile/tracefile-int.h"
 
 #define PS		4096u
 #define MAX_CPUS	64
@@ -1187,8 +1198,84 @@ static char *make_cmdlines(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: synth-trace [-n EVENTS] [-c CPUS] [-s SEED] OUT.dat\n");
+	fprintf(stderr, "usage: synth-trace [-n EVENTS] [-c CPUS] [-s SEED] [-r RECORDS] "
+		"OUT.dat\n");
 	exit(2);
+}
+
+/* ---- records that are not ftrace events (-r) --------------------------- */
+
+static const struct strobe_field_decl sample_fields[] = {
+	{ "u32", "seq", 8, 4, false },
+	{ "s32", "tid", 12, 4, true },
+	{ "u64", "period", 16, 8, false },
+	{ "__data_loc u64[]", "callchain", 24, 4, false },
+};
+static const struct strobe_field_decl open_fields[] = {
+	{ "u32", "seq", 8, 4, false },
+	{ "s32", "ret", 12, 4, true },
+	{ "__data_loc char[]", "path", 16, 4, false },
+};
+
+/* Declare the two formats into t's catalogue; their ids in ids[2]. */
+static int declare_records(struct strobe_tep *t, int ids[2], struct strobe_error *err)
+{
+	struct strobe_format_decl ds = { sizeof(ds), "strobe_synth", "sample", sample_fields, 4 };
+	struct strobe_format_decl dopen = { sizeof(dopen), "strobe_synth", "open", open_fields, 3 };
+
+	ids[0] = strobe_formats_declare(t->formats, &ds, NULL, err);
+	if (ids[0] < 0)
+		return ids[0];
+	ids[1] = strobe_formats_declare(t->formats, &dopen, NULL, err);
+	return ids[1] < 0 ? ids[1] : 0;
+}
+
+/* Record i of n between first and last: every third an open, the rest
+ * samples; on CPU i % nr_cpus, by a task of the simulation. */
+static int pack_records(struct tf_packer *pk, const int ids[2], uint64_t n, uint64_t first,
+			uint64_t last, struct strobe_error *err)
+{
+	static const char *const paths[] = { "/etc/hosts", "/var/lib/db/base/16384/2619",
+					     "/tmp/missing" };
+	uint8_t d[128];
+	uint64_t i;
+	int k, r;
+
+	for (i = 0; i < n; i++) {
+		uint64_t ts = first + (last - first) / (n + 1) * (i + 1) + 1;
+		const struct task *t = &tasks[i % (uint64_t)nr_tasks];
+		uint32_t size;
+
+		memset(d, 0, sizeof(d));
+		memcpy(d + 4, &t->tid, 4);
+		memcpy(d + 8, &(uint32_t){ (uint32_t)i }, 4);
+		if (i % 3 == 2) {
+			const char *p = paths[i / 3 % 3];
+			uint32_t len = (uint32_t)strlen(p) + 1;
+			int32_t ret = i / 3 % 3 == 2 ? -2 : 3;
+
+			memcpy(d, &(uint16_t){ (uint16_t)ids[1] }, 2);
+			memcpy(d + 12, &ret, 4);
+			memcpy(d + 16, &(uint32_t){ 20u | len << 16 }, 4);
+			memcpy(d + 20, p, len);
+			size = 20 + len;
+		} else {
+			int depth = 1 + (int)(i % 4);
+
+			memcpy(d, &(uint16_t){ (uint16_t)ids[0] }, 2);
+			memcpy(d + 12, &t->tid, 4);
+			memcpy(d + 16, &(uint64_t){ 10101010 }, 8);
+			memcpy(d + 24, &(uint32_t){ 32u | (uint32_t)(8 * depth) << 16 }, 4);
+			for (k = 0; k < depth; k++)
+				memcpy(d + 32 + 8 * k,
+				       &(uint64_t){ 0xffffffff81000000ull + 0x100 * (i % 7) + 0x10 * (uint64_t)k }, 8);
+			size = 32 + 8 * (uint32_t)depth;
+		}
+		r = tf_packer_add(pk, (int)(i % (uint64_t)nr_cpus), ts, d, size, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -1196,13 +1283,19 @@ int main(int argc, char **argv)
 	struct strobe_tf_meta m = { 0 };
 	struct strobe_error err = { 0 };
 	struct strobe_tf_writer *w = NULL;
-	uint64_t want = 1000000, seed = 20;
+	uint64_t want = 1000000, seed = 20, nr_records = 0;
+	struct strobe_tep t = { 0 };
+	struct tf_packer *pk = NULL;
+	struct strobe_tf_format *all = NULL;
+	const char *bufname = "strobe_synth";
+	size_t nr_all;
+	int ids[2] = { 0, 0 };
 	char *cpustats[MAX_CPUS], *model, *cmdlines, info[512], *end;
 	uint64_t first = 1000000000ull, last = 0;
 	const char *path;
 	int c, i;
 
-	while ((c = getopt(argc, argv, "n:c:s:")) != -1) {
+	while ((c = getopt(argc, argv, "n:c:s:r:")) != -1) {
 		switch (c) {
 		case 'n':
 			want = strtoull(optarg, &end, 10);
@@ -1216,6 +1309,11 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			seed = strtoull(optarg, &end, 10);
+			if (*end)
+				usage();
+			break;
+		case 'r':
+			nr_records = strtoull(optarg, &end, 10);
 			if (*end)
 				usage();
 			break;
@@ -1276,11 +1374,25 @@ int main(int argc, char **argv)
 	m.uname = "Linux 6.18.0 #1 x86_64";
 	m.cpustats = (const char *const *)cpustats;
 	m.strobe_info = info;
-	if (strobe_tf_writer_open(path, &m, nr_cpus, &w, &err))
+	if (nr_records) {
+		/* declared into a catalogue of the file's own formats, so
+		 * their ids follow the file's */
+		if (strobe_tep_from_meta(&t, &m, &err) || declare_records(&t, ids, &err) ||
+		    tf_formats_with_declared(&m, t.formats, &all, &nr_all, &err))
+			goto fail;
+		m.formats = all;
+		m.nr_formats = nr_all;
+	}
+	if (tf_writer_open_buffers(path, &m, nr_cpus, &bufname, nr_records ? 1 : 0, &w, &err))
 		goto fail;
 	for (i = 0; i < nr_cpus; i++)
 		if (strobe_tf_writer_add_cpu(w, i, out[i].fd, UINT64_MAX, false, &err))
 			goto fail;
+	if (nr_records &&
+	    (tf_packer_new(path, PS, 8, nr_cpus, &pk, &err) ||
+	     pack_records(pk, ids, nr_records, first, last, &err) ||
+	     tf_packer_add_to(pk, w, 0, &err)))
+		goto fail;
 	if (strobe_tf_writer_add_model(w, model, strlen(model), &err))
 		goto fail;
 	if (strobe_tf_writer_close(w, (const char *const *)cpustats, info, &err)) {
@@ -1289,9 +1401,18 @@ int main(int argc, char **argv)
 	}
 	printf("%s: %llu events on %d CPUs, %.3f s of trace time\n", path,
 	       (unsigned long long)nr_events, nr_cpus, (double)(last - first) / 1e9);
+	if (nr_records)
+		printf("%s: %llu records in buffer %s\n", path, (unsigned long long)nr_records,
+		       bufname);
+	tf_packer_free(pk);
+	free(all);
+	strobe_tep_release(&t);
 	return 0;
 fail:
 	fprintf(stderr, "synth-trace: %s\n", err.msg);
 	strobe_tf_writer_discard(w);
+	tf_packer_free(pk);
+	free(all);
+	strobe_tep_release(&t);
 	return 1;
 }

@@ -232,6 +232,81 @@ int tf_diag_open(struct strobe_tracefile *tf, const char *model_problem,
 		 struct strobe_error *err) STROBE_HIDDEN;
 void tf_diag_free(struct strobe_tracefile *tf) STROBE_HIDDEN;
 
+/* ---- write.c: instance buffers ---- */
+/*
+ * As strobe_tf_writer_open, with instance buffers names[0..nr_names) in
+ * the file besides the top one (v6 BUFFER options and flyrecord tables,
+ * as trace-cmd record -B writes them; each has nr_cpus CPUs, its tables
+ * are zero until close).  Their data comes from tf_writer_add_buffer_cpu.
+ */
+int tf_writer_open_buffers(const char *path, const struct strobe_tf_meta *meta, int nr_cpus,
+			   const char *const *names, int nr_names,
+			   struct strobe_tf_writer **out, struct strobe_error *err) STROBE_HIDDEN;
+/*
+ * Append CPU cpu's pages (size bytes of fd from offset 0, or to its end
+ * with UINT64_MAX; whole pages) as that CPU's data of instance buffer
+ * `buffer` (an index into open's names), once per buffer and CPU, in any
+ * order and at any time before close.  punch and ENOSPC as for
+ * strobe_tf_writer_add_cpu.  Returns 0 or -errno.
+ */
+int tf_writer_add_buffer_cpu(struct strobe_tf_writer *w, int buffer, int cpu, int fd,
+			     uint64_t size, bool punch, struct strobe_error *err) STROBE_HIDDEN;
+int tf_writer_nr_cpus(const struct strobe_tf_writer *w) STROBE_HIDDEN;
+
+/* ---- pack.c: records packed into ring-buffer pages ---- */
+/*
+ * The storage of records that are not ftrace pages (strobe-tracefile(3),
+ * RECORDS BEYOND FTRACE PAGES): a packer turns records (ts, cpu, payload)
+ * into ftrace ring-buffer pages, one page stream per CPU in a temporary
+ * file made next to `near` (the output), that tf_packer_add_to hands to
+ * a writer as an instance buffer's CPU data.  Payloads are ftrace
+ * payloads (the 8-byte common header first, common_type a format the
+ * file holds); timestamps are on the file's trace clock, never earlier
+ * than the CPU's previous record.  Memory: one page per CPU used.
+ */
+struct tf_packer;
+/* page_size and commit_size (4 or 8) as the file's header_page says;
+ * nr_cpus: the file's.  Free with tf_packer_free (NULL ok).  0 or -errno. */
+int tf_packer_new(const char *near, unsigned page_size, unsigned commit_size, int nr_cpus,
+		  struct tf_packer **out, struct strobe_error *err) STROBE_HIDDEN;
+void tf_packer_free(struct tf_packer *pk) STROBE_HIDDEN;
+/*
+ * Pack one record of `size` bytes (>= 8; stored padded with zeros to a
+ * multiple of 4, as every ring-buffer record) at ts on cpu.  Returns 0,
+ * -EINVAL (a bad CPU, a record earlier than the CPU's last, shorter than
+ * its header), -EMSGSIZE (larger than a page can hold), or a write error.
+ */
+int tf_packer_add(struct tf_packer *pk, int cpu, uint64_t ts, const void *data,
+		  uint32_t size, struct strobe_error *err) STROBE_HIDDEN;
+/* count records were lost on cpu before the next one (-1: an unknown
+ * number): the next page carries the ring buffer's lost-events mark, as
+ * the kernel's own.  0 or -errno. */
+int tf_packer_lost(struct tf_packer *pk, int cpu, int64_t count,
+		   struct strobe_error *err) STROBE_HIDDEN;
+/* Write the pages still being filled.  0 or -errno.  Records may follow
+ * (on new pages). */
+int tf_packer_finish(struct tf_packer *pk, struct strobe_error *err) STROBE_HIDDEN;
+/* Records packed so far. */
+uint64_t tf_packer_records(const struct tf_packer *pk) STROBE_HIDDEN;
+/* Finish, then add every CPU's pages to w as instance buffer `buffer`
+ * (tf_writer_add_buffer_cpu, the temporary files punched as they are
+ * copied).  Once per packer.  0 or -errno. */
+int tf_packer_add_to(struct tf_packer *pk, struct strobe_tf_writer *w, int buffer,
+		     struct strobe_error *err) STROBE_HIDDEN;
+
+/*
+ * The formats a file with records of declared formats holds: m's (the
+ * kernel's) followed by every format declared into f
+ * (strobe_formats_declare; their system is the declared one).  *out is
+ * a new array (caller frees it; the texts stay f's and m's).  -EEXIST
+ * when a declared format has the ID of one of m's (declared before the
+ * kernel's formats were all known), -ENOMEM.
+ */
+struct strobe_tf_format;
+int tf_formats_with_declared(const struct strobe_tf_meta *m, struct strobe_formats *f,
+			     struct strobe_tf_format **out, size_t *nr,
+			     struct strobe_error *err) STROBE_HIDDEN;
+
 /* ---- read-v7.c ---- */
 int tf_read_v7(struct strobe_tracefile *tf, struct tf_rd *r) STROBE_HIDDEN;
 

@@ -16,6 +16,13 @@
  * (TF_OPT_STROBE_PAD, an id trace-cmd skips silently) filling the rest;
  * STROBE_INFO is one option of TF_INFO_ROOM bytes, text then NULs.
  *
+ * Instance buffers (tf_writer_open_buffers: the records of sources that
+ * are not ftrace pages, see pack.c) are laid out as trace-cmd record -B
+ * writes them in v6: a BUFFER option (u64 offset, name) pointing at the
+ * buffer's own "flyrecord\0" + per-CPU table + clock.  Their tables sit
+ * in the header, after the top buffer's, zero until close like it; their
+ * CPU data is appended after whatever was added before.
+ *
  * CPU data is copied with copy_file_range (read/write where that is not
  * possible), whole pages only, optionally punching the copied ranges out
  * of the source so assembling costs almost no extra disk space.
@@ -61,6 +68,13 @@ struct strobe_tf_writer {
 	uint64_t model_off, model_size;	/* the appended table, 0 none */
 	uint64_t table_off;	/* file offset of the flyrecord table */
 	uint64_t end;		/* end of the data so far, page aligned */
+	int nr_bufs;		/* instance buffers */
+	struct wbuffer {
+		char *name;
+		uint64_t table_off;	/* file offset of its flyrecord table */
+		uint64_t *cpu_off;	/* nr_cpus entries, 0 until added */
+		uint64_t *cpu_size;
+	} *bufs;
 };
 
 /* ---- in-memory assembly ------------------------------------------------ */
@@ -173,26 +187,6 @@ static void fill_info(uint8_t slot[INFO_SLOT], const char *text)
 	put_zeros(&b, INFO_SLOT - b.len);
 }
 
-static int pwrite_all(int fd, const void *data, size_t n, uint64_t off)
-{
-	const uint8_t *p = data;
-
-	while (n) {
-		ssize_t w = pwrite(fd, p, n, (off_t)off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		if (w == 0)
-			return -EIO;
-		p += w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
-}
-
 static void put_formats(struct wbuf *b, const struct strobe_tf_meta *m)
 {
 	size_t i, j, nsys = 0, count;
@@ -264,19 +258,49 @@ static int check_meta(const char *path, const struct strobe_tf_meta *m,
 	return 0;
 }
 
-int strobe_tf_writer_open(const char *path, const struct strobe_tf_meta *meta,
-			  int nr_cpus, struct strobe_tf_writer **out,
-			  struct strobe_error *err)
+static void writer_free(struct strobe_tf_writer *w);
+
+/* Instance names: non-empty, printable, no two alike. */
+static int check_names(const char *path, const char *const *names, int nr,
+		       struct strobe_error *err)
+{
+	int i, j;
+
+	if (nr < 0 || (nr && !names))
+		return strobe_err(err, -EINVAL, "%s: bad buffer list", path);
+	for (i = 0; i < nr; i++) {
+		const char *c;
+
+		if (!names[i] || !*names[i] || strlen(names[i]) > 255)
+			return strobe_err(err, -EINVAL, "%s: a buffer needs a name of 1 to 255 "
+					  "bytes", path);
+		for (c = names[i]; *c; c++)
+			if ((unsigned char)*c <= ' ' || *c == '/' || *c == 0x7f)
+				return strobe_err(err, -EINVAL, "%s: bad buffer name '%s'",
+						  path, names[i]);
+		for (j = 0; j < i; j++)
+			if (!strcmp(names[i], names[j]))
+				return strobe_err(err, -EINVAL, "%s: buffer '%s' named twice",
+						  path, names[i]);
+	}
+	return 0;
+}
+
+int tf_writer_open_buffers(const char *path, const struct strobe_tf_meta *meta, int nr_cpus,
+			   const char *const *names, int nr_names,
+			   struct strobe_tf_writer **out, struct strobe_error *err)
 {
 	const char *clock = meta && meta->clock && *meta->clock ? meta->clock : "local";
 	struct strobe_tf_writer *w = NULL;
 	struct wbuf b = { 0 };
 	char clock_text[128];
-	int cpu, ret, n;
+	size_t *opt_at = NULL;	/* where each BUFFER option's offset goes */
+	int cpu, ret, n, i;
 
 	*out = NULL;
 	strobe_err_clear(err);
-	if ((ret = check_meta(path, meta, nr_cpus, err)))
+	if ((ret = check_meta(path, meta, nr_cpus, err)) ||
+	    (ret = check_names(path, names, nr_names, err)))
 		return ret;
 	n = snprintf(clock_text, sizeof(clock_text), "[%s]", clock);
 	if (n < 0 || (size_t)n >= sizeof(clock_text))
@@ -292,6 +316,23 @@ int strobe_tf_writer_open(const char *path, const struct strobe_tf_meta *meta,
 	w->fd = -1;
 	w->page_size = meta->page_size;
 	w->nr_cpus = nr_cpus;
+	if (nr_names &&
+	    (!(w->bufs = calloc((size_t)nr_names, sizeof(*w->bufs))) ||
+	     !(opt_at = calloc((size_t)nr_names, sizeof(*opt_at))))) {
+		ret = strobe_err(err, -ENOMEM, "%s: out of memory", path);
+		goto fail;
+	}
+	for (i = 0; i < nr_names; i++, w->nr_bufs++) {
+		struct wbuffer *wb = &w->bufs[i];
+
+		if (!(wb->name = strdup(names[i])) ||
+		    !(wb->cpu_off = calloc((size_t)nr_cpus + 1, sizeof(uint64_t))) ||
+		    !(wb->cpu_size = calloc((size_t)nr_cpus + 1, sizeof(uint64_t)))) {
+			w->nr_bufs++;
+			ret = strobe_err(err, -ENOMEM, "%s: out of memory", path);
+			goto fail;
+		}
+	}
 
 	/* initial format */
 	put(&b, TF_MAGIC, TF_MAGIC_LEN);
@@ -334,6 +375,13 @@ int strobe_tf_writer_open(const char *path, const struct strobe_tf_meta *meta,
 	put_le(&b, 16, 4);
 	w->model_opt_off = b.len;
 	put_zeros(&b, 16);
+	for (i = 0; i < nr_names; i++) {
+		put_le(&b, STROBE_TFO_BUFFER, 2);
+		put_le(&b, 8 + strlen(names[i]) + 1, 4);
+		opt_at[i] = b.len;
+		put_zeros(&b, 8);
+		put_str(&b, names[i]);
+	}
 	put_le(&b, STROBE_TFO_DONE, 2);
 
 	/* flyrecord table (zero until close) and the clock, as trace-cmd */
@@ -342,6 +390,19 @@ int strobe_tf_writer_open(const char *path, const struct strobe_tf_meta *meta,
 	put_zeros(&b, (size_t)nr_cpus * 16);
 	put_le(&b, strlen(clock_text), 8);
 	put(&b, clock_text, strlen(clock_text));
+	/* each instance's table (zero until close) and clock */
+	for (i = 0; i < nr_names; i++) {
+		uint64_t at = b.len;
+		int k;
+
+		for (k = 0; k < 8 && !b.oom; k++)
+			b.p[opt_at[i] + k] = (uint8_t)(at >> (8 * k));
+		put(&b, "flyrecord", 10);
+		w->bufs[i].table_off = b.len;
+		put_zeros(&b, (size_t)nr_cpus * 16);
+		put_le(&b, strlen(clock_text), 8);
+		put(&b, clock_text, strlen(clock_text));
+	}
 	put_zeros(&b, (meta->page_size - b.len % meta->page_size) % meta->page_size);
 	if (b.oom) {
 		ret = strobe_err(err, -ENOMEM, "%s: out of memory", path);
@@ -358,7 +419,7 @@ int strobe_tf_writer_open(const char *path, const struct strobe_tf_meta *meta,
 		ret = w->fd;
 		goto fail;
 	}
-	if ((ret = pwrite_all(w->fd, b.p, b.len, 0))) {
+	if ((ret = strobe_file_pwrite_all(w->fd, b.p, b.len, 0))) {
 		if (ret == -EFBIG || ret == -EDQUOT)
 			ret = -ENOSPC;
 		strobe_err(err, ret, "%s: cannot write the file header (%zu bytes): %s",
@@ -366,24 +427,34 @@ int strobe_tf_writer_open(const char *path, const struct strobe_tf_meta *meta,
 		goto fail;
 	}
 	free(b.p);
+	free(opt_at);
 	/* disk-full insurance; best effort (tmpfs, old kernels: no room kept) */
 	(void)!fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)w->end, RESERVE_BYTES);
 	*out = w;
 	return 0;
 fail:
 	free(b.p);
+	free(opt_at);
 	if (w) {
 		if (w->fd >= 0)
 			close(w->fd);
 		if (w->tmp)
 			unlink(w->tmp);
-		free(w->tmp);
-		free(w->cpu_off);
-		free(w->cpu_size);
-		free(w->path);
-		free(w);
+		writer_free(w);
 	}
 	return ret;
+}
+
+int strobe_tf_writer_open(const char *path, const struct strobe_tf_meta *meta,
+			  int nr_cpus, struct strobe_tf_writer **out,
+			  struct strobe_error *err)
+{
+	return tf_writer_open_buffers(path, meta, nr_cpus, NULL, 0, out, err);
+}
+
+int tf_writer_nr_cpus(const struct strobe_tf_writer *w)
+{
+	return w->nr_cpus;
 }
 
 /* ---- CPU data ------------------------------------------------------------ */
@@ -416,25 +487,28 @@ static ssize_t copy_rw(int in, off_t *in_off, int out, off_t *out_off, size_t n,
 	return w;
 }
 
-int strobe_tf_writer_add_cpu(struct strobe_tf_writer *w, int cpu, int fd,
-			     uint64_t size, bool punch, struct strobe_error *err)
+/*
+ * Append `size` bytes (UINT64_MAX: to its end) of fd at w->end, whole
+ * pages only; *kept receives what was kept.  Returns 0 or -errno (a
+ * failed copy keeps the whole pages copied) with *err naming `what`.
+ */
+static int append_data(struct strobe_tf_writer *w, const char *what, int fd, uint64_t size,
+		       bool punch, uint64_t *kept, struct strobe_error *err)
 {
-	uint64_t want, copied = 0, kept, punched = 0;
+	uint64_t want, copied = 0, punched = 0, at = w->end;
 	off_t in_off = 0, out_off;
 	bool use_cfr = true;
 	uint8_t *buf = NULL;
 	int saved = 0;
 	const size_t bufsize = 1 << 20;
 
-	if (cpu != w->next_cpu || cpu >= w->nr_cpus)
-		return strobe_err(err, -EINVAL, "%s: CPU %d added out of order (expected %d of %d)",
-				  w->path, cpu, w->next_cpu, w->nr_cpus);
+	*kept = 0;
 	if (size == UINT64_MAX) {
 		struct stat st;
 
 		if (fstat(fd, &st) < 0)
-			return strobe_err(err, -errno, "%s: cannot stat CPU %d data: %s",
-					  w->path, cpu, strerror(errno));
+			return strobe_err(err, -errno, "%s: cannot stat %s data: %s",
+					  w->path, what, strerror(errno));
 		want = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX;
 	} else {
 		want = size;
@@ -484,24 +558,61 @@ int strobe_tf_writer_add_cpu(struct strobe_tf_writer *w, int cpu, int fd,
 	}
 	free(buf);
 
-	kept = copied - copied % w->page_size;
-	if (kept != copied || saved)
-		(void)!ftruncate(w->fd, (off_t)(w->end + kept));
-	w->cpu_off[cpu] = w->end;
-	w->cpu_size[cpu] = kept;
-	w->end += kept;
-	w->next_cpu++;
+	*kept = copied - copied % w->page_size;
+	if (*kept != copied || saved)
+		(void)!ftruncate(w->fd, (off_t)(w->end + *kept));
+	w->end += *kept;
 
 	if (saved && no_space(saved))
 		return strobe_err(err, -ENOSPC,
-				  "%s: no space left while writing CPU %d data at offset %" PRIu64
-				  " (%s): kept %" PRIu64 " bytes", w->path, cpu,
-				  w->end, strerror(saved), kept);
+				  "%s: no space left while writing %s data at offset %" PRIu64
+				  " (%s): kept %" PRIu64 " bytes", w->path, what,
+				  w->end, strerror(saved), *kept);
 	if (saved)
 		return strobe_err(err, -saved,
-				  "%s: cannot copy CPU %d data at offset %" PRIu64 ": %s",
-				  w->path, cpu, w->end, strerror(saved));
+				  "%s: cannot copy %s data at offset %" PRIu64 ": %s",
+				  w->path, what, at + *kept, strerror(saved));
 	return 0;
+}
+
+int strobe_tf_writer_add_cpu(struct strobe_tf_writer *w, int cpu, int fd,
+			     uint64_t size, bool punch, struct strobe_error *err)
+{
+	char what[32];
+	uint64_t at = w->end, kept;
+	int r;
+
+	if (cpu != w->next_cpu || cpu >= w->nr_cpus)
+		return strobe_err(err, -EINVAL, "%s: CPU %d added out of order (expected %d of %d)",
+				  w->path, cpu, w->next_cpu, w->nr_cpus);
+	snprintf(what, sizeof(what), "CPU %d", cpu);
+	r = append_data(w, what, fd, size, punch, &kept, err);
+	w->cpu_off[cpu] = at;
+	w->cpu_size[cpu] = kept;
+	w->next_cpu++;
+	return r;
+}
+
+int tf_writer_add_buffer_cpu(struct strobe_tf_writer *w, int buffer, int cpu, int fd,
+			     uint64_t size, bool punch, struct strobe_error *err)
+{
+	char what[300];
+	struct wbuffer *wb;
+	uint64_t at = w->end, kept;
+	int r;
+
+	if (buffer < 0 || buffer >= w->nr_bufs || cpu < 0 || cpu >= w->nr_cpus)
+		return strobe_err(err, -EINVAL, "%s: no buffer %d CPU %d to add", w->path,
+				  buffer, cpu);
+	wb = &w->bufs[buffer];
+	if (wb->cpu_size[cpu])
+		return strobe_err(err, -EINVAL, "%s: buffer %s CPU %d added twice", w->path,
+				  wb->name, cpu);
+	snprintf(what, sizeof(what), "buffer %s CPU %d", wb->name, cpu);
+	r = append_data(w, what, fd, size, punch, &kept, err);
+	wb->cpu_off[cpu] = kept ? at : 0;
+	wb->cpu_size[cpu] = kept;
+	return r;
 }
 
 uint64_t strobe_tf_writer_cpu_size(const struct strobe_tf_writer *w, int cpu)
@@ -521,7 +632,7 @@ int strobe_tf_writer_add_model(struct strobe_tf_writer *w, const char *text,
 				  "or twice", w->path);
 	if (!len)
 		return 0;
-	ret = pwrite_all(w->fd, text, len, w->end);
+	ret = strobe_file_pwrite_all(w->fd, text, len, w->end);
 	if (ret) {
 		(void)!ftruncate(w->fd, (off_t)w->end);
 		if (ret == -EFBIG || ret == -EDQUOT)
@@ -548,6 +659,14 @@ int strobe_tf_writer_commit(struct strobe_tf_writer *w, struct strobe_error *err
 
 static void writer_free(struct strobe_tf_writer *w)
 {
+	int i;
+
+	for (i = 0; i < w->nr_bufs; i++) {
+		free(w->bufs[i].name);
+		free(w->bufs[i].cpu_off);
+		free(w->bufs[i].cpu_size);
+	}
+	free(w->bufs);
 	free(w->cpu_off);
 	free(w->cpu_size);
 	free(w->path);
@@ -573,18 +692,18 @@ int strobe_tf_writer_close(struct strobe_tf_writer *w,
 
 	uint8_t slot[INFO_SLOT > CPUSTAT_SLOT ? INFO_SLOT : CPUSTAT_SLOT];
 	uint8_t *table = NULL;
-	int cpu, ret = 0;
+	int cpu, i, ret = 0;
 
 	if (!w)
 		return 0;
 	for (cpu = 0; cpu < w->nr_cpus && cpustats && !ret; cpu++) {
 		fill_cpustat(slot, cpu, cpustats[cpu]);
-		ret = pwrite_all(w->fd, slot, CPUSTAT_SLOT,
+		ret = strobe_file_pwrite_all(w->fd, slot, CPUSTAT_SLOT,
 				 w->cpustat_off + (uint64_t)cpu * CPUSTAT_SLOT);
 	}
 	if (!ret && strobe_info) {
 		fill_info(slot, strobe_info);
-		ret = pwrite_all(w->fd, slot, INFO_SLOT, w->info_off);
+		ret = strobe_file_pwrite_all(w->fd, slot, INFO_SLOT, w->info_off);
 	}
 	if (!ret) {
 		struct wbuf b = { 0 };
@@ -600,11 +719,24 @@ int strobe_tf_writer_close(struct strobe_tf_writer *w,
 		if (b.oom)
 			ret = -ENOMEM;
 		else if (b.len > 16)
-			ret = pwrite_all(w->fd, b.p, b.len - 16, w->table_off);
+			ret = strobe_file_pwrite_all(w->fd, b.p, b.len - 16, w->table_off);
 		if (!ret && !b.oom && w->model_size)
-			ret = pwrite_all(w->fd, b.p + b.len - 16, 16, w->model_opt_off);
+			ret = strobe_file_pwrite_all(w->fd, b.p + b.len - 16, 16, w->model_opt_off);
 	}
 	free(table);
+	for (i = 0; i < w->nr_bufs && !ret; i++) {
+		struct wbuf b = { 0 };
+
+		for (cpu = 0; cpu < w->nr_cpus; cpu++) {
+			put_le(&b, w->bufs[i].cpu_off[cpu], 8);
+			put_le(&b, w->bufs[i].cpu_size[cpu], 8);
+		}
+		if (b.oom)
+			ret = -ENOMEM;
+		else if (b.len)
+			ret = strobe_file_pwrite_all(w->fd, b.p, b.len, w->bufs[i].table_off);
+		free(b.p);
+	}
 	if (ret)
 		strobe_err(err, ret, "%s: cannot finish the file: %s", w->path, strerror(-ret));
 	/* give back what is left of the room preallocated at open */

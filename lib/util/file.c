@@ -105,3 +105,23 @@ int strobe_file_pread_all(int fd, void *buf, size_t n, uint64_t off)
 	}
 	return 0;
 }
+
+int strobe_file_pwrite_all(int fd, const void *buf, size_t n, uint64_t off)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = pwrite(fd, p, n, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -EIO;
+		p += w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}

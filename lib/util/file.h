@@ -63,4 +63,8 @@ const char *strobe_file_kind(const struct stat *st) STROBE_HIDDEN;
  */
 int strobe_file_pread_all(int fd, void *buf, size_t n, uint64_t off) STROBE_HIDDEN;
 
+/* pwrite exactly n bytes at off (retrying EINTR and short writes).
+ * Returns 0 or -errno (-EIO when nothing could be written). */
+int strobe_file_pwrite_all(int fd, const void *buf, size_t n, uint64_t off) STROBE_HIDDEN;
+
 #endif

@@ -118,6 +118,43 @@ static inline int fx_write_cpu(int fd, const struct fx_event *ev, int n, int cpu
 	return pages;
 }
 
+/* The fixture's metadata: 4 KiB pages, the headers above, formats fmts,
+ * the local clock. */
+static inline void fx_meta(struct strobe_tf_meta *m, const struct strobe_tf_format *fmts,
+			   int nr_fmts)
+{
+	memset(m, 0, sizeof(*m));
+	m->page_size = FX_PS;
+	m->long_size = 8;
+	m->header_page = (struct strobe_tf_blob){ fx_header_page, sizeof(fx_header_page) - 1 };
+	m->header_event = (struct strobe_tf_blob){ fx_header_event, sizeof(fx_header_event) - 1 };
+	m->formats = fmts;
+	m->nr_formats = (size_t)nr_fmts;
+	m->clock = "local";
+}
+
+/* Every CPU's pages of ev[0..n) added to w in order.  0 or -1. */
+static inline int fx_add_cpus(struct strobe_tf_writer *w, const struct fx_event *ev, int n,
+			      int nr_cpus, struct strobe_error *err)
+{
+	int cpu, r;
+
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		char tmp[] = "/tmp/strobe-fxc-XXXXXX";
+		int cfd = mkstemp(tmp);
+
+		if (cfd < 0)
+			return -1;
+		unlink(tmp);
+		r = fx_write_cpu(cfd, ev, n, cpu) < 0 ||
+		    strobe_tf_writer_add_cpu(w, cpu, cfd, UINT64_MAX, false, err);
+		close(cfd);
+		if (r)
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * A v6 trace file at a new temporary path (returned, malloc'd; NULL on
  * failure) holding ev[0..n) on nr_cpus CPUs with formats fmts and the
@@ -130,7 +167,7 @@ static inline char *fx_write_file(const char *info, const struct strobe_tf_forma
 	struct strobe_error err = { 0 };
 	struct strobe_tf_writer *w = NULL;
 	char *path = strdup("/tmp/strobe-fx-XXXXXX.dat");
-	int fd, cpu;
+	int fd;
 
 	if (!path)
 		return NULL;
@@ -140,31 +177,12 @@ static inline char *fx_write_file(const char *info, const struct strobe_tf_forma
 		return NULL;
 	}
 	close(fd);
-	m.page_size = FX_PS;
-	m.long_size = 8;
-	m.header_page = (struct strobe_tf_blob){ fx_header_page, sizeof(fx_header_page) - 1 };
-	m.header_event = (struct strobe_tf_blob){ fx_header_event, sizeof(fx_header_event) - 1 };
-	m.formats = fmts;
-	m.nr_formats = (size_t)nr_fmts;
-	m.clock = "local";
+	fx_meta(&m, fmts, nr_fmts);
 	m.uname = "Linux 6.1.0 #1 x86_64";
 	m.strobe_info = info;
-	if (strobe_tf_writer_open(path, &m, nr_cpus, &w, &err))
+	if (strobe_tf_writer_open(path, &m, nr_cpus, &w, &err) ||
+	    fx_add_cpus(w, ev, n, nr_cpus, &err))
 		goto fail;
-	for (cpu = 0; cpu < nr_cpus; cpu++) {
-		char tmp[] = "/tmp/strobe-fxc-XXXXXX";
-		int cfd = mkstemp(tmp);
-
-		if (cfd < 0)
-			goto fail;
-		unlink(tmp);
-		if (fx_write_cpu(cfd, ev, n, cpu) < 0 ||
-		    strobe_tf_writer_add_cpu(w, cpu, cfd, UINT64_MAX, false, &err)) {
-			close(cfd);
-			goto fail;
-		}
-		close(cfd);
-	}
 	if (strobe_tf_writer_close(w, NULL, info, &err)) {
 		w = NULL;
 		goto fail;
