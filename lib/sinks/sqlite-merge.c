@@ -2,12 +2,18 @@
  * sqlite-merge.c - several trace files (of several hosts) in one SQLite
  * database, for strobe sql -i A -i B.
  *
- * Each file is loaded as strobe sql loads one (strobe_sql_load_file: its
- * own task model, event tables, analyses and meta), into its own
- * in-memory database (a shared-cache memory URI, so that the database
- * being built can ATTACH it); then every table and view name of those is
- * copied into one table of the result, the rows of all files one after
- * the other (UNION ALL), with:
+ * The files are read in one run of a pipeline that merges them on one
+ * timeline (strobe_sql_open_pipeline; strobe_sql_open_many makes the
+ * pipeline): the SQL loader of sqlite.c is its consumer, with
+ * STROBE_CONSUMER_SOURCE_TIME, and loads each file as strobe sql loads
+ * one (its own task model, event tables, analyses and meta, ts in the
+ * file's own trace clock) into an in-memory database of its own (a
+ * shared-cache memory URI, so that the database being built can ATTACH
+ * it).  A file given twice is one source of the pipeline, read once;
+ * when one source remains it is loaded straight into the result, which
+ * is then what one -i gives.  Then every table and view name of those
+ * is copied into one table of the result, the rows of all files one
+ * after the other (UNION ALL), with:
  *   - a "host" column first (the file's host as strobe_merge_host names
  *     it) wherever the table has none: event tables, tasks, containers,
  *     meta, the analyses' tables; the events view's own host column is
@@ -16,6 +22,10 @@
  *     (interpolated between its pairings, as strobe_merge_next does)
  *     when every file has clock pairings, else raw;
  *   - NULL in columns that some file's version of a table lacks.
+ * Loading each file apart and copying costs one more pass over the rows
+ * than inserting them with a host column would, but keeps one loader
+ * for one file and several, and each file's table naming and columns
+ * its own.
  * seq stays per file: (host, seq) identifies an event.  A kept database
  * (db_path) is always rebuilt, to a temporary file renamed into place.
  */

@@ -27,9 +27,12 @@
  * <analysis>, the result tables any analysis makes, sqlite_*); any
  * remaining clash gets "_<id>".
  *
- * On top of the sink, strobe_sql_load_file() runs a whole file: the
- * model, the analyses fed from the same pass (their log rows inserted as
- * they come), tasks, containers and meta, in one transaction; and
+ * On top of the sink, the loader runs a whole file as a pipeline
+ * consumer: the model, the analyses fed from the same pass (their log
+ * rows inserted as they come), tasks, containers and meta, in one
+ * transaction; one consumer loads every file of a pipeline, each into
+ * its database (strobe_sql_load_file: one file; sqlite-merge.c: several,
+ * in one run); and
  * strobe_sql_open() keeps a database beside the trace, built into a
  * temporary file renamed into place, reused while meta says it was made
  * from this very file with the same options.

@@ -6,21 +6,7 @@
 # --strict the command fails naming the file (strobe-damage(7)).
 . "$(dirname "$0")/lib.sh"
 
-C=$ROOT/tests/fuzz/corpus/fuzz_stream
-cp "$C/v6-sched-syscalls.dat" "$D/a.dat"
-cp "$C/v7-zstd-sched-syscalls.dat" "$D/b.dat"
-ln -s "$D/a.dat" "$D/link.dat"
-# bad.dat: a.dat with CPU 0's first page's commit larger than a page
-python3 - "$ROOT" "$D/a.dat" "$D/bad.dat" <<'EOF' || echo "FAIL sql_inputs_fixture: cannot damage a.dat"
-import importlib.machinery, struct, sys
-mf = importlib.machinery.SourceFileLoader(
-    "make_files", sys.argv[1] + "/tests/damage/make-files").load_module()
-d = bytearray(open(sys.argv[2], "rb").read())
-off, size = mf.v6_layout(bytes(d))["fly"][0]
-assert size >= 4096
-struct.pack_into("<Q", d, off + 8, 0xfff0)
-open(sys.argv[3], "wb").write(d)
-EOF
+inputs_fixture sql_inputs
 q() { timeout 20 $S sql --csv "$@" 2>/dev/null | tr -d '\r' | md5sum | cut -d' ' -f1; }
 n() { timeout 20 $S sql --csv "$@" 2>/dev/null | tail -1 | tr -d '\r"'; }
 EA=$(n -i "$D/a.dat" "SELECT count(*) FROM events")
