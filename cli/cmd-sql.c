@@ -339,41 +339,40 @@ static unsigned long long db_size(sqlite3 *db)
 
 /*
  * What the data lacks or what was wrong with it, as every command says it
- * (strobe-damage(7)): meta's diagnostic.* rows, in the order found (with
- * the host first when the database holds several).  Returns whether any
- * is damage, the first in first; strict: damage is left to the error.
+ * (strobe-damage(7)): meta's diagnostic.* rows, in the order found; when
+ * the database holds several files, each names its file (meta's trace
+ * of its host) unless its text does.  Returns whether any is damage, the
+ * first in first; strict: damage is left to the error.
  */
 static bool warn_diags(sqlite3 *db, bool strict, char *first, size_t size)
 {
 	sqlite3_stmt *st;
-	bool hosts = true, damage = false;
+	bool damage = false;
 
-	if (sqlite3_prepare_v2(db, "SELECT host, key, value FROM meta WHERE key LIKE "
-			       "'diagnostic.%' ORDER BY rowid", -1, &st, NULL) != SQLITE_OK) {
-		hosts = false;
-		if (sqlite3_prepare_v2(db, "SELECT '', key, value FROM meta WHERE key LIKE "
-				       "'diagnostic.%' ORDER BY rowid", -1, &st, NULL) != SQLITE_OK)
-			return false;
-	}
+	if (sqlite3_prepare_v2(db, "SELECT d.key, d.value, t.value FROM meta d LEFT JOIN meta t "
+			       "ON t.host = d.host AND t.key = 'trace' WHERE d.key LIKE "
+			       "'diagnostic.%' ORDER BY d.rowid", -1, &st, NULL) != SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "SELECT key, value, NULL FROM meta WHERE key LIKE "
+			       "'diagnostic.%' ORDER BY rowid", -1, &st, NULL) != SQLITE_OK)
+		return false;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *host = (const char *)sqlite3_column_text(st, 0);
-		const char *key = (const char *)sqlite3_column_text(st, 1);
-		const char *msg = (const char *)sqlite3_column_text(st, 2);
+		const char *key = (const char *)sqlite3_column_text(st, 0);
+		const char *msg = (const char *)sqlite3_column_text(st, 1);
+		const char *file = (const char *)sqlite3_column_text(st, 2);
 
 		if (!key || !msg)
 			continue;
+		if (file && strstr(msg, file))
+			file = NULL;	/* it says which */
 		if (cli_diag_kind_is_damage(key + strlen("diagnostic."))) {
 			if (!damage)
-				snprintf(first, size, "%s%s%s", hosts && host ? host : "",
-					 hosts && host ? ": " : "", msg);
+				snprintf(first, size, "%s%s%s", file ? file : "", file ? ": " : "",
+					 msg);
 			damage = true;
 			if (strict)
 				continue;	/* the error says it */
 		}
-		if (hosts && host)
-			cli_warn(CMD, "%s: %s", host, msg);
-		else
-			cli_warn(CMD, "%s", msg);
+		cli_warn(CMD, "%s%s%s", file ? file : "", file ? ": " : "", msg);
 	}
 	sqlite3_finalize(st);
 	return damage;
@@ -467,33 +466,43 @@ static int run_query(sqlite3 *db, const char *sql, enum fmt fmt, struct strobe_b
 	return status;
 }
 
-/* Several -i: one database of every file (strobe_sql_open_many), after
- * the note on how their clocks were merged. */
+/* Several -i: one database of every file, in one pipeline run
+ * (strobe_sql_open_pipeline; a file given twice is read once, with a
+ * notice), then the note on how their clocks were merged. */
 static int sql_open_many(const char **inputs, int n, const char *db_path,
 			 const struct strobe_sql_opts *o, sqlite3 **db,
 			 struct strobe_sql_stats *st, struct strobe_error *err)
 {
 	struct strobe_tracefile **tfs = calloc((size_t)n, sizeof(*tfs));
-	struct strobe_merge *m = NULL;
+	const char **paths = calloc((size_t)n, sizeof(*paths));
+	struct strobe_pipeline *p = NULL;
 	int i, r = 0;
 
-	if (!tfs) {
+	if (!tfs || !paths) {
+		free(tfs);
+		free(paths);
 		snprintf(err->msg, sizeof(err->msg), "out of memory");
 		return -ENOMEM;
 	}
-	for (i = 0; i < n && r == 0; i++)
+	for (i = 0; i < n && r >= 0; i++)
 		r = strobe_tracefile_open(inputs[i], &tfs[i], err);
-	if (r == 0)
-		r = strobe_merge_open(tfs, n, NULL, NULL, &m, err);
-	if (r == 0)
-		cli_merge_clock_note(CMD, m, inputs);
-	strobe_merge_close(m);
+	if (r >= 0)
+		r = strobe_pipeline_new(NULL, &p, err);
+	for (i = 0; i < n && r >= 0; i++) {
+		r = strobe_pipeline_add_file(p, tfs[i], NULL, err);
+		if (r >= 0 && !paths[r])
+			paths[r] = inputs[i];
+	}
+	if (r >= 0)
+		r = strobe_sql_open_pipeline(p, db_path, o, db, st, err);
+	if (r >= 0 && strobe_pipeline_nr_sources(p) > 1)
+		cli_merge_clock_note(CMD, strobe_pipeline_merge(p), paths);
+	strobe_pipeline_free(p);
 	for (i = 0; i < n; i++)
 		strobe_tracefile_close(tfs[i]);
 	free(tfs);
-	if (r < 0)
-		return r;
-	return strobe_sql_open_many(inputs, n, db_path, o, db, st, err);
+	free(paths);
+	return r < 0 ? r : 0;
 }
 
 int cmd_sql(int argc, char **argv)

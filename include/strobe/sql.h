@@ -174,22 +174,41 @@ int strobe_sql_open(const char *trace_path, const char *db_path,
 		    struct strobe_sql_stats *st, struct strobe_error *err);
 
 /*
- * Several trace files (of several hosts) in one database: each file
- * loaded as strobe_sql_open loads one (its own task model, analyses and
- * meta; opts->host is ignored: each file's host is its strobe_merge_host
- * name), then every table and view of theirs becomes one table holding
- * the rows of all files, with a "host" column first where the table had
- * none, "ts" on strobe_merge's timeline (wall-clock ns when every file
- * has clock pairings, else raw), and NULL in columns a file's version of
- * the table lacks.  seq counts per file: (host, seq) names an event.
- * With db_path the database is kept there (always rebuilt, through a
- * temporary file renamed into place; a non-SQLite file there is never
- * replaced: -EEXIST).  st (may be NULL) sums the files' loads.  Returns 0
- * or -errno with *err set (naming the file).
+ * Several trace files (of several hosts) in one database, read in one
+ * run of a pipeline (strobe-pipeline(3)) that merges them on one
+ * timeline: each file loaded as strobe_sql_open loads one (its own task
+ * model, analyses and meta, in its own trace clock; opts->host is
+ * ignored: each file's host is its strobe_merge_host name), then every
+ * table and view of theirs becomes one table holding the rows of all
+ * files, with a "host" column first where the table had none, "ts" on
+ * strobe_merge's timeline (wall-clock ns when every file has clock
+ * pairings, else raw), and NULL in columns a file's version of the table
+ * lacks.  seq counts per file: (host, seq) names an event.  A file given
+ * again (the same file, also through a link) is read once, with a
+ * diagnostic.same_file row in meta; when that leaves one file, the
+ * database is that file's alone (no host columns added).  With db_path
+ * the database is kept there (always rebuilt, through a temporary file
+ * renamed into place; a non-SQLite file there is never replaced:
+ * -EEXIST).  st (may be NULL) sums the files' loads.  Returns 0 or
+ * -errno with *err set (naming the file).
  */
 int strobe_sql_open_many(const char *const *trace_paths, int n, const char *db_path,
 			 const struct strobe_sql_opts *opts, struct sqlite3 **out,
 			 struct strobe_sql_stats *st, struct strobe_error *err);
+
+/*
+ * The same over the trace files the caller added to pipeline p
+ * (strobe_pipeline_add_file; p not run yet, every source a file): the
+ * SQL loader joins p's consumers (any others the caller added run in the
+ * same pass) and p runs once with p's options (raw_time, strict, ...).
+ * Afterwards p still answers strobe_pipeline_merge (the clocks, for a
+ * note about them) and strobe_pipeline_diag; free it after.  Returns 0 or
+ * -errno with *err set.
+ */
+struct strobe_pipeline;
+int strobe_sql_open_pipeline(struct strobe_pipeline *p, const char *db_path,
+			     const struct strobe_sql_opts *opts, struct sqlite3 **out,
+			     struct strobe_sql_stats *st, struct strobe_error *err);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,25 @@
 struct strobe_tracefile;
 struct strobe_clickhouse;
 struct strobe_error;
+struct strobe_pipeline;
+struct strobe_sql_opts;
+struct strobe_sql_stats;
+struct sqlite3;
+
+/* ---- between sqlite.c (the loader) and sqlite-merge.c ---- */
+
+/*
+ * Load every source of p (trace files added, not yet run) in one run of
+ * p: source i into dbs[i] (borrowed; one database per source, which
+ * must not hold strobe's tables yet) as strobe_sql_load_file loads a
+ * file, in its own trace clock, with paths[i] (paths may be NULL: each
+ * file's own) as meta's trace.  With several sources each one's host is
+ * the pipeline's name for it (opts->host ignored) and errors name the
+ * file.  st (may be NULL) sums the loads.  0 or -errno.
+ */
+int strobe_sql_load_pipeline(struct strobe_pipeline *p, struct sqlite3 *const *dbs,
+			     const char *const *paths, const struct strobe_sql_opts *opts,
+			     struct strobe_sql_stats *st, struct strobe_error *err) STROBE_HIDDEN;
 
 /* ---- between clickhouse.c (the client) and ch-sender.c ---- */
 

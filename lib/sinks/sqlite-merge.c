@@ -2,12 +2,18 @@
  * sqlite-merge.c - several trace files (of several hosts) in one SQLite
  * database, for strobe sql -i A -i B.
  *
- * Each file is loaded as strobe sql loads one (strobe_sql_load_file: its
- * own task model, event tables, analyses and meta), into its own
- * in-memory database (a shared-cache memory URI, so that the database
- * being built can ATTACH it); then every table and view name of those is
- * copied into one table of the result, the rows of all files one after
- * the other (UNION ALL), with:
+ * The files are read in one run of a pipeline that merges them on one
+ * timeline (strobe_sql_open_pipeline; strobe_sql_open_many makes the
+ * pipeline): the SQL loader of sqlite.c is its consumer, with
+ * STROBE_CONSUMER_SOURCE_TIME, and loads each file as strobe sql loads
+ * one (its own task model, event tables, analyses and meta, ts in the
+ * file's own trace clock) into an in-memory database of its own (a
+ * shared-cache memory URI, so that the database being built can ATTACH
+ * it).  A file given twice is one source of the pipeline, read once;
+ * when one source remains it is loaded straight into the result, which
+ * is then what one -i gives.  Then every table and view name of those
+ * is copied into one table of the result, the rows of all files one
+ * after the other (UNION ALL), with:
  *   - a "host" column first (the file's host as strobe_merge_host names
  *     it) wherever the table has none: event tables, tasks, containers,
  *     meta, the analyses' tables; the events view's own host column is
@@ -16,6 +22,10 @@
  *     (interpolated between its pairings, as strobe_merge_next does)
  *     when every file has clock pairings, else raw;
  *   - NULL in columns that some file's version of a table lacks.
+ * Loading each file apart and copying costs one more pass over the rows
+ * than inserting them with a host column would, but keeps one loader
+ * for one file and several, and each file's table naming and columns
+ * its own.
  * seq stays per file: (host, seq) identifies an event.  A kept database
  * (db_path) is always rebuilt, to a temporary file renamed into place.
  */
@@ -30,6 +40,8 @@
 #include <sqlite3.h>
 
 #include <strobe/strobe.h>
+#include <strobe/pipeline.h>
+#include <strobe/sql.h>
 
 #include "sinks-int.h"
 
@@ -343,18 +355,17 @@ static int replaceable(const char *path, struct strobe_error *err)
 	return 0;
 }
 
-int strobe_sql_open_many(const char *const *trace_paths, int n, const char *db_path,
-			 const struct strobe_sql_opts *opts, struct sqlite3 **out,
-			 struct strobe_sql_stats *st, struct strobe_error *err)
+int strobe_sql_open_pipeline(struct strobe_pipeline *p, const char *db_path,
+			     const struct strobe_sql_opts *opts, struct sqlite3 **out,
+			     struct strobe_sql_stats *st, struct strobe_error *err)
 {
 	static int seq;
-	struct strobe_sql_stats dummy, one;
-	struct strobe_tracefile **tfs = NULL;
-	struct strobe_merge *m = NULL;
+	struct strobe_sql_stats dummy;
+	struct strobe_merge *m;
 	sqlite3 **parts = NULL, *db = NULL;
 	struct names tables = { 0 }, views = { 0 };
 	char *tmp = NULL, uri[128];
-	int i, r;
+	int n = strobe_pipeline_nr_sources(p), i, r = 0;
 
 	*out = NULL;
 	if (!st)
@@ -362,24 +373,20 @@ int strobe_sql_open_many(const char *const *trace_paths, int n, const char *db_p
 	memset(st, 0, sizeof(*st));
 	if (n <= 0)
 		return strobe_err(err, -EINVAL, "no trace files");
-	tfs = calloc((size_t)n, sizeof(*tfs));
-	parts = calloc((size_t)n, sizeof(*parts));
-	if (!tfs || !parts) {
-		r = strobe_err(err, -ENOMEM, "out of memory");
-		goto out;
-	}
 	for (i = 0; i < n; i++) {
-		r = strobe_tracefile_open(trace_paths[i], &tfs[i], err);
-		if (r < 0)
-			goto out;
-		if (db_path && !strcmp(db_path, trace_paths[i])) {
-			r = strobe_err(err, -EINVAL, "%s is a trace file, not a database", db_path);
-			goto out;
-		}
+		const char *path = strobe_tracefile_path(strobe_pipeline_source(p, i)->tf);
+		struct stat ts;
+
+		if (!path)
+			return strobe_err(err, -EINVAL, "the SQL loader reads trace files only");
+		if (db_path && !strcmp(db_path, path))
+			return strobe_err(err, -EINVAL, "%s is a trace file, not a database", db_path);
+		if (stat(path, &ts) == 0)
+			st->trace_bytes += (uint64_t)ts.st_size;
 	}
-	r = strobe_merge_open(tfs, n, NULL, NULL, &m, err);
-	if (r < 0)
-		goto out;
+	parts = calloc((size_t)n, sizeof(*parts));
+	if (!parts)
+		return strobe_err(err, -ENOMEM, "out of memory");
 	if (db_path) {
 		r = replaceable(db_path, err);
 		if (r < 0)
@@ -400,13 +407,14 @@ int strobe_sql_open_many(const char *const *trace_paths, int n, const char *db_p
 	}
 	r = exec(db, "PRAGMA page_size = 65536; PRAGMA journal_mode = OFF; "
 		 "PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY", err);
+	if (!r && n == 1) {
+		/* one file (given twice, say): its database as it is alone */
+		r = exec(db, "PRAGMA cache_size = -262144", err);
+		if (!r)
+			r = strobe_sql_load_pipeline(p, &db, NULL, opts, st, err);
+		goto done;
+	}
 	for (i = 0; !r && i < n; i++) {
-		struct strobe_sql_opts o = { 0 };
-		char *att;
-
-		if (opts)
-			o = *opts;
-		o.host = strobe_merge_host(m, i);
 		snprintf(uri, sizeof(uri), "file:strobe-merge-%d-%d-%d?mode=memory&cache=shared",
 			 (int)getpid(), seq, i);
 		if (sqlite3_open_v2(uri, &parts[i], SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
@@ -419,29 +427,21 @@ int strobe_sql_open_many(const char *const *trace_paths, int n, const char *db_p
 		r = exec(parts[i], "PRAGMA page_size = 65536; PRAGMA journal_mode = OFF; "
 			 "PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; "
 			 "PRAGMA cache_size = -262144", err);
-		if (!r)
-			r = strobe_sql_load_file(parts[i], tfs[i], trace_paths[i], &o, &one, err);
-		if (r < 0) {
-			/* name the file: the loader's messages may not */
-			if (!strstr(err->msg, trace_paths[i])) {
-				char msg[sizeof(err->msg)];
+	}
+	/* every file in one run, each into its own database */
+	if (!r)
+		r = strobe_sql_load_pipeline(p, parts, NULL, opts, st, err);
+	for (i = 0; !r && i < n; i++) {
+		char *att;
 
-				snprintf(msg, sizeof(msg), "%s", err->msg);
-				strobe_err(err, r, "%s: %s", trace_paths[i], msg);
-			}
-			break;
-		}
-		st->events += one.events;
-		st->lost += one.lost;
-		st->skipped_pages += one.skipped_pages;
-		st->trace_bytes += one.trace_bytes;
-		if (one.nr_event_tables > st->nr_event_tables)
-			st->nr_event_tables = one.nr_event_tables;
+		snprintf(uri, sizeof(uri), "file:strobe-merge-%d-%d-%d?mode=memory&cache=shared",
+			 (int)getpid(), seq, i);
 		att = sqlite3_mprintf("ATTACH %Q AS s%d", uri, i);
 		r = att ? exec(db, att, err) : strobe_err(err, -ENOMEM, "out of memory");
 		sqlite3_free(att);
 	}
 	seq++;
+	m = strobe_pipeline_merge(p);
 	if (!r)
 		r = all_tables(db, n, "table", &tables, err);
 	if (!r)
@@ -481,6 +481,7 @@ int strobe_sql_open_many(const char *const *trace_paths, int n, const char *db_p
 		snprintf(det, sizeof(det), "DETACH s%d", i);
 		sqlite3_exec(db, det, NULL, NULL, NULL);
 	}
+done:
 	if (!r && tmp) {
 		r = exec(db, "PRAGMA journal_mode = DELETE", err);
 		if (!r && rename(tmp, db_path) < 0)
@@ -495,12 +496,8 @@ int strobe_sql_open_many(const char *const *trace_paths, int n, const char *db_p
 out:
 	names_free(&tables);
 	names_free(&views);
-	for (i = 0; parts && i < n; i++)
+	for (i = 0; i < n; i++)
 		sqlite3_close(parts[i]);
-	strobe_merge_close(m);
-	for (i = 0; tfs && i < n; i++)
-		strobe_tracefile_close(tfs[i]);
-	free(tfs);
 	free(parts);
 	if (r < 0) {
 		sqlite3_close(db);
@@ -512,4 +509,36 @@ out:
 	free(tmp);
 	*out = db;
 	return 0;
+}
+
+int strobe_sql_open_many(const char *const *trace_paths, int n, const char *db_path,
+			 const struct strobe_sql_opts *opts, struct sqlite3 **out,
+			 struct strobe_sql_stats *st, struct strobe_error *err)
+{
+	struct strobe_tracefile **tfs = NULL;
+	struct strobe_pipeline *p = NULL;
+	int i, r = 0;
+
+	*out = NULL;
+	if (st)
+		memset(st, 0, sizeof(*st));
+	if (n <= 0)
+		return strobe_err(err, -EINVAL, "no trace files");
+	tfs = calloc((size_t)n, sizeof(*tfs));
+	if (!tfs)
+		return strobe_err(err, -ENOMEM, "out of memory");
+	for (i = 0; i < n && r >= 0; i++)
+		r = strobe_tracefile_open(trace_paths[i], &tfs[i], err);
+	if (r >= 0)
+		r = strobe_pipeline_new(NULL, &p, err);
+	/* a file given twice (through a link, say) is one source, read once */
+	for (i = 0; i < n && r >= 0; i++)
+		r = strobe_pipeline_add_file(p, tfs[i], NULL, err);
+	if (r >= 0)
+		r = strobe_sql_open_pipeline(p, db_path, opts, out, st, err);
+	strobe_pipeline_free(p);
+	for (i = 0; i < n; i++)
+		strobe_tracefile_close(tfs[i]);
+	free(tfs);
+	return r < 0 ? r : 0;
 }

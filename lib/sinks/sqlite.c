@@ -27,9 +27,12 @@
  * <analysis>, the result tables any analysis makes, sqlite_*); any
  * remaining clash gets "_<id>".
  *
- * On top of the sink, strobe_sql_load_file() runs a whole file: the
- * model, the analyses fed from the same pass (their log rows inserted as
- * they come), tasks, containers and meta, in one transaction; and
+ * On top of the sink, the loader runs a whole file as a pipeline
+ * consumer: the model, the analyses fed from the same pass (their log
+ * rows inserted as they come), tasks, containers and meta, in one
+ * transaction; one consumer loads every file of a pipeline, each into
+ * its database (strobe_sql_load_file: one file; sqlite-merge.c: several,
+ * in one run); and
  * strobe_sql_open() keeps a database beside the trace, built into a
  * temporary file renamed into place, reused while meta says it was made
  * from this very file with the same options.
@@ -1495,193 +1498,287 @@ static int write_meta(sqlite3 *db, struct strobe_tracefile *tf, const struct loa
 	return ret;
 }
 
-/* The loader as a pipeline consumer: every event into its type's table,
- * and to the analyses when they have their events. */
-struct load {
+/*
+ * One file's load into its database: made before the run (a model from
+ * the file, kept with exited tasks; the transaction begun), started with
+ * it (the sink, the analyses and their tables, empty), fed every event of
+ * its source, finished after it (the rows still buffered, the analyses'
+ * results, tasks, containers, meta; committed).
+ */
+struct loader {
+	sqlite3 *db;
+	struct strobe_tracefile *tf;
+	struct load_facts f;
+	struct strobe_model *m;
 	struct strobe_sql_sink *k;
-	struct strobe_analysis *an;
+	struct strobe_analysis *an;	/* NULL: no analyses asked for */
+	struct strobe_analysis *feed;	/* an when its events are in the file */
+	struct log_sink logs;
+	const char **bufnames;
+	char *note;
+	bool began;		/* the transaction is ours */
+	bool many;		/* one of several files: errors name it */
+	char uname_host[256];
 };
+
+static int loader_init(struct loader *l, sqlite3 *db, struct strobe_tracefile *tf,
+		       const char *trace_path, const struct strobe_sql_opts *opts,
+		       struct strobe_error *err)
+{
+	int ret;
+
+	l->db = db;
+	l->tf = tf;
+	l->logs.db = db;
+	l->f.trace_path = trace_path;
+	l->f.analyses = opts && opts->analyses ? opts->analyses : STROBE_SQL_ANALYSES;
+	l->f.host_from_option = opts && opts->host;
+	l->f.logs = opts && opts->logs;
+	l->f.host = l->f.host_from_option ? opts->host
+		    : strobe_tracefile_host(tf, l->uname_host, sizeof(l->uname_host));
+	if (sqlite3_get_autocommit(db)) {
+		if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+			return sql_fail(db, err, "BEGIN");
+		l->began = true;
+	}
+	ret = strobe_model_new(&l->m, err);
+	if (ret < 0)
+		return ret;
+	strobe_model_set_options(l->m, STROBE_MODEL_KEEP_EXITED);
+	return strobe_model_load_file(l->m, tf, err);
+}
+
+/* At the run's start: host (NULL: the one loader_init chose) names the
+ * file's rows. */
+static int loader_start(struct loader *l, const char *host, struct strobe_error *err)
+{
+	struct strobe_formats *fmts = strobe_tracefile_formats(l->tf);
+	struct strobe_analysis_opts ao = { .views = STROBE_VIEW_TOP | STROBE_VIEW_STATS };
+	struct strobe_error e2 = { 0, "" };
+	int nbuf, i, ret;
+
+	if (host) {
+		l->f.host = host;
+		l->f.host_from_option = true;
+	}
+	ret = strobe_sql_sink_new(l->db, fmts, l->m, l->f.host, &l->k, err);
+	if (ret < 0)
+		return ret;
+	nbuf = strobe_tracefile_nr_buffers(l->tf);
+	if (nbuf > 1) {
+		l->bufnames = calloc((size_t)nbuf, sizeof(*l->bufnames));
+		if (!l->bufnames)
+			return strobe_err(err, -ENOMEM, "out of memory");
+		for (i = 0; i < nbuf; i++) {
+			struct strobe_tf_buffer_info bi;
+
+			if (!strobe_tracefile_buffer(l->tf, i, &bi))
+				l->bufnames[i] = bi.name;	/* owned by tf */
+		}
+		strobe_sql_sink_set_buffers(l->k, l->bufnames, nbuf);
+	}
+	if (!*l->f.analyses)
+		return 0;
+	if (l->f.logs) {
+		ao.views |= STROBE_VIEW_LOG;
+		ao.log = on_log;
+		ao.log_arg = &l->logs;
+	}
+	ret = strobe_analysis_new(l->f.analyses, &ao, &l->an, err);
+	if (ret < 0)
+		return ret;
+	ret = strobe_analysis_set_target(l->an, strobe_tracefile_info(l->tf, "target"),
+					 strobe_tracefile_info(l->tf, "target_pids"),
+					 strobe_tracefile_info(l->tf, "target_containers"), &e2);
+	if (ret == -EINVAL) {
+		if (asprintf(&l->note, "%s: analysed as a whole-system recording", e2.msg) < 0)
+			l->note = NULL;
+		l->f.target_note = l->note;
+	} else if (ret < 0) {
+		return strobe_err(err, ret, "%s", e2.msg);
+	}
+	ret = strobe_analysis_attach(l->an, fmts, l->m, &e2);
+	if (ret < 0 && ret != -ENOENT)
+		return strobe_err(err, ret, "%s", e2.msg);
+	l->feed = ret == 0 ? l->an : NULL;	/* -ENOENT: no events; a note says so */
+	/* every table now, empty: an analysis without its events has none
+	 * after finish, yet its tables are part of the schema */
+	return write_results(l->db, l->an, false, err);
+}
+
+/* After the run: ss holds the counts of this file's stream. */
+static int loader_finish(struct loader *l, const struct strobe_stream_stats *ss,
+			 struct strobe_error *err)
+{
+	int ret;
+
+	l->f.skipped_pages = strobe_tracefile_bad_data(l->tf);
+	l->f.tf = l->tf;
+	l->f.events = strobe_sql_sink_events(l->k);
+	l->f.missed = ss->missed;
+	l->f.missed_unknown = ss->missed_unknown;
+	ret = strobe_sql_sink_finish(l->k, err);
+	if (ret < 0)
+		return ret;
+	if (l->feed) {
+		ret = strobe_analysis_finish(l->feed, err);
+		if (!ret)
+			ret = log_sink_flush(&l->logs, err);
+		if (!ret)
+			ret = write_results(l->db, l->feed, true, err);
+		if (ret < 0)
+			return ret;
+	}
+	l->f.an = l->an;
+	ret = write_meta(l->db, l->tf, &l->f, err);
+	if (!ret)
+		ret = exec_free(l->db, sqlite3_mprintf("PRAGMA user_version = %d",
+						       STROBE_SQL_SCHEMA_VERSION), err);
+	if (!ret && l->began) {
+		if (sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+			return sql_fail(l->db, err, "COMMIT");
+		l->began = false;
+	}
+	return ret;
+}
+
+static void loader_free(struct loader *l)
+{
+	if (l->began)
+		sqlite3_exec(l->db, "ROLLBACK", NULL, NULL, NULL);
+	strobe_sql_sink_free(l->k);
+	log_sink_free(&l->logs);
+	free(l->bufnames);
+	strobe_analysis_free(l->an);
+	strobe_model_free(l->m);
+	free(l->note);
+}
+
+/* One of several files failed: the error names it (the loader's
+ * messages may not). */
+static int name_file(const struct loader *l, int r, struct strobe_error *err)
+{
+	char msg[sizeof(err->msg)];
+
+	if (!l->many || !err || !l->f.trace_path || strstr(err->msg, l->f.trace_path))
+		return r;
+	snprintf(msg, sizeof(msg), "%s", err->msg[0] ? err->msg : strerror(-r));
+	return strobe_err(err, r, "%s: %s", l->f.trace_path, msg);
+}
+
+/* The loaders as one pipeline consumer (arg: the loaders, by source):
+ * every event into its file's sink, and its analyses when they have
+ * their events, in its file's own trace clock. */
+static int load_start(const struct strobe_pipeline_source *sources, int nr, void *arg,
+		      struct strobe_error *err)
+{
+	struct loader *l = arg;
+	int i, ret;
+
+	for (i = 0; i < nr; i++) {
+		ret = loader_start(&l[i], l[i].many ? sources[i].host : NULL, err);
+		if (ret < 0)
+			return name_file(&l[i], ret, err);
+	}
+	return 0;
+}
 
 static int load_event(const struct strobe_event *ev, int source, void *arg,
 		      struct strobe_error *err)
 {
-	struct load *ld = arg;
-	int ret = strobe_sql_sink_feed(ld->k, ev, err);
+	struct loader *l = (struct loader *)arg + source;
+	int ret = strobe_sql_sink_feed(l->k, ev, err);
 
-	if (ret < 0)
-		return ret;
-	if (ld->an)
-		strobe_analysis_feed(ld->an, ev);
+	if (__builtin_expect(ret < 0, 0))
+		return name_file(l, ret, err);
+	if (l->feed)
+		strobe_analysis_feed(l->feed, ev);
 	return 0;
+}
+
+int strobe_sql_load_pipeline(struct strobe_pipeline *p, struct sqlite3 *const *dbs,
+			     const char *const *paths, const struct strobe_sql_opts *opts,
+			     struct strobe_sql_stats *st, struct strobe_error *err)
+{
+	int n = strobe_pipeline_nr_sources(p), i, tables = 0, ret = 0;
+	struct loader *l = calloc((size_t)(n > 0 ? n : 1), sizeof(*l));
+	struct strobe_consumer cons = {
+		.size = sizeof(cons), .name = "the SQL loader",
+		.flags = STROBE_CONSUMER_SOURCE_TIME, .start = load_start,
+		.event = load_event, .arg = l,
+	};
+	struct strobe_stream_stats ss, sum = { 0 };
+	struct strobe_merge *m;
+	double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	uint64_t skipped = 0;
+
+	if (!l)
+		return strobe_err(err, -ENOMEM, "out of memory");
+	for (i = 0; i < n && !ret; i++) {
+		struct strobe_tracefile *tf = strobe_pipeline_source(p, i)->tf;
+
+		l[i].many = n > 1;
+		if (!tf) {
+			ret = strobe_err(err, -EINVAL, "the SQL loader reads trace files only");
+			break;
+		}
+		ret = loader_init(&l[i], dbs[i], tf, paths ? paths[i] : strobe_tracefile_path(tf),
+				  opts, err);
+		if (ret < 0)
+			ret = name_file(&l[i], ret, err);
+		else
+			ret = strobe_pipeline_set_model(p, i, l[i].m, err);
+	}
+	if (!ret)
+		ret = strobe_pipeline_add_consumer(p, &cons, err);
+	if (!ret)
+		ret = strobe_pipeline_run(p, err);
+	if (ret > 0)
+		ret = 0;	/* how the input ended */
+	m = strobe_pipeline_merge(p);
+	for (i = 0; i < n && !ret; i++) {
+		if (m)
+			strobe_stream_stats(strobe_merge_stream(m, i), &ss);
+		else
+			strobe_pipeline_stats(p, &ss);
+		ret = loader_finish(&l[i], &ss, err);
+		if (ret < 0)
+			ret = name_file(&l[i], ret, err);
+		sum.missed += ss.missed;
+		skipped += l[i].f.skipped_pages;
+		if (strobe_sql_sink_nr_tables(l[i].k) > tables)
+			tables = strobe_sql_sink_nr_tables(l[i].k);
+		sum.events += l[i].f.events;
+	}
+	if (!ret && st) {
+		st->events = sum.events;
+		st->lost = sum.missed;
+		st->skipped_pages = skipped;
+		st->nr_event_tables = tables;
+		st->seconds = clock_s(CLOCK_MONOTONIC) - t0;
+		st->cpu_seconds = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	}
+	for (i = 0; i < n; i++)
+		loader_free(&l[i]);
+	free(l);
+	return ret;
 }
 
 int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
 			 const char *trace_path, const struct strobe_sql_opts *opts,
 			 struct strobe_sql_stats *st, struct strobe_error *err)
 {
-	struct strobe_formats *fmts = strobe_tracefile_formats(tf);
-	struct load_facts f = { .trace_path = trace_path };
-	struct strobe_error e2 = { 0, "" };
-	struct strobe_model *m = NULL;
-	struct strobe_sql_sink *k = NULL;
-	struct strobe_analysis *an = NULL;
 	struct strobe_pipeline_opts po = { .size = sizeof(po) };
 	struct strobe_pipeline *p = NULL;
-	struct strobe_stream_stats ss;
-	struct load ld = { NULL, NULL };
-	struct strobe_consumer cons = {
-		.size = sizeof(cons), .name = "the SQL loader", .event = load_event, .arg = &ld,
-	};
-	struct log_sink logs = { .db = db };
-	char *note = NULL, uname_host[256];
-	const char **bufnames = NULL;
-	bool began = false, feed_an = false;
-	int nbuf, i;
-	double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	int ret;
 
-	f.analyses = opts && opts->analyses ? opts->analyses : STROBE_SQL_ANALYSES;
-	f.host_from_option = opts && opts->host;
-	f.logs = opts && opts->logs;
-	f.host = f.host_from_option ? opts->host
-				  : strobe_tracefile_host(tf, uname_host, sizeof(uname_host));
-	if (sqlite3_get_autocommit(db)) {
-		if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
-			return sql_fail(db, err, "BEGIN");
-		began = true;
-	}
-	ret = strobe_model_new(&m, err);
-	if (ret < 0)
-		goto out;
-	strobe_model_set_options(m, STROBE_MODEL_KEEP_EXITED);
-	ret = strobe_model_load_file(m, tf, err);
-	if (ret < 0)
-		goto out;
-	ret = strobe_sql_sink_new(db, fmts, m, f.host, &k, err);
-	if (ret < 0)
-		goto out;
-	nbuf = strobe_tracefile_nr_buffers(tf);
-	if (nbuf > 1) {
-		bufnames = calloc((size_t)nbuf, sizeof(*bufnames));
-		if (!bufnames) {
-			ret = strobe_err(err, -ENOMEM, "out of memory");
-			goto out;
-		}
-		for (i = 0; i < nbuf; i++) {
-			struct strobe_tf_buffer_info bi;
-
-			if (!strobe_tracefile_buffer(tf, i, &bi))
-				bufnames[i] = bi.name;	/* owned by tf */
-		}
-		strobe_sql_sink_set_buffers(k, bufnames, nbuf);
-	}
-	if (*f.analyses) {
-		struct strobe_analysis_opts ao = {
-			.views = STROBE_VIEW_TOP | STROBE_VIEW_STATS,
-		};
-
-		if (f.logs) {
-			ao.views |= STROBE_VIEW_LOG;
-			ao.log = on_log;
-			ao.log_arg = &logs;
-		}
-
-		ret = strobe_analysis_new(f.analyses, &ao, &an, err);
-		if (ret < 0)
-			goto out;
-		ret = strobe_analysis_set_target(an, strobe_tracefile_info(tf, "target"),
-						 strobe_tracefile_info(tf, "target_pids"),
-						 strobe_tracefile_info(tf, "target_containers"), &e2);
-		if (ret == -EINVAL) {
-			if (asprintf(&note, "%s: analysed as a whole-system recording", e2.msg) < 0)
-				note = NULL;
-			f.target_note = note;
-		} else if (ret < 0) {
-			strobe_err(err, ret, "%s", e2.msg);
-			goto out;
-		}
-		ret = strobe_analysis_attach(an, fmts, m, &e2);
-		if (ret < 0 && ret != -ENOENT) {
-			strobe_err(err, ret, "%s", e2.msg);
-			goto out;
-		}
-		feed_an = ret == 0;	/* -ENOENT: no events for any; a note says so */
-		/* every table now, empty: an analysis without its events has
-		 * none after finish, yet its tables are part of the schema */
-		ret = write_results(db, an, false, err);
-		if (ret < 0)
-			goto out;
-	}
-	/* one pipeline, one consumer: the sink and the analyses it feeds */
-	ld.k = k;
-	ld.an = feed_an ? an : NULL;
 	ret = strobe_pipeline_new(&po, &p, err);
 	if (ret >= 0)
 		ret = strobe_pipeline_add_file(p, tf, NULL, err);
 	if (ret >= 0)
-		ret = strobe_pipeline_set_model(p, 0, m, err);
-	if (ret >= 0)
-		ret = strobe_pipeline_add_consumer(p, &cons, err);
-	if (ret >= 0)
-		ret = strobe_pipeline_run(p, err);
-	if (ret < 0)
-		goto out;
-	strobe_pipeline_stats(p, &ss);
-	f.skipped_pages = strobe_tracefile_bad_data(tf);
-	f.tf = tf;
-	f.events = strobe_sql_sink_events(k);
-	f.missed = ss.missed;
-	f.missed_unknown = ss.missed_unknown;
-	ret = strobe_sql_sink_finish(k, err);
-	if (ret < 0)
-		goto out;
-	if (an) {
-		if (feed_an) {
-			ret = strobe_analysis_finish(an, err);
-			if (ret < 0)
-				goto out;
-			ret = log_sink_flush(&logs, err);
-			if (ret < 0)
-				goto out;
-			ret = write_results(db, an, true, err);
-			if (ret < 0)
-				goto out;
-		}
-		f.an = an;
-	}
-	ret = write_meta(db, tf, &f, err);
-	if (ret < 0)
-		goto out;
-	ret = exec_free(db, sqlite3_mprintf("PRAGMA user_version = %d",
-					    STROBE_SQL_SCHEMA_VERSION), err);
-	if (ret < 0)
-		goto out;
-	if (began) {
-		if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-			ret = sql_fail(db, err, "COMMIT");
-			goto out;
-		}
-		began = false;
-	}
-	if (st) {
-		st->events = f.events;
-		st->lost = f.missed;
-		st->skipped_pages = f.skipped_pages;
-		st->nr_event_tables = strobe_sql_sink_nr_tables(k);
-		st->seconds = clock_s(CLOCK_MONOTONIC) - t0;
-		st->cpu_seconds = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
-	}
-out:
-	if (began)
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		ret = strobe_sql_load_pipeline(p, &db, &trace_path, opts, st, err);
 	strobe_pipeline_free(p);
-	strobe_sql_sink_free(k);
-	log_sink_free(&logs);
-	free(bufnames);
-	strobe_analysis_free(an);
-	strobe_model_free(m);
-	free(note);
-	return ret;
+	return ret < 0 ? ret : 0;
 }
 
 /* Text of meta key (sqlite3_free() it), NULL when absent. */

@@ -10,21 +10,7 @@
 # with --strict lists nothing and fails; --spool takes no -i.
 . "$(dirname "$0")/lib.sh"
 
-C=$ROOT/tests/fuzz/corpus/fuzz_stream
-cp "$C/v6-sched-syscalls.dat" "$D/a.dat"
-cp "$C/v7-zstd-sched-syscalls.dat" "$D/b.dat"
-ln -s "$D/a.dat" "$D/link.dat"
-# bad.dat: a.dat with CPU 0's first page's commit larger than a page
-python3 - "$ROOT" "$D/a.dat" "$D/bad.dat" <<'EOF' || echo "FAIL export_ps_fixture: cannot damage a.dat"
-import importlib.machinery, struct, sys
-mf = importlib.machinery.SourceFileLoader(
-    "make_files", sys.argv[1] + "/tests/damage/make-files").load_module()
-d = bytearray(open(sys.argv[2], "rb").read())
-off, size = mf.v6_layout(bytes(d))["fly"][0]
-assert size >= 4096
-struct.pack_into("<Q", d, off + 8, 0xfff0)
-open(sys.argv[3], "wb").write(d)
-EOF
+inputs_fixture export_ps
 # events of a file as strobe sql counts them (damaged pages skipped)
 events() { $S sql -i "$1" "SELECT count(*) FROM events" 2>/dev/null | tail -1 | tr -d ' '; }
 EA=$(events "$D/a.dat") EB=$(events "$D/b.dat") EBAD=$(events "$D/bad.dat")
