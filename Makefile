@@ -171,7 +171,8 @@ deps:
 	@scripts/install-deps
 
 check: deps
-	@$(MAKE) --no-print-directory all $(O)/san/strobe $(UNIT_BIN) $(FUZZ_REPLAY) $(LIVE_BIN)
+	@$(MAKE) --no-print-directory all $(O)/san/strobe $(UNIT_BIN) $(FUZZ_REPLAY) $(LIVE_BIN) \
+		$(O)/bench/synth-trace
 	@tests/run-tests.sh
 
 # Like check, demo stands alone on a bare machine: packages first, then a
