@@ -90,42 +90,30 @@ void cli_warn_diags(const char *cmd, const struct strobe_tracefile *tf);
  * The damage policy's ending (strobe-damage(7)): every diagnostic of the
  * pipeline's sources once as a warning; with strict, damage is instead
  * one error "damaged data (strict): ..." and CLI_FAIL.  CLI_OK otherwise.
+ * With several files, a message that does not start with its file's
+ * name gets it first.
  * cli_diag_kind_is_damage: the same question by a kind's JSON name.
  */
 int cli_pipeline_diags(const char *cmd, const struct strobe_pipeline *p, bool strict);
 bool cli_diag_kind_is_damage(const char *name);
-/* Timestamp of the first event of tf (for +SECONDS), 0 if none
- * (inputs.c). */
-uint64_t cli_first_ts(struct strobe_tracefile *tf);
 /* Several input files merged (multi.c): once on stderr, how their clocks
  * were put on one timeline and how uncertain that is. */
 void cli_merge_clock_note(const char *cmd, const struct strobe_merge *m,
 			  const char *const *paths);
-/*
- * --log rows of several hosts (multi-log.c): kept as each file is analysed
- * (cli_logs_keep sets the analysis options' log callback for host i),
- * written on the merge's timeline with a host column first
- * (cli_logs_write: a strobe_lami_write_results_merged log_rows callback
- * too, arg the struct cli_logs).  cli_logs_failed: the errno that stopped
- * keeping host i's rows, 0.  cli_logs_rows: rows kept of log table name.
- */
-struct cli_logs;
-struct cli_logs *cli_logs_new(int n, bool json, bool lami);
-void cli_logs_keep(struct cli_logs *l, int host, struct strobe_analysis_opts *o);
-int cli_logs_failed(const struct cli_logs *l, int host);
-void cli_logs_set_merge(struct cli_logs *l, const struct strobe_merge *m);
-size_t cli_logs_rows(const struct cli_logs *l, const char *name);
-int cli_logs_write(void *arg, const struct strobe_table *t, struct strobe_buf *s);
-void cli_logs_free(struct cli_logs *l);
-
 /* Add "key":"val" to the JSON object that ends s ("...}\n").  0/-ENOMEM. */
 int cli_json_add_key(struct strobe_buf *s, const char *key, const char *val);
-/* The analyses over several files, one table per name with a host column
- * (histograms per host; log rows of all hosts in time order); JSON lines,
- * LAMI or text; begin/end only as +SECONDS.  An exit status. */
-int cli_analyze_files(const char *cmd, const char *names, const struct strobe_analysis_opts *o,
-		      const char *const *inputs, int n, bool json, bool lami, const char *begin,
-		      const char *end);
+/* The results of the analyses over several files (multi.c): an[i], the
+ * finished analyses of source i of pipeline p (two or more sources), one
+ * table per name with a host column (histograms per host), JSON lines
+ * with a summary per host, or one LAMI results object (log_rows as
+ * strobe_lami_write_results_merged takes it; the other views' log rows
+ * went out during the run).  0 (a failed stdout included: main reports
+ * it), -ENOMEM or log_rows' error. */
+int cli_analyze_write_hosts(const struct strobe_pipeline *p, struct strobe_analysis *const *an,
+			    bool json, bool lami,
+			    int (*log_rows)(void *arg, const struct strobe_table *t,
+					    struct strobe_buf *s),
+			    void *arg, struct strobe_buf *s);
 
 /* Strict parsers: whole string must be a number in range.  Return 0 or
  * -EINVAL/-ERANGE. */

@@ -2,18 +2,20 @@
  * cmd-analyze.c - `strobe analyze -a a,b,c` and the one-analysis commands
  * `strobe cputop|syscalls|schedlat|io|irq|mem|periods`.
  *
- * All of them are the same thin loop over libstrobe: parse the shared
- * view and filter options into a struct strobe_analysis_opts, run the
- * analyses over the file in one pass (strobe_analysis_run_file), and
- * print every result table through the shared writers (text, JSON lines
- * or LAMI 1.0).  Log rows (--log) are printed while the file is read, so
- * they never pile up in memory (several -i: cli/multi.c keeps them, to put
- * the hosts' rows on one timeline); LAMI needs them inside its one results
- * object, after the time range is known, so with --lami they go to a
- * temporary file per log table and are copied into the results at the
- * end.  What is wrong with the file (cli/diag.c) and the analyses' notes
- * (missing events, dropped measurements) go to stderr, and with --json
- * into the summary object too.
+ * All of them are the same thin consumer of one pipeline: parse the
+ * shared view and filter options into a struct strobe_analysis_opts, run
+ * the analyses over the files in one pass (one analysis object per
+ * source, each the consumer of its source's events), and print every
+ * result table through the shared writers (text, JSON lines or LAMI 1.0;
+ * several files: one table per name with a host column, cli/multi.c).
+ * Log rows (--log) are printed while the files are read, so they never
+ * pile up in memory (several files: the host first, timestamps on the
+ * timeline); LAMI needs them inside its one results object, after the
+ * time range is known, so with --lami they go to a temporary file per log
+ * table and are copied into the results at the end.  What is wrong with
+ * the files (cli_pipeline_diags, strobe-damage(7)) and the analyses'
+ * notes (missing events, dropped measurements) go to stderr, and with
+ * --json into the summary object too.
  *
  * Live: with the target options of `strobe record` (-- CMD, -p PID, -c
  * NAME, -d SECS, --live; parsed by cli/target.c) the same analyses run on
@@ -241,17 +243,33 @@ struct log_ctx {
 	} files[MAX_LOG_TABLES];
 	int nr_files;
 	bool failed;		/* a row could not be kept */
+	/* several hosts (set when the run starts): each log table with a
+	 * host column first (strobe_table_merge_hosts' schema), and a row
+	 * of it to fill */
+	const struct strobe_merge *merge;
+	struct {
+		struct strobe_table *t;
+		union strobe_value *row;
+	} hosts[MAX_LOG_TABLES];
+	int nr_hosts;
 };
 
-/* The temporary file of log table t, created on first use; NULL on error. */
-static FILE *lami_file(struct log_ctx *l, const struct strobe_table *t)
+/* The log callback's argument of one source's analyses. */
+struct log_host {
+	struct log_ctx *l;
+	int source;
+};
+
+/* The temporary file of log table t (by name: the LAMI writer of several
+ * hosts hands out tables of its own), created on first use; NULL on error. */
+static FILE *lami_file(struct log_ctx *l, const struct strobe_table *t, bool create)
 {
 	int i;
 
 	for (i = 0; i < l->nr_files; i++)
-		if (l->files[i].t == t)
+		if (!strcmp(strobe_table_name(l->files[i].t), strobe_table_name(t)))
 			return l->files[i].f;
-	if (l->nr_files == MAX_LOG_TABLES)
+	if (!create || l->nr_files == MAX_LOG_TABLES)
 		return NULL;
 	l->files[i].f = tmpfile();
 	if (!l->files[i].f)
@@ -264,7 +282,7 @@ static FILE *lami_file(struct log_ctx *l, const struct strobe_table *t)
 static void lami_log(struct log_ctx *l, const struct strobe_table *t,
 		     const union strobe_value *row)
 {
-	FILE *f = lami_file(l, t);
+	FILE *f = lami_file(l, t, true);
 
 	if (!f || l->failed) {
 		l->failed = true;
@@ -283,20 +301,18 @@ static void lami_log(struct log_ctx *l, const struct strobe_table *t,
 static int lami_log_rows(void *arg, const struct strobe_table *t, struct strobe_buf *s)
 {
 	struct log_ctx *l = arg;
+	FILE *f = lami_file(l, t, false);
 	char buf[65536];
 	size_t n;
-	int i;
 
-	for (i = 0; i < l->nr_files && l->files[i].t != t; i++)
-		;
-	if (i == l->nr_files)
+	if (!f)
 		return 0;	/* no rows */
-	if (!cli_flush(s) || fflush(l->files[i].f) || fseek(l->files[i].f, 0, SEEK_SET))
+	if (!cli_flush(s) || fflush(f) || fseek(f, 0, SEEK_SET))
 		return -EIO;
-	while ((n = fread(buf, 1, sizeof(buf), l->files[i].f)) > 0)
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 		if (fwrite(buf, 1, n, stdout) != n)
 			return -EIO;
-	return ferror(l->files[i].f) ? -EIO : 0;
+	return ferror(f) ? -EIO : 0;
 }
 
 static void on_log(void *arg, const struct strobe_table *t, const union strobe_value *row)
@@ -318,6 +334,58 @@ static void on_log(void *arg, const struct strobe_table *t, const union strobe_v
 	}
 	if (strobe_buf_len(l->s) >= CLI_FLUSH_BYTES)
 		cli_flush(l->s);
+}
+
+/*
+ * The log callback over files.  Several hosts: rows are written as they
+ * come, as with one file (the pipeline hands out every host's events in
+ * the timeline's order, so rows come in the order their occurrences end
+ * on it), with the host cell first and timestamps mapped onto the
+ * timeline.
+ */
+static void on_host_log(void *arg, const struct strobe_table *t, const union strobe_value *row)
+{
+	struct log_host *h = arg;
+	struct log_ctx *l = h->l;
+	int i, c, nc = strobe_table_nr_columns(t);
+
+	if (!l->merge) {
+		on_log(l, t, row);
+		return;
+	}
+	for (i = 0; i < l->nr_hosts; i++)
+		if (!strcmp(strobe_table_name(l->hosts[i].t), strobe_table_name(t)))
+			break;
+	if (i == l->nr_hosts) {
+		if (i == MAX_LOG_TABLES ||
+		    strobe_table_merge_hosts(&t, 1, l->merge, &l->hosts[i].t) < 0 ||
+		    !(l->hosts[i].row = calloc((size_t)nc + 1, sizeof(*row)))) {
+			l->failed = true;	/* out of memory */
+			return;
+		}
+		l->nr_hosts++;
+	}
+	l->hosts[i].row[0].s = strobe_merge_host(l->merge, h->source);
+	for (c = 0; c < nc; c++) {
+		l->hosts[i].row[c + 1] = row[c];
+		if (strobe_table_column(t, c)->type == STROBE_COL_TIMESTAMP && row[c].u)
+			l->hosts[i].row[c + 1].u = strobe_merge_map_ts(l->merge, h->source,
+								       row[c].u);
+	}
+	on_log(l, l->hosts[i].t, l->hosts[i].row);
+}
+
+static void log_ctx_free(struct log_ctx *l)
+{
+	int i;
+
+	for (i = 0; i < l->nr_files; i++)
+		fclose(l->files[i].f);
+	for (i = 0; i < l->nr_hosts; i++) {
+		strobe_table_free(l->hosts[i].t);
+		free(l->hosts[i].row);
+	}
+	strobe_buf_free(l->row);
 }
 
 /* ---- live: the analyses as strobe_record's consumer ----------------- */
@@ -594,117 +662,243 @@ out:
 }
 
 /*
- * A window relative to the first event (--begin/--end +SECONDS): the
- * analysis' consumer, with the window set when that event comes.
+ * The analyses of one source, wrapped when they need more than their own
+ * consumer: a window relative to that source's first event (--begin/--end
+ * +SECONDS, set when the event comes, in the source's own clock: each
+ * file's window starts at its own first event), and with several files
+ * their file's name on what fails.
  */
-struct rel_window {
-	struct strobe_consumer inner;
+struct host_run {
+	struct strobe_consumer inner;	/* strobe_analysis_consumer's */
 	struct strobe_analysis *an;
+	struct log_host lh;		/* its log rows' host */
+	const struct strobe_pipeline *p;
+	int source;
 	uint64_t begin, end;
 	bool rel_b, rel_e, set;
 };
 
-static int rel_event(const struct strobe_event *ev, int source, void *arg,
-		     struct strobe_error *err)
+/* r < 0 from source h's analyses: with several sources, its file's name
+ * before the message. */
+static int host_failed(struct host_run *h, int r, struct strobe_error *err)
 {
-	struct rel_window *w = arg;
+	const struct strobe_pipeline_source *src = strobe_pipeline_source(h->p, h->source);
+	char msg[sizeof(err->msg)];
 
-	if (!w->set) {
-		w->set = true;
-		strobe_analysis_set_window(w->an, w->rel_b ? w->begin + ev->ts : w->begin,
-					   w->rel_e ? w->end + ev->ts : w->end, err);
+	if (r >= 0 || !err || !err->code || strobe_pipeline_nr_sources(h->p) < 2 || !src)
+		return r;
+	snprintf(msg, sizeof(msg), "%s", err->msg);
+	snprintf(err->msg, sizeof(err->msg), "%.200s: %.300s", strobe_tracefile_path(src->tf), msg);
+	return r;
+}
+
+static int host_event(const struct strobe_event *ev, int source, void *arg,
+		      struct strobe_error *err)
+{
+	struct host_run *h = arg;
+
+	if (!h->set && source == h->source) {
+		h->set = true;
+		if (h->rel_b || h->rel_e)
+			strobe_analysis_set_window(h->an, h->rel_b ? h->begin + ev->ts : h->begin,
+						   h->rel_e ? h->end + ev->ts : h->end, err);
 	}
-	return w->inner.event(ev, source, w->inner.arg, err);
+	return host_failed(h, h->inner.event(ev, source, h->inner.arg, err), err);
 }
 
-static int rel_start(const struct strobe_pipeline_source *src, int nr, void *arg,
-		     struct strobe_error *err)
+static int host_start(const struct strobe_pipeline_source *src, int nr, void *arg,
+		      struct strobe_error *err)
 {
-	struct rel_window *w = arg;
+	struct host_run *h = arg;
 
-	return w->inner.start(src, nr, w->inner.arg, err);
+	return host_failed(h, h->inner.start(src, nr, h->inner.arg, err), err);
 }
 
-static int rel_finish(void *arg, struct strobe_error *err)
+static int host_finish(void *arg, struct strobe_error *err)
 {
-	struct rel_window *w = arg;
+	struct host_run *h = arg;
 
-	return w->inner.finish(w->inner.arg, err);
+	return host_failed(h, h->inner.finish(h->inner.arg, err), err);
 }
 
 /*
- * The analyses over a file: one pipeline, the analysis its consumer
- * (*pp: freed by the caller after the tables, which point into its task
- * model).  Returns 0 or -errno with *err set.
+ * The analyses over every -i: one pipeline, one analysis object per
+ * source (a file given twice is one source), each the consumer of its
+ * source; several sources are hosts on the pipeline's merged timeline.
  */
-static int run_file(struct analyze_args *a, struct strobe_analysis *an,
-		    struct strobe_tracefile *tf, bool rel_b, bool rel_e,
-		    struct strobe_pipeline **pp, struct strobe_error *err)
+struct files_run {
+	struct analyze_args *a;
+	struct strobe_tracefile *tf[64];	/* every -i, in order */
+	int nr_tf;
+	struct host_run *hosts;		/* nr_tf of them, nr_hosts used */
+	int nr_hosts;
+	struct strobe_pipeline *p;
+	struct log_ctx *lc;
+};
+
+/* Several -i: when the run starts, the clock note (several hosts) and
+ * the merge log rows are mapped onto; no events. */
+static int hosts_start(const struct strobe_pipeline_source *src, int nr, void *arg,
+		       struct strobe_error *err)
 {
-	static struct rel_window w;
+	struct files_run *fr = arg;
+	const char *paths[64];
+	int i;
+
+	if (nr < 2)
+		return 0;
+	for (i = 0; i < nr; i++)
+		paths[i] = strobe_tracefile_path(src[i].tf);
+	fr->lc->merge = strobe_pipeline_merge(fr->p);
+	cli_merge_clock_note(fr->a->cmd, fr->lc->merge, paths);
+	return 0;
+}
+
+static int hosts_event(const struct strobe_event *ev, int source, void *arg,
+		       struct strobe_error *err)
+{
+	return STROBE_CONSUMER_DONE;
+}
+
+/* The analyses of the next source, fr->hosts[fr->nr_hosts] (made before
+ * its file is added: the stream options take their CPU mask; kept for
+ * the next file when that one was a file given before).  0 or -errno. */
+static int new_host(struct files_run *fr, struct strobe_error *err)
+{
+	struct host_run *h = &fr->hosts[fr->nr_hosts];
+	struct strobe_analysis_opts o = fr->a->o;
+
+	if (h->an)
+		return 0;
+	h->lh = (struct log_host){ fr->lc, fr->nr_hosts };
+	if (o.views & STROBE_VIEW_LOG) {
+		o.log = on_host_log;
+		o.log_arg = &h->lh;
+	}
+	return strobe_analysis_new(fr->a->names, &o, &h->an, err);
+}
+
+/* Run the analyses over fr's files (fr->p: freed by the caller after
+ * the tables, which point into its task models).  0 or -errno, *err set. */
+static int run_files(struct files_run *fr, bool rel_b, bool rel_e, struct strobe_error *err)
+{
+	struct analyze_args *a = fr->a;
 	struct strobe_pipeline_opts po = { .size = sizeof(po), .strict = a->strict };
 	struct strobe_stream_opts sopts = { .size = sizeof(sopts), .buffer = -1 };
-	struct strobe_consumer c;
-	int r;
+	struct strobe_consumer c = { .size = sizeof(c), .name = "hosts", .start = hosts_start,
+				     .event = hosts_event, .arg = fr };
+	int i, r;
 
-	r = strobe_pipeline_new(&po, pp, err);
-	if (r < 0)
-		return r;
-	sopts.nr_cpu_mask = strobe_analysis_cpu_mask(an, &sopts.cpu_mask);
-	r = strobe_pipeline_add_file(*pp, tf, &sopts, err);
-	if (r < 0)
-		return r;
-	strobe_analysis_consumer(an, r, &c);
-	if (rel_b || rel_e) {
-		w = (struct rel_window){ .inner = c, .an = an, .begin = a->o.begin,
-					 .end = a->o.end, .rel_b = rel_b, .rel_e = rel_e };
-		c.start = rel_start;
-		c.event = rel_event;
-		c.finish = rel_finish;
-		c.arg = &w;
+	r = strobe_pipeline_new(&po, &fr->p, err);
+	if (r == 0 && fr->nr_tf > 1)
+		r = strobe_pipeline_add_consumer(fr->p, &c, err);
+	for (i = 0; r >= 0 && i < fr->nr_tf; i++) {
+		struct host_run *h = &fr->hosts[fr->nr_hosts];
+
+		r = new_host(fr, err);
+		if (r < 0)
+			break;
+		sopts.nr_cpu_mask = strobe_analysis_cpu_mask(h->an, &sopts.cpu_mask);
+		r = strobe_pipeline_add_file(fr->p, fr->tf[i], &sopts, err);
+		if (r < fr->nr_hosts)
+			continue;	/* read once (a notice says so), or an error */
+		fr->nr_hosts++;
+		strobe_analysis_consumer(h->an, r, &c);
+		if (rel_b || rel_e || fr->nr_tf > 1) {
+			h->inner = c;
+			h->p = fr->p;
+			h->source = r;
+			h->begin = a->o.begin;
+			h->end = a->o.end;
+			h->rel_b = rel_b;
+			h->rel_e = rel_e;
+			c.start = host_start;
+			c.event = host_event;
+			c.finish = host_finish;
+			c.arg = h;
+		}
+		r = strobe_pipeline_add_consumer(fr->p, &c, err);
 	}
-	r = strobe_pipeline_add_consumer(*pp, &c, err);
-	return r < 0 ? r : strobe_pipeline_run(*pp, err);
+	return r < 0 ? r : strobe_pipeline_run(fr->p, err);
+}
+
+/* The tables of analyses an, run over one file (tf; NULL live).  0, or
+ * -1 with the message printed. */
+static int write_tables(struct analyze_args *a, struct strobe_analysis *an,
+			const struct strobe_tracefile *tf, struct log_ctx *lc,
+			struct strobe_buf *s)
+{
+	int i, n = strobe_analysis_nr_tables(an);
+
+	if (a->lami) {
+		if (strobe_lami_write_results_logs(an, a->o.views & STROBE_VIEW_LOG
+						   ? lami_log_rows : NULL, lc, s) == -EIO) {
+			cli_error(a->cmd, "cannot copy the log rows: %s",
+				  strerror(errno ? errno : EIO));
+			return -1;
+		}
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		const struct strobe_table *t = strobe_analysis_table(an, i);
+
+		if (strobe_table_view(t) == STROBE_VIEW_LOG)
+			continue;	/* its rows went out as they came */
+		if (a->json)
+			strobe_table_write_json(t, s);
+		else
+			strobe_table_write_text(t, s);
+		if (strobe_buf_len(s) >= CLI_FLUSH_BYTES && !cli_flush(s))
+			return 0;	/* main reports the write error */
+	}
+	if (a->json)
+		strobe_analysis_write_json_summary(an, tf, s);
+	return 0;
 }
 
 static int run(struct analyze_args *a)
 {
 	struct strobe_error err = { 0 };
-	struct strobe_pipeline *p = NULL;
-	struct strobe_tracefile *tf = NULL;
-	struct strobe_analysis *an = NULL;
+	struct files_run fr = { .a = a };
+	struct strobe_analysis *an = NULL;	/* live */
+	struct strobe_analysis *hosts[64];
 	struct log_ctx lc = { 0 };
 	struct strobe_buf *s;
 	bool rel_b = false, rel_e = false;
-	int i, n, ret, status = CLI_FAIL;
+	int i, ret, status = CLI_FAIL;
 
 	s = cli_buf_new();
 	lc.row = cli_buf_new();
+	lc.s = s;
+	lc.json = a->json;
+	lc.lami = a->lami;
 	if (a->mi_version) {
 		strobe_lami_write_version(s);
 		cli_flush(s);
-		strobe_buf_free(s);
-		strobe_buf_free(lc.row);
-		return CLI_OK;
+		status = CLI_OK;
+		goto out;
 	}
 	if (a->metadata) {
 		if ((a->nr_inputs > 1 ? strobe_lami_write_metadata_hosts(a->names, &a->o, s)
 				      : strobe_lami_write_metadata(a->names, &a->o, s)) < 0) {
 			cli_error(a->cmd, "cannot describe '%s'", a->names);
-			strobe_buf_free(s);
-			strobe_buf_free(lc.row);
-			return CLI_FAIL;
+			goto out;
 		}
 		cli_flush(s);
-		strobe_buf_free(s);
-		strobe_buf_free(lc.row);
-		return CLI_OK;
+		status = CLI_OK;
+		goto out;
 	}
 	if ((a->begin && parse_time(a->begin, a->lami, &a->o.begin, &rel_b) < 0) ||
 	    (a->end && parse_time(a->end, a->lami, &a->o.end, &rel_e) < 0)) {
 		cli_error(a->cmd, "bad time '%s' (seconds like 366.25, or +SECONDS)",
 			  a->begin && parse_time(a->begin, a->lami, &a->o.begin, &rel_b) < 0
 			  ? a->begin : a->end);
+		goto out;
+	}
+	if (a->nr_inputs > 1 && ((a->begin && !rel_b) || (a->end && !rel_e))) {
+		cli_error(a->cmd, "with several -i, --begin and --end take +SECONDS (from each "
+			  "file's first event), got '%s'", a->begin && !rel_b ? a->begin : a->end);
+		status = CLI_USAGE;
 		goto out;
 	}
 	if (a->live) {
@@ -714,81 +908,87 @@ static int run(struct analyze_args *a)
 		status = CLI_FAIL;
 		goto tables;
 	}
-	if (strobe_tracefile_open(a->input, &tf, &err) < 0) {
-		cli_error_e(a->cmd, &err);
+	if (!a->nr_inputs)
+		a->inputs[a->nr_inputs++] = a->input;
+	fr.hosts = calloc((size_t)a->nr_inputs, sizeof(*fr.hosts));
+	fr.lc = &lc;
+	if (!fr.hosts) {
+		cli_error(a->cmd, "out of memory");
 		goto out;
 	}
-	lc.s = s;
-	lc.json = a->json;
-	lc.lami = a->lami;
-	if (a->o.views & STROBE_VIEW_LOG) {
-		a->o.log = on_log;
-		a->o.log_arg = &lc;
-	}
-	ret = strobe_analysis_new(a->names, &a->o, &an, &err);
+	for (fr.nr_tf = 0; fr.nr_tf < a->nr_inputs; fr.nr_tf++)
+		if (strobe_tracefile_open(a->inputs[fr.nr_tf], &fr.tf[fr.nr_tf], &err) < 0) {
+			cli_error_e(a->cmd, &err);
+			goto out;
+		}
+	ret = new_host(&fr, &err);	/* a bad option is a usage error */
 	if (ret < 0) {
 		cli_error_e(a->cmd, &err);
 		status = ret == -EINVAL ? CLI_USAGE : CLI_FAIL;
 		goto out;
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
-	ret = run_file(a, an, tf, rel_b, rel_e, &p, &err);
+	ret = run_files(&fr, rel_b, rel_e, &err);
 	cli_flush(s);
 	if (ret < 0) {
-		cli_warn_diags(a->cmd, tf);	/* may be why, e.g. a damaged format */
+		if (fr.p)	/* may be why, e.g. a damaged format */
+			cli_pipeline_diags(a->cmd, fr.p, false);
 		cli_error_e(a->cmd, &err);
 		goto out;
 	}
 tables:
 	if (lc.last && !a->json)
 		strobe_buf_putc(s, '\n');
-	n = strobe_analysis_nr_tables(an);
-	if (a->lami) {
-		if (lc.failed) {
-			cli_error(a->cmd, "cannot keep the log rows for LAMI in a temporary "
-				  "file: %s", strerror(errno ? errno : EIO));
+	if (lc.failed) {
+		cli_error(a->cmd, "cannot keep the log rows%s: %s", a->lami
+			  ? " for LAMI in a temporary file" : "", strerror(errno ? errno : EIO));
+		goto out;
+	}
+	if (an || fr.nr_hosts == 1) {
+		if (write_tables(a, an ? an : fr.hosts[0].an, fr.tf[0], &lc, s) < 0)
 			goto out;
-		}
-		if (strobe_lami_write_results_logs(an, a->o.views & STROBE_VIEW_LOG
-						   ? lami_log_rows : NULL, &lc, s) == -EIO) {
-			cli_error(a->cmd, "cannot copy the log rows: %s",
-				  strerror(errno ? errno : EIO));
-			goto out;
-		}
 	} else {
-		for (i = 0; i < n; i++) {
-			const struct strobe_table *t = strobe_analysis_table(an, i);
-
-			if (strobe_table_view(t) == STROBE_VIEW_LOG)
-				continue;	/* its rows went out as they came */
-			if (a->json)
-				strobe_table_write_json(t, s);
-			else
-				strobe_table_write_text(t, s);
-			if (strobe_buf_len(s) >= CLI_FLUSH_BYTES && !cli_flush(s))
-				break;
+		for (i = 0; i < fr.nr_hosts; i++)
+			hosts[i] = fr.hosts[i].an;
+		ret = cli_analyze_write_hosts(fr.p, hosts, a->json, a->lami, a->o.views &
+					      STROBE_VIEW_LOG ? lami_log_rows : NULL, &lc, s);
+		if (ret < 0) {
+			cli_error(a->cmd, "cannot write the results: %s", strerror(-ret));
+			goto out;
 		}
-		if (a->json)
-			strobe_analysis_write_json_summary(an, tf, s);
 	}
 	if (strobe_buf_failed(s)) {
 		cli_error(a->cmd, "out of memory");
 		goto out;
 	}
 	cli_flush(s);
-	status = p ? cli_pipeline_diags(a->cmd, p, a->strict) : CLI_OK;
-	for (i = 0; i < strobe_analysis_nr_notes(an); i++)
-		cli_warn(a->cmd, "%s", strobe_analysis_note(an, i));
+	status = fr.p ? cli_pipeline_diags(a->cmd, fr.p, a->strict) : CLI_OK;
+	if (an)
+		for (i = 0; i < strobe_analysis_nr_notes(an); i++)
+			cli_warn(a->cmd, "%s", strobe_analysis_note(an, i));
+	for (i = 0; i < fr.nr_hosts; i++) {
+		struct strobe_analysis *h = fr.hosts[i].an;
+		int j;
+
+		for (j = 0; j < strobe_analysis_nr_notes(h); j++)
+			if (fr.nr_hosts > 1)
+				cli_warn(a->cmd, "%s: %s", strobe_pipeline_source(fr.p, i)->host,
+					 strobe_analysis_note(h, j));
+			else
+				cli_warn(a->cmd, "%s", strobe_analysis_note(h, j));
+	}
 	if (a->live_failed)
 		status = CLI_FAIL;
 out:
 	strobe_buf_free(s);
-	strobe_buf_free(lc.row);
-	for (i = 0; i < lc.nr_files; i++)
-		fclose(lc.files[i].f);
-	strobe_pipeline_free(p);	/* after the tables: they point into its model */
+	log_ctx_free(&lc);
+	strobe_pipeline_free(fr.p);	/* after the tables: they point into its models */
 	strobe_analysis_free(an);
-	strobe_tracefile_close(tf);
+	for (i = 0; fr.hosts && i < fr.nr_tf; i++)
+		strobe_analysis_free(fr.hosts[i].an);
+	for (i = 0; i < fr.nr_tf; i++)
+		strobe_tracefile_close(fr.tf[i]);
+	free(fr.hosts);
 	return status;
 }
 
@@ -1098,10 +1298,7 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		cli_error(cmd, "--json and --lami exclude each other");
 		goto out;
 	}
-	status = a.nr_inputs > 1 && !a.mi_version && !a.metadata
-		 ? cli_analyze_files(cmd, a.names, &a.o, a.inputs, a.nr_inputs, a.json, a.lami,
-				     a.begin, a.end)
-		 : run(&a);
+	status = run(&a);
 	goto out;
 bad_arg:
 	cli_error(cmd, "bad value '%s' for %s", optarg, argv[optind - 1]);

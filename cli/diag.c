@@ -27,23 +27,40 @@ bool cli_diag_kind_is_damage(const char *name)
 	return false;
 }
 
+/* The file diagnostic i of p is about, when p merges several and the
+ * message does not start with it; NULL otherwise. */
+static const char *diag_file(const struct strobe_pipeline *p, int src, const char *msg)
+{
+	const struct strobe_pipeline_source *s = strobe_pipeline_source(p, src);
+	const char *path = s && s->tf ? strobe_tracefile_path(s->tf) : NULL;
+
+	if (strobe_pipeline_nr_sources(p) < 2 || !path || !strncmp(msg, path, strlen(path)))
+		return NULL;
+	return path;
+}
+
 int cli_pipeline_diags(const char *cmd, const struct strobe_pipeline *p, bool strict)
 {
 	enum strobe_tf_diag_kind k;
-	const char *msg, *first = NULL;
-	int i;
+	const char *msg, *first = NULL, *first_file = NULL, *file;
+	int i, src;
 
 	for (i = 0; i < strobe_pipeline_nr_diags(p); i++) {
-		msg = strobe_pipeline_diag(p, i, &k, NULL);
+		src = -1;
+		msg = strobe_pipeline_diag(p, i, &k, &src);
+		file = diag_file(p, src, msg);
 		if (strict && strobe_tf_diag_is_damage(k)) {
-			if (!first)
+			if (!first) {
 				first = msg;
+				first_file = file;
+			}
 			continue;
 		}
-		cli_warn(cmd, "%s", msg);
+		cli_warn(cmd, "%s%s%s", file ? file : "", file ? ": " : "", msg);
 	}
 	if (first) {
-		cli_error(cmd, "damaged data (strict): %s", first);
+		cli_error(cmd, "damaged data (strict): %s%s%s", first_file ? first_file : "",
+			  first_file ? ": " : "", first);
 		return CLI_FAIL;
 	}
 	return CLI_OK;

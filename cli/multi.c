@@ -4,12 +4,13 @@
  * stderr note on how the files' clocks were put on one timeline, and how
  * far that can be trusted.
  *
- * Also the analyses over several files (cli_analyze_files): each file is
- * analysed alone (its own task model: TIDs repeat across hosts) and the
- * tables of one name are printed as one, with a host column
- * (strobe_table_merge_hosts); log rows (--log) are kept and printed on
- * the common timeline after every file is read (multi-log.c); LAMI
- * results are one object (strobe_lami_write_results_merged).
+ * Also the results of the analyses over several files
+ * (cli_analyze_write_hosts): every file is a source of one pipeline with
+ * analyses of its own (its own task model and trace clock: TIDs repeat
+ * across hosts), and the tables of one name are printed as one, with a
+ * host column (strobe_table_merge_hosts); LAMI results are one object
+ * (strobe_lami_write_results_merged).  Log rows (--log) went out as they
+ * came, during the run (cmd-analyze.c).
  *
  * The uncertainty a merge can state: each file's pairings of its trace
  * clock with its host's wall clock were taken between two wall-clock
@@ -97,17 +98,6 @@ int cli_json_add_key(struct strobe_buf *s, const char *key, const char *val)
 	return strobe_buf_failed(s) ? -ENOMEM : 0;
 }
 
-/* "+SECONDS" into ns; -1 for anything else. */
-static int rel_seconds(const char *s, uint64_t *ns)
-{
-	double v;
-
-	if (!s || s[0] != '+' || cli_parse_seconds(s + 1, &v) < 0 || v < 0)
-		return -1;
-	*ns = (uint64_t)(v * 1e9 + 0.5);
-	return 0;
-}
-
 /* Is table j of host i the first of its name (no earlier host, and no
  * earlier table of host i, has one of that name)? */
 static bool first_of_name(struct strobe_analysis *const *an, int i, int j)
@@ -137,7 +127,6 @@ static void tables_named(struct strobe_analysis *const *an, int n, const char *n
 }
 
 /* Print table t of host `host` that cannot be merged (a histogram). */
-/* Print table t of host `host` that cannot be merged (a histogram). */
 static void per_host_table(const struct strobe_table *t, const char *host, bool json,
 			   struct strobe_buf *s)
 {
@@ -150,106 +139,24 @@ static void per_host_table(const struct strobe_table *t, const char *host, bool 
 	}
 }
 
-int cli_analyze_files(const char *cmd, const char *names, const struct strobe_analysis_opts *o,
-		      const char *const *inputs, int n, bool json, bool lami, const char *begin,
-		      const char *end)
+int cli_analyze_write_hosts(const struct strobe_pipeline *p, struct strobe_analysis *const *an,
+			    bool json, bool lami,
+			    int (*log_rows)(void *arg, const struct strobe_table *t,
+					    struct strobe_buf *s),
+			    void *arg, struct strobe_buf *s)
 {
-	struct strobe_error err = { 0 };
-	struct strobe_tracefile **tfs = calloc((size_t)n, sizeof(*tfs));
-	struct strobe_analysis **an = calloc((size_t)n, sizeof(*an));
-	struct strobe_analysis_opts *oo = calloc((size_t)n, sizeof(*oo));
+	const struct strobe_merge *m = strobe_pipeline_merge(p);
+	int i, j, k, ret, n = strobe_pipeline_nr_sources(p);
 	const struct strobe_table **col = calloc((size_t)n, sizeof(*col));
-	struct cli_logs *lp = cli_logs_new(n, json, lami);
-	bool logs = o->views & STROBE_VIEW_LOG;
-	struct strobe_merge *m = NULL;
-	struct strobe_buf *s = cli_buf_new();
-	uint64_t rb = 0, re = 0;
-	int i, j, k, ret, status = CLI_FAIL;
 
-	if (!tfs || !an || !oo || !col || !lp) {
-		cli_error(cmd, "out of memory");
-		goto out;
-	}
-	if ((begin && rel_seconds(begin, &rb) < 0) || (end && rel_seconds(end, &re) < 0)) {
-		cli_error(cmd, "with several -i, --begin and --end take +SECONDS (from each "
-			  "file's first event), got '%s'", begin && rel_seconds(begin, &rb) < 0
-			  ? begin : end);
-		status = CLI_USAGE;
-		goto out;
-	}
-	for (i = 0; i < n; i++)
-		if (strobe_tracefile_open(inputs[i], &tfs[i], &err) < 0) {
-			cli_error_e(cmd, &err);
-			goto out;
-		}
-	if (strobe_merge_open(tfs, n, NULL, NULL, &m, &err) < 0) {
-		cli_error_e(cmd, &err);
-		goto out;
-	}
-	cli_logs_set_merge(lp, m);
-	cli_merge_clock_note(cmd, m, inputs);
-	for (i = 0; i < n; i++) {
-		oo[i] = *o;
-		if (begin || end) {
-			uint64_t t0 = cli_first_ts(tfs[i]);
-
-			oo[i].begin = begin ? t0 + rb : 0;
-			oo[i].end = end ? t0 + re : 0;
-		}
-		if (logs)	/* kept, printed on one timeline at the end */
-			cli_logs_keep(lp, i, &oo[i]);
-		ret = strobe_analysis_new(names, &oo[i], &an[i], &err);
-		if (ret < 0) {
-			cli_error_e(cmd, &err);
-			status = ret == -EINVAL ? CLI_USAGE : CLI_FAIL;
-			goto out;
-		}
-		if (strobe_analysis_run_file(an[i], tfs[i], &err) < 0) {
-			cli_warn_diags(cmd, tfs[i]);
-			cli_error(cmd, "%s: %s", inputs[i], err.msg);
-			goto out;
-		}
-		if (cli_logs_failed(lp, i)) {
-			cli_error(cmd, "%s: cannot keep the log rows (in a temporary file): %s",
-				  inputs[i], strerror(cli_logs_failed(lp, i)));
-			goto out;
-		}
-	}
-	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	if (!col)
+		return -ENOMEM;
 	if (lami) {
 		ret = strobe_lami_write_results_merged((const struct strobe_analysis *const *)an, n,
-						       m, logs ? cli_logs_write : NULL, lp, s);
-		if (ret < 0) {
-			cli_error(cmd, "cannot write the results: %s", strerror(-ret));
-			goto out;
-		}
-		goto written;
+						       m, log_rows, arg, s);
+		free(col);
+		return ret;
 	}
-	/* log tables first (single file: their rows come as they happen),
-	 * each name once, all hosts' rows in time order */
-	for (i = 0; logs && i < n; i++)
-		for (j = 0; j < strobe_analysis_nr_tables(an[i]); j++) {
-			const struct strobe_table *t = strobe_analysis_table(an[i], j);
-			struct strobe_table *merged = NULL;
-
-			if (strobe_table_view(t) != STROBE_VIEW_LOG || !first_of_name(an, i, j) ||
-			    !cli_logs_rows(lp, strobe_table_name(t)))
-				continue;	/* (one file: no rows, no header) */
-			tables_named(an, n, strobe_table_name(t), col);
-			ret = strobe_table_merge_hosts(col, n, m, &merged);
-			if (ret == 0) {
-				if (!json)
-					strobe_table_write_text_header(merged, s);
-				ret = cli_logs_write(lp, merged, s);
-				if (!json)
-					strobe_buf_putc(s, '\n');
-			}
-			strobe_table_free(merged);
-			if (ret < 0) {
-				cli_error(cmd, "cannot write the log rows: %s", strerror(-ret));
-				goto out;
-			}
-		}
 	/* each table name once, all hosts' rows with a host column */
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < strobe_analysis_nr_tables(an[i]); j++) {
@@ -273,7 +180,7 @@ int cli_analyze_files(const char *cmd, const char *names, const struct strobe_an
 			}
 			strobe_table_free(merged);
 			if (strobe_buf_len(s) >= CLI_FLUSH_BYTES && !cli_flush(s))
-				goto flushed;
+				goto out;	/* main reports the write error */
 		}
 	}
 	/* histograms stay per host */
@@ -285,31 +192,9 @@ int cli_analyze_files(const char *cmd, const char *names, const struct strobe_an
 				per_host_table(t, strobe_merge_host(m, i), json, s);
 		}
 	for (i = 0; json && i < n; i++)
-		strobe_analysis_write_json_summary_merged(an[i], tfs[i], m, i, s);
-written:
-	if (strobe_buf_failed(s)) {
-		cli_error(cmd, "out of memory");
-		goto out;
-	}
-flushed:
-	cli_flush(s);
-	for (i = 0; i < n; i++) {
-		cli_warn_diags(cmd, tfs[i]);
-		for (j = 0; j < strobe_analysis_nr_notes(an[i]); j++)
-			cli_warn(cmd, "%s: %s", strobe_merge_host(m, i), strobe_analysis_note(an[i], j));
-	}
-	status = CLI_OK;
+		strobe_analysis_write_json_summary_merged(an[i],
+							  strobe_pipeline_source(p, i)->tf, m, i, s);
 out:
-	strobe_buf_free(s);
-	strobe_merge_close(m);
-	for (i = 0; an && i < n; i++)
-		strobe_analysis_free(an[i]);
-	for (i = 0; tfs && i < n; i++)
-		strobe_tracefile_close(tfs[i]);
-	cli_logs_free(lp);
-	free(tfs);
-	free(an);
-	free(oo);
 	free(col);
-	return status;
+	return 0;
 }

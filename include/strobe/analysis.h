@@ -240,7 +240,10 @@ int strobe_analysis_reset(struct strobe_analysis *a, uint64_t ts, struct strobe_
  * recording's target from the source's file (strobe_analysis_set_target;
  * an unknown target becomes a note) and attaches to the source's formats
  * and task model; events are fed until one lies past opts.end (then the
- * consumer is done); finish finishes.  Fills *out (arg = a).  The tables
+ * consumer is done); finish finishes.  Its events come in the source's
+ * own trace clock (STROBE_CONSUMER_SOURCE_TIME: over several files, the
+ * window and the tables' timestamps are that file's, as with the file
+ * alone).  Fills *out (arg = a).  The tables
  * point into the source's model: read them before the model is freed
  * (strobe_pipeline_set_model gives a model of the caller's).  Returns 0.
  */
@@ -304,7 +307,7 @@ int strobe_analysis_write_json_summary(const struct strobe_analysis *a,
 				       struct strobe_buf *b);
 /*
  * The same for analysis a of source `source` of merge m (stream.h; each
- * file analysed alone): a "host" key (strobe_merge_host) after
+ * file analysed in its own clock, strobe_analysis_consumer): a "host" key (strobe_merge_host) after
  * "analyses", begin/end mapped onto the merge's timeline
  * (strobe_merge_map_ts); tf is that source's file.  One line per host.
  */

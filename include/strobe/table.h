@@ -122,7 +122,7 @@ struct strobe_merge;
 /*
  * One table from the tables of the same name of several hosts' analyses:
  * tables[i] (NULL: none) is the result of source i of merge m (stream.h;
- * the analyses ran over each file alone).  The result has a "host" column
+ * each file's analyses ran in that file's own clock).  The result has a "host" column
  * (strobe_merge_host) first, then the columns of the first table given,
  * and the rows host by host, each host's rows in their own order (a
  * ranking is ranked per host); timestamp columns are mapped onto the

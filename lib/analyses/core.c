@@ -601,7 +601,7 @@ int strobe_analysis_consumer(struct strobe_analysis *a, int source,
 	memset(out, 0, sizeof(*out));
 	out->size = sizeof(*out);
 	out->name = "the analysis";
-	out->flags = STROBE_CONSUMER_MODEL;
+	out->flags = STROBE_CONSUMER_MODEL | STROBE_CONSUMER_SOURCE_TIME;
 	out->start = cons_start;
 	out->event = cons_event;
 	out->finish = cons_finish;

@@ -1,7 +1,8 @@
 /*
  * hosts.c - analysis results of several hosts as one table: each file of
- * a merge (stream.h) is analysed alone, with its own task model (TIDs
- * repeat across hosts), and the tables of one name are then put
+ * a merge (stream.h) has analyses of its own, with its own task model
+ * (TIDs repeat across hosts) and trace clock (timestamps are mapped onto
+ * the timeline here), and the tables of one name are then put
  * together with a "host" key column, so a thread is host + tid and every
  * shared writer (text, JSON) prints the result as it prints any table.
  * Rankings stay ranked per host (rows host by host): ranking across hosts

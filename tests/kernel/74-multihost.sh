@@ -7,8 +7,8 @@
 # exactly those of its own file, each at a wall-clock time inside the
 # window its recording ran in (the stored clock offsets at work), and the
 # clock uncertainty stated once.  The analyses print one table per name
-# with a host column, their --log rows of both hosts in time order at the
-# timestamps report gives, their LAMI as one valid results object.
+# with a host column, their --log rows of both hosts in the order they end
+# at the timestamps report gives, their LAMI as one valid results object.
 # strobe sql -i A -i B counts each host's
 # calls exactly, with the same timestamps as report; trace-cmd still
 # reads each file; tracefs is left as found.
@@ -211,15 +211,19 @@ print(" ".join("%s:%s" % (x["host"], win[x["host"]][0] <= x["begin"] <= x["end"]
 [ "$r" = "web:True db:True" ] && pass syscalls_json_summary_per_host_on_the_timeline ||
 	fail syscalls_json_summary_per_host_on_the_timeline "'$r' (web $a0..$a1, db $b0..$b1)"
 
-# --log: one log, every host's rows in time order, each at the time report
-# gives its sys_enter on the merged timeline, with its own host
+# --log: one log, every host's rows in the order their calls end on the
+# timeline (as one file's come), each at the time report gives its
+# sys_enter on the merged timeline, with its own host.  (A row's end is
+# its mapped begin plus a duration in its host's own clock: the clock's
+# drift over the call may move it by microseconds, hence 1 ms of slack.)
 timeout 120 $STROBE syscalls --log --json -i $A -i $B > $WORK/log.json 2> $WORK/log.err
 rc=$?
 r=$(py '
 import json, sys
 log = [o for o in map(json.loads, open(sys.argv[1])) if o.get("table") == "syscalls.log"]
 rep = [o for o in map(json.loads, open(sys.argv[2])) if "ts" in o]
-bad = sum(1 for x, y in zip(log, log[1:]) if y["ts"] < x["ts"])
+bad = sum(1 for x, y in zip(log, log[1:])
+          if y["ts"] + y["duration"] < x["ts"] + x["duration"] - 1000000)
 g = [o for o in log if o["comm"] == "getppid_n" and o["syscall"] == "getppid"]
 runs = []
 for o in g:
