@@ -1154,7 +1154,7 @@ static void test_filter_terms_and_with_their_fast_paths(void)
 	CHECK_EQ(strobe_expr_filter_add(f, "$evt.procname == \"nginx\" || $evt.x > 4", &err), 0);
 	/* a syntax error names the column in its own text */
 	CHECK_EQ(strobe_expr_filter_add(f, "$evt.tid == ", &err), -EINVAL);
-	CHECK_STR(err.msg, "column 13: expected a value ($evt reference, number, duration "
+	CHECK_STR(err.msg, "--filter '$evt.tid == ': column 13: expected a value ($evt reference, number, duration "
 		  "or string), found end of text");
 	CHECK_EQ(strobe_expr_filter_add(f, "$begin.$evt.tid == 1", &err), -EINVAL);
 	CHECK_EQ(strobe_expr_filter_compile(f, &err), 0);
