@@ -266,9 +266,13 @@ static unsigned kinds_on_fixtures(const struct strobe_expr *e, const struct xref
 	strobe_expr_set_syscall_args(ref, e->sysargs);
 	*any = false;
 	for (i = 0; i < NR_FORMATS; i++) {
+		const char *sys = strobe_format_system(fmts[i]);
+
 		if (determined && !named(nm, fmts[i]))
 			continue;
-		*any = true;
+		/* raw records count as named (per syscall number): they
+		 * alone do not say the check had a type to look at */
+		*any |= !determined || !sys || strcmp(sys, "raw_syscalls");
 		for (nr = 0; nr <= 257; nr += 257) {
 			memset(payload, 0, sizeof(payload));
 			fixture_event(&ev, payload, i, PAYLOAD);
