@@ -934,6 +934,8 @@ static int run(struct analyze_args *a)
 		if (fr.p)	/* may be why, e.g. a damaged format */
 			cli_pipeline_diags(a->cmd, fr.p, false);
 		cli_error_e(a->cmd, &err);
+		if (ret == -EINVAL)	/* an expression the trace cannot satisfy */
+			status = CLI_USAGE;
 		goto out;
 	}
 tables:
@@ -1285,14 +1287,16 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		}
 	}
 	for (c = 0; c < a.o.nr_filters; c++) {	/* a syntax error is a usage error */
-		struct strobe_expr *fe = NULL;
-		struct strobe_error err = { 0 };
+		struct strobe_expr_filter *fe = NULL;
+		struct strobe_error err = { -ENOMEM, "out of memory" };
+		int rc = strobe_expr_filter_new(&fe) < 0 ? -ENOMEM :
+			strobe_expr_filter_add(fe, a.filters[c], &err);
 
-		if (strobe_expr_parse(a.filters[c], STROBE_EXPR_EVT_ONLY, &fe, &err) < 0) {
-			cli_error(cmd, "--filter '%.60s': %.400s", a.filters[c], err.msg);
+		strobe_expr_filter_free(fe);
+		if (rc < 0) {
+			cli_error_e(cmd, &err);
 			goto out;
 		}
-		strobe_expr_free(fe);
 	}
 	if (a.json && a.lami) {
 		cli_error(cmd, "--json and --lami exclude each other");

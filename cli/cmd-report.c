@@ -169,8 +169,17 @@ static char *join_values(const char **v, int n, bool *nomem)
  * up; --pid and --comm together name tasks), and each --filter, ANDed.
  * Returns an exit status.
  */
+static void warn_filter(void *input, const char *msg)
+{
+	if (input)
+		cli_warn(CMD, "%s: %s", (const char *)input, msg);
+	else
+		cli_warn(CMD, "%s", msg);
+}
+
 static int compile_filter(const struct report_args *a, struct strobe_formats *fmts,
-			  struct strobe_expr_filter **out, struct strobe_error *errp)
+			  const char *input, struct strobe_expr_filter **out,
+			  struct strobe_error *errp)
 {
 	struct strobe_error err = { 0 };
 	struct strobe_expr_filter *f;
@@ -207,18 +216,12 @@ static int compile_filter(const struct report_args *a, struct strobe_formats *fm
 		ret = strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_CONTAINER, conts, &err);
 	if (!ret && events)
 		ret = strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_EVENT, events, &err);
-	for (i = 0; !ret && i < a->nr_filters; i++) {
+	for (i = 0; !ret && i < a->nr_filters; i++)
 		ret = strobe_expr_filter_add(f, a->filters[i], &err);
-		if (ret == -EINVAL) {	/* name the expression its column counts in */
-			char msg[sizeof(err.msg)];
-
-			snprintf(msg, sizeof(msg), "--filter '%.60s': %.400s", a->filters[i],
-				 err.msg);
-			memcpy(err.msg, msg, sizeof(msg));
-		}
-	}
 	if (!ret)
 		ret = strobe_expr_filter_compile(f, &err);
+	if (!ret)	/* what the file holds: fields, kinds, event names */
+		ret = strobe_expr_filter_check(f, fmts, 0, warn_filter, (void *)input, &err);
 	free(cpus), free(pids), free(comms), free(conts), free(events);
 	if (ret < 0) {
 		*errp = err;
@@ -234,7 +237,7 @@ static int build_filter(const struct report_args *a, struct strobe_formats *fmts
 			struct strobe_expr_filter **out)
 {
 	struct strobe_error err = { 0 };
-	int r = compile_filter(a, fmts, out, &err);
+	int r = compile_filter(a, fmts, NULL, out, &err);
 
 	if (r < 0)
 		cli_error_e(CMD, &err);
@@ -411,7 +414,7 @@ static int build_filters_multi(const struct report_args *a, struct report_src *s
 		af.nr_events = nk[0];
 		af.comms = kept + nitems[0];
 		af.nr_comms = nk[1];
-		r = compile_filter(&af, fmts, &src[f].filter, &err);
+		r = compile_filter(&af, fmts, a->inputs[f], &src[f].filter, &err);
 		if (r < 0) {
 			cli_error(CMD, "%s: %s", a->inputs[f], err.msg);
 			status = r == -EINVAL ? CLI_USAGE : CLI_FAIL;
@@ -601,7 +604,7 @@ static int cpu_stream_opts(const struct report_args *a, struct strobe_formats *f
 	sopts->buffer = -1;
 	if (!a->nr_cpus)
 		return CLI_OK;
-	if (compile_filter(&cpu_only, fmts, f, &err) < 0) {
+	if (compile_filter(&cpu_only, fmts, NULL, f, &err) < 0) {
 		cli_error_e(CMD, &err);
 		return CLI_USAGE;
 	}
@@ -868,15 +871,18 @@ int cmd_report(int argc, char **argv)
 	if (!a.input)
 		a.input = "trace.dat";
 	for (c = 0; c < a.nr_filters; c++) {	/* a syntax error is a usage error */
-		struct strobe_expr *fe = NULL;
+		struct strobe_expr_filter *fe = NULL;
 		struct strobe_error err = { 0 };
+		int r = strobe_expr_filter_new(&fe);
 
-		if (strobe_expr_parse(a.filters[c], STROBE_EXPR_EVT_ONLY, &fe, &err) < 0) {
-			cli_error(CMD, "--filter '%.60s': %.400s", a.filters[c], err.msg);
+		if (r == 0)
+			r = strobe_expr_filter_add(fe, a.filters[c], &err);
+		strobe_expr_filter_free(fe);
+		if (r < 0) {
+			cli_error_e(CMD, &err);
 			free(lists);
-			return CLI_USAGE;
+			return r == -EINVAL ? CLI_USAGE : CLI_FAIL;
 		}
-		strobe_expr_free(fe);
 	}
 
 	status = report_files(&a);

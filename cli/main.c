@@ -67,28 +67,51 @@ static void usage(FILE *f)
 		"  strobe sql \"SELECT count(*) FROM sys_enter\"   SQL over trace.dat\n");
 }
 
+/*
+ * A message to stderr with what the user typed inside it made harmless:
+ * control characters (C0, DEL and the C1 range U+0080-U+009F, which some
+ * terminals take as escape sequences) are written as \xHH; the rest,
+ * UTF-8 included, as it is.
+ */
+static void put_message(const char *cmd, const char *kind, const char *fmt, va_list ap)
+{
+	const unsigned char *s;
+	char *msg = NULL;
+
+	fflush(stdout);
+	fprintf(stderr, "strobe %s: %s", cmd, kind);
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		fputs("(out of memory)\n", stderr);
+		return;
+	}
+	for (s = (const unsigned char *)msg; *s; s++) {
+		if (*s < 0x20 || *s == 0x7f)
+			fprintf(stderr, "\\x%02x", *s);
+		else if (*s == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f)
+			fprintf(stderr, "\\x%02x", *++s);
+		else
+			fputc(*s, stderr);
+	}
+	fputc('\n', stderr);
+	free(msg);
+}
+
 void cli_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "strobe %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	put_message(cmd, "", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void cli_warn(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "strobe %s: warning: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	put_message(cmd, "warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void cli_error_e(const char *cmd, const struct strobe_error *err)

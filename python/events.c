@@ -555,8 +555,9 @@ PyObject *raise_run(int code, const struct strobe_error *err)
 {
 	PyObject *args;
 
-	if (code == -ENOENT) {
-		PyErr_SetString(PyExc_ValueError, err->msg[0] ? err->msg : strerror(ENOENT));
+	if (code == -ENOENT || code == -EINVAL) {	/* an unknown name, an expression
+							 * the trace cannot satisfy */
+		PyErr_SetString(PyExc_ValueError, err->msg[0] ? err->msg : strerror(-code));
 		return NULL;
 	}
 	if (code != -EBADMSG)

@@ -250,6 +250,65 @@ int strobe_expr_event_names(const struct strobe_expr *e,
  */
 int strobe_expr_error(const struct strobe_expr *e, struct strobe_error *err);
 
+/* ---- checking an expression against a trace ------------------------------------
+ * What the trace holds decides whether an expression can mean anything:
+ * checked once, before the first event, a typo is an error rather than an
+ * empty result.  With the catalogue of a file, or of a live session (the
+ * kernel's events):
+ *
+ *   - the event types an expression can match are those its $evt.$name
+ *     comparisons allow (all, when it has none);
+ *   - every field it reads ($evt.X, $begin.$evt.X ...) must exist, as a
+ *     payload field, a common field, a context name (tid, pid, ppid,
+ *     vtid, vpid, procname, comm, cpu, cpu_id, container, container_id)
+ *     or a header name (timestamp, id), in at least one of the types its
+ *     scope can be: else -EINVAL "column N: no field 'X' in the events it
+ *     can match; did you mean 'x'?" (close names: the same letters in
+ *     another case, or a few edits away);
+ *   - a field compared with a literal of the other kind (`$evt.tid ==
+ *     "1"`, `$evt.procname > 5`), a glob on a number field, or two
+ *     fields of different kinds: -EINVAL naming the column;
+ *   - a name compared with $evt.$name that no event of the catalogue
+ *     has: a warning with the close names (the file may simply not hold
+ *     that event); with STROBE_EXPR_CHECK_LIVE (the catalogue is the
+ *     kernel's) -ENOENT.
+ *
+ * An expression the check accepts never compares a field that none of its
+ * events has, nor a value of the wrong kind, when it is evaluated over
+ * events of that catalogue.
+ */
+#define STROBE_EXPR_CHECK_LIVE	(1u << 0)	/* fmts is a live kernel's: an
+						 * unknown event name is an error */
+
+/* A warning of a check (msg valid during the call). */
+typedef void (*strobe_expr_warn_fn)(void *arg, const char *msg);
+
+struct strobe_expr_check_opts {
+	size_t size;		/* sizeof(struct strobe_expr_check_opts), or 0 */
+	unsigned flags;		/* STROBE_EXPR_CHECK_* */
+	/* Put before every message: "--filter '$evt.x == 1'", "--period
+	 * req begin" (NULL: nothing).  Columns count in the text e was
+	 * parsed from. */
+	const char *what;
+	/* The event types each scope can be, as the types an expression may
+	 * match: $evt (NULL: e's own; every type for a reference), $begin.
+	 * $evt (NULL: as $evt: a begin expression or a filter), $parent.
+	 * $begin.$evt (NULL: every type).  Borrowed for the call. */
+	struct strobe_expr *evt, *begin, *parent_begin;
+	strobe_expr_warn_fn warn;	/* NULL: warnings are dropped */
+	void *warn_arg;
+};
+
+/*
+ * Check e (an expression or a reference) against catalogue fmts (opts may
+ * be NULL).  Returns 0 (warnings, if any, went to opts->warn), -EINVAL or
+ * -ENOENT with *err saying what and where ("WHAT: column N: ..."), or
+ * -ENOMEM.  The catalogue's syscall argument names count when
+ * strobe_expr_set_syscall_args was called first.
+ */
+int strobe_expr_check(struct strobe_expr *e, struct strobe_formats *fmts,
+		      const struct strobe_expr_check_opts *opts, struct strobe_error *err);
+
 /* ---- value references (captures) --------------------------------------------- */
 
 /*
@@ -314,8 +373,9 @@ void strobe_expr_filter_free(struct strobe_expr_filter *f);	/* NULL ok */
 void strobe_expr_filter_set_formats(struct strobe_expr_filter *f, struct strobe_formats *fmts);
 /*
  * Add a term, ANDed with the others: an expression ($evt scope only), or
- * an option's value.  A syntax error is -EINVAL with *err "column N: ..."
- * counted in `expr`.  Terms may be added until _compile.
+ * an option's value.  A syntax error is -EINVAL with *err "--filter
+ * 'EXPR': column N: ..." counted in `expr`.  Terms may be added until
+ * _compile.
  */
 int strobe_expr_filter_add(struct strobe_expr_filter *f, const char *expr,
 			   struct strobe_error *err);
@@ -325,6 +385,17 @@ int strobe_expr_filter_add_option(struct strobe_expr_filter *f, enum strobe_expr
  * both name tasks: a task passes if either names it). */
 int strobe_expr_filter_add_any(struct strobe_expr_filter *f, const enum strobe_expr_option *opts,
 			       const char *const *values, int n, struct strobe_error *err);
+/*
+ * Check every --filter term (strobe_expr_filter_add) against catalogue
+ * fmts (NULL: the one given to strobe_expr_filter_set_formats; none:
+ * nothing is checked) as strobe_expr_check does, with "--filter 'TEXT'"
+ * before each message.  flags: STROBE_EXPR_CHECK_*; warnings go to warn
+ * (may be NULL).  0, -EINVAL, -ENOENT (live: an unknown event) or
+ * -ENOMEM.  The option terms are checked when added (set_formats).
+ */
+int strobe_expr_filter_check(struct strobe_expr_filter *f, struct strobe_formats *fmts,
+			     unsigned flags, strobe_expr_warn_fn warn, void *warn_arg,
+			     struct strobe_error *err);
 /* Compile the terms into one expression and its fast paths.  A filter
  * without terms matches everything.  0, -EINVAL or -ENOMEM. */
 int strobe_expr_filter_compile(struct strobe_expr_filter *f, struct strobe_error *err);
@@ -492,6 +563,20 @@ int strobe_periods_def_parent(const struct strobe_periods *p, int i);
 /* The first problem resolving a definition's references (as
  * strobe_expr_error, prefixed with the period's name); 0 when none. */
 int strobe_periods_error(const struct strobe_periods *p, struct strobe_error *err);
+/*
+ * Check every definition (its begin and end expressions and captures)
+ * against catalogue fmts as strobe_expr_check does: $begin.$evt is what
+ * the begin expression can match, $parent.$begin.$evt what the parent's
+ * can, a capture's $evt what its side's expression can.  Messages begin
+ * with "--period NAME begin", "--period NAME end" or "--period-captures
+ * NAME" (an unnamed definition: its text); columns count in that
+ * argument.  After strobe_periods_set_syscall_args, so that argument
+ * names on raw_syscalls records count.  0, -EINVAL, -ENOENT (flags
+ * STROBE_EXPR_CHECK_LIVE: an unknown event) or -ENOMEM.
+ */
+int strobe_periods_check(const struct strobe_periods *p, struct strobe_formats *fmts,
+			 unsigned flags, strobe_expr_warn_fn warn, void *warn_arg,
+			 struct strobe_error *err);
 /* Does the engine need events of type fmt (a begin or end may match, or it
  * is a fork that tells PID reuse)? */
 bool strobe_periods_may_match(struct strobe_periods *p, const struct strobe_format *fmt);

@@ -178,6 +178,10 @@ struct ana_ops {
 	/* Resolve fields in the file's formats; return 0 if the analysis can
 	 * run, -ENOENT if required events are missing. */
 	int (*resolve)(struct ana *a, struct strobe_formats *fmts);
+	/* Check the analysis' own expressions against the formats, after
+	 * resolve (may be NULL): 0, or -errno with *err saying what;
+	 * warnings as notes (ana_check_warn). */
+	int (*check)(struct ana *a, struct strobe_formats *fmts, struct strobe_error *err);
 	/* Events were lost on `cpu` just before ts: forget in-flight state
 	 * that lives on that CPU (per-thread state is checked with
 	 * ana_gap_since()). */
@@ -226,6 +230,8 @@ struct ana_core {
 	struct strobe_analysis_opts opts;
 	struct strobe_model *model;
 	struct strobe_formats *fmts;
+	bool live;		/* fmts are a live kernel's (unknown event names
+				 * in expressions are errors) */
 	uint64_t first_ts, last_ts;	/* events seen inside the window */
 	uint64_t win_begin, win_end;	/* after finish or a snapshot */
 	uint64_t ival_begin;	/* the latest strobe_analysis_reset's ts, 0 none */
@@ -370,6 +376,8 @@ int ana_set_target(struct ana_core *c, const char *target, const char *pids,
 void ana_targets_free(struct ana_core *c) STROBE_HIDDEN;
 /* In a PID-filtered trace, add the note "NAME: the recording was
  * PID-filtered (strobe record -p PID): WHAT". */
+/* A strobe_expr_warn_fn adding the warning as a note of core c. */
+void ana_check_warn(void *c, const char *msg) STROBE_HIDDEN;
 void ana_note_filtered(struct ana_core *c, const char *name, const char *what) STROBE_HIDDEN;
 /* The group key of (task, cpu) under --group-by, and its identity; the
  * default grouping (threads) inline, the others in owners.c. */

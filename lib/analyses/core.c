@@ -117,6 +117,11 @@ void ana_note(struct ana_core *c, const char *fmt, ...)
 	c->notes[c->nr_notes++] = s;
 }
 
+void ana_check_warn(void *c, const char *msg)
+{
+	ana_note(c, "%s", msg);
+}
+
 int strobe_analysis_nr_notes(const struct strobe_analysis *a)
 {
 	return a ? a->core.nr_notes : 0;
@@ -335,10 +340,17 @@ int strobe_analysis_attach(struct strobe_analysis *a, struct strobe_formats *fmt
 	a->core.model = m;
 	strobe_expr_env_model(&a->core.env, m);
 	a->core.fmts = fmts;
+	ret = strobe_expr_filter_check(a->core.filter, fmts,
+				       a->core.live ? STROBE_EXPR_CHECK_LIVE : 0, ana_check_warn,
+				       &a->core, err);
+	if (ret < 0)
+		return ret;
 	for (i = 0; i < a->nr_anas; i++) {
 		struct ana *an = &a->anas[i];
 
 		an->active = an->ops->resolve(an, fmts) == 0;
+		if (an->active && an->ops->check && (ret = an->ops->check(an, fmts, err)) < 0)
+			return ret;
 		if (an->active) {
 			nr_active++;
 		} else {
@@ -571,6 +583,7 @@ static int cons_start(const struct strobe_pipeline_source *srcs, int nr, void *a
 		else if (ret < 0)
 			return strobe_err(err, ret, "%s", e2.msg);
 	}
+	a->core.live = src->live;
 	return strobe_analysis_attach(a, src->formats, src->model, err);
 }
 

@@ -50,6 +50,7 @@
 #include <strobe/expr.h>
 
 #include "analyses/analysis-int.h"
+#include "expr/expr-int.h"
 
 #define MAX_DEFS 64
 #define CAP_STR 256		/* captures text of one row */
@@ -620,6 +621,7 @@ static int init(struct ana *a)
 	const struct strobe_analysis_opts *o = &c->opts;
 	struct strobe_error err = { 0 };
 	int i, ret = 0;
+	char q[200];
 
 	s->aggregate = -1;
 	ana_map_init(&s->open_acc, 1);
@@ -627,13 +629,14 @@ static int init(struct ana *a)
 		return -ENOMEM;
 	for (i = 0; i < o->nr_periods; i++)
 		if ((ret = strobe_periods_define(s->eng, o->periods[i], &err)) < 0) {
-			ana_note(c, "periods: --period '%s': %s", o->periods[i], err.msg);
+			ana_note(c, "--period '%s': %s", expr_quote(o->periods[i],
+				 strlen(o->periods[i]), 60, q, sizeof(q)), err.msg);
 			return ret;
 		}
 	for (i = 0; i < o->nr_period_captures; i++)
 		if ((ret = strobe_periods_capture(s->eng, o->period_captures[i], &err)) < 0) {
-			ana_note(c, "periods: --period-captures '%s': %s", o->period_captures[i],
-				 err.msg);
+			ana_note(c, "--period-captures '%s': %s", expr_quote(o->period_captures[i],
+				 strlen(o->period_captures[i]), 60, q, sizeof(q)), err.msg);
 			return ret;
 		}
 	ret = 0;	/* _define returned an index */
@@ -802,6 +805,14 @@ static int resolve(struct ana *a, struct strobe_formats *fmts)
 	strobe_expr_env_model(&env, c->model);
 	strobe_periods_set_env(s->eng, &env);
 	return 0;
+}
+
+static int check(struct ana *a, struct strobe_formats *fmts, struct strobe_error *err)
+{
+	struct periods *s = a->priv;
+
+	return strobe_periods_check(s->eng, fmts, a->core->live ? STROBE_EXPR_CHECK_LIVE : 0,
+				    ana_check_warn, a->core, err);
 }
 
 static int kept_cmp(const void *x, const void *y)
@@ -1080,6 +1091,7 @@ const struct ana_ops ana_periods_ops = {
 	.init = init,
 	.subscribe = subscribe,
 	.resolve = resolve,
+	.check = check,
 	.lost = lost,
 	.finish = finish,
 	.snapshot = snapshot,

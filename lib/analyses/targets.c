@@ -120,11 +120,8 @@ int ana_filter_build(struct ana_core *c, struct strobe_error *err)
 		r = add_strs(f, STROBE_EXPR_OPT_CONTAINER, o->containers, o->nr_containers, err);
 	if (!r && o->cpu_mask)
 		r = add_cpus(f, o->cpu_mask, o->nr_cpu_mask, err);
-	for (i = 0; !r && i < o->nr_filters; i++) {
+	for (i = 0; !r && i < o->nr_filters; i++)
 		r = strobe_expr_filter_add(f, o->filters[i], err);
-		if (r == -EINVAL)
-			strobe_err_prefix(err, "--filter '%.60s'", o->filters[i]);
-	}
 	if (!r)
 		r = strobe_expr_filter_compile(f, err);
 	if (r < 0) {

@@ -251,7 +251,7 @@ static void resolve_name_cmp(struct strobe_expr *e, struct tcache *t, const stru
 	rs->raw = t->raw;
 }
 
-static struct tcache *tc_build(struct strobe_expr *e, const struct strobe_format *fmt, int type)
+struct tcache *expr_tc_build(struct strobe_expr *e, const struct strobe_format *fmt, int type)
 {
 	struct tcache *t = calloc(1, sizeof(*t) + (size_t)e->nr_slots * sizeof(struct rslot));
 	int i;
@@ -292,7 +292,7 @@ static struct tcache *tc_get(struct strobe_expr *e, int scope, const struct stro
 		if (t->type == type && t->fmt == fmt)
 			break;
 	if (!t) {
-		t = tc_build(e, fmt, type);
+		t = expr_tc_build(e, fmt, type);
 		if (!t)
 			return NULL;
 		t->next = e->buckets[h];
@@ -302,18 +302,27 @@ static struct tcache *tc_get(struct strobe_expr *e, int scope, const struct stro
 	return t;
 }
 
+void expr_tc_free(const struct strobe_expr *e, struct tcache *t)
+{
+	int i;
+
+	if (!t)
+		return;
+	for (i = 0; i < e->nr_slots; i++)
+		free(t->slots[i].map);
+	free(t);
+}
+
 void expr_cache_clear(struct strobe_expr *e)
 {
-	int h, i;
+	int h;
 
 	for (h = 0; h < TC_BUCKETS; h++) {
 		struct tcache *t = e->buckets[h], *nx;
 
 		for (; t; t = nx) {
 			nx = t->next;
-			for (i = 0; i < e->nr_slots; i++)
-				free(t->slots[i].map);
-			free(t);
+			expr_tc_free(e, t);
 		}
 		e->buckets[h] = NULL;
 	}
@@ -727,7 +736,10 @@ static bool eval_node(struct ectx *c, int i)
 
 enum { TRI_F, TRI_T, TRI_U };
 
-static int tri_cmp(struct strobe_expr *e, struct tcache *t, const struct xnode *n)
+/* names_only: decide by the $evt.$name comparisons alone (a field the
+ * type lacks leaves the comparison undecided). */
+static int tri_cmp(struct strobe_expr *e, struct tcache *t, const struct xnode *n,
+		   bool names_only)
 {
 	int res = TRI_U;
 
@@ -741,7 +753,7 @@ static int tri_cmp(struct strobe_expr *e, struct tcache *t, const struct xnode *
 		case V_FALSE: res = TRI_F; break;
 		default: res = TRI_U; break;
 		}
-	} else {
+	} else if (!names_only) {
 		int side;
 
 		for (side = 0; side < 2; side++) {
@@ -762,21 +774,21 @@ static int tri_cmp(struct strobe_expr *e, struct tcache *t, const struct xnode *
 	return res;
 }
 
-static int tri_node(struct strobe_expr *e, struct tcache *t, int i)
+static int tri_node(struct strobe_expr *e, struct tcache *t, int i, bool names_only)
 {
 	const struct xnode *n = &e->nodes[i];
 	int k, r, acc;
 
 	switch (n->kind) {
 	case X_CMP:
-		return tri_cmp(e, t, n);
+		return tri_cmp(e, t, n, names_only);
 	case X_NOT:
-		r = tri_node(e, t, n->child);
+		r = tri_node(e, t, n->child, names_only);
 		return r == TRI_U ? TRI_U : r == TRI_T ? TRI_F : TRI_T;
 	case X_AND:
 		acc = TRI_T;
 		for (k = n->child; k >= 0; k = e->nodes[k].next) {
-			r = tri_node(e, t, k);
+			r = tri_node(e, t, k, names_only);
 			if (r == TRI_F)
 				return TRI_F;
 			if (r == TRI_U)
@@ -786,7 +798,7 @@ static int tri_node(struct strobe_expr *e, struct tcache *t, int i)
 	case X_OR:
 		acc = TRI_F;
 		for (k = n->child; k >= 0; k = e->nodes[k].next) {
-			r = tri_node(e, t, k);
+			r = tri_node(e, t, k, names_only);
 			if (r == TRI_T)
 				return TRI_T;
 			if (r == TRI_U)
@@ -796,6 +808,13 @@ static int tri_node(struct strobe_expr *e, struct tcache *t, int i)
 	default:
 		return TRI_U;
 	}
+}
+
+int expr_name_verdict(struct strobe_expr *e, struct tcache *t)
+{
+	if (e->is_ref || !e->nr_nodes)
+		return TRI_U;
+	return tri_node(e, t, e->root, true);
 }
 
 bool strobe_expr_eval(struct strobe_expr *e, const struct strobe_expr_env *env,
@@ -810,7 +829,7 @@ bool strobe_expr_eval(struct strobe_expr *e, const struct strobe_expr_env *env,
 	/* what the event's type alone decides (most events of a filter) */
 	if (scope_ev(&c, SC_EVT, &t)) {
 		if (t->verdict == VERDICT_UNSET)
-			t->verdict = (int8_t)tri_node(e, t, e->root);
+			t->verdict = (int8_t)tri_node(e, t, e->root, false);
 		if (t->verdict == TRI_F)
 			return false;
 		if (t->verdict == TRI_T)
@@ -851,7 +870,7 @@ bool strobe_expr_may_match(struct strobe_expr *e, const struct strobe_format *fm
 	t = tc_get(e, SC_EVT, fmt, fmt ? strobe_format_id(fmt) : -1);
 	if (!t)
 		return true;	/* cannot tell: do not drop events */
-	return tri_node(e, t, e->root) != TRI_F;
+	return tri_node(e, t, e->root, false) != TRI_F;
 }
 
 /* Walk node i for strobe_expr_event_names: 1 when it holds only for events
@@ -914,7 +933,7 @@ int expr_type_verdict(struct strobe_expr *e, const struct strobe_format *fmt, in
 	if (!t)
 		return TRI_U;
 	if (t->verdict == VERDICT_UNSET)
-		t->verdict = (int8_t)tri_node(e, t, e->root);
+		t->verdict = (int8_t)tri_node(e, t, e->root, false);
 	return t->verdict;
 }
 

@@ -21,7 +21,13 @@
 
 #include "util/err.h"
 
-#define EXPR_MAX_DEPTH 128	/* nesting of ( and ! */
+#define EXPR_MAX_DEPTH 128	/* nesting of ( and ! a user may write */
+/* strobe_expr_parse flag for texts strobe builds from checked ones (a
+ * filter's terms in parentheses, their canonical print): the depth limit
+ * is EXPR_MAX_DEPTH_BUILT, so that the wrapping never refuses what the
+ * user's term was allowed (evaluation recursion stays bounded). */
+#define EXPR_BUILT (1u << 30)
+#define EXPR_MAX_DEPTH_BUILT (4 * EXPR_MAX_DEPTH + 8)
 #define EXPR_MAX_NR 1024	/* syscall numbers mapped per type (x86_64 < 512) */
 
 enum xkind { X_OR, X_AND, X_NOT, X_CMP, X_REF };
@@ -36,6 +42,7 @@ struct xref {
 	bool is_name;		/* $name (field is NULL) */
 	char *field;		/* owned */
 	int slot;
+	int col;		/* 1-based column of its first token */
 };
 
 struct xoperand {
@@ -43,6 +50,7 @@ struct xoperand {
 	struct xref ref;
 	struct strobe_expr_value lit;	/* literal (STR: lit.s owned, unescaped) */
 	char *text;		/* literal as written (owned), for printing */
+	int col;		/* 1-based column of the operand */
 };
 
 struct xnode {
@@ -117,6 +125,8 @@ struct strobe_expr {
 	const struct strobe_syscall_args *sysargs;
 	struct tcache *buckets[TC_BUCKETS];
 	struct tcache *last[SC_NR];	/* last type met per scope */
+	bool again;		/* a period's end compiled again from its begin
+				 * text (no END_EXPR given) */
 	int err_code;		/* first resolution problem */
 	char err_msg[256];
 };
@@ -135,9 +145,17 @@ int expr_parse_at(const char *text, size_t len, size_t *pos, unsigned flags,
 char expr_skip_space(const char *text, size_t len, size_t *pos) STROBE_HIDDEN;
 /* An identifier at *pos ([A-Za-z_][A-Za-z0-9_]*), copied; NULL if none. */
 char *expr_take_ident(const char *text, size_t len, size_t *pos) STROBE_HIDDEN;
-/* "'x'" / "end of text": a description of what is at pos, for messages. */
+/* "'x'" / "end of text": a description of what is at pos, for messages
+ * (one token, a number whole, as expr_quote writes it). */
 void expr_describe(const char *text, size_t len, size_t pos, char *buf, size_t size)
 	STROBE_HIDDEN;
+/*
+ * s[len] for a message into buf[size] (always NUL-terminated): UTF-8
+ * kept, control characters, DEL and bytes that are not UTF-8 escaped
+ * (\n, \t, \xHH), cut at a character after max bytes of input with
+ * "..." added.  Returns buf.
+ */
+char *expr_quote(const char *s, size_t len, size_t max, char *buf, size_t size) STROBE_HIDDEN;
 
 /* The text of one reference, snprintf semantics. */
 size_t expr_print_ref(const struct xref *r, char *buf, size_t size) STROBE_HIDDEN;
@@ -181,6 +199,14 @@ enum strobe_sysarg_kind expr_sysarg_kind_of(const char *type) STROBE_HIDDEN;
 /* ---- eval.c ---------------------------------------------------------------- */
 
 void expr_cache_clear(struct strobe_expr *e) STROBE_HIDDEN;
+/* Every slot of e resolved against type fmt (id type), outside e's cache:
+ * free with expr_tc_free.  NULL when out of memory. */
+struct tcache *expr_tc_build(struct strobe_expr *e, const struct strobe_format *fmt, int type)
+	STROBE_HIDDEN;
+void expr_tc_free(const struct strobe_expr *e, struct tcache *t) STROBE_HIDDEN;
+/* What the $evt.$name comparisons of e alone decide for type t: 0 never
+ * true, 1 always, 2 it depends (a single reference: 2). */
+int expr_name_verdict(struct strobe_expr *e, struct tcache *t) STROBE_HIDDEN;
 /* What the type of fmt (id type) alone decides of e as $evt: 0 never
  * true, 1 always true, 2 it depends on the event. */
 int expr_type_verdict(struct strobe_expr *e, const struct strobe_format *fmt, int type)

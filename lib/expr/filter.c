@@ -348,9 +348,17 @@ struct tverdict {
 	bool set;
 };
 
+/* A --filter term as the user wrote it, for checking against a trace. */
+struct uterm {
+	char *text;
+	struct strobe_expr *e;
+};
+
 struct strobe_expr_filter {
 	struct sbuf text;	/* "(term) && (term) ..." */
 	int nr_terms;
+	struct uterm *uterms;	/* the strobe_expr_filter_add terms */
+	int nr_uterms;
 	struct strobe_formats *fmts;	/* checks; may be NULL */
 	struct strobe_expr *whole;	/* every term (printing); NULL: none */
 	struct strobe_expr *rest;	/* the conjuncts no fast path took */
@@ -403,6 +411,11 @@ void strobe_expr_filter_free(struct strobe_expr_filter *f)
 	if (!f)
 		return;
 	uncompile(f);
+	while (f->nr_uterms--) {
+		free(f->uterms[f->nr_uterms].text);
+		strobe_expr_free(f->uterms[f->nr_uterms].e);
+	}
+	free(f->uterms);
 	free(f->text.s);
 	free(f);
 }
@@ -412,22 +425,70 @@ void strobe_expr_filter_set_formats(struct strobe_expr_filter *f, struct strobe_
 	f->fmts = fmts;
 }
 
-int strobe_expr_filter_add(struct strobe_expr_filter *f, const char *expr,
-			   struct strobe_error *err)
+/* Add a term; a user's (--filter) is kept for strobe_expr_filter_check. */
+static int add_term(struct strobe_expr_filter *f, const char *expr, bool user,
+		    struct strobe_error *err)
 {
 	struct strobe_expr *e;
+	struct uterm *u;
+	char q[200];
 	int r;
 
 	r = strobe_expr_parse(expr, STROBE_EXPR_EVT_ONLY, &e, err);
+	if (r == -EINVAL && user)	/* name the text its column counts in */
+		strobe_err_prefix(err, "--filter '%s'", expr_quote(expr, strlen(expr), 60, q,
+								     sizeof(q)));
 	if (r < 0)
 		return r;
-	strobe_expr_free(e);
+	if (user) {
+		u = realloc(f->uterms, (size_t)(f->nr_uterms + 1) * sizeof(*u));
+		if (u)
+			f->uterms = u;
+		if (!u || !(u[f->nr_uterms].text = strdup(expr))) {
+			strobe_expr_free(e);
+			return strobe_err(err, -ENOMEM, "out of memory");
+		}
+		u[f->nr_uterms++].e = e;
+	} else {
+		strobe_expr_free(e);
+	}
 	if (f->nr_terms++)
 		sb_puts(&f->text, " && ");
 	sb_puts(&f->text, "(");
 	sb_puts(&f->text, expr);
 	sb_puts(&f->text, ")");
 	return f->text.failed ? strobe_err(err, -ENOMEM, "out of memory") : 0;
+}
+
+int strobe_expr_filter_add(struct strobe_expr_filter *f, const char *expr,
+			   struct strobe_error *err)
+{
+	return add_term(f, expr, true, err);
+}
+
+int strobe_expr_filter_check(struct strobe_expr_filter *f, struct strobe_formats *fmts,
+			     unsigned flags, strobe_expr_warn_fn warn, void *warn_arg,
+			     struct strobe_error *err)
+{
+	struct strobe_expr_check_opts o = { .size = sizeof(o), .flags = flags, .warn = warn,
+					    .warn_arg = warn_arg };
+	char what[220], q[200];
+	int i, r;
+
+	if (!f)
+		return 0;
+	if (!fmts)
+		fmts = f->fmts;
+	for (i = 0; fmts && i < f->nr_uterms; i++) {
+		const char *t = f->uterms[i].text;
+
+		snprintf(what, sizeof(what), "--filter '%s'", expr_quote(t, strlen(t), 60, q,
+									 sizeof(q)));
+		o.what = what;
+		if ((r = strobe_expr_check(f->uterms[i].e, fmts, &o, err)) < 0)
+			return r;
+	}
+	return 0;
 }
 
 struct check_ctx {
@@ -501,7 +562,7 @@ int strobe_expr_filter_add_any(struct strobe_expr_filter *f, const enum strobe_e
 	if (r == 0 && term.failed)
 		r = strobe_err(err, -ENOMEM, "out of memory");
 	if (r == 0 && n > 0)
-		r = strobe_expr_filter_add(f, term.s, err);
+		r = add_term(f, term.s, false, err);
 	free(term.s);
 	return r;
 }
@@ -720,7 +781,7 @@ int strobe_expr_filter_compile(struct strobe_expr_filter *f, struct strobe_error
 		return strobe_err(err, -ENOMEM, "out of memory");
 	if (!f->nr_terms)
 		return 0;
-	r = strobe_expr_parse(f->text.s, STROBE_EXPR_EVT_ONLY, &f->whole, err);
+	r = strobe_expr_parse(f->text.s, STROBE_EXPR_EVT_ONLY | EXPR_BUILT, &f->whole, err);
 	if (r < 0)
 		return r;
 	e = f->whole;
@@ -794,7 +855,7 @@ int strobe_expr_filter_compile(struct strobe_expr_filter *f, struct strobe_error
 	if (rest.failed)
 		goto nomem;
 	if (rest.len) {
-		r = strobe_expr_parse(rest.s, STROBE_EXPR_EVT_ONLY, &f->rest, err);
+		r = strobe_expr_parse(rest.s, STROBE_EXPR_EVT_ONLY | EXPR_BUILT, &f->rest, err);
 		if (r < 0) {
 			free(rest.s);
 			free(conj);

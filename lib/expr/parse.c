@@ -85,17 +85,115 @@ char *expr_take_ident(const char *text, size_t len, size_t *pos)
 	return s;
 }
 
+/* The end of the number token that starts at i (digits, letters, '.',
+ * an exponent's sign): what the lexer takes as one T_NUM. */
+static size_t num_end(const char *t, size_t len, size_t i)
+{
+	bool hex;
+
+	if (t[i] == '-' || t[i] == '+')
+		i++;
+	hex = i + 1 < len && t[i] == '0' && (t[i + 1] | 0x20) == 'x';
+	for (i++; i < len; i++) {
+		if (is_id(t[i]) || t[i] == '.')
+			continue;
+		/* an exponent's sign: 1e-5 */
+		if (!hex && (t[i] == '-' || t[i] == '+') && (t[i - 1] | 0x20) == 'e')
+			continue;
+		break;
+	}
+	return i;
+}
+
+/* Length of the UTF-8 character at s[0..n) (1-4), 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t k, need;
+	uint32_t c;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		need = 2, c = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		need = 3, c = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		need = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	if (n < need)
+		return 0;
+	for (k = 1; k < need; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[k] & 0x3f);
+	}
+	/* overlong forms, surrogates, beyond U+10FFFF */
+	if ((need == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
+	    (need == 4 && (c < 0x10000 || c > 0x10ffff)))
+		return 0;
+	return need;
+}
+
+char *expr_quote(const char *s, size_t len, size_t max, char *buf, size_t size)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, o = 0, k;
+	char esc[8];
+
+	if (!size)
+		return buf;
+	while (i < len) {
+		size_t n = utf8_len(u + i, len - i);
+		const char *put = s + i;
+		size_t pn = n;
+
+		if (i >= max) {
+			if (o + 4 <= size - 1) {
+				memcpy(buf + o, "...", 3);
+				o += 3;
+			}
+			break;
+		}
+		if (n == 1 && (u[i] < 0x20 || u[i] == 0x7f)) {
+			if (u[i] == '\n' || u[i] == '\t' || u[i] == '\r')
+				snprintf(esc, sizeof(esc), "\\%c",
+					 u[i] == '\n' ? 'n' : u[i] == '\t' ? 't' : 'r');
+			else
+				snprintf(esc, sizeof(esc), "\\x%02x", u[i]);
+			put = esc;
+			pn = strlen(esc);
+		} else if (!n) {
+			snprintf(esc, sizeof(esc), "\\x%02x", u[i]);
+			put = esc;
+			pn = strlen(esc);
+			n = 1;
+		}
+		if (o + pn > size - 1)
+			break;
+		for (k = 0; k < pn; k++)
+			buf[o++] = put[k];
+		i += n;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 void expr_describe(const char *text, size_t len, size_t pos, char *buf, size_t size)
 {
-	size_t n = 1, i;
-	char tmp[24];
+	size_t n = 1;
+	char tmp[160];
+	char c1;
 
 	if (pos >= len || !text[pos]) {
 		snprintf(buf, size, "end of text");
 		return;
 	}
-	/* one token's worth, at most 20 bytes */
-	if (text[pos] == '$' || is_id(text[pos])) {
+	c1 = pos + 1 < len ? text[pos + 1] : 0;
+	/* one token's worth: a number whole, else at most 20 bytes */
+	if (is_digit(text[pos]) || ((text[pos] == '-' || text[pos] == '+') && is_digit(c1))) {
+		n = num_end(text, len, pos) - pos;
+	} else if (text[pos] == '$' || is_id(text[pos])) {
 		while (pos + n < len && n < 20 && is_id(text[pos + n]))
 			n++;
 	} else if (text[pos] == '"') {
@@ -103,15 +201,17 @@ void expr_describe(const char *text, size_t len, size_t pos, char *buf, size_t s
 			n++;
 		if (pos + n < len && text[pos + n] == '"')
 			n++;	/* the closing quote */
-	} else if (pos + 1 < len && strchr("=&|<>!", text[pos]) && strchr("=&|*", text[pos + 1])) {
+	} else if (pos + 1 < len && strchr("=&|<>!", text[pos]) && c1 && strchr("=&|*", c1)) {
 		n = 2;
+	} else {
+		n = utf8_len((const unsigned char *)text + pos, len - pos);
+		if (!n)
+			n = 1;
 	}
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)text[pos + i];
-
-		tmp[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-	}
-	tmp[n] = '\0';
+	/* a string cut inside a character keeps the character whole */
+	while (pos + n < len && ((unsigned char)text[pos + n] & 0xc0) == 0x80 && n < 24)
+		n++;
+	expr_quote(text + pos, n, n, tmp, sizeof(tmp));
 	snprintf(buf, size, "'%s'", tmp);
 }
 
@@ -170,21 +270,8 @@ static void next(struct parser *p)
 		return;
 	}
 	if (is_digit(c) || ((c == '-' || c == '+') && is_digit(c1))) {
-		bool hex;
-
-		if (c == '-' || c == '+')
-			i++;
-		hex = t[i] == '0' && i + 1 < p->len && (t[i + 1] | 0x20) == 'x';
-		for (i++; i < p->len; i++) {
-			if (is_id(t[i]) || t[i] == '.')
-				continue;
-			/* an exponent's sign: 1e-5 */
-			if (!hex && (t[i] == '-' || t[i] == '+') && (t[i - 1] | 0x20) == 'e')
-				continue;
-			break;
-		}
 		p->tok = T_NUM;
-		p->pos = i;
+		p->pos = num_end(t, p->len, i);
 		return;
 	}
 	if (c == '$' && p->pos + 1 < p->len && is_id0(c1)) {
@@ -212,7 +299,7 @@ static int col(const struct parser *p, size_t pos)
 
 static int fail(struct parser *p, size_t at, const char *expected)
 {
-	char found[48];
+	char found[200];
 
 	if (p->tok == T_OTHER && at < p->len && p->text[at] == '"')
 		snprintf(found, sizeof(found), "an unterminated string");
@@ -276,6 +363,7 @@ static int parse_ref(struct parser *p, struct xref *r)
 
 	memset(r, 0, sizeof(*r));
 	r->scope = SC_EVT;
+	r->col = col(p, p->tpos);
 	if (tok_is(p, "$parent")) {
 		if (p->flags & STROBE_EXPR_EVT_ONLY)
 			return strobe_err(p->err, -EINVAL,
@@ -477,6 +565,7 @@ static int parse_operand(struct parser *p, struct xoperand *o)
 	size_t at = p->tpos;
 
 	memset(o, 0, sizeof(*o));
+	o->col = col(p, at);
 	if (p->tok == T_DOLLAR) {
 		o->is_ref = true;
 		return parse_ref(p, &o->ref);
@@ -592,9 +681,11 @@ static int parse_unary(struct parser *p)
 	int idx, c, rc;
 
 	if (p->tok == T_NOT || p->tok == T_LP) {
-		if (++p->depth > EXPR_MAX_DEPTH)
+		int max = p->flags & EXPR_BUILT ? EXPR_MAX_DEPTH_BUILT : EXPR_MAX_DEPTH;
+
+		if (++p->depth > max)
 			return strobe_err(p->err, -EINVAL, "column %d: nested more than %d "
-					  "levels deep", col(p, at), EXPR_MAX_DEPTH);
+					  "levels deep", col(p, at), max);
 		if (p->tok == T_NOT) {
 			next(p);
 			if ((c = parse_unary(p)) < 0)
@@ -761,7 +852,7 @@ static int parse_whole(const char *text, unsigned flags, bool ref_only,
 	if ((rc = expr_parse_at(text, len, &pos, flags, ref_only, out, err)))
 		return rc;
 	if (pos < len) {
-		char found[48];
+		char found[200];
 
 		expr_describe(text, len, pos, found, sizeof(found));
 		strobe_expr_free(*out);

@@ -22,7 +22,7 @@
 static int expected(const char *text, size_t len, size_t pos, const char *what,
 		    struct strobe_error *err)
 {
-	char found[48];
+	char found[200];
 
 	expr_describe(text, len, pos, found, sizeof(found));
 	return strobe_err(err, -EINVAL, "column %d: expected %s, found %s", (int)pos + 1, what,
@@ -108,6 +108,7 @@ int strobe_period_def_parse(const char *text, struct strobe_period_def **out,
 		}
 		if ((rc = expr_parse_at(text, len, &again, flags, false, &d->end, err)))
 			goto bad;
+		d->end->again = true;
 	}
 	if (pos < len) {
 		rc = expected(text, len, pos, "an operator (&&, ||) or the end", err);

@@ -48,6 +48,7 @@ struct operiod;
 struct def {
 	struct strobe_period_def *d;
 	char *path;
+	char *text;			/* the --period argument (messages) */
 	int parent;			/* definition index, -1 for roots */
 	int depth;
 	struct cap *bcaps, *ecaps;
@@ -168,6 +169,7 @@ void strobe_periods_free(struct strobe_periods *p)
 		}
 		strobe_period_def_free(d->d);
 		free(d->path);
+		free(d->text);
 		free_caps(d->bcaps, d->nb);
 		free_caps(d->ecaps, d->ne);
 		strobe_expr_free(d->key_evt);
@@ -293,8 +295,10 @@ int strobe_periods_define(struct strobe_periods *p, const char *text, struct str
 	n = (parent < 0 ? 0 : strlen(p->defs[parent].path) + 1) +
 	    strlen(pd->name ? pd->name : "") + 1;
 	d->path = malloc(n);
-	if (!d->path || find_key(pd->end, &d->key_evt, &d->key_begin) < 0) {
+	d->text = strdup(text);
+	if (!d->path || !d->text || find_key(pd->end, &d->key_evt, &d->key_begin) < 0) {
 		free(d->path);
+		free(d->text);
 		rc = strobe_err(err, -ENOMEM, "out of memory");
 		goto bad;
 	}
@@ -436,6 +440,59 @@ int strobe_periods_error(const struct strobe_periods *p, struct strobe_error *er
 				strobe_err_prefix(err, "period '%s'", d->path);
 				return rc;
 			}
+		}
+	}
+	return 0;
+}
+
+/* One expression of definition d for strobe_periods_check: part "begin",
+ * "end" or "captures", with the scopes its events can be. */
+static int check_one(const struct strobe_periods *p, const struct def *d, const char *part,
+		     struct strobe_expr *e, struct strobe_expr *evt, struct strobe_expr *begin,
+		     struct strobe_formats *fmts, unsigned flags, strobe_expr_warn_fn warn,
+		     void *warn_arg, struct strobe_error *err)
+{
+	struct strobe_expr_check_opts o = { .size = sizeof(o), .flags = flags, .warn = warn,
+					    .warn_arg = warn_arg, .evt = evt, .begin = begin };
+	char what[240], q[200];
+
+	if (d->parent >= 0)
+		o.parent_begin = p->defs[d->parent].d->begin;
+	if (d->d->name && !strcmp(part, "captures"))
+		snprintf(what, sizeof(what), "--period-captures %s", d->d->name);
+	else if (d->d->name)
+		snprintf(what, sizeof(what), "--period %s %s", d->d->name, part);
+	else
+		snprintf(what, sizeof(what), "--period '%s' %s",
+			 expr_quote(d->text, strlen(d->text), 60, q, sizeof(q)), part);
+	o.what = what;
+	return strobe_expr_check(e, fmts, &o, err);
+}
+
+int strobe_periods_check(const struct strobe_periods *p, struct strobe_formats *fmts,
+			 unsigned flags, strobe_expr_warn_fn warn, void *warn_arg,
+			 struct strobe_error *err)
+{
+	int i, k, r;
+
+	for (i = 0; i < p->nr_defs; i++) {
+		const struct def *d = &p->defs[i];
+		struct strobe_expr *b = d->d->begin, *e = d->d->end;
+
+		if ((r = check_one(p, d, "begin", b, NULL, NULL, fmts, flags, warn, warn_arg,
+				   err)) < 0)
+			return r;
+		/* an end compiled again from the begin text says nothing new */
+		if (!e->again && (r = check_one(p, d, "end", e, NULL, b, fmts, flags, warn,
+						warn_arg, err)) < 0)
+			return r;
+		for (k = 0; k < d->nb + d->ne; k++) {
+			bool at_end = k >= d->nb;
+			struct strobe_expr *ref = at_end ? d->ecaps[k - d->nb].ref : d->bcaps[k].ref;
+
+			if ((r = check_one(p, d, "captures", ref, at_end ? e : b, b, fmts, flags,
+					   warn, warn_arg, err)) < 0)
+				return r;
 		}
 	}
 	return 0;

@@ -23,9 +23,18 @@
  * expression; once compiled, its fast paths (CPU mask, thread-id set,
  * per-type verdicts) must agree on every fixture event with plain
  * evaluation of its printed expression.
+ * An expression or reference that strobe_expr_check accepts for the
+ * fixture catalogue never fails at evaluation for a field-or-type reason:
+ * every $evt field it compares has, on some fixture type its name
+ * comparisons allow (strobe_expr_event_names), a value of the kind the
+ * other side needs (a string for =* and string literals, a number for
+ * numbers), read with the public strobe_expr_value from a reference
+ * parsed from its printed text; and evaluating it leaves no resolution
+ * error (strobe_expr_error).
  * Seeds in corpus/fuzz_expr/ are lttng-analyses' documented examples and
  * table texts, each prefixed with its mode byte.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +47,7 @@
 
 #include "../unit/formats.h"
 #include "../unit/formats_of.h"
+#include "expr/expr-int.h"
 
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
@@ -221,6 +231,112 @@ static void evaluate(struct strobe_expr *e, const uint8_t *data, size_t size)
 			__builtin_trap();	/* a live run would not enable this event */
 		strobe_expr_eval(e, &env, &m);
 	}
+}
+
+/* Every task detail known (so that a context name always has a value). */
+static int full_task(void *arg, int tid, struct strobe_expr_task *t)
+{
+	(void)arg;
+	t->pid = t->ppid = t->vtid = t->vpid = tid;
+	t->procname = "fuzz";
+	t->container = "web";
+	t->container_id = "abcdef";
+	return 0;
+}
+
+/* Which value kinds (1 number, 2 string) reference r of e has on the
+ * fixture types the name comparisons allow, raw syscall records read
+ * as read (0) and openat (257). */
+static unsigned kinds_on_fixtures(const struct strobe_expr *e, const struct xref *r,
+				  const struct names *nm, bool determined, bool *any)
+{
+	struct strobe_expr_env env = { full_task, NULL };
+	uint8_t payload[PAYLOAD];
+	struct strobe_expr *ref = NULL;
+	struct strobe_expr_match m;
+	struct strobe_expr_value v;
+	struct strobe_event ev;
+	char text[200], buf[64];
+	unsigned kinds = 0;
+	int i, nr;
+
+	expr_print_ref(r, text, sizeof(text));
+	if (strobe_expr_parse_ref(text, 0, &ref, NULL) < 0)
+		__builtin_trap();	/* a printed reference parses */
+	strobe_expr_set_syscall_args(ref, e->sysargs);
+	*any = false;
+	for (i = 0; i < NR_FORMATS; i++) {
+		const char *sys = strobe_format_system(fmts[i]);
+
+		if (determined && !named(nm, fmts[i]))
+			continue;
+		/* raw records count as named (per syscall number): they
+		 * alone do not say the check had a type to look at */
+		*any |= !determined || !sys || strcmp(sys, "raw_syscalls");
+		for (nr = 0; nr <= 257; nr += 257) {
+			memset(payload, 0, sizeof(payload));
+			fixture_event(&ev, payload, i, PAYLOAD);
+			payload[8] = (uint8_t)nr;	/* raw_syscalls' id */
+			payload[9] = (uint8_t)(nr >> 8);
+			ev.pid = 2;
+			memset(&m, 0, sizeof(m));
+			m.evt.ev = m.begin.ev = &ev;
+			strobe_expr_value(ref, &env, &m, &v, buf, sizeof(buf));
+			kinds |= v.type == STROBE_EXPR_VAL_STR ? 2 : v.type == STROBE_EXPR_VAL_NONE ?
+				 0 : 1;
+		}
+	}
+	strobe_expr_free(ref);
+	return kinds;
+}
+
+/* The checker's promise (see the head). */
+static void checked(const char *text, bool is_ref, const uint8_t *data, size_t size)
+{
+	struct strobe_expr_check_opts o = { .size = sizeof(o) };
+	struct strobe_error err = { 0 };
+	struct strobe_expr *e = NULL;
+	struct names nm = { .n = 0 };
+	bool determined, any;
+	int i, side;
+
+	if ((is_ref ? strobe_expr_parse_ref(text, 0, &e, NULL) :
+	     strobe_expr_parse(text, 0, &e, NULL)) < 0)
+		return;
+	strobe_expr_set_syscall_args(e, sysargs);
+	if (strobe_expr_check(e, catalogue, &o, &err) < 0) {
+		if (err.code != -ENOMEM && !err.msg[0])
+			__builtin_trap();	/* a refusal says why */
+		strobe_expr_free(e);
+		return;
+	}
+	determined = !is_ref && strobe_expr_event_names(e, note_name, &nm) == 1;
+	for (i = 0; i < e->nr_nodes; i++) {
+		const struct xnode *n = &e->nodes[i];
+
+		if (n->kind != X_CMP && n->kind != X_REF)
+			continue;
+		for (side = 0; side < (n->kind == X_CMP ? 2 : 1); side++) {
+			const struct xoperand *x = side ? &n->rhs : &n->lhs;
+			const struct xoperand *y = side ? &n->lhs : &n->rhs;
+			unsigned k, need;
+
+			if (!x->is_ref || x->ref.is_name || x->ref.scope != SC_EVT)
+				continue;
+			k = kinds_on_fixtures(e, &x->ref, &nm, determined, &any);
+			need = n->kind == X_REF || y->is_ref ? 3 : n->op == OP_GLOB ||
+			       y->lit.type == STROBE_EXPR_VAL_STR ? 2 : 1;
+			/* a field none of its types has, or never of the kind
+			 * the comparison needs, is what the check refuses (when
+			 * its names allow no type, nothing is compared) */
+			if (any && !(k & need))
+				__builtin_trap();
+		}
+	}
+	evaluate(e, data, size);
+	if (strobe_expr_error(e, &err) < 0 && err.code != -ENOMEM)
+		__builtin_trap();	/* resolution failed on an accepted one */
+	strobe_expr_free(e);
 }
 
 /* 'F': terms one per line; fast paths == the printed expression. */
@@ -443,6 +559,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		evaluate(e, data, size);
 		strobe_expr_set_syscall_args(e, sysargs);
 		evaluate(e, data, size);
+		checked(text, ref, data, size);
 		strobe_expr_error(e, &err);
 		strobe_expr_free(e);
 		break;

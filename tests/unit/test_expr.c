@@ -1154,8 +1154,8 @@ static void test_filter_terms_and_with_their_fast_paths(void)
 	CHECK_EQ(strobe_expr_filter_add(f, "$evt.procname == \"nginx\" || $evt.x > 4", &err), 0);
 	/* a syntax error names the column in its own text */
 	CHECK_EQ(strobe_expr_filter_add(f, "$evt.tid == ", &err), -EINVAL);
-	CHECK_STR(err.msg, "column 13: expected a value ($evt reference, number, duration "
-		  "or string), found end of text");
+	CHECK_STR(err.msg, "--filter '$evt.tid == ': column 13: expected a value ($evt "
+		  "reference, number, duration or string), found end of text");
 	CHECK_EQ(strobe_expr_filter_add(f, "$begin.$evt.tid == 1", &err), -EINVAL);
 	CHECK_EQ(strobe_expr_filter_compile(f, &err), 0);
 	strobe_expr_filter_print(f, buf, sizeof(buf));
@@ -1498,7 +1498,302 @@ static void test_expr_name_matches_ftrace_full_and_lttng_names(void)
 	CHECK(!strobe_expr_name_matches("sched", NULL, "x", false));
 }
 
-TESTS(T(test_expr_event_names_tell_what_a_live_run_enables),
+/* ---- checking against a catalogue --------------------------------------- */
+
+struct warns {
+	int n;
+	char last[600];
+};
+
+static void take_warn(void *arg, const char *msg)
+{
+	struct warns *w = arg;
+
+	w->n++;
+	snprintf(w->last, sizeof(w->last), "%s", msg);
+}
+
+static void test_expr_check_fields_kinds_and_names_against_the_trace(void)
+{
+	static const struct {
+		const char *text;
+		unsigned flags;
+		int rc;
+		const char *msg;	/* the error, or the one warning */
+	} cases[] = {
+		/* the five of issue 28 */
+		{ "$evt.TID == 1", 0, -EINVAL,
+		  "--filter: column 1: no field 'TID' in any event it can match; did you mean "
+		  "'tid'?" },
+		{ "$evt.nosuchfield == 1", 0, -EINVAL,
+		  "--filter: column 1: no field 'nosuchfield' in any event it can match (as a "
+		  "syscall argument on raw_syscalls:sys_enter records it needs the syscall "
+		  "argument table, which is missing)" },
+		{ "$evt.tid == \"1\"", 0, -EINVAL,
+		  "--filter: column 13: $evt.tid is a number: compare it with a number, not the "
+		  "string \"1\"" },
+		{ "$evt.tid =* \"1*\"", 0, -EINVAL,
+		  "--filter: column 13: '=*' matches strings, and $evt.tid is a number: compare "
+		  "it with ==, <, ... and a number" },
+		{ "$evt.$name == \"sched_swtich\"", 0, 0,
+		  "--filter: column 15: no event in the trace is named 'sched_swtich'; did you "
+		  "mean 'sched_switch'?" },
+		/* live: the kernel's catalogue, so an unknown event is an error */
+		{ "$evt.$name == \"sched_swtich\"", STROBE_EXPR_CHECK_LIVE, -ENOENT,
+		  "--filter: column 15: the kernel has no event named 'sched_swtich'; did you "
+		  "mean 'sched_switch'?" },
+		{ "$evt.$name =* \"schde_*\"", 0, 0,
+		  "--filter: column 15: no event in the trace matches 'schde_*'" },
+		{ "$evt.$name == \"sched:sched_swich\"", 0, 0,
+		  "--filter: column 15: no event in the trace is named 'sched:sched_swich'; did "
+		  "you mean 'sched:sched_switch'?" },
+		/* a field only some types have: the types the names allow decide */
+		{ "$evt.$name == \"sched_switch\" && $evt.prev_comm == \"a\"", 0, 0, NULL },
+		{ "$evt.$name == \"sched_waking\" && $evt.prev_comm == \"a\"", 0, -EINVAL,
+		  "--filter: column 33: no field 'prev_comm' in any event it can match" },
+		{ "$evt.$name == \"sched_switch\" && $evt.prev_com == \"a\"", 0, -EINVAL,
+		  "--filter: column 33: no field 'prev_com' in any event it can match; did you "
+		  "mean 'prev_comm'?" },
+		{ "$evt.prev_comm == \"a\"", 0, 0, NULL },
+		/* string fields and numbers */
+		{ "$evt.procname > 5", 0, -EINVAL,
+		  "--filter: column 17: $evt.procname is a string: compare it with a string, not "
+		  "the number 5" },
+		{ "$evt.s == 1.5", 0, -EINVAL,
+		  "--filter: column 11: $evt.s is a string: compare it with a string, not the "
+		  "number 1.5" },
+		{ "$evt.s == $evt.x", 0, -EINVAL,
+		  "--filter: column 1: $evt.s is a string and $evt.x a number: they never "
+		  "compare" },
+		{ "$evt.s =* \"a*\" && $evt.x < 2ms && $evt.cpu == 1", 0, 0, NULL },
+		/* context, header and LTTng names all exist */
+		{ "$evt.$ctx.procname == \"a\" || $evt.timestamp > 0 || $evt.next_tid == 1", 0, 0,
+		  NULL },
+		{ "$evt.$ctx.prev_comm == \"a\"", 0, -EINVAL,
+		  "--filter: column 1: no field 'prev_comm' in any event it can match" },
+		{ "$evt.$header.tid == 1", 0, -EINVAL,
+		  "--filter: column 1: no field 'tid' in any event it can match; did you mean "
+		  "'id'?" },
+		/* a name nothing has: only the warning (nothing is compared) */
+		{ "$evt.$name == \"nope\" && $evt.TID == 1", 0, 0,
+		  "--filter: column 15: no event in the trace is named 'nope'" },
+		/* messages escape control characters and keep UTF-8 */
+		{ "$evt.$name == \"sch\x1b[31m\xc3\xa9\"", 0, 0,
+		  "--filter: column 15: no event in the trace is named 'sch\\x1b[31m\xc3\xa9'" },
+	};
+	struct strobe_formats *fmts = fmts_all();
+	struct strobe_error err;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct warns w = { 0 };
+		struct strobe_expr_check_opts o = { .size = sizeof(o), .flags = cases[i].flags,
+						    .what = "--filter", .warn = take_warn,
+						    .warn_arg = &w };
+		struct strobe_expr *e = NULL;
+		int rc;
+
+		CHECK_EQ(strobe_expr_parse(cases[i].text, STROBE_EXPR_EVT_ONLY, &e, NULL), 0);
+		memset(&err, 0, sizeof(err));
+		rc = strobe_expr_check(e, fmts, &o, &err);
+		CHECK_EQ(rc, cases[i].rc);
+		if (rc < 0)
+			CHECK_STR(err.msg, cases[i].msg);
+		else if (cases[i].msg)
+			CHECK_STR(w.last, cases[i].msg);
+		else
+			CHECK_EQ(w.n, 0);
+		if (rc < 0 && cases[i].msg && w.n)
+			CHECK_EQ(w.n, 0);	/* an error is not also a warning */
+		strobe_expr_free(e);
+	}
+	strobe_formats_free(fmts);
+}
+
+static void test_expr_check_with_syscall_arguments_and_scopes(void)
+{
+	struct strobe_formats *fmts = fmts_all();
+	struct strobe_syscall_args *t = NULL;
+	struct strobe_expr *e = NULL, *b = NULL;
+	struct strobe_expr_check_opts o = { .size = sizeof(o) };
+	struct strobe_error err = { 0 };
+
+	/* $evt.fd on raw_syscalls records: fine once the table is there */
+	CHECK_EQ(strobe_expr_parse("$evt.$name == \"syscall_entry_close\" && $evt.fd == 3", 0,
+				   &e, NULL), 0);
+	CHECK_EQ(strobe_expr_check(e, fmts, NULL, &err), 0);	/* syscalls:sys_enter_close */
+	strobe_expr_free(e);
+	CHECK_EQ(strobe_syscall_args_new(&t), 0);
+	CHECK(strobe_syscall_args_add_formats(t, fmts) > 0);
+	CHECK_EQ(strobe_expr_parse("$evt.$name == \"sys_enter\" && $evt.count == 3", 0, &e,
+				   NULL), 0);
+	CHECK_EQ(strobe_expr_check(e, fmts, NULL, &err), -EINVAL);
+	CHECK_STR(err.msg, "column 30: no field 'count' in any event it can match (as a "
+		  "syscall argument on raw_syscalls:sys_enter records it needs the syscall "
+		  "argument table, which is missing)");
+	strobe_expr_set_syscall_args(e, t);
+	CHECK_EQ(strobe_expr_check(e, fmts, NULL, &err), -EINVAL);	/* no read format */
+	strobe_expr_free(e);
+	CHECK_EQ(strobe_expr_parse("$evt.$name == \"sys_enter\" && $evt.dfd == 3", 0, &e,
+				   NULL), 0);
+	strobe_expr_set_syscall_args(e, t);
+	CHECK_EQ(strobe_expr_check(e, fmts, NULL, &err), 0);	/* openat's */
+	strobe_expr_free(e);
+
+	/* $begin.$evt is what the begin expression can match */
+	CHECK_EQ(strobe_expr_parse("$evt.$name == \"sched_switch\"", 0, &b, NULL), 0);
+	CHECK_EQ(strobe_expr_parse("$evt.pid == $begin.$evt.next_pid", 0, &e, NULL), 0);
+	o.begin = b;
+	CHECK_EQ(strobe_expr_check(e, fmts, &o, &err), 0);
+	strobe_expr_free(e);
+	CHECK_EQ(strobe_expr_parse("$evt.pid == $begin.$evt.child_pid", 0, &e, NULL), 0);
+	CHECK_EQ(strobe_expr_check(e, fmts, &o, &err), -EINVAL);
+	CHECK_STR(err.msg, "column 13: no field 'child_pid' in any event $begin.$evt can be");
+	CHECK_EQ(strobe_expr_check(e, fmts, NULL, &err), 0);	/* itself: fork has it */
+	strobe_expr_free(e);
+	/* a capture (a reference): $evt is what its side can match */
+	CHECK_EQ(strobe_expr_parse_ref("$evt.child_comm", 0, &e, NULL), 0);
+	CHECK_EQ(strobe_expr_check(e, fmts, NULL, &err), 0);
+	o.evt = b;
+	CHECK_EQ(strobe_expr_check(e, fmts, &o, &err), -EINVAL);
+	CHECK_STR(err.msg, "column 1: no field 'child_comm' in any event it can match");
+	strobe_expr_free(e);
+	strobe_expr_free(b);
+	strobe_syscall_args_free(t);
+	strobe_formats_free(fmts);
+}
+
+static void test_filter_and_periods_checks_name_their_option(void)
+{
+	struct strobe_formats *fmts = fmts_all();
+	struct strobe_expr_filter *f = NULL;
+	struct strobe_periods *p = NULL;
+	struct strobe_error err = { 0 };
+	struct warns w = { 0 };
+
+	CHECK_EQ(strobe_expr_filter_new(&f), 0);
+	CHECK_EQ(strobe_expr_filter_add_option(f, STROBE_EXPR_OPT_TID, "1", &err), 0);
+	CHECK_EQ(strobe_expr_filter_add(f, "$evt.x > 1", &err), 0);
+	CHECK_EQ(strobe_expr_filter_add(f, "$evt.procname == 1", &err), 0);
+	CHECK_EQ(strobe_expr_filter_compile(f, &err), 0);
+	CHECK_EQ(strobe_expr_filter_check(f, NULL, 0, NULL, NULL, &err), 0);	/* no fmts */
+	CHECK_EQ(strobe_expr_filter_check(f, fmts, 0, take_warn, &w, &err), -EINVAL);
+	CHECK_STR(err.msg, "--filter '$evt.procname == 1': column 18: $evt.procname is a "
+		  "string: compare it with a string, not the number 1");
+	strobe_expr_filter_free(f);
+
+	CHECK_EQ(strobe_periods_new(NULL, NULL, &p), 0);
+	CHECK(strobe_periods_define(p, "sw : $evt.$name == \"sched_switch\" : "
+				    "$evt.tid == $begin.$evt.next_pid", &err) >= 0);
+	CHECK(strobe_periods_define(p, "in(sw) : $evt.$name == \"irq_handler_entry\" && "
+				    "$parent.$begin.$evt.prev_pid == 1", &err) >= 0);
+	CHECK_EQ(strobe_periods_capture(p, "sw : a = $evt.prev_comm : b = $begin.$evt.next_comm",
+					&err), 0);
+	CHECK_EQ(strobe_periods_check(p, fmts, 0, take_warn, &w, &err), 0);
+	CHECK_EQ(w.n, 0);
+	CHECK(strobe_periods_define(p, "bad : $evt.$name == \"sched_switch\" : "
+				    "$evt.tid == $begin.$evt.irq", &err) >= 0);
+	CHECK_EQ(strobe_periods_check(p, fmts, 0, take_warn, &w, &err), -EINVAL);
+	CHECK_STR(err.msg, "--period bad end: column 50: no field 'irq' in any event "
+		  "$begin.$evt can be");
+	strobe_periods_free(p);
+
+	CHECK_EQ(strobe_periods_new(NULL, NULL, &p), 0);
+	CHECK(strobe_periods_define(p, "sw : $evt.$name == \"sched_swich\"", &err) >= 0);
+	CHECK_EQ(strobe_periods_check(p, fmts, 0, take_warn, &w, &err), 0);
+	CHECK_EQ(w.n, 1);	/* once: the end repeats the begin text */
+	CHECK_STR(w.last, "--period sw begin: column 20: no event in the trace is named "
+		  "'sched_swich'; did you mean 'sched_switch'?");
+	CHECK_EQ(strobe_periods_check(p, fmts, STROBE_EXPR_CHECK_LIVE, take_warn, &w, &err),
+		 -ENOENT);
+	CHECK_EQ(strobe_periods_capture(p, "sw : a = $evt.prev_com", &err), 0);
+	strobe_periods_free(p);
+
+	CHECK_EQ(strobe_periods_new(NULL, NULL, &p), 0);
+	CHECK(strobe_periods_define(p, "sw : $evt.$name == \"sched_switch\"", &err) >= 0);
+	CHECK_EQ(strobe_periods_capture(p, "sw : a = $evt.prev_com", &err), 0);
+	CHECK_EQ(strobe_periods_check(p, fmts, 0, NULL, NULL, &err), -EINVAL);
+	CHECK_STR(err.msg, "--period-captures sw: column 10: no field 'prev_com' in any event "
+		  "it can match; did you mean 'prev_comm'?");
+	strobe_periods_free(p);
+	strobe_formats_free(fmts);
+}
+
+static void test_expr_messages_quote_numbers_whole_and_escape_text(void)
+{
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+		{ "$evt.tid == 1.5e300s", "column 13: expected a duration within 292 years, "
+		  "found '1.5e300s'" },
+		{ "$evt.tid == -1e999", "column 13: expected a finite number, found '-1e999'" },
+		{ "$evt.tid == 0x1g", "column 13: expected a number, found '0x1g'" },
+		{ "$evt.tid == \xc3\xa9", "column 13: expected a value ($evt reference, number, "
+		  "duration or string), found '\xc3\xa9'" },
+		{ "$evt.tid == \x1b[31m", "column 13: expected a value ($evt reference, number, "
+		  "duration or string), found '\\x1b'" },
+		{ "$evt.tid == 1 \xff", "column 15: expected an operator (&&, ||) or the end, "
+		  "found '\\xff'" },
+		{ "$evt.tid == 1 \t\x7f", "column 16: expected an operator (&&, ||) or the end, "
+		  "found '\\x7f'" },
+	};
+	struct strobe_error err;
+	struct strobe_expr *e;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&err, 0, sizeof(err));
+		CHECK_EQ(strobe_expr_parse(cases[i].text, 0, &e, &err), -EINVAL);
+		CHECK_STR(err.msg, cases[i].msg);
+	}
+}
+
+static void test_filter_allows_the_documented_nesting(void)
+{
+	struct strobe_expr_filter *f = NULL;
+	struct strobe_error err = { 0 };
+	char text[600];
+	int i, n = 0;
+
+	/* 128 levels in a --filter: wrapping it in the filter's own
+	 * parentheses and printing its conjuncts must not refuse it */
+	for (i = 0; i < 128; i++)
+		text[n++] = '(';
+	n += snprintf(text + n, sizeof(text) - (size_t)n, "$evt.tid == 1");
+	for (i = 0; i < 128; i++)
+		text[n++] = ')';
+	text[n] = '\0';
+	CHECK_EQ(strobe_expr_filter_new(&f), 0);
+	CHECK_EQ(strobe_expr_filter_add(f, text, &err), 0);
+	CHECK_EQ(strobe_expr_filter_add(f, "$evt.cpu == 1 || $evt.x > 1", &err), 0);
+	CHECK_EQ(strobe_expr_filter_compile(f, &err), 0);
+	strobe_expr_filter_free(f);
+	n = 0;
+	for (i = 0; i < 127; i++)
+		text[n++] = '!';
+	snprintf(text + n, sizeof(text) - (size_t)n, "$evt.tid == 1");
+	CHECK_EQ(strobe_expr_filter_new(&f), 0);
+	CHECK_EQ(strobe_expr_filter_add(f, text, &err), 0);
+	CHECK_EQ(strobe_expr_filter_add(f, "$evt.x > 1", &err), 0);
+	CHECK_EQ(strobe_expr_filter_compile(f, &err), 0);
+	strobe_expr_filter_free(f);
+	/* 129 is refused, naming the option */
+	memmove(text + 2, text, strlen(text) + 1);
+	text[0] = '!';
+	text[1] = '!';
+	CHECK_EQ(strobe_expr_filter_new(&f), 0);
+	CHECK_EQ(strobe_expr_filter_add(f, text, &err), -EINVAL);
+	CHECK_STR(err.msg, "--filter '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
+		  "!!!!...': column 129: nested more than 128 levels deep");
+	strobe_expr_filter_free(f);
+}
+
+TESTS(T(test_expr_check_fields_kinds_and_names_against_the_trace),
+      T(test_expr_check_with_syscall_arguments_and_scopes),
+      T(test_filter_and_periods_checks_name_their_option),
+      T(test_expr_messages_quote_numbers_whole_and_escape_text),
+      T(test_filter_allows_the_documented_nesting),
+      T(test_expr_event_names_tell_what_a_live_run_enables),
       T(test_expr_name_matches_ftrace_full_and_lttng_names),
       T(test_expr_print_round_trips_lttng_examples),
       T(test_expr_precedence_matches_c),
