@@ -2,7 +2,8 @@
  * test_damage_detect.c - damage the readers used to pass over in silence
  * is a diagnostic now (strobe-damage(7)), named with what and where, and
  * valid files stay quiet: a v7 CPU whose chunk count is zeroed, a v7
- * BUFFER option whose CPU count is zeroed, a page of zeros, a format
+ * BUFFER option whose CPU count is zeroed, a v7 chunk that does not
+ * decompress (its file and CPU named once), a page of zeros, a format
  * whose field lies past its records, and two formats with one ID.  Each
  * damaged file is made from a fixture file (tracefile_fixture.h; v7 by
  * trace-cmd convert, skipped without it) by patching the bytes its name
@@ -279,6 +280,62 @@ static void test_v7_zeroed_buffer_cpu_count_is_damage(void)
 	drop(v6);
 }
 
+/* how many times needle is in haystack */
+static int times_in(const char *haystack, const char *needle)
+{
+	int n = 0;
+
+	while (haystack && (haystack = strstr(haystack, needle))) {
+		n++;
+		haystack += strlen(needle);
+	}
+	return n;
+}
+
+static void test_v7_undecodable_chunk_names_its_file_and_cpu_once(void)
+{
+	static struct fx_event ev[400];
+	struct strobe_error err = { 0 };
+	uint64_t cpu_off, cpus_off;
+	uint8_t hdr[8], junk[16];
+	uint32_t csize;
+	struct count c;
+	int n = make_syscalls(ev, 200, 2), ret, nd, fd;
+	char *v6, *v7, *m;
+
+	if (!have_trace_cmd(__func__))
+		return;
+	REQUIRE((v6 = fx_write_file(NULL, formats, 2, ev, n, 2)));
+	REQUIRE((v7 = to_v7(v6)));
+	REQUIRE(v7_layout(v7, 0, &cpu_off, &cpus_off));
+	/* CPU 0's first chunk: its compressed bytes' middle made junk */
+	REQUIRE((fd = open(v7, O_RDONLY)) >= 0);
+	REQUIRE(pread(fd, hdr, 8, (off_t)cpu_off + 4) == 8);
+	close(fd);
+	csize = (uint32_t)hdr[0] | (uint32_t)hdr[1] << 8 | (uint32_t)hdr[2] << 16 |
+		(uint32_t)hdr[3] << 24;
+	REQUIRE(csize > 64);
+	memset(junk, 0x5a, sizeof(junk));
+	REQUIRE(patch(v7, cpu_off + 4 + 8 + csize / 2, junk, sizeof(junk)));
+	m = run_file(v7, false, STROBE_TF_DIAG_BAD_DATA, &c, &ret, &nd, &err);
+	CHECK_EQ(ret, STROBE_PIPELINE_END);
+	CHECK_EQ(c.events, 200);	/* CPU 1's */
+	CHECK(m && strstr(m, "cannot decompress chunk of CPU 0"));
+	CHECK_EQ(times_in(m, v7), 1);
+	CHECK_EQ(times_in(m, "cpu 0") + times_in(m, "CPU 0"), 1);
+	free(m);
+	/* strict: the run fails there, the file and the CPU named once */
+	m = run_file(v7, true, STROBE_TF_DIAG_BAD_DATA, &c, &ret, &nd, &err);
+	CHECK_EQ(ret, -EBADMSG);
+	CHECK(strstr(err.msg, "damaged data (strict): ") &&
+	      strstr(err.msg, "cannot decompress chunk of CPU 0"));
+	CHECK_EQ(times_in(err.msg, v7), 1);
+	CHECK_EQ(times_in(err.msg, "cpu 0") + times_in(err.msg, "CPU 0"), 1);
+	free(m);
+	drop(v7);
+	drop(v6);
+}
+
 /* ---- pages and formats ----------------------------------------------------- */
 
 static void test_page_of_zeros_is_skipped_and_said(void)
@@ -407,6 +464,7 @@ static void test_two_formats_with_one_id_decode_neither(void)
 TESTS(T(test_v7_intact_and_empty_cpus_are_quiet),
       T(test_v7_zeroed_chunk_count_is_damage_named_with_its_cpu),
       T(test_v7_zeroed_buffer_cpu_count_is_damage),
+      T(test_v7_undecodable_chunk_names_its_file_and_cpu_once),
       T(test_page_of_zeros_is_skipped_and_said),
       T(test_format_past_its_records_is_said_and_fails_strict_at_the_end),
       T(test_two_formats_with_one_id_decode_neither));
