@@ -31,18 +31,10 @@ const char *__lsan_default_suppressions(void)
 }
 
 #define TRACE_CMD "/usr/bin/trace-cmd"
-#define ID_ENTER 443
-#define ID_EXIT 444
+#define ID_ENTER FX_ID_SYS_ENTER
+#define ID_EXIT FX_ID_SYS_EXIT
 #define MS 1000000ull
 
-static const char fmt_enter[] = "name: sys_enter\nID: 443\nformat:\n" FMT_COMMON
-	FMT_SYS_ENTER_FIELDS "print fmt: \"NR %ld\", REC->id\n";
-static const char fmt_exit[] = "name: sys_exit\nID: 444\nformat:\n" FMT_COMMON
-	FMT_SYS_EXIT_FIELDS "print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
-static const struct strobe_tf_format formats[] = {
-	{ "raw_syscalls", fmt_enter, sizeof(fmt_enter) - 1 },
-	{ "raw_syscalls", fmt_exit, sizeof(fmt_exit) - 1 },
-};
 
 /* n enter/exit pairs of pid on CPUs 0 and 1 in turn (none on the CPUs
  * from nr_busy on). */
@@ -210,7 +202,7 @@ static void test_v7_intact_and_empty_cpus_are_quiet(void)
 	if (!have_trace_cmd(__func__))
 		return;
 	/* four CPUs, two of them empty: valid, and nothing to say */
-	REQUIRE((v6 = fx_write_file(NULL, formats, 2, ev, n, 4)));
+	REQUIRE((v6 = fx_write_file(NULL, fx_syscalls, 2, ev, n, 4)));
 	REQUIRE((v7 = to_v7(v6)));
 	m = run_file(v7, true, STROBE_TF_DIAG_BAD_DATA, &c, &ret, &nd, &err);
 	CHECK_EQ(ret, STROBE_PIPELINE_END);
@@ -234,7 +226,7 @@ static void test_v7_zeroed_chunk_count_is_damage_named_with_its_cpu(void)
 
 	if (!have_trace_cmd(__func__))
 		return;
-	REQUIRE((v6 = fx_write_file(NULL, formats, 2, ev, n, 2)));
+	REQUIRE((v6 = fx_write_file(NULL, fx_syscalls, 2, ev, n, 2)));
 	REQUIRE((v7 = to_v7(v6)));
 	REQUIRE(v7_layout(v7, 0, &cpu_off, &cpus_off));
 	REQUIRE(patch(v7, cpu_off, &zero, 4));
@@ -266,7 +258,7 @@ static void test_v7_zeroed_buffer_cpu_count_is_damage(void)
 
 	if (!have_trace_cmd(__func__))
 		return;
-	REQUIRE((v6 = fx_write_file(NULL, formats, 2, ev, n, 2)));
+	REQUIRE((v6 = fx_write_file(NULL, fx_syscalls, 2, ev, n, 2)));
 	REQUIRE((v7 = to_v7(v6)));
 	REQUIRE(v7_layout(v7, 0, &cpu_off, &cpus_off));
 	REQUIRE(patch(v7, cpus_off, &zero, 4));
@@ -305,7 +297,7 @@ static void test_v7_undecodable_chunk_names_its_file_and_cpu_once(void)
 
 	if (!have_trace_cmd(__func__))
 		return;
-	REQUIRE((v6 = fx_write_file(NULL, formats, 2, ev, n, 2)));
+	REQUIRE((v6 = fx_write_file(NULL, fx_syscalls, 2, ev, n, 2)));
 	REQUIRE((v7 = to_v7(v6)));
 	REQUIRE(v7_layout(v7, 0, &cpu_off, &cpus_off));
 	/* CPU 0's first chunk: its compressed bytes' middle made junk */
@@ -352,7 +344,7 @@ static void test_page_of_zeros_is_skipped_and_said(void)
 	for (i = 0; i < 150; i++)
 		fx_put64(fx_payload(&ev[n++], 1000 * MS + (uint64_t)i * MS, 0, ID_ENTER, 7,
 				    64)->data + 8, 110);
-	REQUIRE((path = fx_write_file(NULL, formats, 2, ev, n, 1)));
+	REQUIRE((path = fx_write_file(NULL, fx_syscalls, 2, ev, n, 1)));
 	m = run_file(path, false, STROBE_TF_DIAG_BAD_DATA, &c, &ret, &nd, &err);
 	CHECK_EQ(c.events, 150);
 	CHECK_EQ(nd, 0);
@@ -384,7 +376,7 @@ static const char fmt_stack[] = "name: kernel_stack\nID: 445\nformat:\n" FMT_COM
 static void test_format_past_its_records_is_said_and_fails_strict_at_the_end(void)
 {
 	static const struct strobe_tf_format far[] = {
-		{ "raw_syscalls", fmt_enter, sizeof(fmt_enter) - 1 },
+		{ "raw_syscalls", fx_fmt_sys_enter, sizeof(fx_fmt_sys_enter) - 1 },
 		{ "raw_syscalls", fmt_exit_far, sizeof(fmt_exit_far) - 1 },
 		{ "ftrace", fmt_stack, sizeof(fmt_stack) - 1 },
 	};
@@ -424,7 +416,7 @@ static void test_two_formats_with_one_id_decode_neither(void)
 		FMT_SYS_ENTER_FIELDS "print fmt: \"NR %ld\", REC->id\n";
 	static const struct strobe_tf_format clash[] = {
 		{ "raw_syscalls", enter_444, sizeof(enter_444) - 1 },
-		{ "raw_syscalls", fmt_exit, sizeof(fmt_exit) - 1 },
+		{ "raw_syscalls", fx_fmt_sys_exit, sizeof(fx_fmt_sys_exit) - 1 },
 	};
 	static struct fx_event ev[400];
 	struct strobe_error err = { 0 };
