@@ -191,6 +191,19 @@ static bool v7_layout(const char *path, int cpu, uint64_t *cpu_off, uint64_t *cp
 	return *cpu_off && *cpus_off;
 }
 
+/* 200 syscall pairs on CPUs 0 and 1 as a v6 file and its v7 conversion
+ * (both paths malloc'd), and the v7 file's offsets of v7_layout(). */
+static bool v7_of_syscalls(char **v6, char **v7, uint64_t *cpu_off, uint64_t *cpus_off)
+{
+	static struct fx_event ev[400];
+	int n = make_syscalls(ev, 200, 2);
+
+	*v7 = NULL;
+	*v6 = fx_write_file(NULL, fx_syscalls, 2, ev, n, 2);
+	*v7 = *v6 ? to_v7(*v6) : NULL;
+	return *v7 && v7_layout(*v7, 0, cpu_off, cpus_off);
+}
+
 static void test_v7_intact_and_empty_cpus_are_quiet(void)
 {
 	static struct fx_event ev[400];
@@ -216,19 +229,16 @@ static void test_v7_intact_and_empty_cpus_are_quiet(void)
 
 static void test_v7_zeroed_chunk_count_is_damage_named_with_its_cpu(void)
 {
-	static struct fx_event ev[400];
 	struct strobe_error err = { 0 };
 	uint64_t cpu_off, cpus_off;
 	uint32_t zero = 0;
 	struct count c;
-	int n = make_syscalls(ev, 200, 2), ret, nd;
+	int ret, nd;
 	char *v6, *v7, *m;
 
 	if (!have_trace_cmd(__func__))
 		return;
-	REQUIRE((v6 = fx_write_file(NULL, fx_syscalls, 2, ev, n, 2)));
-	REQUIRE((v7 = to_v7(v6)));
-	REQUIRE(v7_layout(v7, 0, &cpu_off, &cpus_off));
+	REQUIRE(v7_of_syscalls(&v6, &v7, &cpu_off, &cpus_off));
 	REQUIRE(patch(v7, cpu_off, &zero, 4));
 	m = run_file(v7, false, STROBE_TF_DIAG_BAD_DATA, &c, &ret, &nd, &err);
 	CHECK_EQ(ret, STROBE_PIPELINE_END);
@@ -248,19 +258,16 @@ static void test_v7_zeroed_chunk_count_is_damage_named_with_its_cpu(void)
 
 static void test_v7_zeroed_buffer_cpu_count_is_damage(void)
 {
-	static struct fx_event ev[400];
 	struct strobe_error err = { 0 };
 	uint64_t cpu_off, cpus_off;
 	uint32_t zero = 0;
 	struct count c;
-	int n = make_syscalls(ev, 200, 2), ret, nd;
+	int ret, nd;
 	char *v6, *v7, *m;
 
 	if (!have_trace_cmd(__func__))
 		return;
-	REQUIRE((v6 = fx_write_file(NULL, fx_syscalls, 2, ev, n, 2)));
-	REQUIRE((v7 = to_v7(v6)));
-	REQUIRE(v7_layout(v7, 0, &cpu_off, &cpus_off));
+	REQUIRE(v7_of_syscalls(&v6, &v7, &cpu_off, &cpus_off));
 	REQUIRE(patch(v7, cpus_off, &zero, 4));
 	m = run_file(v7, false, STROBE_TF_DIAG_BAD_DATA, &c, &ret, &nd, &err);
 	CHECK_EQ(ret, STROBE_PIPELINE_END);
@@ -286,20 +293,17 @@ static int times_in(const char *haystack, const char *needle)
 
 static void test_v7_undecodable_chunk_names_its_file_and_cpu_once(void)
 {
-	static struct fx_event ev[400];
 	struct strobe_error err = { 0 };
 	uint64_t cpu_off, cpus_off;
 	uint8_t hdr[8], junk[16];
 	uint32_t csize;
 	struct count c;
-	int n = make_syscalls(ev, 200, 2), ret, nd, fd;
+	int ret, nd, fd;
 	char *v6, *v7, *m;
 
 	if (!have_trace_cmd(__func__))
 		return;
-	REQUIRE((v6 = fx_write_file(NULL, fx_syscalls, 2, ev, n, 2)));
-	REQUIRE((v7 = to_v7(v6)));
-	REQUIRE(v7_layout(v7, 0, &cpu_off, &cpus_off));
+	REQUIRE(v7_of_syscalls(&v6, &v7, &cpu_off, &cpus_off));
 	/* CPU 0's first chunk: its compressed bytes' middle made junk */
 	REQUIRE((fd = open(v7, O_RDONLY)) >= 0);
 	REQUIRE(pread(fd, hdr, 8, (off_t)cpu_off + 4) == 8);
