@@ -3,8 +3,8 @@
 #   make                 libstrobe (static + shared), the strobe CLI, man pages
 #   make check           install missing Debian packages, then every test:
 #                        unit tests and fuzz-corpus replay under ASan+UBSan,
-#                        command-line tests, kernel and oracle tests when
-#                        root with tracefs
+#                        command-line tests (with the damage matrix),
+#                        kernel and oracle tests when root with tracefs
 #   make demo [CMD=...]  install missing Debian packages, build, record a
 #                        demo workload (and two containers) and show it
 #   make fuzz [FUZZ_SECONDS=N]   run the libFuzzer harnesses (clang)
@@ -131,7 +131,8 @@ $(O)/bench/%: tests/live/%.c $(O)/libstrobe.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(O)/libstrobe.a $(LIBS)
 
-# The synthetic trace of make bench-instr, tests/damage and tests/cli (no root)
+# The synthetic trace of make bench-instr, of the damage matrix test
+# (tests/damage) and of tests/cli (run by make check; no root needed)
 $(O)/bench/synth-trace: bench/synth-trace.c $(O)/libstrobe.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(O)/libstrobe.a $(LIBS)

@@ -4,7 +4,8 @@
 #
 #   unit:   build/tests/test_*      (ASan+UBSan, no root, no kernel)
 #   fuzz:   build/fuzz-replay/*     replay tests/fuzz/corpus/<name>/ (sanitizers)
-#   cli:    tests/cli/*.sh          the command line without tracing (no root)
+#   cli:    tests/cli/*.sh          the command line without tracing (no root;
+#                                   08-damage-matrix: tests/damage/matrix)
 #   kernel: tests/kernel/*.sh       real tracing; skipped with a reason when
 #                                   not root or tracefs cannot be mounted
 #   python: tests/python/test_*.py  the Python module, under pytest

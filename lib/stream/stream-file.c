@@ -25,7 +25,7 @@ struct file_feed {
 	unsigned page_size;
 };
 
-static int file_feed_next(void *ctx, const uint8_t **page, uint64_t *offset,
+int strobe_file_feed_next(void *ctx, const uint8_t **page, uint64_t *offset,
 			  struct strobe_error *err)
 {
 	struct file_feed *ff = ctx;
@@ -109,7 +109,7 @@ int strobe_stream_open_file(struct strobe_tracefile *tf,
 			}
 			ff->cpu = c;
 			ff->page_size = page_size;
-			feeds[n].next_page = file_feed_next;
+			feeds[n].next_page = strobe_file_feed_next;
 			feeds[n].close = file_feed_close;
 			feeds[n].ctx = ff;
 			feeds[n].cpu = strobe_tf_cpu_id(c);

@@ -38,4 +38,12 @@ void strobe_stream_set_short_hook(struct strobe_stream *s,
 				  void (*hook)(void *ctx, const struct strobe_event *ev),
 				  void *ctx) STROBE_HIDDEN;
 
+/*
+ * The file stream's page feed (stream-file.c): its errors are the trace
+ * file cursor's, which name the file and the CPU themselves, so the
+ * stream does not put "cpu N: " before them as it does for other feeds.
+ */
+int strobe_file_feed_next(void *ctx, const uint8_t **page, uint64_t *offset,
+			  struct strobe_error *err) STROBE_HIDDEN;
+
 #endif

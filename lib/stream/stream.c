@@ -199,7 +199,7 @@ static int feed_refill(struct strobe_stream *s, struct feed *f,
 			f->done = true;
 			f->pg.len = 0;
 			f->pg.pos = 0;
-			if (r < 0)
+			if (r < 0 && f->src.next_page != strobe_file_feed_next)
 				strobe_err_prefix(err, "cpu %d", f->src.cpu);
 			return r;
 		}

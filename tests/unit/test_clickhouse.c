@@ -31,6 +31,7 @@
 #include "formats.h"
 #include "formats_of.h"
 #include "test.h"
+#include "tracefile_fixture.h"
 
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
@@ -42,10 +43,6 @@ enum { ID_SWITCH = 316, ID_ENTER = 443, ID_EXIT = 444, ID_NOFORMAT = 999 };
 
 static const char fmt_switch[] = "name: sched_switch\nID: 316\nformat:\n" FMT_COMMON
 	FMT_SWITCH_FIELDS "print fmt: \"prev_pid=%d next_pid=%d\", REC->prev_pid, REC->next_pid\n";
-static const char fmt_enter[] = "name: sys_enter\nID: 443\nformat:\n" FMT_COMMON
-	FMT_SYS_ENTER_FIELDS "print fmt: \"NR %ld\", REC->id\n";
-static const char fmt_exit[] = "name: sys_exit\nID: 444\nformat:\n" FMT_COMMON
-	FMT_SYS_EXIT_FIELDS "print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
 
 #define NSEC 1000000000ULL
 
@@ -59,8 +56,8 @@ static struct tep_handle *make_tep(void)
 	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
 	if (tep_parse_event(tep, fmt_switch, sizeof(fmt_switch) - 1, "sched") ||
-	    tep_parse_event(tep, fmt_enter, sizeof(fmt_enter) - 1, "raw_syscalls") ||
-	    tep_parse_event(tep, fmt_exit, sizeof(fmt_exit) - 1, "raw_syscalls")) {
+	    tep_parse_event(tep, fx_fmt_sys_enter, sizeof(fx_fmt_sys_enter) - 1, "raw_syscalls") ||
+	    tep_parse_event(tep, fx_fmt_sys_exit, sizeof(fx_fmt_sys_exit) - 1, "raw_syscalls")) {
 		free_tep(tep);
 		return NULL;
 	}
@@ -632,22 +629,12 @@ static void test_clickhouse_client_checks_and_errors_hide_the_password(void)
 	close(fd);
 }
 
-static const char header_page[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
-static const char header_event[] =
-	"# compressed entry header\n\ttype_len    :    5 bits\n\ttime_delta  :   27 bits\n"
-	"\tarray       :   32 bits\n\n\tpadding     : type == 29\n\ttime_extend : type == 30\n"
-	"\ttime_stamp : type == 31\n\tdata max type_len  == 28\n";
-
 /* A trace file of no events whose CPU statistics say the trace clock
  * read now_ts when it was closed, with strobe info `info`; its
  * modification time set to mtime. */
 static char *wall_fixture(const char *now_ts, const char *info, const struct timespec *mtime)
 {
-	struct strobe_tf_format formats[] = { { "raw_syscalls", fmt_enter, sizeof(fmt_enter) - 1 } };
+	struct strobe_tf_format formats[] = { { "raw_syscalls", fx_fmt_sys_enter, sizeof(fx_fmt_sys_enter) - 1 } };
 	struct strobe_tf_meta m = { 0 };
 	struct strobe_tf_writer *w = NULL;
 	struct strobe_error err = { 0 };
@@ -660,13 +647,10 @@ static char *wall_fixture(const char *now_ts, const char *info, const struct tim
 	fd = mkstemp(empty);
 	if (fd < 0 || asprintf(&path, "%s.dat", empty) < 0)
 		return NULL;
-	m.page_size = 4096;
-	m.long_size = 8;
-	m.header_page = (struct strobe_tf_blob){ header_page, sizeof(header_page) - 1 };
-	m.header_event = (struct strobe_tf_blob){ header_event, sizeof(header_event) - 1 };
+	fx_meta(&m);
+	m.uname = NULL;
 	m.formats = formats;
 	m.nr_formats = 1;
-	m.clock = "local";
 	if (strobe_tf_writer_open(path, &m, 1, &w, &err) ||
 	    strobe_tf_writer_add_cpu(w, 0, fd, UINT64_MAX, false, &err) ||
 	    strobe_tf_writer_close(w, cpustats, info, &err)) {

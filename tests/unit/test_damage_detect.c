@@ -2,7 +2,8 @@
  * test_damage_detect.c - damage the readers used to pass over in silence
  * is a diagnostic now (strobe-damage(7)), named with what and where, and
  * valid files stay quiet: a v7 CPU whose chunk count is zeroed, a v7
- * BUFFER option whose CPU count is zeroed, a page of zeros, a format
+ * BUFFER option whose CPU count is zeroed, a v7 chunk that does not
+ * decompress (its file and CPU named once), a page of zeros, a format
  * whose field lies past its records, and two formats with one ID.  Each
  * damaged file is made from a fixture file (tracefile_fixture.h; v7 by
  * trace-cmd convert, skipped without it) by patching the bytes its name
@@ -30,18 +31,10 @@ const char *__lsan_default_suppressions(void)
 }
 
 #define TRACE_CMD "/usr/bin/trace-cmd"
-#define ID_ENTER 443
-#define ID_EXIT 444
+#define ID_ENTER FX_ID_SYS_ENTER
+#define ID_EXIT FX_ID_SYS_EXIT
 #define MS 1000000ull
 
-static const char fmt_enter[] = "name: sys_enter\nID: 443\nformat:\n" FMT_COMMON
-	FMT_SYS_ENTER_FIELDS "print fmt: \"NR %ld\", REC->id\n";
-static const char fmt_exit[] = "name: sys_exit\nID: 444\nformat:\n" FMT_COMMON
-	FMT_SYS_EXIT_FIELDS "print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
-static const struct strobe_tf_format formats[] = {
-	{ "raw_syscalls", fmt_enter, sizeof(fmt_enter) - 1 },
-	{ "raw_syscalls", fmt_exit, sizeof(fmt_exit) - 1 },
-};
 
 /* n enter/exit pairs of pid on CPUs 0 and 1 in turn (none on the CPUs
  * from nr_busy on). */
@@ -198,6 +191,19 @@ static bool v7_layout(const char *path, int cpu, uint64_t *cpu_off, uint64_t *cp
 	return *cpu_off && *cpus_off;
 }
 
+/* 200 syscall pairs on CPUs 0 and 1 as a v6 file and its v7 conversion
+ * (both paths malloc'd), and the v7 file's offsets of v7_layout(). */
+static bool v7_of_syscalls(char **v6, char **v7, uint64_t *cpu_off, uint64_t *cpus_off)
+{
+	static struct fx_event ev[400];
+	int n = make_syscalls(ev, 200, 2);
+
+	*v7 = NULL;
+	*v6 = fx_write_file(NULL, fx_syscalls, 2, ev, n, 2);
+	*v7 = *v6 ? to_v7(*v6) : NULL;
+	return *v7 && v7_layout(*v7, 0, cpu_off, cpus_off);
+}
+
 static void test_v7_intact_and_empty_cpus_are_quiet(void)
 {
 	static struct fx_event ev[400];
@@ -209,7 +215,7 @@ static void test_v7_intact_and_empty_cpus_are_quiet(void)
 	if (!have_trace_cmd(__func__))
 		return;
 	/* four CPUs, two of them empty: valid, and nothing to say */
-	REQUIRE((v6 = fx_write_file(NULL, formats, 2, ev, n, 4)));
+	REQUIRE((v6 = fx_write_file(NULL, fx_syscalls, 2, ev, n, 4)));
 	REQUIRE((v7 = to_v7(v6)));
 	m = run_file(v7, true, STROBE_TF_DIAG_BAD_DATA, &c, &ret, &nd, &err);
 	CHECK_EQ(ret, STROBE_PIPELINE_END);
@@ -223,19 +229,16 @@ static void test_v7_intact_and_empty_cpus_are_quiet(void)
 
 static void test_v7_zeroed_chunk_count_is_damage_named_with_its_cpu(void)
 {
-	static struct fx_event ev[400];
 	struct strobe_error err = { 0 };
 	uint64_t cpu_off, cpus_off;
 	uint32_t zero = 0;
 	struct count c;
-	int n = make_syscalls(ev, 200, 2), ret, nd;
+	int ret, nd;
 	char *v6, *v7, *m;
 
 	if (!have_trace_cmd(__func__))
 		return;
-	REQUIRE((v6 = fx_write_file(NULL, formats, 2, ev, n, 2)));
-	REQUIRE((v7 = to_v7(v6)));
-	REQUIRE(v7_layout(v7, 0, &cpu_off, &cpus_off));
+	REQUIRE(v7_of_syscalls(&v6, &v7, &cpu_off, &cpus_off));
 	REQUIRE(patch(v7, cpu_off, &zero, 4));
 	m = run_file(v7, false, STROBE_TF_DIAG_BAD_DATA, &c, &ret, &nd, &err);
 	CHECK_EQ(ret, STROBE_PIPELINE_END);
@@ -255,25 +258,75 @@ static void test_v7_zeroed_chunk_count_is_damage_named_with_its_cpu(void)
 
 static void test_v7_zeroed_buffer_cpu_count_is_damage(void)
 {
-	static struct fx_event ev[400];
 	struct strobe_error err = { 0 };
 	uint64_t cpu_off, cpus_off;
 	uint32_t zero = 0;
 	struct count c;
-	int n = make_syscalls(ev, 200, 2), ret, nd;
+	int ret, nd;
 	char *v6, *v7, *m;
 
 	if (!have_trace_cmd(__func__))
 		return;
-	REQUIRE((v6 = fx_write_file(NULL, formats, 2, ev, n, 2)));
-	REQUIRE((v7 = to_v7(v6)));
-	REQUIRE(v7_layout(v7, 0, &cpu_off, &cpus_off));
+	REQUIRE(v7_of_syscalls(&v6, &v7, &cpu_off, &cpus_off));
 	REQUIRE(patch(v7, cpus_off, &zero, 4));
 	m = run_file(v7, false, STROBE_TF_DIAG_BAD_DATA, &c, &ret, &nd, &err);
 	CHECK_EQ(ret, STROBE_PIPELINE_END);
 	CHECK_EQ(c.events, 0);
 	CHECK(m && strstr(m, "the BUFFER option of buffer ''") && strstr(m, "says 0 CPUs") &&
 	      strstr(m, "2 more CPU entries"));
+	free(m);
+	drop(v7);
+	drop(v6);
+}
+
+/* how many times needle is in haystack */
+static int times_in(const char *haystack, const char *needle)
+{
+	int n = 0;
+
+	while (haystack && (haystack = strstr(haystack, needle))) {
+		n++;
+		haystack += strlen(needle);
+	}
+	return n;
+}
+
+static void test_v7_undecodable_chunk_names_its_file_and_cpu_once(void)
+{
+	struct strobe_error err = { 0 };
+	uint64_t cpu_off, cpus_off;
+	uint8_t hdr[8], junk[16];
+	uint32_t csize;
+	struct count c;
+	int ret, nd, fd;
+	char *v6, *v7, *m;
+
+	if (!have_trace_cmd(__func__))
+		return;
+	REQUIRE(v7_of_syscalls(&v6, &v7, &cpu_off, &cpus_off));
+	/* CPU 0's first chunk: its compressed bytes' middle made junk */
+	REQUIRE((fd = open(v7, O_RDONLY)) >= 0);
+	REQUIRE(pread(fd, hdr, 8, (off_t)cpu_off + 4) == 8);
+	close(fd);
+	csize = (uint32_t)hdr[0] | (uint32_t)hdr[1] << 8 | (uint32_t)hdr[2] << 16 |
+		(uint32_t)hdr[3] << 24;
+	REQUIRE(csize > 64);
+	memset(junk, 0x5a, sizeof(junk));
+	REQUIRE(patch(v7, cpu_off + 4 + 8 + csize / 2, junk, sizeof(junk)));
+	m = run_file(v7, false, STROBE_TF_DIAG_BAD_DATA, &c, &ret, &nd, &err);
+	CHECK_EQ(ret, STROBE_PIPELINE_END);
+	CHECK_EQ(c.events, 200);	/* CPU 1's */
+	CHECK(m && strstr(m, "cannot decompress chunk of CPU 0"));
+	CHECK_EQ(times_in(m, v7), 1);
+	CHECK_EQ(times_in(m, "cpu 0") + times_in(m, "CPU 0"), 1);
+	free(m);
+	/* strict: the run fails there, the file and the CPU named once */
+	m = run_file(v7, true, STROBE_TF_DIAG_BAD_DATA, &c, &ret, &nd, &err);
+	CHECK_EQ(ret, -EBADMSG);
+	CHECK(strstr(err.msg, "damaged data (strict): ") &&
+	      strstr(err.msg, "cannot decompress chunk of CPU 0"));
+	CHECK_EQ(times_in(err.msg, v7), 1);
+	CHECK_EQ(times_in(err.msg, "cpu 0") + times_in(err.msg, "CPU 0"), 1);
 	free(m);
 	drop(v7);
 	drop(v6);
@@ -295,7 +348,7 @@ static void test_page_of_zeros_is_skipped_and_said(void)
 	for (i = 0; i < 150; i++)
 		fx_put64(fx_payload(&ev[n++], 1000 * MS + (uint64_t)i * MS, 0, ID_ENTER, 7,
 				    64)->data + 8, 110);
-	REQUIRE((path = fx_write_file(NULL, formats, 2, ev, n, 1)));
+	REQUIRE((path = fx_write_file(NULL, fx_syscalls, 2, ev, n, 1)));
 	m = run_file(path, false, STROBE_TF_DIAG_BAD_DATA, &c, &ret, &nd, &err);
 	CHECK_EQ(c.events, 150);
 	CHECK_EQ(nd, 0);
@@ -327,7 +380,7 @@ static const char fmt_stack[] = "name: kernel_stack\nID: 445\nformat:\n" FMT_COM
 static void test_format_past_its_records_is_said_and_fails_strict_at_the_end(void)
 {
 	static const struct strobe_tf_format far[] = {
-		{ "raw_syscalls", fmt_enter, sizeof(fmt_enter) - 1 },
+		{ "raw_syscalls", fx_fmt_sys_enter, sizeof(fx_fmt_sys_enter) - 1 },
 		{ "raw_syscalls", fmt_exit_far, sizeof(fmt_exit_far) - 1 },
 		{ "ftrace", fmt_stack, sizeof(fmt_stack) - 1 },
 	};
@@ -367,7 +420,7 @@ static void test_two_formats_with_one_id_decode_neither(void)
 		FMT_SYS_ENTER_FIELDS "print fmt: \"NR %ld\", REC->id\n";
 	static const struct strobe_tf_format clash[] = {
 		{ "raw_syscalls", enter_444, sizeof(enter_444) - 1 },
-		{ "raw_syscalls", fmt_exit, sizeof(fmt_exit) - 1 },
+		{ "raw_syscalls", fx_fmt_sys_exit, sizeof(fx_fmt_sys_exit) - 1 },
 	};
 	static struct fx_event ev[400];
 	struct strobe_error err = { 0 };
@@ -407,6 +460,7 @@ static void test_two_formats_with_one_id_decode_neither(void)
 TESTS(T(test_v7_intact_and_empty_cpus_are_quiet),
       T(test_v7_zeroed_chunk_count_is_damage_named_with_its_cpu),
       T(test_v7_zeroed_buffer_cpu_count_is_damage),
+      T(test_v7_undecodable_chunk_names_its_file_and_cpu_once),
       T(test_page_of_zeros_is_skipped_and_said),
       T(test_format_past_its_records_is_said_and_fails_strict_at_the_end),
       T(test_two_formats_with_one_id_decode_neither));

@@ -19,10 +19,8 @@
 #include <strobe/strobe.h>
 
 #include "analyses/analysis-int.h"
-#include "formats.h"
 #include "test.h"
-
-#define PS	4096u
+#include "tracefile_fixture.h"
 
 /* libtraceevent leaks on some format texts; not ours to fix. */
 const char *__lsan_default_suppressions(void);
@@ -31,113 +29,28 @@ const char *__lsan_default_suppressions(void)
 	return "leak:libtraceevent.so\n";
 }
 
-static const char header_page[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
-
-static const char header_event[] =
-	"# compressed entry header\n"
-	"\ttype_len    :    5 bits\n"
-	"\ttime_delta  :   27 bits\n"
-	"\tarray       :   32 bits\n"
-	"\n"
-	"\tpadding     : type == 29\n"
-	"\ttime_extend : type == 30\n"
-	"\ttime_stamp : type == 31\n"
-	"\tdata max type_len  == 28\n";
-
-static const char fmt_enter[] = "name: sys_enter\nID: 443\nformat:\n" FMT_COMMON
-	FMT_SYS_ENTER_FIELDS "print fmt: \"NR %ld\", REC->id\n";
-/* no such events: the syscalls analysis attaches (the results' writers) */
-static const char fmt_exit[] = "name: sys_exit\nID: 444\nformat:\n" FMT_COMMON
-	FMT_SYS_EXIT_FIELDS "print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
-
-static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
-static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
-
 /*
- * One page (all events fit) of sys_enter events at trace times ts[i],
- * by pid, args[0] = wall[i].  Deltas below 2^27 ns, so no time extends.
+ * A file of n sys_enter events by pid on CPU 0 at trace times ts[i], each
+ * with args[0] = wall[i] (tracefile_fixture.h), and the strobe info
+ * `info`; its path (malloc'd) or NULL.
  */
-static void make_page(uint8_t *page, const uint64_t *ts, const uint64_t *wall, int n, int pid)
-{
-	size_t len = 0;
-	uint64_t last = ts[0];
-	int i;
-
-	memset(page, 0, PS);
-	put64(page, ts[0]);
-	for (i = 0; i < n; i++) {
-		uint8_t *ev = page + 16 + len;
-		uint8_t d[64] = { 0 };
-
-		put16(d, 443);
-		put32(d + 4, (uint32_t)pid);
-		put64(d + 8, 110);		/* id: getppid */
-		put64(d + 16, wall[i]);		/* args[0] */
-		put32(ev, 16u | (uint32_t)(ts[i] - last) << 5);	/* 64 bytes */
-		memcpy(ev + 4, d, 64);
-		last = ts[i];
-		len += 68;
-	}
-	put64(page + 8, len);
-}
-
 static char *write_file(const char *info, const uint64_t *ts, const uint64_t *wall, int n,
 			int pid)
 {
-	struct strobe_tf_format formats[] = {
-		{ "raw_syscalls", fmt_enter, sizeof(fmt_enter) - 1 },
-		{ "raw_syscalls", fmt_exit, sizeof(fmt_exit) - 1 },
-	};
-	struct strobe_tf_meta m = { 0 };
-	struct strobe_error err = { 0 };
-	struct strobe_tf_writer *w = NULL;
-	uint8_t page[PS];
-	char *path = strdup("/tmp/strobe-merge-XXXXXX.dat"), tmp[] = "/tmp/strobe-mpg-XXXXXX";
-	int fd, cfd;
+	struct fx_event ev[8];
+	int i;
 
-	fd = mkstemps(path, 4);
-	if (fd < 0) {
-		free(path);
+	if (n > 8)
 		return NULL;
+	for (i = 0; i < n; i++) {
+		struct fx_event *e = fx_payload(&ev[i], ts[i], 0, FX_ID_SYS_ENTER, pid, 64);
+
+		fx_put64(e->data + 8, 110);		/* id: getppid */
+		fx_put64(e->data + 16, wall[i]);	/* args[0] */
 	}
-	close(fd);
-	make_page(page, ts, wall, n, pid);
-	cfd = mkstemp(tmp);
-	if (cfd < 0 || write(cfd, page, PS) != PS)
-		goto fail;
-	unlink(tmp);
-	m.page_size = PS;
-	m.long_size = 8;
-	m.header_page = (struct strobe_tf_blob){ header_page, sizeof(header_page) - 1 };
-	m.header_event = (struct strobe_tf_blob){ header_event, sizeof(header_event) - 1 };
-	m.formats = formats;
-	m.nr_formats = 2;
-	m.clock = "local";
-	m.uname = "Linux 6.1.0 #1 x86_64";
-	m.strobe_info = info;
-	if (strobe_tf_writer_open(path, &m, 1, &w, &err) ||
-	    strobe_tf_writer_add_cpu(w, 0, cfd, UINT64_MAX, false, &err))
-		goto fail;
-	close(cfd);
-	if (strobe_tf_writer_close(w, NULL, info, &err)) {
-		free(path);
-		return NULL;
-	}
-	return path;
-fail:
-	fprintf(stderr, "  fixture: %s\n", err.msg);
-	if (cfd >= 0)
-		close(cfd);
-	if (w)
-		strobe_tf_writer_close(w, NULL, NULL, NULL);
-	unlink(path);
-	free(path);
-	return NULL;
+	/* sys_exit too, with no events: the syscalls analysis attaches
+	 * (the results' writers) */
+	return fx_write_file(info, fx_syscalls, 2, ev, n, 1);
 }
 
 #define W0	1795545551000000000ull	/* a wall-clock second, ns */

@@ -30,18 +30,10 @@ const char *__lsan_default_suppressions(void)
 	return "leak:libtraceevent.so\n";
 }
 
-#define ID_ENTER 443
-#define ID_EXIT 444
+#define ID_ENTER FX_ID_SYS_ENTER
+#define ID_EXIT FX_ID_SYS_EXIT
 #define MS 1000000ull
 
-static const char fmt_enter[] = "name: sys_enter\nID: 443\nformat:\n" FMT_COMMON
-	FMT_SYS_ENTER_FIELDS "print fmt: \"NR %ld\", REC->id\n";
-static const char fmt_exit[] = "name: sys_exit\nID: 444\nformat:\n" FMT_COMMON
-	FMT_SYS_EXIT_FIELDS "print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
-static const struct strobe_tf_format formats[] = {
-	{ "raw_syscalls", fmt_enter, sizeof(fmt_enter) - 1 },
-	{ "raw_syscalls", fmt_exit, sizeof(fmt_exit) - 1 },
-};
 
 /* n getppid enter/exit pairs by pid, alternating CPUs 0 and 1, the
  * i-th entering at t0 + i * step and leaving 1 us later. */
@@ -155,7 +147,7 @@ static void test_pipeline_one_file_every_event_once_in_order_with_model(void)
 	struct seen c = { 0 };
 	struct strobe_consumer k = seen_consumer(&c);
 	int n = make_syscalls(ev, 1000 * MS, MS, 200, 4242);
-	char *path = fx_write_file(NULL, formats, 2, ev, n, 2);
+	char *path = fx_write_file(NULL, fx_syscalls, 2, ev, n, 2);
 
 	REQUIRE(path);
 	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
@@ -195,7 +187,7 @@ static void test_pipeline_ticks_every_interval_of_trace_time(void)
 	struct strobe_consumer k = seen_consumer(&c);
 	/* 50 syscalls, one every 2 ms from 1 s: the last enters at 1.098 s */
 	int n = make_syscalls(ev, 1000 * MS, 2 * MS, 50, 7), i;
-	char *path = fx_write_file(NULL, formats, 2, ev, n, 2);
+	char *path = fx_write_file(NULL, fx_syscalls, 2, ev, n, 2);
 
 	REQUIRE(path);
 	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
@@ -223,7 +215,7 @@ static void test_pipeline_ends_when_every_consumer_is_done(void)
 	struct seen a = { .done_after = 10 }, b = { .done_after = 30 };
 	struct strobe_consumer ka = seen_consumer(&a), kb = seen_consumer(&b);
 	int n = make_syscalls(ev, 1000 * MS, MS, 100, 7);
-	char *path = fx_write_file(NULL, formats, 2, ev, n, 2);
+	char *path = fx_write_file(NULL, fx_syscalls, 2, ev, n, 2);
 
 	REQUIRE(path);
 	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
@@ -252,7 +244,7 @@ static void test_pipeline_same_file_twice_is_read_once_with_a_notice(void)
 	struct seen c = { 0 };
 	struct strobe_consumer k = seen_consumer(&c);
 	int n = make_syscalls(ev, 1000 * MS, MS, 20, 7);
-	char *path = fx_write_file(NULL, formats, 2, ev, n, 2), link[64];
+	char *path = fx_write_file(NULL, fx_syscalls, 2, ev, n, 2), link[64];
 	const char *msg;
 
 	REQUIRE(path);
@@ -300,7 +292,7 @@ static char *damaged_file(int *events_in_first_page)
 	/* as fx_write_cpu fills a page: room for the event and an extend */
 	for (*events_in_first_page = 0; 16 + len + 76 <= (int)FX_PS; len += 68)
 		(*events_in_first_page)++;
-	path = fx_write_file(NULL, formats, 2, ev, n, 1);
+	path = fx_write_file(NULL, fx_syscalls, 2, ev, n, 1);
 	/* v6: the one CPU's three pages end the file */
 	if (!path || stat(path, &st) < 0 || st.st_size < 3 * (off_t)FX_PS)
 		return path;
@@ -483,7 +475,7 @@ static void test_pipeline_record_source_merges_with_a_file_for_analyses_and_repo
 	struct synth s = { 0 };
 	/* 10 syscalls by pid 7, one every 1 ms from 1 s, each 1 us long */
 	int n = make_syscalls(ev, 1000 * MS, MS, 10, 7), id, i, cnt = -1, row;
-	char *path = fx_write_file(NULL, formats, 2, ev, n, 2);
+	char *path = fx_write_file(NULL, fx_syscalls, 2, ev, n, 2);
 
 	REQUIRE(path);
 	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
@@ -580,7 +572,7 @@ static void test_pipeline_yield_pauses_the_run_and_the_next_run_goes_on(void)
 	struct strobe_consumer ka = seen_consumer(&a), kb = seen_consumer(&b),
 			       kc = seen_consumer(&c);
 	int n = make_syscalls(ev, 1000 * MS, MS, 200, 4242), pauses = 0, r;
-	char *path = fx_write_file(NULL, formats, 2, ev, n, 2);
+	char *path = fx_write_file(NULL, fx_syscalls, 2, ev, n, 2);
 
 	REQUIRE(path);
 	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
@@ -669,7 +661,7 @@ static void test_pipeline_idle_input_asks_consumers_and_they_may_pause(void)
 	struct strobe_consumer k = seen_consumer(&c);
 	struct synth s = { .n = 10, .t0 = 1000 * MS, .step = MS, .pid = 7, .again = true };
 	int n = make_syscalls(ev, 1000 * MS, MS, 10, 7), pauses = 0;
-	char *path = fx_write_file(NULL, formats, 2, ev, n, 2);
+	char *path = fx_write_file(NULL, fx_syscalls, 2, ev, n, 2);
 
 	REQUIRE(path);
 	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);

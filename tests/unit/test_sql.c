@@ -27,6 +27,7 @@
 #include "formats.h"
 #include "test.h"
 #include "buf_of.h"
+#include "tracefile_fixture.h"
 
 #define PS	4096u
 
@@ -44,27 +45,6 @@ enum { ID_ENTER = 443, ID_EXIT = 444, ID_WAKING = 702, ID_ADUP = 801, ID_BDUP = 
 #define NPAIRS	150	/* more than one 64-row batch, plus a remainder */
 #define NWIDE	70	/* fields of the wide event: past one json_object() */
 
-static const char header_page[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
-
-static const char header_event[] =
-	"# compressed entry header\n"
-	"\ttype_len    :    5 bits\n"
-	"\ttime_delta  :   27 bits\n"
-	"\tarray       :   32 bits\n"
-	"\n"
-	"\tpadding     : type == 29\n"
-	"\ttime_extend : type == 30\n"
-	"\ttime_stamp : type == 31\n"
-	"\tdata max type_len  == 28\n";
-
-static const char fmt_enter[] = "name: sys_enter\nID: 443\nformat:\n" FMT_COMMON
-	FMT_SYS_ENTER_FIELDS "print fmt: \"NR %ld\", REC->id\n";
-static const char fmt_exit[] = "name: sys_exit\nID: 444\nformat:\n" FMT_COMMON
-	FMT_SYS_EXIT_FIELDS "print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
 static const char fmt_waking[] = "name: sched_waking\nID: 702\nformat:\n" FMT_COMMON
 	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
@@ -102,9 +82,6 @@ static const char model_table[] =
 
 static const char cmdlines[] = "1234 getppid_n\n77 waker\n";
 
-static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
-static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
 /* Ring-buffer pages of one CPU, filled event by event. */
 struct pages {
@@ -122,15 +99,15 @@ static void add_event(struct pages *pg, uint64_t ts, uint8_t *payload, size_t pl
 	size_t need = (plen <= 112 ? 4 : 8) + body;
 	uint8_t *page, *ev;
 
-	put16(payload, (uint16_t)type);
+	fx_put16(payload, (uint16_t)type);
 	payload[2] = 0;
 	payload[3] = 0;
-	put32(payload + 4, (uint32_t)pid);
+	fx_put32(payload + 4, (uint32_t)pid);
 	if (!pg->np || 16 + pg->len + need > PS) {
 		pg->p = realloc(pg->p, (size_t)(pg->np + 1) * PS);
 		page = pg->p + (size_t)pg->np * PS;
 		memset(page, 0, PS);
-		put64(page, ts);
+		fx_put64(page, ts);
 		pg->np++;
 		pg->len = 0;
 		pg->last_ts = ts;
@@ -138,16 +115,16 @@ static void add_event(struct pages *pg, uint64_t ts, uint8_t *payload, size_t pl
 	page = pg->p + (size_t)(pg->np - 1) * PS;
 	ev = page + 16 + pg->len;
 	if (plen <= 112) {
-		put32(ev, (uint32_t)(body / 4) | (uint32_t)(ts - pg->last_ts) << 5);
+		fx_put32(ev, (uint32_t)(body / 4) | (uint32_t)(ts - pg->last_ts) << 5);
 		memcpy(ev + 4, payload, plen);
 	} else {
-		put32(ev, (uint32_t)(ts - pg->last_ts) << 5);
-		put32(ev + 4, (uint32_t)(plen + 4));
+		fx_put32(ev, (uint32_t)(ts - pg->last_ts) << 5);
+		fx_put32(ev + 4, (uint32_t)(plen + 4));
 		memcpy(ev + 8, payload, plen);
 	}
 	pg->last_ts = ts;
 	pg->len += need;
-	put64(page + 8, pg->len);
+	fx_put64(page + 8, pg->len);
 }
 
 static char *tmp_path(const char *suffix)
@@ -182,14 +159,14 @@ static void make_events(struct pages *cpu0, struct pages *cpu1)
 	/* cpu0: getppid (110) enter/exit pairs of the traced process */
 	for (i = 0; i < NPAIRS; i++) {
 		memset(d, 0, sizeof(d));
-		put64(d + 8, 110);
-		put64(d + 16, (uint64_t)i);		/* args[0] = i */
-		put64(d + 24, 7);			/* args[1] */
+		fx_put64(d + 8, 110);
+		fx_put64(d + 16, (uint64_t)i);		/* args[0] = i */
+		fx_put64(d + 24, 7);			/* args[1] */
 		add_event(cpu0, ts, d, 64, ID_ENTER, TID);
 		ts += 1000;
 		memset(d, 0, sizeof(d));
-		put64(d + 8, 110);
-		put64(d + 16, 1);			/* ret */
+		fx_put64(d + 8, 110);
+		fx_put64(d + 16, 1);			/* ret */
 		add_event(cpu0, ts, d, 24, ID_EXIT, TID);
 		ts += 500;
 	}
@@ -197,43 +174,43 @@ static void make_events(struct pages *cpu0, struct pages *cpu1)
 	ts = 1000000000ull + 700;
 	memset(d, 0, sizeof(d));
 	memcpy(d + 8, "getppid_n", 10);
-	put32(d + 24, TID);
-	put32(d + 28, 120);
-	put32(d + 32, 0);
+	fx_put32(d + 24, TID);
+	fx_put32(d + 28, 120);
+	fx_put32(d + 32, 0);
 	add_event(cpu1, ts, d, 36, ID_WAKING, 77);
 	ts += 10000;
 	memset(d, 0, sizeof(d));
-	put32(d + 8, (uint32_t)-42);
+	fx_put32(d + 8, (uint32_t)-42);
 	add_event(cpu1, ts, d, 12, ID_ADUP, 77);
 	ts += 10000;
 	memset(d, 0, sizeof(d));
-	put32(d + 8, 12u | (6u << 16));		/* __data_loc: offset 12, length 6 */
+	fx_put32(d + 8, 12u | (6u << 16));		/* __data_loc: offset 12, length 6 */
 	memcpy(d + 12, "hello", 6);
 	add_event(cpu1, ts, d, 18, ID_BDUP, 77);
 	ts += 10000;
 	memset(d, 0, sizeof(d));
-	put64(d + 8, 99);
+	fx_put64(d + 8, 99);
 	d[16] = (uint8_t)-5;
-	put16(d + 18, 65535);
-	put16(d + 20, 3);
-	put16(d + 22, 4);
+	fx_put16(d + 18, 65535);
+	fx_put16(d + 20, 3);
+	fx_put16(d + 22, 4);
 	add_event(cpu1, ts, d, 24, ID_WEIRD, 77);
 	ts += 10000;
 	memset(d, 0, sizeof(d));
 	for (i = 0; i < NWIDE; i++)
-		put32(d + 8 + 4 * i, (uint32_t)(i * 3));
+		fx_put32(d + 8 + 4 * i, (uint32_t)(i * 3));
 	add_event(cpu1, ts, d, 8 + 4 * NWIDE, ID_WIDE, 77);
 	ts += 10000;
 	memset(d, 0, sizeof(d));
-	put32(d + 8, 0xdeadbeef);
+	fx_put32(d + 8, 0xdeadbeef);
 	add_event(cpu1, ts, d, 12, ID_NOFORMAT, 77);
 	ts += 10000;
 	memset(d, 0, sizeof(d));
-	put32(d + 8, 24);
+	fx_put32(d + 8, 24);
 	add_event(cpu1, ts, d, 12, ID_IRQ, 77);
 	ts += 10000;
 	memset(d, 0, sizeof(d));
-	put32(d + 8, 5);
+	fx_put32(d + 8, 5);
 	add_event(cpu1, ts, d, 12, ID_TOP, 77);
 }
 
@@ -264,8 +241,8 @@ static void insert_bad_page(struct pages *pg)
 	memmove(pg->p + 2 * (size_t)PS, pg->p + PS, (size_t)(pg->np - 1) * PS);
 	page = pg->p + PS;
 	memset(page, 0x5a, PS);
-	put64(page, 1000000000ull);
-	put64(page + 8, 0xfff0);
+	fx_put64(page, 1000000000ull);
+	fx_put64(page + 8, 0xfff0);
 	pg->np++;
 }
 
@@ -273,8 +250,8 @@ static void insert_bad_page(struct pages *pg)
 static char *write_fixture_bad(const char *info, bool bad_page)
 {
 	struct strobe_tf_format formats[] = {
-		{ "raw_syscalls", fmt_enter, sizeof(fmt_enter) - 1 },
-		{ "raw_syscalls", fmt_exit, sizeof(fmt_exit) - 1 },
+		{ "raw_syscalls", fx_fmt_sys_enter, sizeof(fx_fmt_sys_enter) - 1 },
+		{ "raw_syscalls", fx_fmt_sys_exit, sizeof(fx_fmt_sys_exit) - 1 },
 		{ "sched", fmt_waking, sizeof(fmt_waking) - 1 },
 		{ "alpha", fmt_adup, sizeof(fmt_adup) - 1 },
 		{ "beta", fmt_bdup, sizeof(fmt_bdup) - 1 },
@@ -305,16 +282,12 @@ static char *write_fixture_bad(const char *info, bool bad_page)
 	make_events(&pg[0], &pg[1]);
 	if (bad_page)
 		insert_bad_page(&pg[0]);
-	m.page_size = PS;
-	m.long_size = 8;
-	m.header_page = (struct strobe_tf_blob){ header_page, sizeof(header_page) - 1 };
-	m.header_event = (struct strobe_tf_blob){ header_event, sizeof(header_event) - 1 };
+	fx_meta(&m);	/* its uname is strobe's: no node name */
 	m.formats = formats;
 	m.nr_formats = sizeof(formats) / sizeof(formats[0]);
 	m.cmdlines = (struct strobe_tf_blob){ cmdlines, sizeof(cmdlines) - 1 };
-	m.clock = "local";
-	m.uname = info ? "Linux 6.1.0 #1 x86_64"	/* strobe's: no node name */
-		       : "Linux node7 6.1.0 x86_64";	/* trace-cmd's */
+	if (!info)
+		m.uname = "Linux node7 6.1.0 x86_64";	/* trace-cmd's */
 	m.strobe_info = info;
 	if (strobe_tf_writer_open(path, &m, 2, &w, &err))
 		goto fail;

@@ -27,6 +27,7 @@
 #include "formats.h"
 #include "tracefile/tracefile-int.h"
 #include "test.h"
+#include "tracefile_fixture.h"
 
 #define PS		4096u
 #define TF_MAGIC_TEXT	"\x17\x08\x44tracing"
@@ -44,23 +45,6 @@ const char *__lsan_default_suppressions(void)
 #define SWITCH_ID	372
 #define ENTER_ID	443
 #define UNAME		"Linux testhost 6.1.0 x86_64"
-
-static const char header_page[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
-
-static const char header_event[] =
-	"# compressed entry header\n"
-	"\ttype_len    :    5 bits\n"
-	"\ttime_delta  :   27 bits\n"
-	"\tarray       :   32 bits\n"
-	"\n"
-	"\tpadding     : type == 29\n"
-	"\ttime_extend : type == 30\n"
-	"\ttime_stamp : type == 31\n"
-	"\tdata max type_len  == 28\n";
 
 static const char fmt_print[] =
 	"name: print\nID: 5\nformat:\n" FMT_COMMON
@@ -110,23 +94,15 @@ static const int pages_per_cpu[NR_CPUS] = { 3, 2 };
 
 static void fill_meta(struct strobe_tf_meta *m, const char *const *stats)
 {
-	memset(m, 0, sizeof(*m));
-	m->page_size = PS;
-	m->long_size = 8;
-	m->header_page = (struct strobe_tf_blob){ header_page, sizeof(header_page) - 1 };
-	m->header_event = (struct strobe_tf_blob){ header_event, sizeof(header_event) - 1 };
+	fx_meta(m);
 	m->formats = formats;
 	m->nr_formats = sizeof(formats) / sizeof(formats[0]);
 	m->kallsyms = (struct strobe_tf_blob){ kallsyms, sizeof(kallsyms) - 1 };
 	m->cmdlines = (struct strobe_tf_blob){ cmdlines, sizeof(cmdlines) - 1 };
-	m->clock = "local";
 	m->uname = UNAME;
 	m->cpustats = stats;
 }
 
-static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
-static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
 /* One ring-buffer page: u64 ts, u64 commit, then 4-byte headers + payload. */
 static void make_page(uint8_t *page, int cpu, int idx)
@@ -136,31 +112,31 @@ static void make_page(uint8_t *page, int cpu, int idx)
 	int e;
 
 	memset(page, 0, PS);
-	put64(page, 1000000000ull + (uint64_t)cpu * 1000 + (uint64_t)idx * 100000);
+	fx_put64(page, 1000000000ull + (uint64_t)cpu * 1000 + (uint64_t)idx * 100000);
 	for (e = 0; e < EVENTS_PER_PAGE; e++) {
 		uint8_t *ev = d + len;
 		uint8_t *p = ev + 4;
 		bool sw = (e + cpu) % 2 == 0;
 
-		put32(ev, 16u | (1000u << 5));		/* type_len 16: 64 bytes */
-		put16(p, sw ? SWITCH_ID : ENTER_ID);
+		fx_put32(ev, 16u | (1000u << 5));		/* type_len 16: 64 bytes */
+		fx_put16(p, sw ? SWITCH_ID : ENTER_ID);
 		p[2] = 1;
-		put32(p + 4, 1234);
+		fx_put32(p + 4, 1234);
 		if (sw) {
 			memcpy(p + 8, "myproc", 7);
-			put32(p + 24, 1234);
-			put32(p + 28, 120);
-			put64(p + 32, 1);
+			fx_put32(p + 24, 1234);
+			fx_put32(p + 28, 120);
+			fx_put64(p + 32, 1);
 			memcpy(p + 40, "other", 6);
-			put32(p + 56, 5678);
-			put32(p + 60, 120);
+			fx_put32(p + 56, 5678);
+			fx_put32(p + 60, 120);
 		} else {
-			put64(p + 8, 257);
-			put64(p + 16, (uint64_t)idx);
+			fx_put64(p + 8, 257);
+			fx_put64(p + 16, (uint64_t)idx);
 		}
 		len += 68;
 	}
-	put64(page + 8, len);
+	fx_put64(page + 8, len);
 }
 
 static char *tmpfile_path(void)

@@ -208,7 +208,9 @@ static char *write_with_records(const struct fx_event *ev, int n, struct strobe_
 	if (!path || (fd = mkstemps(path, 4)) < 0)
 		return NULL;
 	close(fd);
-	fx_meta(&m, formats, 2);
+	fx_meta(&m);
+	m.formats = formats;
+	m.nr_formats = 2;
 	if (tf_formats_with_declared(&m, f, &all, &nr_all, &err))
 		goto fail;
 	m.formats = all;
@@ -571,11 +573,15 @@ static void test_records_packer_and_writer_refuse_what_the_file_cannot_hold(void
 		REQUIRE(fpath && strobe_tracefile_open(fpath, &tf, &err) == 0);
 		declare(strobe_tracefile_formats(tf), &s);
 		REQUIRE(s.sample_id == 445);
-		fx_meta(&m, formats, 2);
+		fx_meta(&m);
+		m.formats = formats;
+		m.nr_formats = 2;
 		CHECK_EQ(tf_formats_with_declared(&m, strobe_tracefile_formats(tf), &all, &nr, &err), 0);
 		CHECK_EQ(nr, 4);
 		free(all);
-		fx_meta(&m, with_clash, 3);
+		fx_meta(&m);
+		m.formats = with_clash;
+		m.nr_formats = 3;
 		CHECK_EQ(tf_formats_with_declared(&m, strobe_tracefile_formats(tf), &all, &nr, &err),
 			 -EEXIST);
 		CHECK(strstr(err.msg, "strobe_test:sample") && !all);
@@ -583,7 +589,7 @@ static void test_records_packer_and_writer_refuse_what_the_file_cannot_hold(void
 		unlink(fpath);
 		free(fpath);
 	}
-	fx_meta(&m, NULL, 0);
+	fx_meta(&m);
 	CHECK_EQ(tf_writer_open_buffers(path, &m, 2, twice, 2, &w, &err), -EINVAL);
 	CHECK(strstr(err.msg, "twice"));
 	CHECK_EQ(tf_writer_open_buffers(path, &m, 2, bad, 1, &w, &err), -EINVAL);

@@ -7,11 +7,16 @@
  *
  * Payloads are ftrace payloads: the 8-byte common header (common_type u16
  * at 0, common_pid s32 at 4) then the fields; fx_payload() builds one.
+ *
+ * Also the pieces tests that build files their own way share: the
+ * header_page and header_event texts, fx_meta() (a file's metadata but
+ * its formats), and raw_syscalls sys_enter/sys_exit (fx_syscalls).
  */
 #ifndef STROBE_TRACEFILE_FIXTURE_H
 #define STROBE_TRACEFILE_FIXTURE_H
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +24,8 @@
 #include <unistd.h>
 
 #include <strobe/strobe.h>
+
+#include "formats.h"
 
 #define FX_PS		4096u
 #define FX_MAX_PAYLOAD	112u	/* type_len 1..28 words: no length word */
@@ -39,6 +46,32 @@ static const char fx_header_event[] =
 	"\ttime_extend : type == 30\n"
 	"\ttime_stamp : type == 31\n"
 	"\tdata max type_len  == 28\n";
+
+#define FX_ID_SYS_ENTER	443
+#define FX_ID_SYS_EXIT	444
+
+static const char fx_fmt_sys_enter[] = "name: sys_enter\nID: 443\nformat:\n" FMT_COMMON
+	FMT_SYS_ENTER_FIELDS "print fmt: \"NR %ld\", REC->id\n";
+static const char fx_fmt_sys_exit[] = "name: sys_exit\nID: 444\nformat:\n" FMT_COMMON
+	FMT_SYS_EXIT_FIELDS "print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
+static const struct strobe_tf_format fx_syscalls[] = {
+	{ "raw_syscalls", fx_fmt_sys_enter, sizeof(fx_fmt_sys_enter) - 1 },
+	{ "raw_syscalls", fx_fmt_sys_exit, sizeof(fx_fmt_sys_exit) - 1 },
+};
+
+/* A fixture file's metadata: 4 KiB pages, 8-byte longs, the header
+ * texts above, the local clock, a 6.1 uname; no formats, no info. */
+static inline void fx_meta(struct strobe_tf_meta *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->page_size = FX_PS;
+	m->long_size = 8;
+	m->header_page = (struct strobe_tf_blob){ fx_header_page, sizeof(fx_header_page) - 1 };
+	m->header_event = (struct strobe_tf_blob){ fx_header_event,
+						   sizeof(fx_header_event) - 1 };
+	m->clock = "local";
+	m->uname = "Linux 6.1.0 #1 x86_64";
+}
 
 struct fx_event {
 	uint64_t ts;
@@ -118,21 +151,6 @@ static inline int fx_write_cpu(int fd, const struct fx_event *ev, int n, int cpu
 	return pages;
 }
 
-/* The fixture's metadata: 4 KiB pages, the headers above, formats fmts,
- * the local clock. */
-static inline void fx_meta(struct strobe_tf_meta *m, const struct strobe_tf_format *fmts,
-			   int nr_fmts)
-{
-	memset(m, 0, sizeof(*m));
-	m->page_size = FX_PS;
-	m->long_size = 8;
-	m->header_page = (struct strobe_tf_blob){ fx_header_page, sizeof(fx_header_page) - 1 };
-	m->header_event = (struct strobe_tf_blob){ fx_header_event, sizeof(fx_header_event) - 1 };
-	m->formats = fmts;
-	m->nr_formats = (size_t)nr_fmts;
-	m->clock = "local";
-}
-
 /* Every CPU's pages of ev[0..n) added to w in order.  0 or -1. */
 static inline int fx_add_cpus(struct strobe_tf_writer *w, const struct fx_event *ev, int n,
 			      int nr_cpus, struct strobe_error *err)
@@ -163,7 +181,7 @@ static inline int fx_add_cpus(struct strobe_tf_writer *w, const struct fx_event 
 static inline char *fx_write_file(const char *info, const struct strobe_tf_format *fmts,
 				  int nr_fmts, const struct fx_event *ev, int n, int nr_cpus)
 {
-	struct strobe_tf_meta m = { 0 };
+	struct strobe_tf_meta m;
 	struct strobe_error err = { 0 };
 	struct strobe_tf_writer *w = NULL;
 	char *path = strdup("/tmp/strobe-fx-XXXXXX.dat");
@@ -177,8 +195,9 @@ static inline char *fx_write_file(const char *info, const struct strobe_tf_forma
 		return NULL;
 	}
 	close(fd);
-	fx_meta(&m, fmts, nr_fmts);
-	m.uname = "Linux 6.1.0 #1 x86_64";
+	fx_meta(&m);
+	m.formats = fmts;
+	m.nr_formats = (size_t)nr_fmts;
 	m.strobe_info = info;
 	if (strobe_tf_writer_open(path, &m, nr_cpus, &w, &err) ||
 	    fx_add_cpus(w, ev, n, nr_cpus, &err))
