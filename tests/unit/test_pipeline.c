@@ -763,8 +763,8 @@ static void test_pipeline_source_time_consumer_gets_each_files_own_clock(void)
 	};
 	int na = make_syscalls(ev_a, 1000000000000ull + 100 * MS, 3 * MS, 20, 11);
 	int nb = make_syscalls(ev_b, 5000000000ull + 101 * MS, 3 * MS, 20, 12);
-	char *pa = fx_write_file(info_a, formats, 2, ev_a, na, 2);
-	char *pb = fx_write_file(info_b, formats, 2, ev_b, nb, 2);
+	char *pa = fx_write_file(info_a, fx_syscalls, 2, ev_a, na, 2);
+	char *pb = fx_write_file(info_b, fx_syscalls, 2, ev_b, nb, 2);
 	int i;
 
 	REQUIRE(pa && pb);
