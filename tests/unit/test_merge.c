@@ -101,12 +101,6 @@ static void close_two(struct two *t)
 	}
 }
 
-static const char info_a[] = "strobe_version=0.1.0\nhost=web\n"
-	"clock_sync_start=1000000000000 1795545551000000000 1500\n"
-	"clock_sync_end=1001000000000 1795545552000001000 900\n";
-static const char info_b[] = "strobe_version=0.1.0\nhost=db\n"
-	"clock_sync_start=5000000000 1795545551000000000 700\n"
-	"clock_sync_end=6000000000 1795545552000000000 800\n";
 
 static void test_merge_orders_by_wall_clock_and_tags_hosts(void)
 {
@@ -118,7 +112,7 @@ static void test_merge_orders_by_wall_clock_and_tags_hosts(void)
 	int n = 0, src = -1, r;
 	uint64_t last = 0;
 
-	REQUIRE(open_two(&t, info_a, info_b) == 0);
+	REQUIRE(open_two(&t, fx_info_web, fx_info_db) == 0);
 	REQUIRE(strobe_merge_open(t.tf, 2, NULL, NULL, &m, &err) == 0);
 	CHECK(strobe_merge_wall(m));
 	CHECK_EQ(strobe_merge_nr_sources(m), 2);
@@ -152,7 +146,7 @@ static void test_merge_clock_summary_gives_offset_drift_and_error(void)
 	struct strobe_merge_clock c;
 	struct two t;
 
-	REQUIRE(open_two(&t, info_a, info_b) == 0);
+	REQUIRE(open_two(&t, fx_info_web, fx_info_db) == 0);
 	REQUIRE(strobe_merge_open(t.tf, 2, NULL, NULL, &m, &err) == 0);
 	CHECK_EQ(strobe_merge_clock(m, 0, &c), 0);
 	CHECK_EQ(c.nr_sync, 2);
@@ -181,7 +175,7 @@ static void test_merge_without_offsets_keeps_raw_timestamps(void)
 	uint64_t ts[5];
 	int srcs[5];
 
-	REQUIRE(open_two(&t, info_a, info_b_old) == 0);
+	REQUIRE(open_two(&t, fx_info_web, info_b_old) == 0);
 	REQUIRE(strobe_merge_open(t.tf, 2, NULL, NULL, &m, &err) == 0);
 	CHECK(!strobe_merge_wall(m));
 	CHECK_EQ(strobe_merge_clock(m, 1, &c), 0);
@@ -201,7 +195,7 @@ static void test_merge_without_offsets_keeps_raw_timestamps(void)
 
 	/* the raw option does the same even when both have pairings */
 	close_two(&t);
-	REQUIRE(open_two(&t, info_a, info_b) == 0);
+	REQUIRE(open_two(&t, fx_info_web, fx_info_db) == 0);
 	{
 		struct strobe_merge_opts mo = { sizeof(mo), true };
 
@@ -221,7 +215,7 @@ static void test_merge_same_host_twice_gets_told_apart(void)
 	struct strobe_merge *m = NULL;
 	struct two t;
 
-	REQUIRE(open_two(&t, info_a, info_a) == 0);
+	REQUIRE(open_two(&t, fx_info_web, fx_info_web) == 0);
 	REQUIRE(strobe_merge_open(t.tf, 2, NULL, NULL, &m, &err) == 0);
 	CHECK_STR(strobe_merge_host(m, 0), "web");
 	CHECK_STR(strobe_merge_host(m, 1), "web#2");
@@ -276,7 +270,7 @@ static void test_tables_of_two_hosts_join_with_a_host_column(void)
 	const union strobe_value *row;
 	struct two t;
 
-	REQUIRE(open_two(&t, info_a, info_b) == 0);
+	REQUIRE(open_two(&t, fx_info_web, fx_info_db) == 0);
 	REQUIRE(strobe_merge_open(t.tf, 2, NULL, NULL, &m, &err) == 0);
 	/* the same TID on both hosts; timestamps as the fixture's events */
 	a = result("nginx", 2, 1000010000000ull, false);
@@ -341,7 +335,7 @@ static void test_results_of_two_hosts_on_the_timeline(void)
 	int i;
 
 	REQUIRE(b != NULL);
-	REQUIRE(open_two(&t, info_a, info_b) == 0);
+	REQUIRE(open_two(&t, fx_info_web, fx_info_db) == 0);
 	REQUIRE(strobe_merge_open(t.tf, 2, NULL, NULL, &m, &err) == 0);
 	for (i = 0; i < 2; i++) {
 		REQUIRE(strobe_analysis_new("syscalls", &o, &an[i], &err) == 0);

@@ -745,12 +745,6 @@ static int timeline_event(const struct strobe_event *ev, int source, void *arg,
 static void test_pipeline_source_time_consumer_gets_each_files_own_clock(void)
 {
 	static struct fx_event ev_a[40], ev_b[40];
-	static const char info_a[] = "strobe_version=0.1.0\nhost=web\n"
-		"clock_sync_start=1000000000000 1795545551000000000 1500\n"
-		"clock_sync_end=1001000000000 1795545552000001000 900\n";
-	static const char info_b[] = "strobe_version=0.1.0\nhost=db\n"
-		"clock_sync_start=5000000000 1795545551000000000 700\n"
-		"clock_sync_end=6000000000 1795545552000000000 800\n";
 	struct strobe_error err = { 0 };
 	struct strobe_tracefile *tf[2] = { NULL, NULL };
 	struct strobe_pipeline *p = NULL;
@@ -763,8 +757,8 @@ static void test_pipeline_source_time_consumer_gets_each_files_own_clock(void)
 	};
 	int na = make_syscalls(ev_a, 1000000000000ull + 100 * MS, 3 * MS, 20, 11);
 	int nb = make_syscalls(ev_b, 5000000000ull + 101 * MS, 3 * MS, 20, 12);
-	char *pa = fx_write_file(info_a, fx_syscalls, 2, ev_a, na, 2);
-	char *pb = fx_write_file(info_b, fx_syscalls, 2, ev_b, nb, 2);
+	char *pa = fx_write_file(fx_info_web, fx_syscalls, 2, ev_a, na, 2);
+	char *pb = fx_write_file(fx_info_db, fx_syscalls, 2, ev_b, nb, 2);
 	int i;
 
 	REQUIRE(pa && pb);

@@ -6,7 +6,7 @@
  * beside an ftrace trace into one file, and the file read back through
  * the pipeline gives exactly what the pipeline gave from the trace file
  * and the source themselves: the same events in the same time order,
- * the same formats, payloads and call chains; with gaps that need time
+ * the same fx_syscalls, payloads and call chains; with gaps that need time
  * extends, many pages, lost records marked as the kernel marks them, and
  * a damaged page of the records skipped like any damaged page; what a
  * file cannot hold (a bad CPU, a record earlier than its CPU's last, one
@@ -34,19 +34,11 @@ const char *__lsan_default_suppressions(void)
 	return "leak:libtraceevent.so\n";
 }
 
-#define ID_ENTER 443
-#define ID_EXIT 444
+#define ID_ENTER FX_ID_SYS_ENTER
+#define ID_EXIT FX_ID_SYS_EXIT
 #define MS 1000000ull
 #define NR_CPUS 2
 
-static const char fmt_enter[] = "name: sys_enter\nID: 443\nformat:\n" FMT_COMMON
-	FMT_SYS_ENTER_FIELDS "print fmt: \"NR %ld\", REC->id\n";
-static const char fmt_exit[] = "name: sys_exit\nID: 444\nformat:\n" FMT_COMMON
-	FMT_SYS_EXIT_FIELDS "print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
-static const struct strobe_tf_format formats[] = {
-	{ "raw_syscalls", fmt_enter, sizeof(fmt_enter) - 1 },
-	{ "raw_syscalls", fmt_exit, sizeof(fmt_exit) - 1 },
-};
 
 /* "strobe_test:sample": a perf-like sample with a call chain of 1 to 8
  * addresses; "strobe_test:note": 120 bytes of text (a long payload:
@@ -209,7 +201,7 @@ static char *write_with_records(const struct fx_event *ev, int n, struct strobe_
 		return NULL;
 	close(fd);
 	fx_meta(&m);
-	m.formats = formats;
+	m.formats = fx_syscalls;
 	m.nr_formats = 2;
 	if (tf_formats_with_declared(&m, f, &all, &nr_all, &err))
 		goto fail;
@@ -348,7 +340,7 @@ static void test_records_stored_in_their_buffer_read_back_as_the_source_gave_the
 			   .gap = 3000 * MS };
 	int n = make_syscalls(ev, 1000 * MS, 3 * MS, 200), i, records = 0, mism = -1;
 	int ext0, ext1, pages0, pages1;
-	char *path = fx_write_file(NULL, formats, 2, ev, n, NR_CPUS), *path2;
+	char *path = fx_write_file(NULL, fx_syscalls, 2, ev, n, NR_CPUS), *path2;
 
 	REQUIRE(path);
 	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
@@ -426,7 +418,7 @@ static void test_records_lost_before_are_marked_as_the_kernel_marks_them(void)
 	struct synth s = { .n = 40, .t0 = 1000 * MS, .step = MS, .gap_at = 1000 };
 	const int64_t lost[NR_CPUS] = { 12, -1 };
 	int n = make_syscalls(ev, 1000 * MS, 3 * MS, 10), i, first[NR_CPUS] = { -1, -1 };
-	char *path = fx_write_file(NULL, formats, 2, ev, n, NR_CPUS), *path2;
+	char *path = fx_write_file(NULL, fx_syscalls, 2, ev, n, NR_CPUS), *path2;
 	struct strobe_pipeline *p = NULL;
 	struct strobe_consumer k = { .size = sizeof(k), .name = "got", .event = got_event,
 				     .arg = &got };
@@ -477,7 +469,7 @@ static void test_records_damaged_page_is_skipped_and_said_strict_fails(void)
 	struct got got = { 0 };
 	struct synth s = { .n = 2000, .t0 = 1000 * MS, .step = 50000, .gap_at = 5000 };
 	int n = make_syscalls(ev, 1000 * MS, 3 * MS, 10), i, records = 0, fd;
-	char *path = fx_write_file(NULL, formats, 2, ev, n, NR_CPUS), *path2;
+	char *path = fx_write_file(NULL, fx_syscalls, 2, ev, n, NR_CPUS), *path2;
 	uint64_t off, bad = 0xfff0;	/* a commit larger than the page */
 	bool said = false;
 
@@ -561,20 +553,20 @@ static void test_records_packer_and_writer_refuse_what_the_file_cannot_hold(void
 		static struct fx_event ev[4];
 		static const char clash[] = "name: other\nID: 445\nformat:\n" FMT_COMMON
 			"print fmt: \"\"\n";
-		const struct strobe_tf_format with_clash[] = { formats[0], formats[1],
+		const struct strobe_tf_format with_clash[] = { fx_syscalls[0], fx_syscalls[1],
 							       { "other", clash, sizeof(clash) - 1 } };
 		struct strobe_tf_format *all = NULL;
 		struct strobe_tracefile *tf = NULL;
 		struct synth s = { 0 };
 		size_t nr = 0;
 		int n = make_syscalls(ev, 1000 * MS, MS, 2);
-		char *fpath = fx_write_file(NULL, formats, 2, ev, n, NR_CPUS);
+		char *fpath = fx_write_file(NULL, fx_syscalls, 2, ev, n, NR_CPUS);
 
 		REQUIRE(fpath && strobe_tracefile_open(fpath, &tf, &err) == 0);
 		declare(strobe_tracefile_formats(tf), &s);
 		REQUIRE(s.sample_id == 445);
 		fx_meta(&m);
-		m.formats = formats;
+		m.formats = fx_syscalls;
 		m.nr_formats = 2;
 		CHECK_EQ(tf_formats_with_declared(&m, strobe_tracefile_formats(tf), &all, &nr, &err), 0);
 		CHECK_EQ(nr, 4);

@@ -59,6 +59,16 @@ static const struct strobe_tf_format fx_syscalls[] = {
 	{ "raw_syscalls", fx_fmt_sys_exit, sizeof(fx_fmt_sys_exit) - 1 },
 };
 
+/* strobe info of two hosts' recordings with clock pairings: "web" (trace
+ * clock from 1000 s) and "db" (from 5 s), both starting at the same wall
+ * time; web's offset drifts 1 us over its second. */
+static const char fx_info_web[] = "strobe_version=0.1.0\nhost=web\n"
+	"clock_sync_start=1000000000000 1795545551000000000 1500\n"
+	"clock_sync_end=1001000000000 1795545552000001000 900\n";
+static const char fx_info_db[] = "strobe_version=0.1.0\nhost=db\n"
+	"clock_sync_start=5000000000 1795545551000000000 700\n"
+	"clock_sync_end=6000000000 1795545552000000000 800\n";
+
 /* A fixture file's metadata: 4 KiB pages, 8-byte longs, the header
  * texts above, the local clock, a 6.1 uname; no formats, no info. */
 static inline void fx_meta(struct strobe_tf_meta *m)
