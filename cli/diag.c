@@ -28,13 +28,14 @@ bool cli_diag_kind_is_damage(const char *name)
 }
 
 /* The file diagnostic i of p is about, when p merges several and the
- * message does not start with it; NULL otherwise. */
+ * message does not name it already (at its start, or anywhere: a file
+ * given twice is named with its other path); NULL otherwise. */
 static const char *diag_file(const struct strobe_pipeline *p, int src, const char *msg)
 {
 	const struct strobe_pipeline_source *s = strobe_pipeline_source(p, src);
 	const char *path = s && s->tf ? strobe_tracefile_path(s->tf) : NULL;
 
-	if (strobe_pipeline_nr_sources(p) < 2 || !path || !strncmp(msg, path, strlen(path)))
+	if (strobe_pipeline_nr_sources(p) < 2 || !path || strstr(msg, path))
 		return NULL;
 	return path;
 }

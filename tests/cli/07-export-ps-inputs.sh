@@ -6,7 +6,8 @@
 # several files, exports a file with a damaged page with a warning after
 # its summary and the diagnostics in --json, and with --strict sends
 # nothing and fails; ps lists several files with a HOST column (a "host"
-# key in --json), a file twice once, a damaged page with a warning, and
+# key in --json), a file twice once (beside another file too, the notice
+# naming its two paths only), a damaged page with a warning, and
 # with --strict lists nothing and fails; --spool takes no -i.
 . "$(dirname "$0")/lib.sh"
 
@@ -125,6 +126,10 @@ assert hosts and None not in hosts and len(set(hosts)) == 2, hosts' &&
 t ps_same_file_through_a_link_is_read_once 0 "warning: $D/link.dat is the same file as $D/a.dat: it is read once" \
 	$S ps -i "$D/a.dat" -i "$D/link.dat"
 grep -q '^HOST' "$D/out" && echo "FAIL ps_same_file_twice_is_one_host" || echo "PASS ps_same_file_twice_is_one_host"
+# beside another file too: the notice names both paths and no third
+t ps_same_file_beside_another_the_notice_names_both_once 0 \
+	"^strobe ps: warning: $D/link.dat is the same file as $D/a.dat: it is read once\$" \
+	$S ps -i "$D/a.dat" -i "$D/b.dat" -i "$D/link.dat"
 t ps_damaged_page_lists_and_warns 0 "strobe ps: warning: damaged data was skipped: 1 page" $S ps -i "$D/bad.dat"
 grep -q '^ *PID' "$D/out" && echo "PASS ps_damaged_page_still_lists" || echo "FAIL ps_damaged_page_still_lists"
 t ps_strict_fails_on_a_damaged_page 1 "strobe ps: damaged data (strict): $D/bad.dat: cpu 0: bad ring-buffer page" \
