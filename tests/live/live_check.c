@@ -24,8 +24,11 @@
  *   live_check tee DIR CMD...   one capture into files and a live stream:
  *                               syscalls+schedlat live, then on the file
  *                               the files make; DIR/live.txt, DIR/file.txt
- *   live_check noop CMD...      sched+syscalls of CMD into a no-op callback:
- *                               events=N lost=N wall_s=S (make bench)
+ *   live_check noop [-b KB] CMD...
+ *                               sched+syscalls of CMD into a no-op callback,
+ *                               at a buffer of KB per CPU (default: the
+ *                               kernel's): events=N lost=N wall_s=S
+ *                               (make bench)
  *   live_check until-signal     whole system until SIGINT/SIGTERM, then a
  *                               clean stop: "stopped-by-signal events=N"
  * Every mode prints "instance=<dir>" first, so the script can check it is
@@ -548,10 +551,15 @@ static int mode_noop(char **argv)
 	struct strobe_iterate_opts io = { sizeof(io), 0, 0, NULL, NULL };
 	struct live l = { 0 };
 	uint64_t n = 0, lost, t0, t1;
+	unsigned buffer_kb = 0;
 	int go, st, r;
 	pid_t child;
 
-	live_open(&l, 0, evs, 0, NULL);
+	if (argv[0] && argv[1] && argv[2] && !strcmp(argv[0], "-b")) {
+		buffer_kb = (unsigned)strtoul(argv[1], NULL, 10);
+		argv += 2;
+	}
+	live_open(&l, buffer_kb, evs, 0, NULL);
 	child = spawn(argv, &go);
 	if (strobe_session_set_pids(l.s, &child, 1, true, &l.err) < 0)
 		die("pids", &l.err);
