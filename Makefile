@@ -208,6 +208,8 @@ install: all
 	install -m 644 $(O)/strobe.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	for m in $(MAN_SRC); do s=$${m##*.}; install -d $(DESTDIR)$(PREFIX)/share/man/man$$s; \
 		install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s/; done
+	install -D -m 644 scripts/strobe-completion.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/strobe
 ifneq ($(PY_CFLAGS),)
 	cd $(O)/python && for f in strobe/_strobe$(PY_EXT) $(PY_SRC:python/%=%); do \
 		install -D -m 644 $$f $(DESTDIR)$(PY_SITE)/$$f; done

@@ -1,6 +1,6 @@
 # 00-install.sh - `make install` puts binary, library, headers, pkg-config
 # file and man pages under PREFIX, and a program builds against the
-# installed library with pkg-config alone.
+# installed library with pkg-config alone; the bash completion is in place.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 D=$(mktemp -d /tmp/strobe-install.XXXXXX)
 trap 'rm -rf "$D"' EXIT
@@ -12,7 +12,8 @@ echo "PASS make_install_succeeds"
 ok=1
 for f in bin/strobe lib/libstrobe.a lib/libstrobe.so.0 lib/libstrobe.so \
 	include/strobe/strobe.h lib/pkgconfig/strobe.pc share/man/man1/strobe.1 \
-	share/man/man1/strobe-record.1 share/man/man1/strobe-report.1; do
+	share/man/man1/strobe-record.1 share/man/man1/strobe-report.1 \
+	share/bash-completion/completions/strobe; do
 	[ -e "$D/root/usr/$f" ] || { echo "missing $f"; ok=0; }
 done
 [ $ok = 1 ] && echo "PASS install_puts_every_file_in_place" || echo "FAIL install_puts_every_file_in_place"
