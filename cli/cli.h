@@ -95,6 +95,15 @@ void cli_warn_diags(const char *cmd, const struct strobe_tracefile *tf);
  * cli_diag_kind_is_damage: the same question by a kind's JSON name.
  */
 int cli_pipeline_diags(const char *cmd, const struct strobe_pipeline *p, bool strict);
+
+/* Progress of p's file reading on stderr (progress.c) when stderr is a
+ * terminal and not quiet; a command that prints as it reads
+ * (prints_as_it_reads) shows it only when its output goes to a file.
+ * NULL when nothing is shown; stop erases the line (NULL ok). */
+struct cli_progress;
+struct cli_progress *cli_progress_start(const char *cmd, const struct strobe_pipeline *p,
+					 bool quiet, bool prints_as_it_reads);
+void cli_progress_stop(struct cli_progress *pr);
 bool cli_diag_kind_is_damage(const char *name);
 /* Several input files merged (multi.c): once on stderr, how their clocks
  * were put on one timeline and how uncertain that is. */

@@ -819,7 +819,14 @@ static int run_files(struct files_run *fr, bool rel_b, bool rel_e, struct strobe
 		}
 		r = strobe_pipeline_add_consumer(fr->p, &c, err);
 	}
-	return r < 0 ? r : strobe_pipeline_run(fr->p, err);
+	if (r >= 0) {
+		struct cli_progress *pr = cli_progress_start(fr->a->cmd, fr->p, false,
+							     fr->a->o.views & STROBE_VIEW_LOG);
+
+		r = strobe_pipeline_run(fr->p, err);
+		cli_progress_stop(pr);
+	}
+	return r;
 }
 
 /* The tables of analyses an, run over one file (tf; NULL live).  0, or

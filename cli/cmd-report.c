@@ -641,6 +641,7 @@ static int report_files(const struct report_args *a)
 	struct strobe_expr_filter *cpus = NULL;
 	struct strobe_tracefile **tfs;
 	struct report_args one = *a;
+	struct cli_progress *pr;
 	const char *only[1];
 	int n = a->nr_inputs ? a->nr_inputs : 1, i, r, status = CLI_FAIL;
 
@@ -720,7 +721,9 @@ static int report_files(const struct report_args *a)
 		goto out;
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	pr = cli_progress_start(CMD, c.p, false, true);
 	r = strobe_pipeline_run(c.p, &err);
+	cli_progress_stop(pr);
 	if (!cli_flush(c.s) || c.stdout_failed) {
 		status = CLI_OK;	/* main reports the write error */
 		goto out;

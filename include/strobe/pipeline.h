@@ -275,6 +275,22 @@ struct strobe_merge *strobe_pipeline_merge(const struct strobe_pipeline *p);
 void strobe_pipeline_stats(const struct strobe_pipeline *p, struct strobe_stream_stats *st);
 
 /*
+ * How far a run has read, for a progress display: bytes_done of the
+ * files' trace data (uncompressed page bytes, all CPUs) out of
+ * bytes_total (0 when not known: live).  May be called from another
+ * thread while the pipeline runs (the figures are read without locks and
+ * may lag by a page).  out->size: sizeof(struct strobe_pipeline_progress)
+ * (or 0); the fields a caller's struct has are filled.
+ */
+struct strobe_pipeline_progress {
+	size_t size;
+	uint64_t bytes_done;
+	uint64_t bytes_total;
+};
+void strobe_pipeline_progress(const struct strobe_pipeline *p,
+			      struct strobe_pipeline_progress *out);
+
+/*
  * Diagnostics of every source, in source order (each source's as
  * strobe_tracefile_diag lists them; a live source's lost events and
  * damage are kept by the pipeline): message i, its kind and its source

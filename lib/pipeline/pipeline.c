@@ -112,6 +112,8 @@ struct strobe_pipeline {
 	struct input *in;
 	int nr_in;
 	struct strobe_merge *merge;
+	uint64_t bytes_total;		/* the files' trace data (progress) */
+	int inputs_ready;		/* atomic: in[] is built (progress) */
 	struct cons *cons;
 	int nr_cons, nr_active;
 	bool source_time;		/* a consumer wants STROBE_CONSUMER_SOURCE_TIME */
@@ -190,6 +192,19 @@ static int grow_sources(struct strobe_pipeline *p, struct strobe_error *err)
 	return n - 1;
 }
 
+/* The trace data of tf's buffers (buffer >= 0: that one), uncompressed. */
+static uint64_t file_bytes(struct strobe_tracefile *tf, int buffer)
+{
+	struct strobe_tf_buffer_info info;
+	uint64_t n = 0;
+	int b;
+
+	for (b = 0; b < strobe_tracefile_nr_buffers(tf); b++)
+		if ((buffer < 0 || b == buffer) && strobe_tracefile_buffer(tf, b, &info) == 0)
+			n += info.data_size;
+	return n;
+}
+
 int strobe_pipeline_add_file(struct strobe_pipeline *p, struct strobe_tracefile *tf,
 			     const struct strobe_stream_opts *sopts, struct strobe_error *err)
 {
@@ -237,6 +252,7 @@ int strobe_pipeline_add_file(struct strobe_pipeline *p, struct strobe_tracefile 
 		}
 	}
 	s->sopts.size = sizeof(s->sopts);
+	p->bytes_total += file_bytes(tf, s->sopts.buffer);
 	p->pub[r].tf = tf;
 	p->pub[r].formats = strobe_tracefile_formats(tf);
 	p->nr_files++;
@@ -1028,6 +1044,7 @@ int strobe_pipeline_run(struct strobe_pipeline *p, struct strobe_error *err)
 	r = open_inputs(p, need_model, err);
 	if (r < 0)
 		return r;
+	__atomic_store_n(&p->inputs_ready, 1, __ATOMIC_RELEASE);
 	if (p->o.strict) {
 		r = strict_check(p, err);
 		if (r < 0)
@@ -1123,6 +1140,34 @@ void strobe_pipeline_stats(const struct strobe_pipeline *p, struct strobe_stream
 			st->missed += one.missed;
 			st->missed_unknown += one.missed_unknown;
 		}
+	}
+}
+
+void strobe_pipeline_progress(const struct strobe_pipeline *p,
+			      struct strobe_pipeline_progress *out)
+{
+	struct strobe_pipeline_progress pr = { sizeof(pr), 0, 0 };
+	int i, j;
+
+	if (!p)
+		return;
+	pr.bytes_total = p->bytes_total;
+	for (i = 0; __atomic_load_n(&p->inputs_ready, __ATOMIC_ACQUIRE) && i < p->nr_in; i++) {
+		const struct input *in = &p->in[i];
+
+		if (in->kind == IN_STREAM)
+			pr.bytes_done += strobe_stream_bytes(in->s);
+		for (j = 0; in->kind == IN_MERGE && j < strobe_merge_nr_sources(in->m); j++)
+			pr.bytes_done += strobe_stream_bytes(strobe_merge_stream(in->m, j));
+	}
+	if (pr.bytes_total && pr.bytes_done > pr.bytes_total)
+		pr.bytes_done = pr.bytes_total;
+	/* the caller's struct may be older (shorter) or newer than ours */
+	{
+		size_t n = out->size && out->size < sizeof(pr) ? out->size : sizeof(pr);
+
+		memcpy((char *)out + sizeof(size_t), (char *)&pr + sizeof(size_t),
+		       n - sizeof(size_t));
 	}
 }
 

@@ -24,6 +24,10 @@ void strobe_stream_set_owner(struct strobe_stream *s, int wake_fd,
  */
 uint64_t strobe_stream_safe_ts(const struct strobe_stream *s) STROBE_HIDDEN;
 
+/* Page bytes the stream has fetched so far (whole pages); may be read
+ * from another thread while the stream runs (a progress display). */
+uint64_t strobe_stream_bytes(const struct strobe_stream *s) STROBE_HIDDEN;
+
 /* The event strobe_merge_next handed out last: its ts before it was put
  * on the merge's timeline (its own file's trace clock, as a stream of
  * that file alone gives it). */

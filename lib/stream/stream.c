@@ -77,6 +77,8 @@ struct strobe_stream {
 	uint32_t type_off, type_end;
 	uint32_t pid_off, pid_end;
 	struct strobe_stream_stats stats;
+	uint64_t bytes;			/* page bytes fetched (relaxed atomic:
+					 * read by progress displays) */
 	/* Live feeds without a page: indices into feeds, nr_waiting used. */
 	int *waiting;
 	int nr_waiting;
@@ -204,6 +206,7 @@ static int feed_refill(struct strobe_stream *s, struct feed *f,
 			return r;
 		}
 		f->page_off = off;
+		__atomic_store_n(&s->bytes, s->bytes + s->page_size, __ATOMIC_RELAXED);
 		r = strobe_page_init(&f->pg, page, s->page_size, s->commit_size, err);
 		if (r < 0)
 			return feed_bad_page(f, err);
@@ -574,4 +577,9 @@ void strobe_stream_close(struct strobe_stream *s)
 	free(s->heap);
 	free(s->waiting);
 	free(s);
+}
+
+uint64_t strobe_stream_bytes(const struct strobe_stream *s)
+{
+	return s ? __atomic_load_n(&s->bytes, __ATOMIC_RELAXED) : 0;
 }

@@ -1,0 +1,165 @@
+/*
+ * progress.c - progress of long file reads on stderr, as zstd and pv show
+ * it: when stderr is a terminal, a run that takes more than about a
+ * second gets one line, redrawn four times a second, with how much of the
+ * files' trace data was read, the rate and the time left; the line is
+ * erased when the run ends.  Never in pipes, never with --quiet.
+ *
+ * STROBE_NO_PROGRESS (set) turns it off; STROBE_PROGRESS_AFTER_MS shows it
+ * sooner (the tests' small files).
+ *
+ * A thread of its own reads the pipeline's counters
+ * (strobe_pipeline_progress, safe while the run goes on), so the event
+ * loop does nothing for it.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define FIRST_MS 1000		/* nothing for runs shorter than this */
+#define EVERY_MS 250
+
+struct cli_progress {
+	const char *cmd;
+	const struct strobe_pipeline *p;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool stop, drawn;
+	long first_ms;
+};
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static const char *mib(char *b, size_t n, double bytes)
+{
+	if (bytes >= 1024.0 * 1024 * 1024)
+		snprintf(b, n, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
+	else
+		snprintf(b, n, "%.1f MiB", bytes / (1024.0 * 1024));
+	return b;
+}
+
+static void draw(struct cli_progress *pr, double elapsed)
+{
+	struct strobe_pipeline_progress g = { sizeof(g), 0, 0 };
+	char done[32], total[32], rate[32], left[32] = "";
+	double r;
+
+	strobe_pipeline_progress(pr->p, &g);
+	r = elapsed > 0 ? (double)g.bytes_done / elapsed : 0;
+	mib(done, sizeof(done), (double)g.bytes_done);
+	mib(rate, sizeof(rate), r);
+	if (g.bytes_total && r > 0)
+		snprintf(left, sizeof(left), ", %.0f s left",
+			 (double)(g.bytes_total - g.bytes_done) / r + 0.5);
+	if (g.bytes_total)
+		fprintf(stderr, "\r\033[Kstrobe %s: %3.0f%% %s of %s, %s/s%s", pr->cmd,
+			100.0 * (double)g.bytes_done / (double)g.bytes_total, done,
+			mib(total, sizeof(total), (double)g.bytes_total), rate, left);
+	else
+		fprintf(stderr, "\r\033[Kstrobe %s: %s read, %s/s", pr->cmd, done, rate);
+	fflush(stderr);
+	pr->drawn = true;
+}
+
+static void *run(void *arg)
+{
+	struct cli_progress *pr = arg;
+	double t0 = mono_s();
+	struct timespec until;
+
+	pthread_mutex_lock(&pr->lock);
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += pr->first_ms * 1000000L;
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	while (!pr->stop) {
+		if (pthread_cond_timedwait(&pr->cond, &pr->lock, &until) == ETIMEDOUT && !pr->stop) {
+			draw(pr, mono_s() - t0);
+			until.tv_nsec += EVERY_MS * 1000000L;
+			if (until.tv_nsec >= 1000000000L) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000L;
+			}
+		}
+	}
+	if (pr->drawn) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	pthread_mutex_unlock(&pr->lock);
+	return NULL;
+}
+
+/* stdout is a file (or /dev/null), not a terminal or a pipe to a pager */
+static bool stdout_is_a_file(void)
+{
+	struct stat st;
+
+	return fstat(STDOUT_FILENO, &st) == 0 && !isatty(STDOUT_FILENO) &&
+	       (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode));
+}
+
+struct cli_progress *cli_progress_start(const char *cmd, const struct strobe_pipeline *p,
+					 bool quiet, bool prints_as_it_reads)
+{
+	struct cli_progress *pr;
+	pthread_condattr_t ca;
+	const char *after;
+
+	if (quiet || !isatty(STDERR_FILENO) || getenv("STROBE_NO_PROGRESS"))
+		return NULL;
+	/* output while it reads: only into a file (a line between a pager's
+	 * or the terminal's lines would spoil them) */
+	if (prints_as_it_reads && !stdout_is_a_file())
+		return NULL;
+	pr = calloc(1, sizeof(*pr));
+	if (!pr)
+		return NULL;
+	pr->cmd = cmd;
+	pr->p = p;
+	/* STROBE_PROGRESS_AFTER_MS: sooner (tests show it on small files) */
+	after = getenv("STROBE_PROGRESS_AFTER_MS");
+	pr->first_ms = after && *after ? strtol(after, NULL, 10) : FIRST_MS;
+	if (pr->first_ms < 0 || pr->first_ms > 3600000)
+		pr->first_ms = FIRST_MS;
+	pthread_mutex_init(&pr->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&pr->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	if (pthread_create(&pr->thread, NULL, run, pr) != 0) {
+		pthread_cond_destroy(&pr->cond);
+		pthread_mutex_destroy(&pr->lock);
+		free(pr);
+		return NULL;
+	}
+	return pr;
+}
+
+void cli_progress_stop(struct cli_progress *pr)
+{
+	if (!pr)
+		return;
+	pthread_mutex_lock(&pr->lock);
+	pr->stop = true;
+	pthread_cond_signal(&pr->cond);
+	pthread_mutex_unlock(&pr->lock);
+	pthread_join(pr->thread, NULL);
+	pthread_cond_destroy(&pr->cond);
+	pthread_mutex_destroy(&pr->lock);
+	free(pr);
+}
