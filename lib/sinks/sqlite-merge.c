@@ -484,8 +484,8 @@ int strobe_sql_open_pipeline(struct strobe_pipeline *p, const char *db_path,
 done:
 	if (!r && tmp) {
 		r = exec(db, "PRAGMA journal_mode = DELETE", err);
-		if (!r && rename(tmp, db_path) < 0)
-			r = strobe_err(err, -errno, "%s: %s", db_path, strerror(errno));
+		if (!r)
+			r = strobe_sql_install(&db, tmp, db_path, err);
 		if (!r) {
 			struct stat ds;
 

@@ -1889,6 +1889,36 @@ static int sync_file(const char *path)
 	return ret;
 }
 
+/*
+ * Put the finished build at tmp in place of db_path (flushed, then
+ * renamed) and reopen *db there: SQLite refuses writes to a database
+ * whose file was renamed while it was open (SQLITE_READONLY_DBMOVED, its
+ * rollback journal would no longer be found), so the handle that built
+ * it would refuse the caller's first CREATE INDEX.  On failure *db is
+ * still the build's handle (the caller closes it and unlinks tmp).
+ */
+int strobe_sql_install(struct sqlite3 **db, const char *tmp, const char *db_path,
+		       struct strobe_error *err)
+{
+	sqlite3 *again = NULL;
+	int ret = sync_file(tmp);
+
+	if (ret == 0 && rename(tmp, db_path) < 0)
+		ret = -errno;
+	if (ret < 0)
+		return strobe_err(err, ret, "%s: %s", db_path, strerror(-ret));
+	if (sqlite3_open_v2(db_path, &again, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		ret = again ? sql_fail(again, err, db_path)
+			    : strobe_err(err, -ENOMEM, "out of memory");
+		sqlite3_close(again);
+		return ret;
+	}
+	sqlite3_close(*db);
+	*db = again;
+	return 0;
+}
+
 int strobe_sql_open(const char *trace_path, const char *db_path,
 		    const struct strobe_sql_opts *opts, struct sqlite3 **out,
 		    struct strobe_sql_stats *st, struct strobe_error *err)
@@ -1958,13 +1988,9 @@ int strobe_sql_open(const char *trace_path, const char *db_path,
 		goto fail;
 	}
 	if (tmp) {
-		ret = sync_file(tmp);
-		if (ret == 0 && rename(tmp, db_path) < 0)
-			ret = -errno;
-		if (ret < 0) {
-			strobe_err(err, ret, "%s: %s", db_path, strerror(-ret));
+		ret = strobe_sql_install(&db, tmp, db_path, err);
+		if (ret < 0)
 			goto fail;
-		}
 		if (stat(db_path, &ds) == 0)
 			st->db_bytes = (uint64_t)ds.st_size;
 	}
