@@ -12,12 +12,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -105,6 +107,60 @@ static void page_cache_setup(const char *input, bool memory)
 	madvise(p, bytes, MADV_HUGEPAGE);
 	if (sqlite3_config(SQLITE_CONFIG_PAGECACHE, p, (int)slot, (int)n) != SQLITE_OK)
 		munmap(p, bytes);
+}
+
+/*
+ * A --db build writes PATH.tmp-PID (strobe_sql_open) and renames it over
+ * PATH when complete.  Killed by SIGINT, SIGTERM or SIGHUP meanwhile,
+ * strobe removes that file (and its journal) and dies of the signal, so
+ * PATH is either the complete new database or the old one (a signal
+ * ignored when strobe started, as nohup's SIGHUP, stays ignored).  SIGXFSZ is
+ * ignored: a file-size limit then fails the write, which the library
+ * reports as such, instead of killing strobe with the file left behind.
+ */
+static const int build_signals[] = { SIGINT, SIGTERM, SIGHUP };
+static char build_tmp[4096], build_journal[4096 + 8];
+
+static void on_build_signal(int sig)
+{
+	unlink(build_tmp);
+	unlink(build_journal);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Between build_guard(path, old) and build_unguard(old); path NULL: none. */
+static void build_guard(const char *db_path, struct sigaction *old)
+{
+	struct sigaction sa = { .sa_handler = on_build_signal };
+	size_t i;
+
+	signal(SIGXFSZ, SIG_IGN);
+	build_tmp[0] = '\0';
+	if (!db_path)
+		return;
+	if (snprintf(build_tmp, sizeof(build_tmp), "%s.tmp-%d", db_path,
+		     (int)getpid()) >= (int)sizeof(build_tmp)) {
+		build_tmp[0] = '\0';	/* the library cannot build there either */
+		return;
+	}
+	snprintf(build_journal, sizeof(build_journal), "%s-journal", build_tmp);
+	sigfillset(&sa.sa_mask);
+	for (i = 0; i < sizeof(build_signals) / sizeof(*build_signals); i++) {
+		sigaction(build_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)	/* nohup's SIGHUP stays ignored */
+			sigaction(build_signals[i], &sa, NULL);
+	}
+}
+
+static void build_unguard(const char *db_path, const struct sigaction *old)
+{
+	size_t i;
+
+	if (!db_path || !build_tmp[0])
+		return;
+	for (i = 0; i < sizeof(build_signals) / sizeof(*build_signals); i++)
+		sigaction(build_signals[i], &old[i], NULL);
 }
 
 /* ---- output ---------------------------------------------------------- */
@@ -534,7 +590,8 @@ int cmd_sql(int argc, char **argv)
 	char damage[1024];
 	struct strobe_buf *s;
 	sqlite3 *db = NULL;
-	int c, i, results = 0, status = CLI_OK;
+	struct sigaction old_sa[sizeof(build_signals) / sizeof(*build_signals)];
+	int c, i, r, results = 0, status = CLI_OK;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:vh", longopts, NULL)) != -1) {
@@ -597,8 +654,11 @@ int cmd_sql(int argc, char **argv)
 	/* No global allocation statistics: they take a mutex per malloc. */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	page_cache_setup(input, !db_path);
-	if (nr_inputs > 1 ? sql_open_many(inputs, nr_inputs, db_path, &o, &db, &st, &err) < 0
-			  : strobe_sql_open(input, db_path, &o, &db, &st, &err) < 0) {
+	build_guard(db_path, old_sa);
+	r = nr_inputs > 1 ? sql_open_many(inputs, nr_inputs, db_path, &o, &db, &st, &err)
+			  : strobe_sql_open(input, db_path, &o, &db, &st, &err);
+	build_unguard(db_path, old_sa);
+	if (r < 0) {
 		cli_error_e(CMD, &err);
 		free(inputs);
 		return CLI_FAIL;
