@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -59,6 +61,10 @@ static void usage(FILE *f)
 		"                        its duration), schedlat_log, cputop_log\n"
 		"      --strict          fail on damaged data instead of skipping it with a\n"
 		"                        warning (strobe-damage(7))\n"
+		"      --safe            for queries from elsewhere: the database read-only,\n"
+		"                        no ATTACH, no statement that writes, each QUERY\n"
+		"                        bounded in memory and time (default --timeout 60)\n"
+		"      --timeout SECS    stop a QUERY that runs longer than SECS\n"
 		"  -v, --verbose         say how the database was made (events/s) on stderr\n"
 		"  -h, --help            show this help\n"
 		"\n"
@@ -161,6 +167,144 @@ static void build_unguard(const char *db_path, const struct sigaction *old)
 		return;
 	for (i = 0; i < sizeof(build_signals) / sizeof(*build_signals); i++)
 		sigaction(build_signals[i], &old[i], NULL);
+}
+
+/* ---- --safe and --timeout --------------------------------------------- */
+
+/*
+ * --safe is for a query that comes from somewhere else (a dashboard, a
+ * script that builds queries).  The trace's database is read-only (a
+ * kept --db reopened with SQLITE_OPEN_READONLY, one in memory with PRAGMA
+ * query_only), SQLite's defensive mode is on, the authorizer refuses
+ * ATTACH, DETACH and every PRAGMA that sets something, and a statement
+ * that would write anywhere (VACUUM INTO, CREATE TEMP TABLE, ...) is
+ * refused before it runs.  One QUERY may then use SAFE_HEAP bytes of
+ * heap beyond what the database holds, values of SAFE_LENGTH bytes at
+ * most, and SAFE_TIMEOUT seconds unless --timeout says otherwise.
+ * --timeout alone bounds the time only (a progress handler).
+ */
+#define SAFE_HEAP	(512ll << 20)
+#define SAFE_LENGTH	(64 << 20)
+#define SAFE_TIMEOUT	60.0
+
+static struct {
+	bool safe;
+	double timeout;		/* seconds per QUERY; 0: none */
+	double deadline;	/* CLOCK_MONOTONIC seconds of the current QUERY's end */
+	bool timed_out;
+	char refused[96];	/* what the authorizer refused last */
+} guard;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int on_progress(void *unused)
+{
+	if (guard.timeout > 0 && now_s() > guard.deadline)
+		guard.timed_out = true;
+	return guard.timed_out;
+}
+
+static int safe_authorize(void *unused, int action, const char *a1, const char *a2,
+			  const char *dbname, const char *trigger)
+{
+	/* the pragmas that take an argument and only read the schema */
+	static const char *const schema[] = { "table_info", "table_xinfo", "index_info",
+					      "index_xinfo", "index_list", "foreign_key_list" };
+	size_t i;
+
+	switch (action) {
+	case SQLITE_ATTACH:
+	case SQLITE_DETACH:
+		snprintf(guard.refused, sizeof(guard.refused), "%s",
+			 action == SQLITE_ATTACH ? "ATTACH" : "DETACH");
+		return SQLITE_DENY;
+	case SQLITE_PRAGMA:
+		if (!a2)
+			return SQLITE_OK;
+		for (i = 0; i < sizeof(schema) / sizeof(*schema); i++)
+			if (a1 && !strcasecmp(a1, schema[i]))
+				return SQLITE_OK;
+		snprintf(guard.refused, sizeof(guard.refused), "PRAGMA %.40s = %.40s",
+			 a1 ? a1 : "", a2);
+		return SQLITE_DENY;
+	}
+	return SQLITE_OK;
+}
+
+/*
+ * Make db (built for db_path, NULL: in memory) what --safe promises, and
+ * set the progress handler of --timeout.  May replace *db (the read-only
+ * reopening).  0, or -1 after saying why.
+ */
+static int guard_setup(sqlite3 **db, const char *db_path)
+{
+	if (guard.safe) {
+		if (db_path) {
+			sqlite3 *ro = NULL;
+
+			if (sqlite3_open_v2(db_path, &ro, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+				cli_error(CMD, "%s: %s", db_path, ro ? sqlite3_errmsg(ro)
+								     : "out of memory");
+				sqlite3_close(ro);
+				return -1;
+			}
+			sqlite3_close(*db);
+			*db = ro;
+		} else if (sqlite3_exec(*db, "PRAGMA query_only = 1", NULL, NULL, NULL) != SQLITE_OK) {
+			cli_error(CMD, "--safe: %s", sqlite3_errmsg(*db));
+			return -1;
+		}
+		sqlite3_db_config(*db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+		sqlite3_limit(*db, SQLITE_LIMIT_LENGTH, SAFE_LENGTH);
+		sqlite3_hard_heap_limit64(sqlite3_memory_used() + SAFE_HEAP);
+		sqlite3_set_authorizer(*db, safe_authorize, NULL);
+		if (guard.timeout == 0)
+			guard.timeout = SAFE_TIMEOUT;
+	}
+	if (guard.timeout > 0)
+		sqlite3_progress_handler(*db, 10000, on_progress, NULL);
+	return 0;
+}
+
+/* Say why a statement of db failed, in the words of the limit it hit. */
+static void sql_error(sqlite3 *db)
+{
+	int code = sqlite3_errcode(db);
+
+	if (code == SQLITE_INTERRUPT && guard.timed_out)
+		cli_error(CMD, "the query ran longer than --timeout %g s: stopped", guard.timeout);
+	else if (code == SQLITE_AUTH && guard.safe)
+		cli_error(CMD, "--safe: %s is refused: a --safe query only reads the trace's "
+			  "database", guard.refused[0] ? guard.refused : "the statement");
+	else if (code == SQLITE_NOMEM && guard.safe)
+		cli_error(CMD, "--safe: the query needs more than its %lld MiB of memory: stopped",
+			  SAFE_HEAP >> 20);
+	else if (code == SQLITE_TOOBIG && guard.safe)
+		cli_error(CMD, "--safe: the query makes a value larger than %d MiB: stopped",
+			  SAFE_LENGTH >> 20);
+	else
+		cli_error(CMD, "SQL error: %s", sqlite3_errmsg(db));
+}
+
+/* A statement --safe refuses before it runs (saying so): one that writes. */
+static bool safe_refuses(sqlite3_stmt *st)
+{
+	const char *sql = sqlite3_sql(st);
+	int n;
+
+	if (!guard.safe || sqlite3_stmt_readonly(st))
+		return false;
+	sql += strspn(sql, " \t\r\n");
+	n = (int)strcspn(sql, ";");
+	cli_error(CMD, "--safe: '%.*s%s' is refused: it writes, and a --safe query only "
+		  "reads the trace's database", n > 80 ? 80 : n, sql, n > 80 ? "..." : "");
+	return true;
 }
 
 /* ---- output ---------------------------------------------------------- */
@@ -471,7 +615,7 @@ static int run_stmt(sqlite3 *db, sqlite3_stmt *st, enum fmt fmt, struct strobe_b
 	}
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
 		cli_flush(s);
-		cli_error(CMD, "SQL error: %s", sqlite3_errmsg(db));
+		sql_error(db);
 		table_free(&t);
 		return CLI_FAIL;
 	}
@@ -507,15 +651,21 @@ static int run_query(sqlite3 *db, const char *sql, enum fmt fmt, struct strobe_b
 	const char *tail = sql;
 	int status = CLI_OK;
 
+	guard.deadline = now_s() + guard.timeout;
+
 	while (tail && *tail && status == CLI_OK) {
 		sqlite3_stmt *st = NULL;
 
 		if (sqlite3_prepare_v2(db, tail, -1, &st, &tail) != SQLITE_OK) {
-			cli_error(CMD, "SQL error: %s", sqlite3_errmsg(db));
+			sql_error(db);
 			return CLI_FAIL;
 		}
 		if (!st)	/* blanks or a comment */
 			continue;
+		if (safe_refuses(st)) {
+			sqlite3_finalize(st);
+			return CLI_FAIL;
+		}
 		status = run_stmt(db, st, fmt, s, results);
 		sqlite3_finalize(st);
 	}
@@ -564,7 +714,7 @@ static int sql_open_many(const char **inputs, int n, const char *db_path,
 int cmd_sql(int argc, char **argv)
 {
 	enum { OPT_DB = 256, OPT_REBUILD, OPT_JSON, OPT_CSV, OPT_HOST, OPT_ANALYSES, OPT_LOGS,
-	       OPT_STRICT };
+	       OPT_STRICT, OPT_SAFE, OPT_TIMEOUT };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "db", required_argument, NULL, OPT_DB },
@@ -575,6 +725,8 @@ int cmd_sql(int argc, char **argv)
 		{ "analyses", required_argument, NULL, OPT_ANALYSES },
 		{ "logs", no_argument, NULL, OPT_LOGS },
 		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "safe", no_argument, NULL, OPT_SAFE },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -627,6 +779,22 @@ int cmd_sql(int argc, char **argv)
 		case OPT_STRICT:
 			strict = true;
 			break;
+		case OPT_SAFE:
+			guard.safe = true;
+			break;
+		case OPT_TIMEOUT: {
+			char *end;
+
+			errno = 0;
+			guard.timeout = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(guard.timeout > 0) ||
+			    guard.timeout > 1e9) {
+				cli_error(CMD, "--timeout: '%s' is not a number of seconds above 0",
+					  optarg);
+				return CLI_USAGE;
+			}
+			break;
+		}
 		case 'v':
 			verbose = true;
 			break;
@@ -652,7 +820,8 @@ int cmd_sql(int argc, char **argv)
 		strobe_analysis_free(a);
 	}
 	/* No global allocation statistics: they take a mutex per malloc. */
-	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	if (!guard.safe)	/* --safe's heap limit needs them */
+		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	page_cache_setup(input, !db_path);
 	build_guard(db_path, old_sa);
 	r = nr_inputs > 1 ? sql_open_many(inputs, nr_inputs, db_path, &o, &db, &st, &err)
@@ -678,6 +847,10 @@ int cmd_sql(int argc, char **argv)
 				st.cpu_seconds > 0 ? (double)st.events / st.cpu_seconds : 0.0,
 				(unsigned long long)st.trace_bytes, db_path ? "" : "in memory, ",
 				(unsigned long long)(db_path ? st.db_bytes : db_size(db)));
+	}
+	if (guard_setup(&db, db_path) < 0) {
+		sqlite3_close(db);
+		return CLI_FAIL;
 	}
 	if (warn_diags(db, strict, damage, sizeof(damage)) && strict) {
 		cli_error(CMD, "damaged data (strict): %s", damage);

@@ -71,3 +71,40 @@ for two in "" "-i $D/b.dat"; do
 	ls "$D"/f.db* > /dev/null 2>&1 && echo "FAIL sql_db_file_size_limit_leaves_no_file: $(ls "$D"/f.db*)" ||
 		echo "PASS sql_db_file_size_limit_leaves_no_file${two:+_several_inputs}"
 done
+
+# --safe: the database read-only, no ATTACH, no statement that writes
+# (the file it would write is not made), each QUERY bounded in time and
+# memory; what it allows still works
+R="a --safe query only reads the trace's database"
+for db in "" "--db $D/s.db"; do
+	w=${db:+_kept}
+	t sql_safe_select_works$w 0 "^262" $S sql --safe --csv -i "$D/a.dat" $db "SELECT count(*) FROM events"
+	t sql_safe_refuses_attach$w 1 "strobe sql: --safe: ATTACH is refused: $R" \
+		$S sql --safe -i "$D/a.dat" $db "ATTACH '$D/x.db' AS x; CREATE TABLE x.t(a)"
+	t sql_safe_refuses_vacuum_into$w 1 "strobe sql: --safe: 'VACUUM INTO '$D/v.db'' is refused: it writes, and $R" \
+		$S sql --safe -i "$D/a.dat" $db "VACUUM INTO '$D/v.db'"
+	t sql_safe_refuses_a_write_inside$w 1 "strobe sql: --safe: 'INSERT INTO meta VALUES (1, 2)' is refused: it writes" \
+		$S sql --safe -i "$D/a.dat" $db "INSERT INTO meta VALUES (1, 2)"
+	t sql_safe_refuses_a_temp_table$w 1 "strobe sql: --safe: 'CREATE TEMP TABLE t(a)' is refused: it writes" \
+		$S sql --safe -i "$D/a.dat" $db "CREATE TEMP TABLE t(a)"
+	t sql_safe_refuses_undoing_query_only$w 1 "strobe sql: --safe: PRAGMA query_only = 0 is refused: $R" \
+		$S sql --safe -i "$D/a.dat" $db "PRAGMA query_only = 0"
+	t sql_safe_reads_the_schema$w 0 "^0,key,TEXT" $S sql --safe --csv -i "$D/a.dat" $db "PRAGMA table_info(meta)"
+	t sql_safe_value_length_is_bounded$w 1 "strobe sql: --safe: the query makes a value larger than 64 MiB: stopped" \
+		$S sql --safe -i "$D/a.dat" $db "SELECT length(zeroblob(100000000))"
+done
+ls "$D"/x.db "$D"/v.db > /dev/null 2>&1 && echo "FAIL sql_safe_writes_no_file: $(ls "$D"/x.db "$D"/v.db 2>&1)" ||
+	echo "PASS sql_safe_writes_no_file"
+t sql_safe_memory_is_bounded 1 "strobe sql: --safe: the query needs more than its 512 MiB of memory: stopped" \
+	$S sql --safe --timeout 18 -i "$D/a.dat" "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r LIMIT 10000000) SELECT json_group_array(printf('%.60d', x)) IS NULL FROM r"
+start=$(date +%s)
+t sql_timeout_stops_a_runaway_recursive_query 1 "strobe sql: the query ran longer than --timeout 1 s: stopped" \
+	$S sql --timeout 1 -i "$D/a.dat" "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT count(*) FROM r"
+[ $(($(date +%s) - start)) -le 5 ] && echo "PASS sql_timeout_stops_within_seconds" ||
+	echo "FAIL sql_timeout_stops_within_seconds: $(($(date +%s) - start)) s"
+t sql_timeout_must_be_seconds 2 "strobe sql: --timeout: 'soon' is not a number of seconds above 0" \
+	$S sql --timeout soon -i "$D/a.dat" "SELECT 1"
+# without --safe, a query writes where the user can (strobe-sql(1) says so)
+t sql_unsafe_attach_writes_a_file 0 "^attached" \
+	$S sql --csv -i "$D/a.dat" "ATTACH '$D/x.db' AS x; CREATE TABLE x.t(a); SELECT 'attached'"
+[ -s "$D/x.db" ] && echo "PASS sql_without_safe_attach_writes" || echo "FAIL sql_without_safe_attach_writes: no $D/x.db"
