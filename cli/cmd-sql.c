@@ -12,12 +12,16 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -57,6 +61,10 @@ static void usage(FILE *f)
 		"                        its duration), schedlat_log, cputop_log\n"
 		"      --strict          fail on damaged data instead of skipping it with a\n"
 		"                        warning (strobe-damage(7))\n"
+		"      --safe            for queries from elsewhere: the database read-only,\n"
+		"                        no ATTACH, no statement that writes, each QUERY\n"
+		"                        bounded in memory and time (default --timeout 60)\n"
+		"      --timeout SECS    stop a QUERY that runs longer than SECS\n"
 		"  -v, --verbose         say how the database was made (events/s) on stderr\n"
 		"  -h, --help            show this help\n"
 		"\n"
@@ -105,6 +113,198 @@ static void page_cache_setup(const char *input, bool memory)
 	madvise(p, bytes, MADV_HUGEPAGE);
 	if (sqlite3_config(SQLITE_CONFIG_PAGECACHE, p, (int)slot, (int)n) != SQLITE_OK)
 		munmap(p, bytes);
+}
+
+/*
+ * A --db build writes PATH.tmp-PID (strobe_sql_open) and renames it over
+ * PATH when complete.  Killed by SIGINT, SIGTERM or SIGHUP meanwhile,
+ * strobe removes that file (and its journal) and dies of the signal, so
+ * PATH is either the complete new database or the old one (a signal
+ * ignored when strobe started, as nohup's SIGHUP, stays ignored).  SIGXFSZ is
+ * ignored: a file-size limit then fails the write, which the library
+ * reports as such, instead of killing strobe with the file left behind.
+ */
+static const int build_signals[] = { SIGINT, SIGTERM, SIGHUP };
+static char build_tmp[4096], build_journal[4096 + 8];
+
+static void on_build_signal(int sig)
+{
+	unlink(build_tmp);
+	unlink(build_journal);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Between build_guard(path, old) and build_unguard(old); path NULL: none. */
+static void build_guard(const char *db_path, struct sigaction *old)
+{
+	struct sigaction sa = { .sa_handler = on_build_signal };
+	size_t i;
+
+	signal(SIGXFSZ, SIG_IGN);
+	build_tmp[0] = '\0';
+	if (!db_path)
+		return;
+	if (snprintf(build_tmp, sizeof(build_tmp), "%s.tmp-%d", db_path,
+		     (int)getpid()) >= (int)sizeof(build_tmp)) {
+		build_tmp[0] = '\0';	/* the library cannot build there either */
+		return;
+	}
+	snprintf(build_journal, sizeof(build_journal), "%s-journal", build_tmp);
+	sigfillset(&sa.sa_mask);
+	for (i = 0; i < sizeof(build_signals) / sizeof(*build_signals); i++) {
+		sigaction(build_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)	/* nohup's SIGHUP stays ignored */
+			sigaction(build_signals[i], &sa, NULL);
+	}
+}
+
+static void build_unguard(const char *db_path, const struct sigaction *old)
+{
+	size_t i;
+
+	if (!db_path || !build_tmp[0])
+		return;
+	for (i = 0; i < sizeof(build_signals) / sizeof(*build_signals); i++)
+		sigaction(build_signals[i], &old[i], NULL);
+}
+
+/* ---- --safe and --timeout --------------------------------------------- */
+
+/*
+ * --safe is for a query that comes from somewhere else (a dashboard, a
+ * script that builds queries).  The trace's database is read-only (a
+ * kept --db reopened with SQLITE_OPEN_READONLY, one in memory with PRAGMA
+ * query_only), SQLite's defensive mode is on, the authorizer refuses
+ * ATTACH, DETACH and every PRAGMA that sets something, and a statement
+ * that would write anywhere (VACUUM INTO, CREATE TEMP TABLE, ...) is
+ * refused before it runs.  One QUERY may then use SAFE_HEAP bytes of
+ * heap beyond what the database holds, values of SAFE_LENGTH bytes at
+ * most, and SAFE_TIMEOUT seconds unless --timeout says otherwise.
+ * --timeout alone bounds the time only (a progress handler).
+ */
+#define SAFE_HEAP	(512ll << 20)
+#define SAFE_LENGTH	(64 << 20)
+#define SAFE_TIMEOUT	60.0
+
+static struct {
+	bool safe;
+	double timeout;		/* seconds per QUERY; 0: none */
+	double deadline;	/* CLOCK_MONOTONIC seconds of the current QUERY's end */
+	bool timed_out;
+	char refused[96];	/* what the authorizer refused last */
+} guard;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int on_progress(void *unused)
+{
+	if (guard.timeout > 0 && now_s() > guard.deadline)
+		guard.timed_out = true;
+	return guard.timed_out;
+}
+
+static int safe_authorize(void *unused, int action, const char *a1, const char *a2,
+			  const char *dbname, const char *trigger)
+{
+	/* the pragmas that take an argument and only read the schema */
+	static const char *const schema[] = { "table_info", "table_xinfo", "index_info",
+					      "index_xinfo", "index_list", "foreign_key_list" };
+	size_t i;
+
+	switch (action) {
+	case SQLITE_ATTACH:
+	case SQLITE_DETACH:
+		snprintf(guard.refused, sizeof(guard.refused), "%s",
+			 action == SQLITE_ATTACH ? "ATTACH" : "DETACH");
+		return SQLITE_DENY;
+	case SQLITE_PRAGMA:
+		if (!a2)
+			return SQLITE_OK;
+		for (i = 0; i < sizeof(schema) / sizeof(*schema); i++)
+			if (a1 && !strcasecmp(a1, schema[i]))
+				return SQLITE_OK;
+		snprintf(guard.refused, sizeof(guard.refused), "PRAGMA %.40s = %.40s",
+			 a1 ? a1 : "", a2);
+		return SQLITE_DENY;
+	}
+	return SQLITE_OK;
+}
+
+/*
+ * Make db (built for db_path, NULL: in memory) what --safe promises, and
+ * set the progress handler of --timeout.  May replace *db (the read-only
+ * reopening).  0, or -1 after saying why.
+ */
+static int guard_setup(sqlite3 **db, const char *db_path)
+{
+	if (guard.safe) {
+		if (db_path) {
+			sqlite3 *ro = NULL;
+
+			if (sqlite3_open_v2(db_path, &ro, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+				cli_error(CMD, "%s: %s", db_path, ro ? sqlite3_errmsg(ro)
+								     : "out of memory");
+				sqlite3_close(ro);
+				return -1;
+			}
+			sqlite3_close(*db);
+			*db = ro;
+		} else if (sqlite3_exec(*db, "PRAGMA query_only = 1", NULL, NULL, NULL) != SQLITE_OK) {
+			cli_error(CMD, "--safe: %s", sqlite3_errmsg(*db));
+			return -1;
+		}
+		sqlite3_db_config(*db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+		sqlite3_limit(*db, SQLITE_LIMIT_LENGTH, SAFE_LENGTH);
+		sqlite3_hard_heap_limit64(sqlite3_memory_used() + SAFE_HEAP);
+		sqlite3_set_authorizer(*db, safe_authorize, NULL);
+		if (guard.timeout == 0)
+			guard.timeout = SAFE_TIMEOUT;
+	}
+	if (guard.timeout > 0)
+		sqlite3_progress_handler(*db, 10000, on_progress, NULL);
+	return 0;
+}
+
+/* Say why a statement of db failed, in the words of the limit it hit. */
+static void sql_error(sqlite3 *db)
+{
+	int code = sqlite3_errcode(db);
+
+	if (code == SQLITE_INTERRUPT && guard.timed_out)
+		cli_error(CMD, "the query ran longer than --timeout %g s: stopped", guard.timeout);
+	else if (code == SQLITE_AUTH && guard.safe)
+		cli_error(CMD, "--safe: %s is refused: a --safe query only reads the trace's "
+			  "database", guard.refused[0] ? guard.refused : "the statement");
+	else if (code == SQLITE_NOMEM && guard.safe)
+		cli_error(CMD, "--safe: the query needs more than its %lld MiB of memory: stopped",
+			  SAFE_HEAP >> 20);
+	else if (code == SQLITE_TOOBIG && guard.safe)
+		cli_error(CMD, "--safe: the query makes a value larger than %d MiB: stopped",
+			  SAFE_LENGTH >> 20);
+	else
+		cli_error(CMD, "SQL error: %s", sqlite3_errmsg(db));
+}
+
+/* A statement --safe refuses before it runs (saying so): one that writes. */
+static bool safe_refuses(sqlite3_stmt *st)
+{
+	const char *sql = sqlite3_sql(st);
+	int n;
+
+	if (!guard.safe || sqlite3_stmt_readonly(st))
+		return false;
+	sql += strspn(sql, " \t\r\n");
+	n = (int)strcspn(sql, ";");
+	cli_error(CMD, "--safe: '%.*s%s' is refused: it writes, and a --safe query only "
+		  "reads the trace's database", n > 80 ? 80 : n, sql, n > 80 ? "..." : "");
+	return true;
 }
 
 /* ---- output ---------------------------------------------------------- */
@@ -415,7 +615,7 @@ static int run_stmt(sqlite3 *db, sqlite3_stmt *st, enum fmt fmt, struct strobe_b
 	}
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
 		cli_flush(s);
-		cli_error(CMD, "SQL error: %s", sqlite3_errmsg(db));
+		sql_error(db);
 		table_free(&t);
 		return CLI_FAIL;
 	}
@@ -451,15 +651,21 @@ static int run_query(sqlite3 *db, const char *sql, enum fmt fmt, struct strobe_b
 	const char *tail = sql;
 	int status = CLI_OK;
 
+	guard.deadline = now_s() + guard.timeout;
+
 	while (tail && *tail && status == CLI_OK) {
 		sqlite3_stmt *st = NULL;
 
 		if (sqlite3_prepare_v2(db, tail, -1, &st, &tail) != SQLITE_OK) {
-			cli_error(CMD, "SQL error: %s", sqlite3_errmsg(db));
+			sql_error(db);
 			return CLI_FAIL;
 		}
 		if (!st)	/* blanks or a comment */
 			continue;
+		if (safe_refuses(st)) {
+			sqlite3_finalize(st);
+			return CLI_FAIL;
+		}
 		status = run_stmt(db, st, fmt, s, results);
 		sqlite3_finalize(st);
 	}
@@ -508,7 +714,7 @@ static int sql_open_many(const char **inputs, int n, const char *db_path,
 int cmd_sql(int argc, char **argv)
 {
 	enum { OPT_DB = 256, OPT_REBUILD, OPT_JSON, OPT_CSV, OPT_HOST, OPT_ANALYSES, OPT_LOGS,
-	       OPT_STRICT };
+	       OPT_STRICT, OPT_SAFE, OPT_TIMEOUT };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "db", required_argument, NULL, OPT_DB },
@@ -519,6 +725,8 @@ int cmd_sql(int argc, char **argv)
 		{ "analyses", required_argument, NULL, OPT_ANALYSES },
 		{ "logs", no_argument, NULL, OPT_LOGS },
 		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "safe", no_argument, NULL, OPT_SAFE },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -534,7 +742,8 @@ int cmd_sql(int argc, char **argv)
 	char damage[1024];
 	struct strobe_buf *s;
 	sqlite3 *db = NULL;
-	int c, i, results = 0, status = CLI_OK;
+	struct sigaction old_sa[sizeof(build_signals) / sizeof(*build_signals)];
+	int c, i, r, results = 0, status = CLI_OK;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:vh", longopts, NULL)) != -1) {
@@ -570,6 +779,22 @@ int cmd_sql(int argc, char **argv)
 		case OPT_STRICT:
 			strict = true;
 			break;
+		case OPT_SAFE:
+			guard.safe = true;
+			break;
+		case OPT_TIMEOUT: {
+			char *end;
+
+			errno = 0;
+			guard.timeout = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(guard.timeout > 0) ||
+			    guard.timeout > 1e9) {
+				cli_error(CMD, "--timeout: '%s' is not a number of seconds above 0",
+					  optarg);
+				return CLI_USAGE;
+			}
+			break;
+		}
 		case 'v':
 			verbose = true;
 			break;
@@ -595,10 +820,14 @@ int cmd_sql(int argc, char **argv)
 		strobe_analysis_free(a);
 	}
 	/* No global allocation statistics: they take a mutex per malloc. */
-	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	if (!guard.safe)	/* --safe's heap limit needs them */
+		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	page_cache_setup(input, !db_path);
-	if (nr_inputs > 1 ? sql_open_many(inputs, nr_inputs, db_path, &o, &db, &st, &err) < 0
-			  : strobe_sql_open(input, db_path, &o, &db, &st, &err) < 0) {
+	build_guard(db_path, old_sa);
+	r = nr_inputs > 1 ? sql_open_many(inputs, nr_inputs, db_path, &o, &db, &st, &err)
+			  : strobe_sql_open(input, db_path, &o, &db, &st, &err);
+	build_unguard(db_path, old_sa);
+	if (r < 0) {
 		cli_error_e(CMD, &err);
 		free(inputs);
 		return CLI_FAIL;
@@ -618,6 +847,10 @@ int cmd_sql(int argc, char **argv)
 				st.cpu_seconds > 0 ? (double)st.events / st.cpu_seconds : 0.0,
 				(unsigned long long)st.trace_bytes, db_path ? "" : "in memory, ",
 				(unsigned long long)(db_path ? st.db_bytes : db_size(db)));
+	}
+	if (guard_setup(&db, db_path) < 0) {
+		sqlite3_close(db);
+		return CLI_FAIL;
 	}
 	if (warn_diags(db, strict, damage, sizeof(damage)) && strict) {
 		cli_error(CMD, "damaged data (strict): %s", damage);

@@ -163,7 +163,8 @@ int strobe_sql_load_file(struct sqlite3 *db, struct strobe_tracefile *tf,
  * trace, of this schema version, made from this file (same size and
  * modification time) with the same opts, and rebuilt otherwise.  A
  * rebuild goes to db_path.tmp-PID, renamed over db_path when complete,
- * so a failed or interrupted build never leaves a half database; a file
+ * so a failed or interrupted build never leaves a half database (a
+ * caller's signal handler may unlink that name: strobe sql does); a file
  * at db_path that is neither empty nor an SQLite database is never
  * replaced (-EEXIST), nor the trace itself (-EINVAL).
  * *out receives the open handle (close it with sqlite3_close()).  st may

@@ -34,6 +34,23 @@ int strobe_sql_load_pipeline(struct strobe_pipeline *p, struct sqlite3 *const *d
 			     const char *const *paths, const struct strobe_sql_opts *opts,
 			     struct strobe_sql_stats *st, struct strobe_error *err) STROBE_HIDDEN;
 
+/*
+ * Set *err from db's last error about what (a statement or table) and
+ * return -errno: a write cut short by the file-size limit (EFBIG) or a
+ * full device (ENOSPC) is said so, naming the database file, where
+ * SQLite says "disk I/O error".
+ */
+int strobe_sql_fail(struct sqlite3 *db, struct strobe_error *err, const char *what) STROBE_HIDDEN;
+
+/*
+ * Flush the finished build at tmp, rename it over db_path and reopen *db
+ * at db_path (a handle whose file was renamed refuses writes).  0, or
+ * -errno with *err set and *db unchanged (the caller closes it and
+ * unlinks tmp).
+ */
+int strobe_sql_install(struct sqlite3 **db, const char *tmp, const char *db_path,
+		       struct strobe_error *err) STROBE_HIDDEN;
+
 /* ---- between clickhouse.c (the client) and ch-sender.c ---- */
 
 /* INSERT body (RowBinary; already gzip when gzipped, else compressed as

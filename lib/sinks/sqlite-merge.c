@@ -45,18 +45,10 @@
 
 #include "sinks-int.h"
 
-static int fail(sqlite3 *db, struct strobe_error *err, const char *what)
-{
-	int code = sqlite3_errcode(db);
-
-	return strobe_err(err, code == SQLITE_NOMEM ? -ENOMEM : code == SQLITE_FULL ? -ENOSPC
-			  : -EIO, "sqlite: %s: %s", what, sqlite3_errmsg(db));
-}
-
 static int exec(sqlite3 *db, const char *sql, struct strobe_error *err)
 {
 	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
-		return fail(db, err, sql);
+		return strobe_sql_fail(db, err, sql);
 	return 0;
 }
 
@@ -121,7 +113,7 @@ static int columns(sqlite3 *db, int schema, const char *name, struct names *cols
 		return strobe_err(err, -ENOMEM, "out of memory");
 	if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK) {
 		sqlite3_free(q);
-		return fail(db, err, "PRAGMA table_info");
+		return strobe_sql_fail(db, err, "PRAGMA table_info");
 	}
 	sqlite3_free(q);
 	while (!r && sqlite3_step(st) == SQLITE_ROW)
@@ -227,7 +219,7 @@ static int all_tables(sqlite3 *db, int n, const char *type, struct names *out,
 			return strobe_err(err, -ENOMEM, "out of memory");
 		if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK) {
 			sqlite3_free(q);
-			return fail(db, err, "sqlite_master");
+			return strobe_sql_fail(db, err, "sqlite_master");
 		}
 		sqlite3_free(q);
 		while (!r && sqlite3_step(st) == SQLITE_ROW)
@@ -401,7 +393,7 @@ int strobe_sql_open_pipeline(struct strobe_pipeline *p, const char *db_path,
 	if (sqlite3_open_v2(tmp ? tmp : ":memory:", &db, SQLITE_OPEN_READWRITE |
 			    SQLITE_OPEN_CREATE | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK) {
-		r = db ? fail(db, err, tmp ? tmp : ":memory:")
+		r = db ? strobe_sql_fail(db, err, tmp ? tmp : ":memory:")
 		       : strobe_err(err, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -419,7 +411,7 @@ int strobe_sql_open_pipeline(struct strobe_pipeline *p, const char *db_path,
 			 (int)getpid(), seq, i);
 		if (sqlite3_open_v2(uri, &parts[i], SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 				    SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
-			r = parts[i] ? fail(parts[i], err, uri)
+			r = parts[i] ? strobe_sql_fail(parts[i], err, uri)
 				     : strobe_err(err, -ENOMEM, "out of memory");
 			break;
 		}
@@ -484,8 +476,8 @@ int strobe_sql_open_pipeline(struct strobe_pipeline *p, const char *db_path,
 done:
 	if (!r && tmp) {
 		r = exec(db, "PRAGMA journal_mode = DELETE", err);
-		if (!r && rename(tmp, db_path) < 0)
-			r = strobe_err(err, -errno, "%s: %s", db_path, strerror(errno));
+		if (!r)
+			r = strobe_sql_install(&db, tmp, db_path, err);
 		if (!r) {
 			struct stat ds;
 

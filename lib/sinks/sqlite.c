@@ -46,7 +46,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -140,10 +142,45 @@ struct strobe_sql_sink {
 	bool finished;
 };
 
-static int sql_fail(sqlite3 *db, struct strobe_error *err, const char *what)
+/*
+ * Why a write to file failed, when SQLite does not keep it (its
+ * sqlite3_system_errno is the errno of its last system call, often not
+ * the write's): EFBIG when the file reached the file-size limit, ENOSPC
+ * when its file system has no room left, else 0.
+ */
+static int write_cause(const char *file, int sys)
 {
-	int code = sqlite3_errcode(db);
+	struct rlimit rl;
+	struct statvfs vfs;
+	struct stat sb;
 
+	if (sys == EFBIG || sys == ENOSPC)
+		return sys;
+	if (!file || !*file || stat(file, &sb) < 0)
+		return 0;
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (uint64_t)sb.st_size + STROBE_SQL_PAGE_SIZE > (uint64_t)rl.rlim_cur)
+		return EFBIG;
+	if (statvfs(file, &vfs) == 0 &&
+	    (uint64_t)vfs.f_bavail * vfs.f_frsize < 4 * STROBE_SQL_PAGE_SIZE)
+		return ENOSPC;
+	return 0;
+}
+
+int strobe_sql_fail(sqlite3 *db, struct strobe_error *err, const char *what)
+{
+	const char *file = sqlite3_db_filename(db, "main");
+	int code = sqlite3_errcode(db) & 0xff, cause = 0;
+
+	if (code == SQLITE_IOERR || code == SQLITE_FULL)
+		cause = write_cause(file, sqlite3_system_errno(db));
+	/* where SQLite says "disk I/O error" or "database or disk is full" */
+	if (cause == EFBIG)
+		return strobe_err(err, -EFBIG, "%s: file too large: the file-size limit "
+				  "(ulimit -f) was reached while writing the database", file);
+	if (cause == ENOSPC)
+		return strobe_err(err, -ENOSPC, "%s: no space left on the device while "
+				  "writing the database", file);
 	return strobe_err(err, code == SQLITE_NOMEM ? -ENOMEM : code == SQLITE_FULL ? -ENOSPC
 			  : -EIO, "sqlite: %s: %s", what, sqlite3_errmsg(db));
 }
@@ -161,7 +198,7 @@ static int exec_free(sqlite3 *db, char *sql, struct strobe_error *err)
 
 		snprintf(what, sizeof(what), "%.100s", sql);
 		sqlite3_free(sql);
-		return sql_fail(db, err, what);
+		return strobe_sql_fail(db, err, what);
 	}
 	sqlite3_free(sql);
 	return 0;
@@ -395,7 +432,7 @@ static int prepare_batches(sqlite3 *db, struct etype *t, struct strobe_error *er
 		if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL)
 		    != SQLITE_OK) {
 			free(sql);
-			return sql_fail(db, err, t->table);
+			return strobe_sql_fail(db, err, t->table);
 		}
 	}
 	free(sql);
@@ -471,7 +508,7 @@ static int resolve_type(struct strobe_sql_sink *k, struct etype *t, struct strob
 	}
 	strcpy(p, ")");
 	if (sqlite3_exec(k->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
-		ret = sql_fail(k->db, err, t->table);
+		ret = strobe_sql_fail(k->db, err, t->table);
 		goto fail;
 	}
 	free(sql);
@@ -670,7 +707,7 @@ static int flush_type(sqlite3 *db, struct etype *t, struct strobe_error *err)
 	t->nrows = 0;
 	t->alen = 0;
 	if (rc != SQLITE_DONE)
-		return sql_fail(db, err, t->table);
+		return strobe_sql_fail(db, err, t->table);
 	return 0;
 }
 
@@ -722,7 +759,7 @@ static int feed_unknown(struct strobe_sql_sink *k, const struct strobe_event *ev
 				 NULL) != SQLITE_OK ||
 		    sqlite3_prepare_v2(k->db, "INSERT INTO unknown_events VALUES "
 				       "(?,?,?,?,?,?,?,?,?,?)", -1, &k->unknown, NULL) != SQLITE_OK)
-			return sql_fail(k->db, err, "unknown_events");
+			return strobe_sql_fail(k->db, err, "unknown_events");
 		k->nr_tables++;
 	}
 	st = k->unknown;
@@ -753,7 +790,7 @@ static int feed_unknown(struct strobe_sql_sink *k, const struct strobe_event *ev
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
-		return sql_fail(k->db, err, "unknown_events");
+		return strobe_sql_fail(k->db, err, "unknown_events");
 	return 0;
 }
 
@@ -1000,7 +1037,7 @@ static int step_reset(sqlite3 *db, sqlite3_stmt *st, const char *what,
 	int rc = sqlite3_step(st);
 
 	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : sql_fail(db, err, what);
+	return rc == SQLITE_DONE ? 0 : strobe_sql_fail(db, err, what);
 }
 
 static int write_containers(struct strobe_sql_sink *k, struct strobe_error *err)
@@ -1012,7 +1049,7 @@ static int write_containers(struct strobe_sql_sink *k, struct strobe_error *err)
 			 "short_id TEXT, pod_uid TEXT)", NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(k->db, "INSERT INTO containers VALUES (?,?,?,?,?)", -1, &st,
 			       NULL) != SQLITE_OK)
-		return sql_fail(k->db, err, "containers");
+		return strobe_sql_fail(k->db, err, "containers");
 	n = k->m ? strobe_model_nr_containers(k->m) : 0;
 	for (i = 0; i < n && !ret; i++) {
 		const struct strobe_container *c = strobe_model_container(k->m, i);
@@ -1051,7 +1088,7 @@ static int write_tasks(struct strobe_sql_sink *k, struct strobe_error *err)
 			 "cgroup TEXT, exited INTEGER)", NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(k->db, "INSERT INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			       -1, &st, NULL) != SQLITE_OK)
-		return sql_fail(k->db, err, "tasks");
+		return strobe_sql_fail(k->db, err, "tasks");
 	/* the tids first: reading a task's details must not disturb the walk */
 	while (k->m && (t = strobe_model_next_task(k->m, &cur))) {
 		if (n == cap) {
@@ -1218,7 +1255,7 @@ static int write_result_table(sqlite3 *db, const struct strobe_table *t, bool ro
 	if (ret < 0 || !nr)
 		goto out;
 	if (sqlite3_prepare_v2(db, insert, -1, &st, NULL) != SQLITE_OK) {
-		ret = sql_fail(db, err, name);
+		ret = strobe_sql_fail(db, err, name);
 		goto out;
 	}
 	for (r = 0; r < nr && !ret; r++) {
@@ -1445,7 +1482,7 @@ static int write_meta(sqlite3 *db, struct strobe_tracefile *tf, const struct loa
 	if (sqlite3_exec(db, "CREATE TABLE meta (key TEXT, value)", NULL, NULL, NULL)
 	    != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "INSERT INTO meta VALUES (?,?)", -1, &st, NULL) != SQLITE_OK)
-		return sql_fail(db, err, "meta");
+		return strobe_sql_fail(db, err, "meta");
 	ret = meta_put(db, st, "schema_version", NULL, STROBE_SQL_SCHEMA_VERSION, true, err);
 	if (!ret)
 		ret = meta_put(db, st, "strobe_version", strobe_version(), 0, false, err);
@@ -1538,7 +1575,7 @@ static int loader_init(struct loader *l, sqlite3 *db, struct strobe_tracefile *t
 		    : strobe_tracefile_host(tf, l->uname_host, sizeof(l->uname_host));
 	if (sqlite3_get_autocommit(db)) {
 		if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
-			return sql_fail(db, err, "BEGIN");
+			return strobe_sql_fail(db, err, "BEGIN");
 		l->began = true;
 	}
 	ret = strobe_model_new(&l->m, err);
@@ -1636,7 +1673,7 @@ static int loader_finish(struct loader *l, const struct strobe_stream_stats *ss,
 						       STROBE_SQL_SCHEMA_VERSION), err);
 	if (!ret && l->began) {
 		if (sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-			return sql_fail(l->db, err, "COMMIT");
+			return strobe_sql_fail(l->db, err, "COMMIT");
 		l->began = false;
 	}
 	return ret;
@@ -1889,6 +1926,36 @@ static int sync_file(const char *path)
 	return ret;
 }
 
+/*
+ * Put the finished build at tmp in place of db_path (flushed, then
+ * renamed) and reopen *db there: SQLite refuses writes to a database
+ * whose file was renamed while it was open (SQLITE_READONLY_DBMOVED, its
+ * rollback journal would no longer be found), so the handle that built
+ * it would refuse the caller's first CREATE INDEX.  On failure *db is
+ * still the build's handle (the caller closes it and unlinks tmp).
+ */
+int strobe_sql_install(struct sqlite3 **db, const char *tmp, const char *db_path,
+		       struct strobe_error *err)
+{
+	sqlite3 *again = NULL;
+	int ret = sync_file(tmp);
+
+	if (ret == 0 && rename(tmp, db_path) < 0)
+		ret = -errno;
+	if (ret < 0)
+		return strobe_err(err, ret, "%s: %s", db_path, strerror(-ret));
+	if (sqlite3_open_v2(db_path, &again, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		ret = again ? strobe_sql_fail(again, err, db_path)
+			    : strobe_err(err, -ENOMEM, "out of memory");
+		sqlite3_close(again);
+		return ret;
+	}
+	sqlite3_close(*db);
+	*db = again;
+	return 0;
+}
+
 int strobe_sql_open(const char *trace_path, const char *db_path,
 		    const struct strobe_sql_opts *opts, struct sqlite3 **out,
 		    struct strobe_sql_stats *st, struct strobe_error *err)
@@ -1931,7 +1998,7 @@ int strobe_sql_open(const char *trace_path, const char *db_path,
 	}
 	if (sqlite3_open_v2(tmp ? tmp : ":memory:", &db, SQLITE_OPEN_READWRITE |
 			    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		ret = db ? sql_fail(db, err, tmp ? tmp : ":memory:")
+		ret = db ? strobe_sql_fail(db, err, tmp ? tmp : ":memory:")
 			 : strobe_err(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -1941,7 +2008,7 @@ int strobe_sql_open(const char *trace_path, const char *db_path,
 			 "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
 			 "PRAGMA locking_mode = EXCLUSIVE; PRAGMA temp_store = MEMORY; "
 			 "PRAGMA cache_size = -262144", NULL, NULL, NULL) != SQLITE_OK) {
-		ret = sql_fail(db, err, "PRAGMA");
+		ret = strobe_sql_fail(db, err, "PRAGMA");
 		goto fail;
 	}
 	ret = strobe_tracefile_open(trace_path, &tf, err);
@@ -1954,17 +2021,13 @@ int strobe_sql_open(const char *trace_path, const char *db_path,
 	if (sqlite3_exec(db, tmp ? "PRAGMA journal_mode = DELETE; PRAGMA locking_mode = NORMAL; "
 			 "PRAGMA synchronous = NORMAL"
 			 : "PRAGMA journal_mode = MEMORY", NULL, NULL, NULL) != SQLITE_OK) {
-		ret = sql_fail(db, err, "PRAGMA");
+		ret = strobe_sql_fail(db, err, "PRAGMA");
 		goto fail;
 	}
 	if (tmp) {
-		ret = sync_file(tmp);
-		if (ret == 0 && rename(tmp, db_path) < 0)
-			ret = -errno;
-		if (ret < 0) {
-			strobe_err(err, ret, "%s: %s", db_path, strerror(-ret));
+		ret = strobe_sql_install(&db, tmp, db_path, err);
+		if (ret < 0)
 			goto fail;
-		}
 		if (stat(db_path, &ds) == 0)
 			st->db_bytes = (uint64_t)ds.st_size;
 	}
