@@ -379,6 +379,7 @@ static bool print_args(struct fmt *f)
 	struct tok t, prev = { T_END, NULL, 0 };
 	const struct field_name *last_field = NULL;
 	unsigned long long v;
+	bool in_cast = false;	/* in "(TYPE WORDS": names may follow names */
 
 	/* the format: one or more string literals */
 	t = next_tok(f);
@@ -401,6 +402,8 @@ static bool print_args(struct fmt *f)
 			break;
 		if (t.kind == T_BAD)
 			return fail(f, "bad character or unterminated string in print fmt");
+		if (t.kind != T_IDENT && !punct(&t, '*'))
+			in_cast = false;
 		if (t.kind == T_ARROW && !(prev.kind == T_IDENT && tok_is(&prev, "REC")))
 			return fail(f, "'->' not after REC in print fmt");
 		if (t.kind == T_IDENT && tok_is(&t, "REC")) {
@@ -425,6 +428,13 @@ static bool print_args(struct fmt *f)
 			enum helper h;
 
 			f->p = save;
+			/* two names in a row only in a cast, "(unsigned long)":
+			 * libtraceevent crashes on "? x : char REC->y" */
+			if (open.kind == T_IDENT) {
+				if (!punct(&prev, '(') && !in_cast)
+					return fail(f, "two names in a row outside a cast in print fmt");
+				in_cast = true;
+			}
 			if (!punct(&open, '('))
 				goto other;
 			h = helper_kind(&t);
