@@ -679,6 +679,22 @@ static int consumer_failed(const struct cons *c, int r, struct strobe_error *err
 					      strerror(-r)) : r;
 }
 
+/* What a consumer's event or idle hook answered, acted on: a consumer
+ * that is done drops out; 1 when it asked to pause, 0, or -errno. */
+static int consumer_answer(struct strobe_pipeline *p, struct cons *c, int r,
+			   struct strobe_error *err)
+{
+	if (r == STROBE_CONSUMER_DONE) {
+		c->active = false;
+		p->nr_active--;
+	} else if (r == STROBE_CONSUMER_YIELD) {
+		return 1;
+	} else if (r < 0) {
+		return consumer_failed(c, r, err);
+	}
+	return 0;
+}
+
 /* Every active consumer gets ev: 0, 1 when one asked to pause, -errno. */
 static int deliver(struct strobe_pipeline *p, const struct strobe_event *ev, int src,
 		   struct strobe_error *err)
@@ -701,14 +717,10 @@ static int deliver(struct strobe_pipeline *p, const struct strobe_event *ev, int
 		}
 		if (__builtin_expect(r == 0, 1))
 			continue;
-		if (r == STROBE_CONSUMER_DONE) {
-			c->active = false;
-			p->nr_active--;
-		} else if (r == STROBE_CONSUMER_YIELD) {
-			pause = 1;
-		} else if (r < 0) {
-			return consumer_failed(c, r, err);
-		}
+		r = consumer_answer(p, c, r, err);
+		if (r < 0)
+			return r;
+		pause |= r;
 	}
 	return pause;
 }
@@ -724,15 +736,10 @@ static int call_idle(struct strobe_pipeline *p, struct strobe_error *err)
 
 		if (!c->active || !c->c.idle)
 			continue;
-		r = c->c.idle(c->c.arg, err);
-		if (r == STROBE_CONSUMER_DONE) {
-			c->active = false;
-			p->nr_active--;
-		} else if (r == STROBE_CONSUMER_YIELD) {
-			pause = 1;
-		} else if (r < 0) {
-			return consumer_failed(c, r, err);
-		}
+		r = consumer_answer(p, c, c->c.idle(c->c.arg, err), err);
+		if (r < 0)
+			return r;
+		pause |= r;
 	}
 	return pause;
 }

@@ -39,7 +39,6 @@ const char *__lsan_default_suppressions(void)
 #define MS 1000000ull
 #define NR_CPUS 2
 
-
 /* "strobe_test:sample": a perf-like sample with a call chain of 1 to 8
  * addresses; "strobe_test:note": 120 bytes of text (a long payload:
  * type_len 0 with a length word). */
