@@ -1031,7 +1031,8 @@ static int finish(struct ana *a)
 					 c->opts.group_by == STROBE_GROUP_THREAD ? "tid" : "pid",
 					 c->opts.group_by == STROBE_GROUP_THREAD ? l->o.tid : l->o.pid,
 					 l->o.comm);
-				if (ana_emit_hist(a, "io.freq", title, &l->st) < 0)
+				if (ana_emit_hist(a, "io.freq", title, &l->st, &l->o, "syscall",
+						  nr_name(l->nr, buf, sizeof(buf))) < 0)
 					goto nomem;
 			}
 		}

@@ -273,6 +273,19 @@ int strobe_table_write_json(const struct strobe_table *t, struct strobe_buf *b)
 			 t->dropped);
 	if (t->view == STROBE_VIEW_FREQ)
 		trace_seq_printf(s, ",\"unit\":\"%s\"", strobe_table_unit(t));
+	if (t->nr_labels) {
+		int i;
+
+		trace_seq_puts(s, ",\"group\":{");
+		for (i = 0; i < t->nr_labels; i++) {
+			if (i)
+				trace_seq_putc(s, ',');
+			tbl_json_str(s, t->label_cols[i].key);
+			trace_seq_putc(s, ':');
+			json_cell(s, &t->label_cols[i], &t->label_vals[i]);
+		}
+		trace_seq_putc(s, '}');
+	}
 	trace_seq_puts(s, ",\"rows\":[");
 	for (r = 0; r < t->nr_rows; r++) {
 		if (r)
