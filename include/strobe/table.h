@@ -35,6 +35,7 @@ enum strobe_col_type {
 	STROBE_COL_BYTES,	/* .u bytes */
 	STROBE_COL_PERCENT,	/* .d percent (0..100, more for multi-CPU
 				 * groups) */
+	STROBE_COL_RATE,	/* .d a count per second */
 };
 
 struct strobe_column {
@@ -49,6 +50,29 @@ union strobe_value {
 	double d;
 	const char *s;
 };
+
+/*
+ * A cell with no value: a figure the input cannot give (strobe top's
+ * columns whose events are missing).  Doubles hold NaN, signed integers
+ * INT64_MIN, the unsigned ones UINT64_MAX; text writers print "-", JSON
+ * null, SQL NULL.
+ */
+#define STROBE_VALUE_NONE_I INT64_MIN
+#define STROBE_VALUE_NONE_U UINT64_MAX
+static inline int strobe_value_none(enum strobe_col_type type, const union strobe_value *v)
+{
+	switch (type) {
+	case STROBE_COL_STR:
+		return 0;
+	case STROBE_COL_INT:
+		return v->i == STROBE_VALUE_NONE_I;
+	case STROBE_COL_PERCENT:
+	case STROBE_COL_RATE:
+		return v->d != v->d;
+	default:
+		return v->u == STROBE_VALUE_NONE_U;
+	}
+}
 
 enum strobe_view {
 	STROBE_VIEW_TOP = 1 << 0,	/* the main ranking (--top N) */
