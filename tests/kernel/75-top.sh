@@ -2,7 +2,9 @@
 # 75-top.sh - `strobe top` on real podman containers (runc, a busybox
 # rootfs): one spinning a CPU, one asleep, one making system calls.
 #   - `strobe top --batch -n 3 --interval 1 --group-by container --json`:
-#     three JSON documents; the spinner above 80% CPU in each, the
+#     three JSON documents; the spinner above 80% CPU in each (within 10
+#     points of the kernel's own count of its CPU time when a busy machine
+#     gave it less than 85%), the
 #     sleeper below 5% and still shown (its one task counted), the
 #     containers' cgroup memory read (mem_bytes > 0);
 #   - the same seconds kept with -o agree with the file commands: for a
@@ -34,9 +36,15 @@ run_ct -d $S 'while :; do getppid_n 2000; sleep 0.1; done' ||
 	{ fail top-containers-start "$(cat $WORK/podman.err)"; exit 0; }
 sleep 1
 
+# the spinner's own CPU time as the kernel counts it, around the run
+bpid=$($PODMAN inspect --format '{{.State.Pid}}' $B 2>/dev/null)
+ns0=$(cut -d' ' -f1 /proc/$bpid/schedstat 2>/dev/null); t0=$(date +%s%N)
 timeout 60 $STROBE top --batch -n 3 --interval 1 --group-by container --json \
 	-o $WORK/top.dat > $WORK/top.json 2> $WORK/top.err
 rc=$?
+ns1=$(cut -d' ' -f1 /proc/$bpid/schedstat 2>/dev/null); t1=$(date +%s%N)
+kshare=$(py 'import sys; a,b,c,d=map(int,sys.argv[1:]); print("%.1f" % (100.0*(b-a)/(d-c)))' \
+	"${ns0:-0}" "${ns1:-0}" "$t0" "$t1")
 r=$(py 'import sys,json
 b,i,s=sys.argv[2:5]
 docs=[json.loads(l) for l in open(sys.argv[1])]
@@ -46,11 +54,18 @@ for d in docs:
     rows={r["container"]:r for r in d["rows"]}
     if b not in rows or i not in rows: out.append("missing %s" % sorted(rows)); continue
     if d["table"]!="top.container" or d["group_by"]!="container": out.append("table %s" % d["table"])
-    if not rows[b]["cpu_pct"]>80: out.append("busy %.1f" % rows[b]["cpu_pct"])
+    # above 80% as the issue asks; on a machine too busy to give the
+    # spinner that much (as the kernel counts it), within 10
+    # points of what the kernel counted instead
+    k=float(sys.argv[5])
+    if k>=85 and not rows[b]["cpu_pct"]>80: out.append("busy %.1f" % rows[b]["cpu_pct"])
+    if k<85 and abs(rows[b]["cpu_pct"]-k)>10: out.append("busy %.1f, kernel %.1f" % (rows[b]["cpu_pct"],k))
     if not rows[i]["cpu_pct"]<5: out.append("idle %.1f" % rows[i]["cpu_pct"])
     if rows[i]["tasks"]<1: out.append("idle tasks %d" % rows[i]["tasks"])
     if not (rows[b]["mem_bytes"] or 0)>0: out.append("busy mem %r" % rows[b]["mem_bytes"])
-print(" ".join(out) or "ok")' $WORK/top.json $B $I $S)
+print(" ".join(out) or "ok")' $WORK/top.json $B $I $S "$kshare")
+py 'import sys; sys.exit(float(sys.argv[1])>=85)' "$kshare" &&
+	echo "NOTE top: the machine gave the spinner only $kshare% of a core (kernel schedstat): checked against that"
 [ $rc = 0 ] && [ "$r" = ok ] && pass top-batch-json-busy-above-80-idle-below-5 ||
 	fail top-batch-json-busy-above-80-idle-below-5 "rc $rc: $r; $(head -c 300 $WORK/top.err)"
 
