@@ -49,6 +49,15 @@
 
 enum op_kind { OP_LIT, OP_INT, OP_STR_ARRAY, OP_STR_DYN };
 
+/* What a prog runs: its ops (a print format compiled), or the hand-written
+ * equivalent of plugin_sched_switch.so's handler for that event. */
+enum prog_kind { PROG_OPS, PROG_SWITCH, PROG_WAKEUP };
+
+/* A field as the sched plugin reads it (offset, size; size 0: absent). */
+struct sfield {
+	uint16_t offset, size;
+};
+
 struct op {
 	uint8_t kind;
 	uint8_t conv;		/* 'd', 'u', 'x', 'X' */
@@ -62,9 +71,16 @@ struct op {
 };
 
 struct prog {
+	uint8_t kind;		/* enum prog_kind */
+	/* PROG_SWITCH: prev_pid, prev_comm, prev_prio, prev_state, next_pid,
+	 * next_comm, next_prio; PROG_WAKEUP: pid, comm, prio, success,
+	 * target_cpu */
+	struct sfield sf[7];
 	struct op *ops;
 	size_t nr_ops;
-	char *lits;
+	char *lits;		/* 16 bytes of slack after the last literal */
+	size_t data_end;	/* the payload bytes fixed-offset ops read */
+	size_t out_max;		/* bytes the ops write, but __get_str()s */
 	uint64_t uses;
 };
 
@@ -79,8 +95,15 @@ struct strobe_format_cache {
 	bool native;		/* file byte order == host byte order */
 	struct comm_slot {
 		int pid;
+		unsigned len;		/* strlen(comm) */
 		const char *comm;	/* NULL: empty slot */
+		unsigned col_len;	/* 0: no col (a comm over 16 bytes) */
+		char col[48];		/* "%16s-%-5d " of comm and pid, and slack
+					 * for a copy of 32 bytes */
 	} comms[COMM_SLOTS];
+	int registered[COMM_SLOTS];	/* pids the sched fast path gave to
+					 * tep_register_comm (0: none) */
+	char **heads;		/* NR_IDS: " NAME: " padded, built on first use */
 	struct trace_seq check;	/* scratch for verification */
 	uint64_t fast, slow, disabled;	/* counters, for tests */
 };
@@ -96,7 +119,9 @@ struct strobe_format_cache *strobe_format_cache_new(struct strobe_formats *fmts)
 	c->state = calloc(NR_IDS, 1);
 	c->progs = calloc(NR_IDS, sizeof(*c->progs));
 	c->json = calloc(NR_IDS, sizeof(*c->json));
-	if (!c->state || !c->progs || !c->json) {
+	c->heads = calloc(NR_IDS, sizeof(*c->heads));
+	if (!c->state || !c->progs || !c->json || !c->heads) {
+		free(c->heads);
 		free(c->state);
 		free(c->progs);
 		free(c->json);
@@ -127,7 +152,9 @@ void strobe_format_cache_free(struct strobe_format_cache *c)
 	for (i = 0; i < NR_IDS; i++) {
 		prog_free(c->progs[i]);
 		free(c->json[i]);
+		free(c->heads[i]);
 	}
+	free(c->heads);
 	free(c->progs);
 	free(c->json);
 	free(c->state);
@@ -135,15 +162,91 @@ void strobe_format_cache_free(struct strobe_format_cache *c)
 	free(c);
 }
 
-STROBE_HIDDEN const char *strobe_cache_comm(struct strobe_format_cache *c, int pid)
+STROBE_HIDDEN const char *strobe_cache_comm_len(struct strobe_format_cache *c, int pid,
+					      size_t *len)
 {
 	struct comm_slot *slot = &c->comms[(unsigned)pid % COMM_SLOTS];
 
 	if (!slot->comm || slot->pid != pid) {
 		slot->pid = pid;
 		slot->comm = tep_data_comm_from_pid(c->tep, pid);
+		slot->len = (unsigned)strlen(slot->comm);
+		slot->col_len = 0;
+		if (slot->len <= 16) {
+			char tmp[24], *d, *o = slot->col;
+			size_t n;
+
+			memset(o, ' ', 16 - slot->len);
+			o += 16 - slot->len;
+			memcpy(o, slot->comm, slot->len);
+			o += slot->len;
+			*o++ = '-';
+			d = strobe_utoa_rev(tmp + sizeof(tmp),
+					    pid < 0 ? 0ULL - (uint64_t)(int64_t)pid : (uint64_t)pid);
+			if (pid < 0)
+				*--d = '-';
+			n = (size_t)(tmp + sizeof(tmp) - d);
+			memcpy(o, d, n);
+			o += n;
+			while (n++ < 5)
+				*o++ = ' ';
+			*o++ = ' ';
+			slot->col_len = (unsigned)(o - slot->col);
+		}
 	}
+	*len = slot->len;
 	return slot->comm;
+}
+
+STROBE_HIDDEN const char *strobe_cache_task_col(struct strobe_format_cache *c, int pid,
+					      size_t *len)
+{
+	struct comm_slot *slot = &c->comms[(unsigned)pid % COMM_SLOTS];
+	size_t n;
+
+	if (!slot->comm || slot->pid != pid)
+		strobe_cache_comm_len(c, pid, &n);
+	*len = slot->col_len;
+	return slot->col_len ? slot->col : NULL;
+}
+
+STROBE_HIDDEN const char *strobe_cache_comm(struct strobe_format_cache *c, int pid)
+{
+	size_t len;
+
+	return strobe_cache_comm_len(c, pid, &len);
+}
+
+STROBE_HIDDEN const char *strobe_cache_head(struct strobe_format_cache *c,
+					  const struct tep_event *event, size_t *len)
+{
+	int id = event->id;
+	size_t n;
+	char *h;
+
+	if (id < 0 || id >= NR_IDS)
+		return NULL;
+	h = c->heads[id];
+	if (!h) {
+		/* " %s: " and the name padded to 20 columns, after a length byte */
+		n = strlen(event->name);
+		if (n > 100)
+			return NULL;
+		h = malloc(n + 24 + 2 < 48 ? 48 : n + 24 + 2);	/* 32-byte copies */
+		if (!h)
+			return NULL;
+		h[1] = ' ';
+		memcpy(h + 2, event->name, n);
+		h[n + 2] = ':';
+		h[n + 3] = ' ';
+		n += 3;
+		while (n < 23)
+			h[++n] = ' ';
+		h[0] = (char)n;		/* n bytes from h + 1 */
+		c->heads[id] = h;
+	}
+	*len = (unsigned char)h[0];
+	return h + 1;
 }
 
 STROBE_HIDDEN bool strobe_cache_native(const struct strobe_format_cache *c)
@@ -198,7 +301,7 @@ static void add_lit(struct builder *b, const char *s, size_t len)
 		return;
 	if (b->nr_lits + len > b->cap_lits) {
 		b->cap_lits = 2 * (b->nr_lits + len) + 16;
-		n = realloc(b->p->lits, b->cap_lits);
+		n = realloc(b->p->lits, b->cap_lits + 16);	/* + slack */
 		if (!n) {
 			b->bad = true;
 			return;
@@ -286,12 +389,110 @@ static bool int_arg(struct tep_event *event, struct tep_print_arg *a,
 	return false;
 }
 
+/*
+ * plugin_sched_switch.so's handlers (libtraceevent 1.7) read their fields
+ * with tep_get_field_val() (zero-extended, 1, 2, 4 or 8 bytes) and the
+ * comms with tep_find_any_field() ("%.*s" of the array); such a field
+ * here, or false.  A missing optional field is size 0.
+ */
+static bool sched_field(struct tep_event *event, const char *name, bool comm,
+			bool optional, struct sfield *out)
+{
+	struct tep_format_field *f = comm ? tep_find_any_field(event, name)
+					  : tep_find_field(event, name);
+
+	out->offset = out->size = 0;
+	if (!f)
+		return optional;
+	if (comm) {
+		if (f->offset < 0 || f->size <= 0 || f->size > 256 ||
+		    f->offset + f->size >= 0xffff)
+			return false;
+	} else if (!plain_field(f)) {
+		return false;
+	}
+	out->offset = (uint16_t)f->offset;
+	out->size = (uint16_t)f->size;
+	return true;
+}
+
+/* The sched plugin's events, when their fields are the usual ones. */
+static struct prog *compile_sched(struct tep_event *event)
+{
+	struct prog *p;
+	bool ok;
+
+	if (!event->system || strcmp(event->system, "sched") || !event->name)
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	if (!strcmp(event->name, "sched_switch")) {
+		p->kind = PROG_SWITCH;
+		ok = sched_field(event, "prev_pid", false, false, &p->sf[0]) &&
+		     sched_field(event, "prev_comm", true, false, &p->sf[1]) &&
+		     sched_field(event, "prev_prio", false, false, &p->sf[2]) &&
+		     sched_field(event, "prev_state", false, false, &p->sf[3]) &&
+		     sched_field(event, "next_pid", false, false, &p->sf[4]) &&
+		     sched_field(event, "next_comm", true, false, &p->sf[5]) &&
+		     sched_field(event, "next_prio", false, false, &p->sf[6]);
+	} else if (!strcmp(event->name, "sched_wakeup") ||
+		   !strcmp(event->name, "sched_wakeup_new")) {
+		p->kind = PROG_WAKEUP;
+		ok = sched_field(event, "pid", false, false, &p->sf[0]) &&
+		     sched_field(event, "comm", true, false, &p->sf[1]) &&
+		     sched_field(event, "prio", false, false, &p->sf[2]) &&
+		     sched_field(event, "success", false, true, &p->sf[3]) &&
+		     sched_field(event, "target_cpu", false, true, &p->sf[4]);
+	} else {
+		ok = false;
+	}
+	if (!ok) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* p's data_end and out_max, for run_unchecked(). */
+static void prog_bounds(struct prog *p)
+{
+	size_t i, end;
+
+	for (i = 0; i < p->nr_ops; i++) {
+		const struct op *o = &p->ops[i];
+
+		switch (o->kind) {
+		case OP_LIT:
+			end = 0;
+			p->out_max += o->len;
+			break;
+		case OP_INT:
+			end = (size_t)o->offset + o->size;
+			p->out_max += 24 + o->width;
+			break;
+		case OP_STR_ARRAY:
+			end = (size_t)o->offset + o->len;
+			p->out_max += o->len;
+			break;
+		default:	/* OP_STR_DYN: at most the payload's size */
+			end = (size_t)o->offset + 4;
+			break;
+		}
+		if (end > p->data_end)
+			p->data_end = end;
+	}
+}
+
 static struct prog *compile(struct tep_event *event)
 {
 	struct builder b = { 0 };
 	struct tep_print_arg *arg = event->print_fmt.args;
 	const char *f = event->print_fmt.format, *lit;
 
+	if (event->handler && !(event->flags & (TEP_EVENT_FL_FAILED | TEP_EVENT_FL_NOHANDLE |
+						TEP_EVENT_FL_PRINTRAW)))
+		return compile_sched(event);
 	if (!f || event->handler ||
 	    (event->flags & (TEP_EVENT_FL_FAILED | TEP_EVENT_FL_PRINTRAW |
 			     TEP_EVENT_FL_ISFTRACE | TEP_EVENT_FL_ISPRINT |
@@ -413,6 +614,7 @@ static struct prog *compile(struct tep_event *event)
 		prog_free(b.p);
 		return NULL;
 	}
+	prog_bounds(b.p);
 	return b.p;
 }
 
@@ -447,10 +649,7 @@ static char *put_num(char *p, const struct op *o, uint64_t raw)
 			v >>= 4;
 		} while (v);
 	} else {
-		do {
-			*--d = (char)('0' + v % 10);
-			v /= 10;
-		} while (v);
+		d = strobe_utoa_rev(d, v);
 	}
 	n = (int)(tmp + sizeof(tmp) - d);
 	pad = o->width - n - (neg ? 1 : 0);
@@ -467,6 +666,105 @@ static char *put_num(char *p, const struct op *o, uint64_t raw)
 	}
 	memcpy(p, d, n);
 	return p + n;
+}
+
+/* put_num() for run_unchecked(): 24 bytes of room after the number. */
+static inline char *put_num_fast(char *p, const struct op *o, uint64_t raw)
+{
+	static const char lower[] = "0123456789abcdef", upper[] = "0123456789ABCDEF";
+	char tmp[48];
+	char *d = tmp + 24;
+	bool neg = false;
+	uint64_t v = raw;
+	int n, pad;
+
+	if (!o->wide)
+		v = (uint32_t)v;
+	if (o->conv == 'd') {
+		int64_t sv = o->wide ? (int64_t)v : (int64_t)(int32_t)(uint32_t)v;
+
+		if (sv < 0) {
+			neg = true;
+			v = 0ULL - (uint64_t)sv;
+		} else {
+			v = (uint64_t)sv;
+		}
+	}
+	if (o->conv == 'x' || o->conv == 'X') {
+		const char *digits = o->conv == 'x' ? lower : upper;
+
+		do {
+			*--d = digits[v & 15];
+			v >>= 4;
+		} while (v);
+	} else {
+		d = strobe_utoa_rev(d, v);
+	}
+	n = (int)(tmp + 24 - d);
+	pad = o->width - n - (neg ? 1 : 0);
+	if (pad > 0 || neg) {
+		if (o->zero) {
+			if (neg)
+				*p++ = '-';
+			while (pad-- > 0)
+				*p++ = '0';
+		} else {
+			while (pad-- > 0)
+				*p++ = ' ';
+			if (neg)
+				*p++ = '-';
+		}
+	}
+	memcpy(p, d, 24);	/* n <= 20: one fixed-size copy */
+	return p + n;
+}
+
+/*
+ * run() without a check per op, for an event whose payload holds every
+ * fixed-offset field (data_end) into a buffer with room for out_max, the
+ * payload (the __get_str()s) and 32 bytes of slack.
+ */
+static int run_unchecked(const struct prog *p, const struct strobe_event *ev, char *buf)
+{
+	const uint8_t *data = ev->data;
+	const struct op *op = p->ops, *last = p->ops + p->nr_ops;
+	char *o = buf;
+	size_t off, len;
+
+	for (; op < last; op++) {
+		switch (op->kind) {
+		case OP_LIT:
+			if (op->len <= 16)
+				memcpy(o, p->lits + op->lit, 16);	/* lits has slack */
+			else
+				memcpy(o, p->lits + op->lit, op->len);
+			o += op->len;
+			break;
+		case OP_INT:
+			o = put_num_fast(o, op, strobe_read_native(data + op->offset, op->size));
+			break;
+		case OP_STR_ARRAY:
+			len = strnlen((const char *)data + op->offset, op->len);
+			memcpy(o, data + op->offset, len);
+			o += len;
+			break;
+		case OP_STR_DYN: {
+			uint32_t w;
+
+			memcpy(&w, data + op->offset, 4);
+			off = w & 0xffff;
+			len = w >> 16;
+			if (off > ev->size || len > ev->size - off)
+				return -1;
+			len = strnlen((const char *)data + off, len);
+			memcpy(o, data + off, len);
+			o += len;
+			break;
+		}
+		}
+	}
+	*o = '\0';
+	return (int)(o - buf);
 }
 
 /*
@@ -528,30 +826,158 @@ static int run(const struct prog *p, const struct strobe_event *ev, char *buf, s
 	return (int)(o - buf);
 }
 
-STROBE_HIDDEN bool strobe_cache_info(struct strobe_format_cache *c,
-				     const struct strobe_event *ev,
-				     struct trace_seq *s)
+/* Append the sched plugin's "%.*s" of a comm field and give it to
+ * tep_register_comm() as write_and_save_comm() does: once per pid is
+ * enough, since libtraceevent keeps the first comm registered for a pid
+ * and ignores the others.  Returns the new end. */
+static char *put_comm(struct strobe_format_cache *c, char *o, const uint8_t *data,
+		      const struct sfield *f, uint64_t pid)
+{
+	size_t len = strnlen((const char *)data + f->offset, f->size);
+	int *reg = &c->registered[(unsigned)(int)pid % COMM_SLOTS];
+
+	memcpy(o, data + f->offset, len);
+	if (*reg != (int)pid && (int)pid) {
+		o[len] = '\0';
+		tep_register_comm(c->tep, o, (int)pid);
+		*reg = (int)pid;
+	}
+	return o + len;
+}
+
+/* plugin_sched_switch.so's write_state() */
+static char *put_state(char *o, int val)
+{
+	static const char states[] = "SDTtZXxW";
+	bool found = false;
+	int i;
+
+	for (i = 0; i < (int)sizeof(states) - 1; i++) {
+		if (!(val & (1 << i)))
+			continue;
+		if (found)
+			*o++ = '|';
+		found = true;
+		*o++ = states[i];
+	}
+	if (!found)
+		*o++ = 'R';
+	return o;
+}
+
+static char *put_lld(char *o, uint64_t v)
+{
+	char tmp[24];
+	char *d;
+	size_t n;
+
+	if ((int64_t)v < 0) {
+		*o++ = '-';
+		v = 0ULL - v;
+	}
+	d = strobe_utoa_rev(tmp + sizeof(tmp), v);
+	n = (size_t)(tmp + sizeof(tmp) - d);
+	memcpy(o, d, n);
+	return o + n;
+}
+
+static char *put_lit(char *o, const char *s, size_t n)
+{
+	memcpy(o, s, n);
+	return o + n;
+}
+
+#define SF(i)	strobe_read_native(data + p->sf[i].offset, p->sf[i].size)
+
+/* The sched plugin's handlers, the same text (see compile_sched()).  buf
+ * has room for 4 comms of 256 bytes and the rest. */
+static int run_sched(struct strobe_format_cache *c, const struct prog *p,
+		     const struct strobe_event *ev, char *buf)
+{
+	const uint8_t *data = ev->data;
+	char *o = buf;
+	uint64_t v;
+	int i;
+
+	for (i = 0; i < 7; i++)
+		if (p->sf[i].offset + p->sf[i].size > ev->size)
+			return -1;
+	if (p->kind == PROG_SWITCH) {
+		v = SF(0);
+		o = put_comm(c, o, data, &p->sf[1], v);
+		*o++ = ':';
+		o = put_lld(o, v);
+		*o++ = ' ';
+		*o++ = '[';
+		o = put_lld(o, (uint64_t)(int64_t)(int)SF(2));
+		o = put_lit(o, "] ", 2);
+		o = put_state(o, (int)SF(3));
+		o = put_lit(o, " ==> ", 5);
+		v = SF(4);
+		o = put_comm(c, o, data, &p->sf[5], v);
+		*o++ = ':';
+		o = put_lld(o, v);
+		o = put_lit(o, " [", 2);
+		o = put_lld(o, (uint64_t)(int64_t)(int)SF(6));
+		*o++ = ']';
+	} else {
+		v = SF(0);
+		o = put_comm(c, o, data, &p->sf[1], v);
+		*o++ = ':';
+		o = put_lld(o, v);
+		o = put_lit(o, " [", 2);
+		o = put_lld(o, SF(2));
+		*o++ = ']';
+		if (p->sf[3].size) {
+			o = put_lit(o, " success=", 9);
+			o = put_lld(o, SF(3));
+		}
+		if (p->sf[4].size) {
+			o = put_lit(o, " CPU:", 5);
+			v = SF(4);
+			if (v < 100)
+				*o++ = '0';
+			if (v < 10)
+				*o++ = '0';
+			o = strobe_put_u64(o, v);
+		}
+	}
+	*o = '\0';
+	return (int)(o - buf);
+}
+
+#undef SF
+
+STROBE_HIDDEN int strobe_cache_info(struct strobe_format_cache *c,
+				    const struct strobe_event *ev,
+				    char *buf, size_t cap)
 {
 	struct tep_event *event = strobe_format_tep(ev->format);
 	struct tep_record rec;
 	struct prog *p;
-	char buf[2048];
 	int id = ev->type, n;
 
-	if (!c->fast_ok || !event || id < 0 || id >= NR_IDS || event->id != id)
-		return false;
+	if (!c->fast_ok || !event || id < 0 || id >= NR_IDS || event->id != id ||
+	    cap < STROBE_INFO_MAX)
+		return -1;
 	if (c->state[id] == ST_UNTRIED) {
 		c->progs[id] = compile(event);
 		c->state[id] = c->progs[id] ? ST_FAST : ST_SLOW;
 	}
 	if (c->state[id] != ST_FAST) {
 		c->slow++;
-		return false;
+		return -1;
 	}
 	p = c->progs[id];
-	n = run(p, ev, buf, sizeof(buf));
+	if (p->kind == PROG_OPS && ev->size >= p->data_end &&
+	    p->out_max + ev->size + 32 < STROBE_INFO_MAX)
+		n = run_unchecked(p, ev, buf);
+	else if (p->kind == PROG_OPS)
+		n = run(p, ev, buf, STROBE_INFO_MAX);
+	else
+		n = run_sched(c, p, ev, buf);
 	if (n < 0)
-		return false;
+		return -1;
 	if (p->uses < VERIFY_FIRST || p->uses % VERIFY_EVERY == 0) {
 		trace_seq_reset(&c->check);
 		strobe_fill_record(&rec, ev);
@@ -560,13 +986,12 @@ STROBE_HIDDEN bool strobe_cache_info(struct strobe_format_cache *c,
 			/* our subset was wrong for this format: never again */
 			c->state[id] = ST_SLOW;
 			c->disabled++;
-			return false;
+			return -1;
 		}
 	}
 	p->uses++;
 	c->fast++;
-	trace_seq_puts(s, buf);
-	return true;
+	return n;
 }
 
 void strobe_format_cache_stats(const struct strobe_format_cache *c, uint64_t *fast,

@@ -5,8 +5,12 @@
 #ifndef STROBE_OUTPUT_INT_H
 #define STROBE_OUTPUT_INT_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <traceevent/trace-seq.h>
 
 #include <strobe/output.h>
 #include "util/buf.h"
@@ -51,6 +55,74 @@ static inline uint64_t strobe_read_native(const void *p, unsigned size)
 	}
 }
 
+/* "00".."99": two decimal digits at a time (text.c). */
+extern const char strobe_digit_pairs[200] STROBE_HIDDEN;
+
+/* Decimal digits of v written backwards ending at end; returns their
+ * start (at most 20 bytes before end). */
+static inline char *strobe_utoa_rev(char *end, uint64_t v)
+{
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+
+		v /= 100;
+		end -= 2;
+		memcpy(end, strobe_digit_pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, strobe_digit_pairs + 2 * v, 2);
+	} else {
+		*--end = (char)('0' + v);
+	}
+	return end;
+}
+
+/* "%llu" of v at p; returns the new end. */
+static inline char *strobe_put_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	char *d = strobe_utoa_rev(tmp + sizeof(tmp), v);
+	size_t n = (size_t)(tmp + sizeof(tmp) - d);
+
+	memcpy(p, d, n);
+	return p + n;
+}
+
+/* Room strobe_cache_info() wants for an info part (it gives up on longer
+ * ones). */
+#define STROBE_INFO_MAX 2048
+
+/* Make room for n more bytes after s->len in the trace_seq's buffer, the
+ * way trace_seq_puts() grows it (realloc of the malloc'd buffer), so a
+ * writer can fill s->buffer + s->len directly and then add to s->len.
+ * false when out of memory or s already failed (its state says so). */
+static inline bool strobe_seq_reserve(struct trace_seq *s, size_t n)
+{
+	size_t size;
+	char *b;
+
+	if (s->state != TRACE_SEQ__GOOD)
+		return false;
+	if (s->buffer_size - s->len > n)
+		return true;
+	size = s->buffer_size;
+	while (size - s->len <= n)
+		size *= 2;
+	if (size > 0xffffffffU) {
+		s->state = TRACE_SEQ__MEM_ALLOC_FAILED;
+		return false;
+	}
+	b = realloc(s->buffer, size);
+	if (!b) {
+		s->state = TRACE_SEQ__MEM_ALLOC_FAILED;
+		return false;
+	}
+	s->buffer = b;
+	s->buffer_size = (unsigned)size;
+	return true;
+}
+
 /* Append the time column (" %6.1000d:" and friends, see text.c) at p;
  * needs at most 40 bytes.  Returns the new end. */
 char *strobe_put_time(char *p, unsigned long long ts,
@@ -70,12 +142,24 @@ int json_escape_seq(struct trace_seq *s, const char *str, size_t len) STROBE_HID
 /* The note printed instead of the info of a record that does not. */
 void strobe_put_bad_record(struct trace_seq *s, const struct strobe_event *ev) STROBE_HIDDEN;
 
-/* Comm of pid through the cache's small table. */
+/* Comm of pid through the cache's small table (and its strlen). */
 const char *strobe_cache_comm(struct strobe_format_cache *c, int pid) STROBE_HIDDEN;
-/* Append ev's info part to s by the fast path; false when the caller must
- * use libtraceevent instead (nothing appended then). */
-bool strobe_cache_info(struct strobe_format_cache *c, const struct strobe_event *ev,
-		       struct trace_seq *s) STROBE_HIDDEN;
+const char *strobe_cache_comm_len(struct strobe_format_cache *c, int pid,
+				  size_t *len) STROBE_HIDDEN;
+/* The "%16s-%-5d " columns of pid's lines (comm and pid), *len bytes
+ * readable as 32 (slack); NULL when the comm is longer than 16 bytes. */
+const char *strobe_cache_task_col(struct strobe_format_cache *c, int pid,
+				  size_t *len) STROBE_HIDDEN;
+/* The name column of event's lines, " NAME: " padded to 20 columns for
+ * the name, *len bytes (not NUL-terminated, readable as 32 at least);
+ * NULL for an absurd name. */
+const char *strobe_cache_head(struct strobe_format_cache *c, const struct tep_event *event,
+			      size_t *len) STROBE_HIDDEN;
+/* ev's info part written at buf (cap bytes, at least STROBE_INFO_MAX;
+ * NUL-terminated) by the fast path: its length, or -1 when the caller
+ * must use libtraceevent instead. */
+int strobe_cache_info(struct strobe_format_cache *c, const struct strobe_event *ev,
+		      char *buf, size_t cap) STROBE_HIDDEN;
 
 /* How json.c writes one field: kind, where it is, its elements. */
 enum strobe_field_plan_kind {

@@ -49,14 +49,22 @@ enum strobe_ts_style strobe_ts_style_for_clock(const char *clock)
 	return STROBE_TS_RAW;
 }
 
-/* Decimal digits of v, written backwards ending at `end`; returns start. */
-static char *utoa_rev(char *end, unsigned long long v)
+STROBE_HIDDEN const char strobe_digit_pairs[200] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+#define utoa_rev strobe_utoa_rev
+
+/* Exactly six digits of v < 1000000 at p. */
+static inline char *put_6digits(char *p, unsigned v)
 {
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return end;
+	unsigned hi = v / 10000, lo = v % 10000;
+
+	memcpy(p, strobe_digit_pairs + 2 * hi, 2);
+	memcpy(p + 2, strobe_digit_pairs + 2 * (lo / 100), 2);
+	memcpy(p + 4, strobe_digit_pairs + 2 * (lo % 100), 2);
+	return p + 6;
 }
 
 /* Append v right-aligned in `width` columns, zero-padded to `zeros`
@@ -117,6 +125,16 @@ STROBE_HIDDEN char *strobe_put_time(char *p, unsigned long long ts,
 	default:
 		/* " %6.1000d:": microseconds, rounded to nearest */
 		t = (ts + 500) / 1000;
+		if (t < 100000ULL * 1000000ULL) {	/* seconds fit "%5llu" */
+			/* " %5llu": six columns */
+			memset(p, ' ', 6);
+			utoa_rev(p + 6, t / 1000000);
+			p += 6;
+			*p++ = '.';
+			p = put_6digits(p, (unsigned)(t % 1000000));
+			*p++ = ':';
+			return p;
+		}
 		p10 = 1000000ULL;
 		prec = 6;
 		break;
@@ -212,6 +230,10 @@ static void put_columns_slow(struct trace_seq *s, const struct strobe_event *ev,
 				 strlen(name) < 20 ? 20 - (int)strlen(name) : 0, "");
 }
 
+/* Room for the columns before the info: a buffer column of at most 200 +
+ * 202, a comm of at most 100, pid, cpu, time, a name of at most 100. */
+#define COLUMNS_MAX 640
+
 int strobe_format_event_text(struct strobe_formats *fmts, const struct strobe_event *ev,
 			     const char *buffer_name,
 			     const struct strobe_text_opts *opts,
@@ -222,19 +244,26 @@ int strobe_format_event_text(struct strobe_formats *fmts, const struct strobe_ev
 	static const struct strobe_text_opts defaults;
 	struct tep_event *event = strobe_format_tep(ev->format);
 	struct tep_record rec;
-	const char *comm, *name = event ? event->name : NULL;
-	size_t comm_len, name_len = name ? strlen(name) : 0;
+	const char *comm, *name = event ? event->name : NULL, *head = NULL, *col = NULL;
+	size_t comm_len, name_len = 0, head_len = 0, col_len = 0;
 	size_t bname_len = buffer_name ? strlen(buffer_name) : 0;
-	int width;
-	char line[512];
-	char *p = line;
+	int width, n;
+	char *p;
 
 	if (!opts)
 		opts = &defaults;
 	width = opts->buffer_width > 0 ? opts->buffer_width : 0;
-	comm = opts->cache ? strobe_cache_comm(opts->cache, ev->pid)
-			   : tep_data_comm_from_pid(tep, ev->pid);
-	comm_len = strlen(comm);
+	if (opts->cache) {
+		comm = strobe_cache_comm_len(opts->cache, ev->pid, &comm_len);
+		col = strobe_cache_task_col(opts->cache, ev->pid, &col_len);
+		if (event)
+			head = strobe_cache_head(opts->cache, event, &head_len);
+	} else {
+		comm = tep_data_comm_from_pid(tep, ev->pid);
+		comm_len = strlen(comm);
+	}
+	if (name && !head)
+		name_len = strlen(name);
 
 	if (width > 200 || bname_len > 200 || comm_len > 100 || name_len > 100 ||
 	    ev->cpu < 0) {
@@ -247,6 +276,11 @@ int strobe_format_event_text(struct strobe_formats *fmts, const struct strobe_ev
 		}
 		goto info;
 	}
+
+	/* The line is written in place, in the trace_seq's buffer. */
+	if (!strobe_seq_reserve(s, COLUMNS_MAX + STROBE_INFO_MAX + 2))
+		return -ENOMEM;
+	p = s->buffer + s->len;
 
 	/* "%*s: " for an instance, "%*s  " (blanks) for the top level */
 	if (width) {
@@ -261,27 +295,48 @@ int strobe_format_event_text(struct strobe_formats *fmts, const struct strobe_ev
 		}
 	}
 	if (ev->missed) {
-		*p = '\0';
-		trace_seq_puts(s, line);
-		p = line;
+		s->len = (unsigned)(p - s->buffer);
 		put_dropped(s, ev);
+		if (!strobe_seq_reserve(s, COLUMNS_MAX + STROBE_INFO_MAX + 2))
+			return -ENOMEM;
+		p = s->buffer + s->len;
 	}
 
 	/* "%16s-%-5d [%03d]" */
-	if (comm_len < 16)
-		p = put_blanks(p, 16 - (int)comm_len);
+	if (col) {
+		memcpy(p, col, 32);	/* col_len <= 29, readable as 32 */
+		p += col_len;
+		goto cpu;
+	}
+	if (comm_len < 16) {
+		memset(p, ' ', 16);
+		p += 16 - comm_len;
+	}
 	memcpy(p, comm, comm_len);
 	p += comm_len;
 	*p++ = '-';
 	p = put_int_left(p, ev->pid, 5);
 	*p++ = ' ';
+cpu:
 	*p++ = '[';
-	p = put_uint(p, (unsigned)ev->cpu, 0, 3);
+	if (ev->cpu < 1000) {
+		p[0] = (char)('0' + ev->cpu / 100);
+		memcpy(p + 1, strobe_digit_pairs + 2 * (ev->cpu % 100), 2);
+		p += 3;
+	} else {
+		p = put_uint(p, (unsigned)ev->cpu, 0, 3);
+	}
 	*p++ = ']';
 	p = strobe_put_time(p, ev->ts, opts->ts_style);
 
 	/* " %s: " and the name padded to 20 columns */
-	if (name) {
+	if (head) {
+		if (head_len <= 32)
+			memcpy(p, head, 32);	/* readable as 32 */
+		else
+			memcpy(p, head, head_len);
+		p += head_len;
+	} else if (name) {
 		*p++ = ' ';
 		memcpy(p, name, name_len);
 		p += name_len;
@@ -290,13 +345,21 @@ int strobe_format_event_text(struct strobe_formats *fmts, const struct strobe_ev
 		if (name_len < 20)
 			p = put_blanks(p, 20 - (int)name_len);
 	}
-	*p = '\0';
-	trace_seq_puts(s, line);
+	if (event && opts->cache) {
+		n = strobe_cache_info(opts->cache, ev, p, STROBE_INFO_MAX);
+		if (n >= 0) {
+			p += n;
+			*p++ = '\n';
+			s->len = (unsigned)(p - s->buffer);
+			return 0;
+		}
+	}
+	s->len = (unsigned)(p - s->buffer);
 
 info:
 	if (!event) {
 		put_unknown(s, ev);
-	} else if (!opts->cache || !strobe_cache_info(opts->cache, ev, s)) {
+	} else {
 		if (!strobe_event_fits(ev)) {	/* damaged file: see bounds.c */
 			strobe_put_bad_record(s, ev);
 			goto end;
