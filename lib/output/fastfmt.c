@@ -58,8 +58,12 @@ struct sfield {
 	uint16_t offset, size;
 };
 
+/* How run_unchecked() runs an op: its kind, or one of these shortcuts. */
+enum { FK_LIT_SHORT = 8, FK_X64, FK_D64, FK_U64 };
+
 struct op {
 	uint8_t kind;
+	uint8_t fk;		/* the kind or a shortcut, see prog_bounds() */
 	uint8_t conv;		/* 'd', 'u', 'x', 'X' */
 	uint8_t wide;		/* 1: print 64 bits ('l', 'll'), 0: low 32 */
 	uint8_t zero;		/* '0' flag */
@@ -199,13 +203,14 @@ STROBE_HIDDEN const char *strobe_cache_comm_len(struct strobe_format_cache *c, i
 }
 
 STROBE_HIDDEN const char *strobe_cache_task_col(struct strobe_format_cache *c, int pid,
-					      size_t *len)
+					      size_t *len, const char **comm, size_t *comm_len)
 {
 	struct comm_slot *slot = &c->comms[(unsigned)pid % COMM_SLOTS];
-	size_t n;
 
 	if (!slot->comm || slot->pid != pid)
-		strobe_cache_comm_len(c, pid, &n);
+		strobe_cache_comm_len(c, pid, comm_len);
+	*comm = slot->comm;
+	*comm_len = slot->len;
 	*len = slot->col_len;
 	return slot->col_len ? slot->col : NULL;
 }
@@ -460,8 +465,14 @@ static void prog_bounds(struct prog *p)
 	size_t i, end;
 
 	for (i = 0; i < p->nr_ops; i++) {
-		const struct op *o = &p->ops[i];
+		struct op *o = &p->ops[i];
 
+		o->fk = o->kind;
+		if (o->kind == OP_LIT && o->len <= 16)
+			o->fk = FK_LIT_SHORT;
+		if (o->kind == OP_INT && o->size == 8 && o->wide && !o->width)
+			o->fk = o->conv == 'x' ? FK_X64 : o->conv == 'd' ? FK_D64 :
+				o->conv == 'u' ? FK_U64 : o->kind;
 		switch (o->kind) {
 		case OP_LIT:
 			end = 0;
@@ -732,13 +743,38 @@ static int run_unchecked(const struct prog *p, const struct strobe_event *ev, ch
 	size_t off, len;
 
 	for (; op < last; op++) {
-		switch (op->kind) {
-		case OP_LIT:
-			if (op->len <= 16)
-				memcpy(o, p->lits + op->lit, 16);	/* lits has slack */
-			else
-				memcpy(o, p->lits + op->lit, op->len);
+		uint64_t v;
+
+		switch (op->fk) {
+		case FK_LIT_SHORT:
+			memcpy(o, p->lits + op->lit, 16);	/* lits has slack */
 			o += op->len;
+			break;
+		case OP_LIT:
+			memcpy(o, p->lits + op->lit, op->len);
+			o += op->len;
+			break;
+		case FK_X64: {
+			int n;
+
+			memcpy(&v, data + op->offset, 8);
+			n = v ? (67 - __builtin_clzll(v)) / 4 : 1;
+			o += n;
+			for (char *d = o; d > o - n; v >>= 4)
+				*--d = "0123456789abcdef"[v & 15];
+			break;
+		}
+		case FK_D64:
+			memcpy(&v, data + op->offset, 8);
+			if ((int64_t)v < 0) {
+				*o++ = '-';
+				v = 0ULL - v;
+			}
+			o = strobe_put_u64(o, v);
+			break;
+		case FK_U64:
+			memcpy(&v, data + op->offset, 8);
+			o = strobe_put_u64(o, v);
 			break;
 		case OP_INT:
 			o = put_num_fast(o, op, strobe_read_native(data + op->offset, op->size));

@@ -78,15 +78,14 @@ static inline char *strobe_utoa_rev(char *end, uint64_t v)
 	return end;
 }
 
-/* "%llu" of v at p; returns the new end. */
+/* "%llu" of v at p, which has 24 bytes of room; returns the new end. */
 static inline char *strobe_put_u64(char *p, uint64_t v)
 {
-	char tmp[24];
-	char *d = strobe_utoa_rev(tmp + sizeof(tmp), v);
-	size_t n = (size_t)(tmp + sizeof(tmp) - d);
+	char tmp[48];
+	char *d = strobe_utoa_rev(tmp + 24, v);
 
-	memcpy(p, d, n);
-	return p + n;
+	memcpy(p, d, 24);	/* at most 20 digits: one fixed-size copy */
+	return p + (tmp + 24 - d);
 }
 
 /* Room strobe_cache_info() wants for an info part (it gives up on longer
@@ -147,9 +146,10 @@ const char *strobe_cache_comm(struct strobe_format_cache *c, int pid) STROBE_HID
 const char *strobe_cache_comm_len(struct strobe_format_cache *c, int pid,
 				  size_t *len) STROBE_HIDDEN;
 /* The "%16s-%-5d " columns of pid's lines (comm and pid), *len bytes
- * readable as 32 (slack); NULL when the comm is longer than 16 bytes. */
+ * readable as 32 (slack); NULL when the comm is longer than 16 bytes.
+ * *comm and *comm_len: the comm, as strobe_cache_comm_len() gives. */
 const char *strobe_cache_task_col(struct strobe_format_cache *c, int pid,
-				  size_t *len) STROBE_HIDDEN;
+				  size_t *len, const char **comm, size_t *comm_len) STROBE_HIDDEN;
 /* The name column of event's lines, " NAME: " padded to 20 columns for
  * the name, *len bytes (not NUL-terminated, readable as 32 at least);
  * NULL for an absurd name. */

@@ -254,8 +254,7 @@ int strobe_format_event_text(struct strobe_formats *fmts, const struct strobe_ev
 		opts = &defaults;
 	width = opts->buffer_width > 0 ? opts->buffer_width : 0;
 	if (opts->cache) {
-		comm = strobe_cache_comm_len(opts->cache, ev->pid, &comm_len);
-		col = strobe_cache_task_col(opts->cache, ev->pid, &col_len);
+		col = strobe_cache_task_col(opts->cache, ev->pid, &col_len, &comm, &comm_len);
 		if (event)
 			head = strobe_cache_head(opts->cache, event, &head_len);
 	} else {
