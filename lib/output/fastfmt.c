@@ -47,7 +47,8 @@
 #define VERIFY_FIRST	16
 #define VERIFY_EVERY	1024
 
-enum op_kind { OP_LIT, OP_INT, OP_STR_ARRAY, OP_STR_DYN };
+enum op_kind { OP_LIT, OP_INT, OP_STR_ARRAY, OP_STR_DYN,
+	       OP_STR_COND };	/* %s of REC->x ? "a" : "b" (lit, lit2) */
 
 /* What a prog runs: its ops (a print format compiled), or the hand-written
  * equivalent of plugin_sched_switch.so's handler for that event. */
@@ -72,6 +73,8 @@ struct op {
 	uint16_t offset;	/* field offset in the payload */
 	uint16_t len;		/* field bytes (strings), literal length */
 	uint32_t lit;		/* literal: offset in prog->lits */
+	uint32_t lit2;		/* OP_STR_COND: the second literal */
+	uint16_t len2;
 };
 
 struct prog {
@@ -297,6 +300,30 @@ static struct op *add_op(struct builder *b)
 	return n;
 }
 
+/* Store len bytes in the prog's literals; their offset, or -1. */
+static long store_lit(struct builder *b, const char *s, size_t len)
+{
+	size_t at = b->nr_lits;
+	char *n;
+
+	if (len > 0xffff) {
+		b->bad = true;
+		return -1;
+	}
+	if (b->nr_lits + len > b->cap_lits) {
+		b->cap_lits = 2 * (b->nr_lits + len) + 16;
+		n = realloc(b->p->lits, b->cap_lits + 16);	/* + slack */
+		if (!n) {
+			b->bad = true;
+			return -1;
+		}
+		b->p->lits = n;
+	}
+	memcpy(b->p->lits + at, s, len);
+	b->nr_lits += len;
+	return (long)at;
+}
+
 static void add_lit(struct builder *b, const char *s, size_t len)
 {
 	struct op *o;
@@ -486,6 +513,10 @@ static void prog_bounds(struct prog *p)
 			end = (size_t)o->offset + o->len;
 			p->out_max += o->len;
 			break;
+		case OP_STR_COND:
+			end = (size_t)o->offset + o->size;
+			p->out_max += o->len > o->len2 ? o->len : o->len2;
+			break;
 		default:	/* OP_STR_DYN: at most the payload's size */
 			end = (size_t)o->offset + 4;
 			break;
@@ -493,6 +524,39 @@ static void prog_bounds(struct prog *p)
 		if (end > p->data_end)
 			p->data_end = end;
 	}
+}
+
+/* %s of REC->field ? "a" : "b", the condition a plain field's value. */
+static void cond_arg(struct builder *b, struct tep_event *event, struct tep_print_arg *arg)
+{
+	struct tep_print_arg *alt = arg->op.right, *a, *c;
+	struct op *o;
+	unsigned offset, size;
+	long l1, l2;
+
+	if (!alt || alt->type != TEP_PRINT_OP || !alt->op.op || strcmp(alt->op.op, ":") ||
+	    !(a = alt->op.left) || !(c = alt->op.right) ||
+	    a->type != TEP_PRINT_ATOM || c->type != TEP_PRINT_ATOM ||
+	    !a->atom.atom || !c->atom.atom ||
+	    !arg->op.left || arg->op.left->type != TEP_PRINT_FIELD ||
+	    !int_arg(event, arg->op.left, &offset, &size)) {
+		b->bad = true;
+		return;
+	}
+	l1 = store_lit(b, a->atom.atom, strlen(a->atom.atom));
+	l2 = store_lit(b, c->atom.atom, strlen(c->atom.atom));
+	if (l1 < 0 || l2 < 0)
+		return;
+	o = add_op(b);
+	if (!o)
+		return;
+	o->kind = OP_STR_COND;
+	o->offset = (uint16_t)offset;
+	o->size = (uint8_t)size;
+	o->lit = (uint32_t)l1;
+	o->len = (uint16_t)strlen(a->atom.atom);
+	o->lit2 = (uint32_t)l2;
+	o->len2 = (uint16_t)strlen(c->atom.atom);
 }
 
 static struct prog *compile(struct tep_event *event)
@@ -591,6 +655,10 @@ static struct prog *compile(struct tep_event *event)
 				fl = arg_field(event, arg->field.field, arg->field.name);
 			else if (arg->type == TEP_PRINT_STRING)
 				fl = arg_field(event, arg->string.field, arg->string.string);
+			if (arg->type == TEP_PRINT_OP && arg->op.op && !strcmp(arg->op.op, "?")) {
+				cond_arg(&b, event, arg);
+				break;
+			}
 			if (!fl || fl->offset < 0 || fl->offset >= 0xffff ||
 			    fl->size < 0 || fl->size > 0xffff) {
 				b.bad = true;
@@ -776,6 +844,15 @@ static int run_unchecked(const struct prog *p, const struct strobe_event *ev, ch
 			memcpy(&v, data + op->offset, 8);
 			o = strobe_put_u64(o, v);
 			break;
+		case OP_STR_COND:
+			if (strobe_read_native(data + op->offset, op->size)) {
+				memcpy(o, p->lits + op->lit, op->len);
+				o += op->len;
+			} else {
+				memcpy(o, p->lits + op->lit2, op->len2);
+				o += op->len2;
+			}
+			break;
 		case OP_INT:
 			o = put_num_fast(o, op, strobe_read_native(data + op->offset, op->size));
 			break;
@@ -830,6 +907,19 @@ static int run(const struct prog *p, const struct strobe_event *ev, char *buf, s
 				return -1;
 			o = put_num(o, op, strobe_read_native(data + off, op->size));
 			break;
+		case OP_STR_COND: {
+			bool yes;
+
+			if (off + op->size > ev->size)
+				return -1;
+			yes = strobe_read_native(data + off, op->size) != 0;
+			len = yes ? op->len : op->len2;
+			if ((size_t)(end - o) < len)
+				return -1;
+			memcpy(o, p->lits + (yes ? op->lit : op->lit2), len);
+			o += len;
+			break;
+		}
 		case OP_STR_ARRAY:
 			if (off + op->len > ev->size)
 				return -1;
