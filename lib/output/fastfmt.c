@@ -75,6 +75,9 @@ struct op {
 	uint32_t lit;		/* literal: offset in prog->lits */
 	uint32_t lit2;		/* OP_STR_COND: the second literal */
 	uint16_t len2;
+	uint8_t xform;		/* OP_INT: the value is (field >> shift) & mask */
+	uint8_t shift;
+	uint64_t mask;
 };
 
 struct prog {
@@ -421,6 +424,88 @@ static bool int_arg(struct tep_event *event, struct tep_print_arg *a,
 	return false;
 }
 
+/* A constant expression of numbers ("1U", "20") and << >> - + & |, as
+ * libtraceevent evaluates it (strtoull of each number, 64-bit
+ * arithmetic). */
+static bool const_arg(const struct tep_print_arg *a, uint64_t *v)
+{
+	uint64_t l, r;
+	const char *op;
+	char *end;
+
+	if (!a)
+		return false;
+	if (a->type == TEP_PRINT_ATOM) {
+		if (!a->atom.atom || a->atom.atom[0] < '0' || a->atom.atom[0] > '9')
+			return false;
+		*v = strtoull(a->atom.atom, &end, 0);
+		while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
+			end++;
+		return !*end;
+	}
+	if (a->type != TEP_PRINT_OP || !(op = a->op.op) ||
+	    !const_arg(a->op.left, &l) || !const_arg(a->op.right, &r))
+		return false;
+	if (!strcmp(op, "<<") && r < 64)
+		*v = l << r;
+	else if (!strcmp(op, ">>") && r < 64)
+		*v = l >> r;
+	else if (!strcmp(op, "-"))
+		*v = l - r;
+	else if (!strcmp(op, "+"))
+		*v = l + r;
+	else if (!strcmp(op, "&"))
+		*v = l & r;
+	else if (!strcmp(op, "|"))
+		*v = l | r;
+	else
+		return false;
+	return true;
+}
+
+/*
+ * int_arg() and also (unsigned int)(REC->x >> N), (unsigned int)(REC->x &
+ * MASK) of an unsigned field x (MAJOR() and MINOR() of a dev_t, say):
+ * the value is ((x >> *shift) & *mask), cut to 32 bits when *trunc.
+ */
+static bool int_arg_x(struct tep_event *event, struct tep_print_arg *a,
+		      unsigned *offset, unsigned *size, unsigned *shift,
+		      uint64_t *mask, bool *trunc)
+{
+	struct tep_format_field *f;
+	uint64_t c;
+
+	*shift = 0;
+	*mask = ~0ULL;
+	*trunc = false;
+	if (a && a->type == TEP_PRINT_TYPE && a->typecast.type &&
+	    (!strcmp(a->typecast.type, "unsigned int") || !strcmp(a->typecast.type, "u32"))) {
+		*trunc = true;
+		a = a->typecast.item;
+	}
+	if (a && a->type == TEP_PRINT_OP && a->op.op &&
+	    (!strcmp(a->op.op, ">>") || !strcmp(a->op.op, "&")) &&
+	    a->op.left && a->op.left->type == TEP_PRINT_FIELD &&
+	    const_arg(a->op.right, &c)) {
+		f = arg_field(event, a->op.left->field.field, a->op.left->field.name);
+		if (!plain_field(f) || (f->flags & TEP_FIELD_IS_SIGNED))
+			return false;
+		if (a->op.op[0] == '>') {
+			if (c >= 64)
+				return false;
+			*shift = (unsigned)c;
+		} else {
+			*mask = c;
+		}
+		*offset = (unsigned)f->offset;
+		*size = (unsigned)f->size;
+		return true;
+	}
+	if (*trunc)
+		return false;	/* a cast of something else: not taken */
+	return int_arg(event, a, offset, size);
+}
+
 /*
  * plugin_sched_switch.so's handlers (libtraceevent 1.7) read their fields
  * with tep_get_field_val() (zero-extended, 1, 2, 4 or 8 bytes) and the
@@ -497,7 +582,7 @@ static void prog_bounds(struct prog *p)
 		o->fk = o->kind;
 		if (o->kind == OP_LIT && o->len <= 16)
 			o->fk = FK_LIT_SHORT;
-		if (o->kind == OP_INT && o->size == 8 && o->wide && !o->width)
+		if (o->kind == OP_INT && o->size == 8 && o->wide && !o->width && !o->xform)
 			o->fk = o->conv == 'x' ? FK_X64 : o->conv == 'd' ? FK_D64 :
 				o->conv == 'u' ? FK_U64 : o->kind;
 		switch (o->kind) {
@@ -626,9 +711,11 @@ static struct prog *compile(struct tep_event *event)
 		}
 		switch (conv) {
 		case 'd': case 'i': case 'u': case 'x': case 'X': {
-			unsigned offset, size;
+			unsigned offset, size, shift;
+			uint64_t mask;
+			bool trunc;
 
-			if (!int_arg(event, arg, &offset, &size)) {
+			if (!int_arg_x(event, arg, &offset, &size, &shift, &mask, &trunc)) {
 				b.bad = true;
 				break;
 			}
@@ -642,6 +729,9 @@ static struct prog *compile(struct tep_event *event)
 			o->width = (uint8_t)width;
 			o->size = (uint8_t)size;
 			o->offset = (uint16_t)offset;
+			o->shift = (uint8_t)shift;
+			o->mask = trunc ? (mask & 0xffffffffULL) : mask;
+			o->xform = shift || o->mask != ~0ULL;
 			break;
 		}
 		case 's': {
@@ -854,7 +944,10 @@ static int run_unchecked(const struct prog *p, const struct strobe_event *ev, ch
 			}
 			break;
 		case OP_INT:
-			o = put_num_fast(o, op, strobe_read_native(data + op->offset, op->size));
+			v = strobe_read_native(data + op->offset, op->size);
+			if (op->xform)
+				v = (v >> op->shift) & op->mask;
+			o = put_num_fast(o, op, v);
 			break;
 		case OP_STR_ARRAY:
 			len = strnlen((const char *)data + op->offset, op->len);
@@ -905,7 +998,9 @@ static int run(const struct prog *p, const struct strobe_event *ev, char *buf, s
 		case OP_INT:
 			if (off + op->size > ev->size || end - o < 24 + op->width)
 				return -1;
-			o = put_num(o, op, strobe_read_native(data + off, op->size));
+			o = put_num(o, op, op->xform ?
+				    (strobe_read_native(data + off, op->size) >> op->shift) & op->mask :
+				    strobe_read_native(data + off, op->size));
 			break;
 		case OP_STR_COND: {
 			bool yes;
