@@ -60,7 +60,9 @@ struct sfield {
 };
 
 /* How run_unchecked() runs an op: its kind, or one of these shortcuts. */
-enum { FK_LIT_SHORT = 8, FK_X64, FK_D64, FK_U64 };
+enum { FK_LIT_SHORT = 8, FK_X64, FK_D64, FK_U64,
+       FK_LX64, FK_LD64, FK_LU64 };	/* a short literal (lit, len) and then
+					 * the number (pre: FK_X64 ...) */
 
 struct op {
 	uint8_t kind;
@@ -574,7 +576,7 @@ static struct prog *compile_sched(struct tep_event *event)
 /* p's data_end and out_max, for run_unchecked(). */
 static void prog_bounds(struct prog *p)
 {
-	size_t i, end;
+	size_t i, j, end;
 
 	for (i = 0; i < p->nr_ops; i++) {
 		struct op *o = &p->ops[i];
@@ -609,6 +611,22 @@ static void prog_bounds(struct prog *p)
 		if (end > p->data_end)
 			p->data_end = end;
 	}
+	/* fuse each short literal into the 64-bit number after it */
+	for (i = j = 0; i < p->nr_ops; i++, j++) {
+		struct op *o = &p->ops[i];
+
+		if (o->fk == FK_LIT_SHORT && i + 1 < p->nr_ops &&
+		    p->ops[i + 1].fk >= FK_X64 && p->ops[i + 1].fk <= FK_U64) {
+			p->ops[j] = p->ops[i + 1];
+			p->ops[j].fk += FK_LX64 - FK_X64;
+			p->ops[j].lit = o->lit;
+			p->ops[j].len = o->len;
+			i++;
+		} else if (j != i) {
+			p->ops[j] = *o;
+		}
+	}
+	p->nr_ops = j;
 }
 
 /* %s of REC->field ? "a" : "b", the condition a plain field's value. */
@@ -837,6 +855,17 @@ static char *put_num(char *p, const struct op *o, uint64_t raw)
 	return p + n;
 }
 
+/* "00".."ff": two hex digits at a time */
+static const char hex_pairs[513] =
+	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
 /* put_num() for run_unchecked(): 24 bytes of room after the number. */
 static inline char *put_num_fast(char *p, const struct op *o, uint64_t raw)
 {
@@ -912,16 +941,30 @@ static int run_unchecked(const struct prog *p, const struct strobe_event *ev, ch
 			memcpy(o, p->lits + op->lit, op->len);
 			o += op->len;
 			break;
+		case FK_LX64:
+			memcpy(o, p->lits + op->lit, 16);	/* lits has slack */
+			o += op->len;
+			/* fall through */
 		case FK_X64: {
 			int n;
+			char *d;
 
 			memcpy(&v, data + op->offset, 8);
 			n = v ? (67 - __builtin_clzll(v)) / 4 : 1;
-			o += n;
-			for (char *d = o; d > o - n; v >>= 4)
+			d = o + n;
+			o = d;
+			for (; n >= 2; n -= 2, v >>= 8) {
+				d -= 2;
+				memcpy(d, hex_pairs + 2 * (v & 0xff), 2);
+			}
+			if (n)
 				*--d = "0123456789abcdef"[v & 15];
 			break;
 		}
+		case FK_LD64:
+			memcpy(o, p->lits + op->lit, 16);
+			o += op->len;
+			/* fall through */
 		case FK_D64:
 			memcpy(&v, data + op->offset, 8);
 			if ((int64_t)v < 0) {
@@ -930,6 +973,10 @@ static int run_unchecked(const struct prog *p, const struct strobe_event *ev, ch
 			}
 			o = strobe_put_u64(o, v);
 			break;
+		case FK_LU64:
+			memcpy(o, p->lits + op->lit, 16);
+			o += op->len;
+			/* fall through */
 		case FK_U64:
 			memcpy(&v, data + op->offset, 8);
 			o = strobe_put_u64(o, v);
@@ -988,6 +1035,12 @@ static int run(const struct prog *p, const struct strobe_event *ev, char *buf, s
 		const struct op *op = &p->ops[i];
 		size_t off = op->offset, len;
 
+		if (op->fk >= FK_LX64) {	/* the literal fused into it */
+			if ((size_t)(end - o) < op->len)
+				return -1;
+			memcpy(o, p->lits + op->lit, op->len);
+			o += op->len;
+		}
 		switch (op->kind) {
 		case OP_LIT:
 			if ((size_t)(end - o) < op->len)
