@@ -617,10 +617,13 @@ static void prog_bounds(struct prog *p)
 
 		if (o->fk == FK_LIT_SHORT && i + 1 < p->nr_ops &&
 		    p->ops[i + 1].fk >= FK_X64 && p->ops[i + 1].fk <= FK_U64) {
+			uint32_t lit = o->lit;		/* o may be ops[j] */
+			uint16_t len = o->len;
+
 			p->ops[j] = p->ops[i + 1];
 			p->ops[j].fk += FK_LX64 - FK_X64;
-			p->ops[j].lit = o->lit;
-			p->ops[j].len = o->len;
+			p->ops[j].lit = lit;
+			p->ops[j].len = len;
 			i++;
 		} else if (j != i) {
 			p->ops[j] = *o;
