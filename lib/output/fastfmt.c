@@ -1115,9 +1115,13 @@ static char *put_comm(struct strobe_format_cache *c, char *o, const uint8_t *dat
 
 	memcpy(o, data + f->offset, len);
 	if (*reg != (int)pid && (int)pid) {
+		struct comm_slot *slot = &c->comms[(unsigned)(int)pid % COMM_SLOTS];
+
 		o[len] = '\0';
 		tep_register_comm(c->tep, o, (int)pid);
 		*reg = (int)pid;
+		if (slot->pid == (int)pid)
+			slot->comm = NULL;	/* "<...>" may have become the comm */
 	}
 	return o + len;
 }

@@ -106,6 +106,33 @@ static const char fmt_waking[] =
 	"print fmt: \"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, REC->pid, "
 	"REC->prio, REC->target_cpu\n";
 
+/* MAJOR()/MINOR() of a dev_t, as block_rq_complete prints them. */
+static const char fmt_block[] =
+	"name: block_rq_complete\n"
+	"ID: 1183\n"
+	"format:\n"
+	FMT_COMMON
+	"\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\tfield:int error;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:char rwbs[8];\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"%d,%d %s %llu + %u [%d]\", ((unsigned int) ((REC->dev) >> 20)), "
+	"((unsigned int) ((REC->dev) & ((1U << 20) - 1))), REC->rwbs, "
+	"(unsigned long long)REC->sector, REC->nr_sector, REC->error\n";
+
+/* A condition's two strings. */
+static const char fmt_irq_exit[] =
+	"name: irq_handler_exit\n"
+	"ID: 1184\n"
+	"format:\n"
+	FMT_COMMON
+	"\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:int ret;\toffset:12;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"print fmt: \"irq=%d ret=%s\", REC->irq, REC->ret ? \"handled\" : \"unhandled\"\n";
+
 static struct tep_handle *make_tep(void)
 {
 	struct tep_handle *tep = tep_alloc();
@@ -122,7 +149,9 @@ static struct tep_handle *make_tep(void)
 	    tep_parse_event(tep, fmt_dynarr, sizeof(fmt_dynarr) - 1, "test") ||
 	    tep_parse_event(tep, fmt_openat, sizeof(fmt_openat) - 1, "syscalls") ||
 	    tep_parse_event(tep, fmt_runtime, sizeof(fmt_runtime) - 1, "sched") ||
-	    tep_parse_event(tep, fmt_waking, sizeof(fmt_waking) - 1, "sched")) {
+	    tep_parse_event(tep, fmt_waking, sizeof(fmt_waking) - 1, "sched") ||
+	    tep_parse_event(tep, fmt_block, sizeof(fmt_block) - 1, "block") ||
+	    tep_parse_event(tep, fmt_irq_exit, sizeof(fmt_irq_exit) - 1, "irq")) {
 		free_tep(tep);
 		return NULL;
 	}
@@ -393,7 +422,7 @@ static uint64_t rnd_value(void)
  */
 static void test_format_cache_same_output(void)
 {
-	static const int ids[] = { 372, 443, 365, 900, 700, 701, 702 };
+	static const int ids[] = { 372, 443, 365, 900, 700, 701, 702, 1183, 1184 };
 	struct tep_handle *tep = make_tep();
 	struct strobe_format_cache *cache;
 	struct strobe_text_opts plain = { STROBE_TS_USECS, 0, NULL };
@@ -459,6 +488,131 @@ static void test_format_cache_same_output(void)
 	strobe_format_cache_free(cache);
 	strobe_format_cache_free(NULL);
 	free_tep(tep);
+}
+
+static const char fmt_wakeup[] =
+	"name: sched_wakeup\n"
+	"ID: 703\n"
+	"format:\n"
+	FMT_COMMON
+	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"print fmt: \"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, REC->pid, "
+	"REC->prio, REC->target_cpu\n";
+
+/* make_tep() with libtraceevent's plugins (sched_switch's handlers) and
+ * sched_wakeup; NULL without plugins. */
+static struct tep_handle *make_tep_plugins(struct tep_plugin_list **plugins)
+{
+	struct tep_handle *tep = make_tep();
+
+	if (!tep)
+		return NULL;
+	if (tep_parse_event(tep, fmt_wakeup, sizeof(fmt_wakeup) - 1, "sched")) {
+		free_tep(tep);
+		return NULL;
+	}
+	*plugins = tep_load_plugins(tep);
+	return tep;
+}
+
+/*
+ * The sched plugin's events by hand: the same text as the plugin, on
+ * random payloads, and the same comms registered as a side effect (a
+ * pid with no saved comm gets the one its sched_switch shows, in the
+ * lines after): one tep formats without the cache, the other with it.
+ */
+static void test_format_cache_sched_plugin(void)
+{
+	static const int ids[] = { 372, 703 };
+	static const char *const comms[] = { "bash", "nginx", "a-much-longer-comm", "" };
+	struct tep_plugin_list *pl_plain = NULL, *pl_fast = NULL;
+	struct tep_handle *tp = make_tep_plugins(&pl_plain), *tf = make_tep_plugins(&pl_fast);
+	struct strobe_formats *fp = NULL, *ff = NULL;	/* two teps: not formats_of() */
+	struct strobe_format_cache *cache;
+	struct strobe_text_opts plain = { STROBE_TS_USECS, 0, NULL };
+	struct strobe_text_opts fast = { STROBE_TS_USECS, 0, NULL };
+	struct trace_seq want, got;
+	struct strobe_event ev, evf;
+	uint64_t nfast = 0, nslow = 0, ndisabled = 0;
+	uint8_t d[64];
+	size_t i, j;
+	int pid;
+
+	REQUIRE(tp && tf);
+	if (!tep_find_event(tp, 372)->handler) {
+		printf("SKIP test_format_cache_sched_plugin: libtraceevent's sched_switch plugin not installed\n");
+		goto out;
+	}
+	fp = strobe_formats_new(tp);
+	ff = strobe_formats_new(tf);
+	REQUIRE(fp && ff);
+	cache = strobe_format_cache_new(ff);
+	REQUIRE(cache);
+	fast.cache = cache;
+	trace_seq_init(&want);
+	trace_seq_init(&got);
+	for (i = 0; i < 20000; i++) {
+		int id = ids[i % 2];
+
+		for (j = 0; j < sizeof(d); j += 8)
+			put64(d + j, rnd_value());
+		/* comms, pids 2000..2063 (no saved comm: registered as seen) */
+		memset(d + 8, 0, 16);
+		memcpy(d + 8, comms[rnd() % 4], 16);
+		if (rnd() % 8 == 0)
+			memset(d + 8, 'x', 16);	/* no NUL */
+		if (rnd() % 2)
+			put32(d + 24, 2000 + (uint32_t)(rnd() % 64));
+		if (id == 372) {
+			memset(d + 40, 0, 16);
+			strcpy((char *)d + 40, comms[rnd() % 4]);
+			if (rnd() % 2)
+				put32(d + 56, 2000 + (uint32_t)(rnd() % 64));
+			if (rnd() % 2)
+				put64(d + 32, rnd() % 512);
+		}
+		pid = rnd() % 2 ? 2000 + (int)(rnd() % 64) : 1234;
+		set_common(d, id, pid);
+		memset(&ev, 0, sizeof(ev));
+		ev.data = d;
+		ev.size = id == 372 ? 64 : 36;
+		ev.ts = rnd_value() >> (rnd() % 40);
+		ev.cpu = 1;
+		ev.type = id;
+		ev.pid = pid;
+		evf = ev;
+		ev.format = strobe_formats_by_id(fp, id);
+		evf.format = strobe_formats_by_id(ff, id);
+		trace_seq_reset(&want);
+		trace_seq_reset(&got);
+		strobe_format_event_text(fp, &ev, NULL, &plain, buf_of(&want));
+		strobe_format_event_text(ff, &evf, NULL, &fast, buf_of(&got));
+		trace_seq_terminate(&want);
+		trace_seq_terminate(&got);
+		if (strcmp(want.buffer, got.buffer)) {
+			CHECK_STR(got.buffer, want.buffer);
+			break;
+		}
+	}
+	for (pid = 2000; pid < 2064; pid++)
+		CHECK_STR(tep_data_comm_from_pid(tf, pid), tep_data_comm_from_pid(tp, pid));
+	strobe_format_cache_stats(cache, &nfast, &nslow, &ndisabled);
+	CHECK(nfast > 19000);
+	CHECK_EQ(ndisabled, 0);
+	trace_seq_destroy(&want);
+	trace_seq_destroy(&got);
+	strobe_format_cache_free(cache);
+out:
+	strobe_formats_free(fp);
+	strobe_formats_free(ff);
+	tep_unload_plugins(pl_plain, tp);
+	tep_unload_plugins(pl_fast, tf);
+	free_tep(tp);
+	free_tep(tf);
 }
 
 /* ---- JSON ----------------------------------------------------------- */
@@ -808,6 +962,7 @@ TESTS(T(test_time_column_matches_libtraceevent),
       T(test_text_exact_lines),
       T(test_ts_style_for_clock),
       T(test_format_cache_same_output),
+      T(test_format_cache_sched_plugin),
       T(test_json_sched_switch),
       T(test_json_arrays_and_dynamic_fields),
       T(test_json_escape_cases),
