@@ -1,8 +1,9 @@
 /*
  * fastfmt.c - struct strobe_format_cache: per-file state that speeds up
- * formatting (a pid -> comm table, each event type's JSON keys escaped
- * once in json.c, and the verified fast path for the "info" part of text
- * lines described here).
+ * formatting (a pid -> comm table with each pid's "comm-pid" columns, each
+ * event type's name column, each event type's JSON keys escaped once in
+ * json.c, and the verified fast path for the "info" part of text lines
+ * described here).
  *
  * tep_print_event() interprets an event's print format on every call:
  * it walks the argument tree, rebuilds a printf format per conversion and
@@ -12,7 +13,21 @@
  * field (REC->x, (unsigned long)(REC->x)), %s of a char array or of
  * __get_str().  For those this file compiles the format once per event
  * type into a short list of operations and runs them with its own integer
- * printing.
+ * printing.  Also taken: %s of REC->x ? "a" : "b", and integers of the
+ * form (unsigned int)(REC->x >> N) or (REC->x & MASK) (MAJOR() and
+ * MINOR() of a dev_t in the block events).  A format's ops run without a
+ * bounds check each when the payload holds every field they read and the
+ * output buffer has room for the most they write (nearly always); short
+ * literals are copied 16 bytes at a time and fused into the 64-bit number
+ * that follows them (sys_enter's ", %lx").
+ *
+ * The sched plugin (plugin_sched_switch.so) prints sched_switch,
+ * sched_wakeup and sched_wakeup_new by its own handlers, through
+ * trace_seq_printf: those are written here by hand to the same text, and
+ * each comm they show is given to tep_register_comm() as the plugin does
+ * (once per pid: libtraceevent keeps a pid's first comm), so that a pid
+ * the file's saved comms lack gets the same comm in later lines as under
+ * trace-cmd.
  *
  * Exactness is kept by construction and by checking: anything outside
  * the small subset (plugins with their own handlers, flags, symbols,

@@ -10,6 +10,12 @@
  * tests check both agree, edge cases included) and leaves only the info
  * part, which depends on print formats and plugins, to libtraceevent.
  *
+ * With a struct strobe_format_cache (strobe report), a line is written
+ * in place in the strobe_buf's memory, its columns from per-pid and
+ * per-type text cached there and its info by the cache's fast path, with
+ * no trace_seq call, strlen or printf per event; the rest goes through
+ * trace_seq as before.
+ *
  * The quirks kept on purpose, because the output must diff clean against
  * trace-cmd: the buffer column is printed once per record, so a "CPU:N
  * [EVENTS DROPPED]" line takes it and the event line that follows has
