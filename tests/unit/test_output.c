@@ -528,7 +528,7 @@ static struct tep_handle *make_tep_plugins(struct tep_plugin_list **plugins)
 static void test_format_cache_sched_plugin(void)
 {
 	static const int ids[] = { 372, 703 };
-	static const char *const comms[] = { "bash", "nginx", "a-much-longer-comm", "" };
+	static const char comms[4][24] = { "bash", "nginx", "a-much-longer-comm", "" };
 	struct tep_plugin_list *pl_plain = NULL, *pl_fast = NULL;
 	struct tep_handle *tp = make_tep_plugins(&pl_plain), *tf = make_tep_plugins(&pl_fast);
 	struct strobe_formats *fp = NULL, *ff = NULL;	/* two teps: not formats_of() */
@@ -561,15 +561,13 @@ static void test_format_cache_sched_plugin(void)
 		for (j = 0; j < sizeof(d); j += 8)
 			put64(d + j, rnd_value());
 		/* comms, pids 2000..2063 (no saved comm: registered as seen) */
-		memset(d + 8, 0, 16);
-		memcpy(d + 8, comms[rnd() % 4], 16);
+		memcpy(d + 8, comms[rnd() % 4], 16);	/* the long one: no NUL */
 		if (rnd() % 8 == 0)
 			memset(d + 8, 'x', 16);	/* no NUL */
 		if (rnd() % 2)
 			put32(d + 24, 2000 + (uint32_t)(rnd() % 64));
 		if (id == 372) {
-			memset(d + 40, 0, 16);
-			strcpy((char *)d + 40, comms[rnd() % 4]);
+			memcpy(d + 40, comms[rnd() % 4], 16);
 			if (rnd() % 2)
 				put32(d + 56, 2000 + (uint32_t)(rnd() % 64));
 			if (rnd() % 2)
