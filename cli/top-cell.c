@@ -60,14 +60,19 @@ static void bytes(char *buf, size_t n, uint64_t b)
 	scaled(buf, n, x, unit);
 }
 
-static void rate(char *buf, size_t n, int64_t v)
+/* a count per second: in full up to 99999 (one decimal below 10), then
+ * 123k, 1.2M */
+static void rate(char *buf, size_t n, double x)
 {
 	static const char units[] = "kMGTPE";
-	double x = (double)v;
 	int u = -1;
 
-	if (v < 100000) {
-		snprintf(buf, n, "%lld", (long long)v);
+	if (x == 0) {
+		snprintf(buf, n, "0");
+		return;
+	}
+	if (x < 99999.5) {
+		scaled(buf, n, x, "");
 		return;
 	}
 	while (x >= 999.5 && u < 5) {
@@ -84,6 +89,10 @@ const char *top_tui_cell(char *buf, size_t n, const struct strobe_column *c,
 	if (!n)
 		return buf;
 	buf[0] = 0;
+	if (strobe_value_none(c->type, v)) {
+		snprintf(buf, n, "-");
+		return buf;
+	}
 	switch (c->type) {
 	case STROBE_COL_STR: {
 		const char *s = v->s;
@@ -100,31 +109,33 @@ const char *top_tui_cell(char *buf, size_t n, const struct strobe_column *c,
 		if (v->i < 0)
 			snprintf(buf, n, "-");
 		else if (ends_with(c->key, "_ps"))
-			rate(buf, n, v->i);
+			rate(buf, n, (double)v->i);
 		else
 			snprintf(buf, n, "%lld", (long long)v->i);
 		break;
-	case STROBE_COL_DURATION:
-		if (v->u == UINT64_MAX)
+	case STROBE_COL_RATE:
+		if (v->d < 0)
 			snprintf(buf, n, "-");
+		else if (ends_with(c->key, "_bps"))
+			bytes(buf, n, (uint64_t)llround(v->d));
 		else
-			duration(buf, n, v->u);
+			rate(buf, n, v->d);
+		break;
+	case STROBE_COL_DURATION:
+		duration(buf, n, v->u);
 		break;
 	case STROBE_COL_TIMESTAMP:
-		if (v->u == UINT64_MAX)
-			snprintf(buf, n, "-");
-		else
-			snprintf(buf, n, "%llu.%06llu", (unsigned long long)(v->u / 1000000000),
-				 (unsigned long long)(v->u % 1000000000 / 1000));
+		snprintf(buf, n, "%llu.%06llu", (unsigned long long)(v->u / 1000000000),
+			 (unsigned long long)(v->u % 1000000000 / 1000));
 		break;
 	case STROBE_COL_BYTES:
-		if (v->u == UINT64_MAX || (int64_t)v->u < 0)
+		if ((int64_t)v->u < 0)
 			snprintf(buf, n, "-");
 		else
 			bytes(buf, n, v->u);
 		break;
 	case STROBE_COL_PERCENT:
-		if (isnan(v->d) || v->d < 0)
+		if (v->d < 0)
 			snprintf(buf, n, "-");
 		else
 			snprintf(buf, n, "%.1f", v->d);

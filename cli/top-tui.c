@@ -263,6 +263,19 @@ static int snap_add(struct snap *s, const char *text)
 	return 0;
 }
 
+/* "RunQ p99(us)" -> "RunQ p99": the view's latencies carry their unit */
+static void strip_unit(char *title)
+{
+	size_t n = strlen(title);
+	char *open = strrchr(title, '(');
+
+	if (!n || title[n - 1] != ')' || !open || open == title)
+		return;
+	while (open > title && open[-1] == ' ')
+		open--;
+	*open = 0;
+}
+
 /* Copy the engine's table (NULL: none yet) into s.  -ENOMEM leaves s
  * empty. */
 static int snap_take(struct snap *s, const struct strobe_table *t)
@@ -289,6 +302,8 @@ static int snap_take(struct snap *s, const struct strobe_table *t)
 		s->ncols++;
 		if (!d->c.key || !d->c.title)
 			goto nomem;
+		if (col->type == STROBE_COL_DURATION)
+			strip_unit((char *)d->c.title);
 		d->right = col->type != STROBE_COL_STR;
 		d->width = (int)strlen(d->c.title);
 	}

@@ -51,13 +51,14 @@ void top_tui_close(struct top_tui *u);
 
 /*
  * One cell as the view prints it, into buf (n bytes, always
- * NUL-terminated, cut to fit): "-" when unavailable (NaN percentages,
- * negative counts, UINT64_MAX durations and byte counts, NULL or empty
- * strings); PERCENT with one decimal; DURATION as 850ns, 12us, 3.4ms,
- * 1.2s, 95s; BYTES as 512, 1.5K, 12M, 3.0G (binary units; per second
- * where the key ends in _bps); counts per second (keys ending in _ps)
- * as 950, 12345, 1.2M; other INTs (pid, tid, tasks) in full; bytes
- * outside printable ASCII in strings as '?'.  Returns buf.
+ * NUL-terminated, cut to fit): "-" for a cell with no value
+ * (strobe_value_none) and for negative figures (an older engine's -1);
+ * PERCENT with one decimal; DURATION as 850ns, 12us, 3.4ms, 1.2s, 95s;
+ * BYTES as 512, 1.5K, 12M, 3.0G (binary units), and so RATE columns of
+ * bytes (keys ending in _bps: per second); other RATEs and INT counts
+ * per second (keys ending in _ps) as 0.5, 950, 12345, 123k, 1.2M; other
+ * INTs (pid, tid, tasks) in full; bytes outside printable ASCII in
+ * strings as '?'.  Returns buf.
  */
 const char *top_tui_cell(char *buf, size_t n, const struct strobe_column *c,
 			 const union strobe_value *v);

@@ -85,7 +85,7 @@ wait_for '^group: pod ' 5 && g1=pod
 keys g
 wait_for '^group: process ' 5 && g2=process
 if [ "$g1" = pod ] && [ "$g2" = process ] && wait_for 'analysis_work' 5 &&
-   screen | sed -n 4p | grep -q COMM
+   screen | sed -n 4p | grep -qiw comm
 then pass top-tui-g-cycles-the-grouping
 else fail top-tui-g-cycles-the-grouping "'$g1' '$g2' $(shot)"; fi
 
@@ -150,7 +150,7 @@ head2=$(screen | sed -n 4p)
 # the narrow header's titles are the wide one's first ones
 if [ "$(wc -w <<<"$head2")" -lt "$(wc -w <<<"$head1")" ] && [ "$(wc -w <<<"$head2")" -ge 2 ] &&
    [ "$(echo $head1 | cut -d' ' -f1-"$(wc -w <<<"$head2")")" = "$(echo $head2)" ] &&
-   [ "$(awk '{ print $1 }' <<<"$head2")" = CONTAINER ]
+   awk '{ print $1 }' <<<"$head2" | grep -qix container
 then pass "top-tui-resize-drops-columns-from-the-right ($(wc -w <<<"$head1") -> $(wc -w <<<"$head2") columns)"
 else fail top-tui-resize-drops-columns-from-the-right "'$head1' -> '$head2' $(shot)"; fi
 tmux -L $SOCK resize-window -x 150 -y 40

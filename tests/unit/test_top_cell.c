@@ -1,8 +1,9 @@
 /*
  * test_top_cell.c - the cells of `strobe top`'s interactive view
  * (top_tui_cell, cli/top-cell.c): each column type as the view prints
- * it, the unit steps (ns/us/ms/s, K/M/G, k/M), and "-" for every way the
- * engine marks a figure unavailable (top.h).  The CLI file is compiled
+ * it, the unit steps (ns/us/ms/s, K/M/G, k/M), and "-" for cells with no
+ * value (strobe_value_none: NaN, INT64_MIN, UINT64_MAX) and negative
+ * figures.  The CLI file is compiled
  * in here: it is pure, and the unit tests link only libstrobe.
  */
 #include <math.h>
@@ -23,6 +24,7 @@ static const char *fmt(enum strobe_col_type type, const char *key, union strobe_
 #define B(b, key) fmt(STROBE_COL_BYTES, key, (union strobe_value){ .u = (b) })
 #define I(x, key) fmt(STROBE_COL_INT, key, (union strobe_value){ .i = (x) })
 #define P(x) fmt(STROBE_COL_PERCENT, "cpu_pct", (union strobe_value){ .d = (x) })
+#define R(x, key) fmt(STROBE_COL_RATE, key, (union strobe_value){ .d = (x) })
 #define S(x) fmt(STROBE_COL_STR, "container", (union strobe_value){ .s = (x) })
 
 static void test_durations_step_ns_us_ms_s(void)
@@ -40,7 +42,7 @@ static void test_durations_step_ns_us_ms_s(void)
 	CHECK_STR(D(250000000), "250ms");
 	CHECK_STR(D(1200000000), "1.2s");
 	CHECK_STR(D(95000000000ULL), "95s");
-	CHECK_STR(D(UINT64_MAX), "-");
+	CHECK_STR(D(STROBE_VALUE_NONE_U), "-");
 }
 
 static void test_bytes_in_binary_units(void)
@@ -54,7 +56,7 @@ static void test_bytes_in_binary_units(void)
 	CHECK_STR(B(1048064, "read_bps"), "1.0M");	/* 1023.5 K: not "1024K" */
 	CHECK_STR(B(3ULL << 30, "mem_bytes"), "3.0G");
 	CHECK_STR(B(5ULL << 40, "mem_bytes"), "5.0T");
-	CHECK_STR(B(UINT64_MAX, "mem_bytes"), "-");
+	CHECK_STR(B(STROBE_VALUE_NONE_U, "mem_bytes"), "-");
 	CHECK_STR(B((uint64_t)-1, "read_bps"), "-");
 }
 
@@ -70,6 +72,25 @@ static void test_counts_per_second_and_ids(void)
 	CHECK_STR(I(4194304, "pid"), "4194304");
 	CHECK_STR(I(123456, "tasks"), "123456");
 	CHECK_STR(I(-1, "tasks"), "-");
+	CHECK_STR(I(STROBE_VALUE_NONE_I, "tasks"), "-");
+}
+
+static void test_rates_counts_and_bytes_per_second(void)
+{
+	CHECK_STR(R(0, "syscalls_ps"), "0");
+	CHECK_STR(R(0.5, "errors_ps"), "0.5");
+	CHECK_STR(R(9.96, "errors_ps"), "10");
+	CHECK_STR(R(950.4, "syscalls_ps"), "950");
+	CHECK_STR(R(99999.4, "syscalls_ps"), "99999");
+	CHECK_STR(R(99999.6, "syscalls_ps"), "100k");
+	CHECK_STR(R(1234567, "switches_ps"), "1.2M");
+	CHECK_STR(R(NAN, "faults_ps"), "-");
+	/* bytes per second: binary units */
+	CHECK_STR(R(0, "read_bps"), "0");
+	CHECK_STR(R(511.6, "read_bps"), "512");
+	CHECK_STR(R(1536, "write_bps"), "1.5K");
+	CHECK_STR(R(12.0 * 1048576, "write_bps"), "12M");
+	CHECK_STR(R(NAN, "read_bps"), "-");
 }
 
 static void test_percent_one_decimal(void)
@@ -103,5 +124,6 @@ static void test_cut_to_the_buffer(void)
 }
 
 TESTS(T(test_durations_step_ns_us_ms_s), T(test_bytes_in_binary_units),
-      T(test_counts_per_second_and_ids), T(test_percent_one_decimal),
+      T(test_counts_per_second_and_ids), T(test_rates_counts_and_bytes_per_second),
+      T(test_percent_one_decimal),
       T(test_strings_printable_or_dash), T(test_cut_to_the_buffer));
