@@ -13,8 +13,9 @@
 #     Esc goes back to the containers;
 #   - ? shows the keys and the columns with their presets; p shows
 #     PAUSED; a narrower window drops columns from the right;
-#   - q, Ctrl-C and SIGTERM each end it with the terminal as it was
-#     (stty -a unchanged, the shell's prompt usable after it);
+#   - q, Ctrl-C, SIGTERM and an error (no such container) each end it
+#     with the terminal as it was (stty -a unchanged, the shell's prompt
+#     usable after it; the error's message readable on it);
 # and tracefs is left as it was found.
 . "$(dirname "$0")/lib.sh"
 need_tracefs top-tui
@@ -184,6 +185,13 @@ kill -TERM "$(cat $WORK/top.pid)"
 wait_for '^EXIT-term=' 10 && pass "top-tui-sigterm-stops ($(screen | sed -n 's/^EXIT-term=//p'))" ||
 	fail top-tui-sigterm-stops "$(shot)"
 stty_same sigterm
+
+# an error (no such container): the message on the terminal as it was
+keys "clear; $STROBE top -c strobe-no-such-container-$$; echo EXIT-error=\$?" Enter
+if wait_for '^EXIT-error=[1-9]' 20 && screen | grep -q "^strobe top: .*strobe-no-such-container-$$"
+then pass top-tui-error-message-after-the-view
+else fail top-tui-error-message-after-the-view "$(shot)"; fi
+stty_same error
 
 tracefs_same "$BEFORE" "$(tracefs_state)" && pass top-tui-tracefs-unchanged ||
 	fail top-tui-tracefs-unchanged
