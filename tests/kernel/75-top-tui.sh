@@ -80,6 +80,11 @@ s2=$(view sort)
 if [ -n "$s0" ] && [ -n "$s1" ] && [ "$s1" != "$s0" ] && [ -n "$s2" ] && [ "$s2" != "$s1" ]
 then pass "top-tui-sort-keys-change-the-sort ($s0 > $s1 s $s2)"
 else fail top-tui-sort-keys-change-the-sort "'$s0' '$s1' '$s2' $(shot)"; fi
+# back to the CPU share (the spinner on top of its group's rows)
+keys '<' '<'
+for _ in $(seq 30); do [ "$(view sort)" = "$s0" ] && break; sleep 0.1; done
+[ "$(view sort)" = "$s0" ] && pass top-tui-sort-key-back-left ||
+	fail top-tui-sort-key-back-left "$(shot)"
 
 keys g
 wait_for '^group: pod ' 5 && g1=pod
