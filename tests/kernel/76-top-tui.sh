@@ -1,5 +1,5 @@
 #!/bin/bash
-# 75-top-tui.sh - `strobe top`'s interactive view in a real terminal
+# 76-top-tui.sh - `strobe top`'s interactive view in a real terminal
 # (tmux, 150x40), read with capture-pane while a spinner (analysis_work
 # busy) runs on the host:
 #   - the first interval draws rows grouped by container, "host" among
