@@ -408,7 +408,7 @@ static const char *const key_help[] = {
 	"Up Down PgUp PgDn Home End   move the selection",
 	"",
 	"Cells: - is a figure the trace cannot give (the column's reason below).",
-	"Sizes are per second in K/M/G (1024); latencies in ns, us, ms, s.",
+	"Sizes in K/M/G (1024; read and write per second); latencies in ns, us, ms, s.",
 	"",
 };
 
