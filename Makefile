@@ -29,6 +29,9 @@ endif
 CFLAGS  ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib $(PKG_CFLAGS) $(WARN) -MMD -MP
 LIBS    := $(PKG_LIBS) -lpthread -lm
+# The CLI alone draws on a terminal (strobe top's interactive view)
+CURSES_CFLAGS := $(shell pkg-config --cflags ncursesw 2>/dev/null || pkg-config --cflags ncurses 2>/dev/null)
+CURSES_LIBS   := $(shell pkg-config --libs ncursesw 2>/dev/null || pkg-config --libs ncurses 2>/dev/null)
 
 LIB_SRC := $(sort $(wildcard lib/*/*.c))
 CLI_SRC := $(sort $(wildcard cli/*.c))
@@ -96,9 +99,10 @@ $(O)/$(SONAME): $(PIC_OBJ) lib/libstrobe.map
 		-o $@ $(PIC_OBJ) $(LIBS)
 	ln -sf $(SONAME) $(O)/libstrobe.so
 $(O)/strobe: $(CLI_OBJ) $(O)/libstrobe.a
-	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(O)/libstrobe.a $(LIBS)
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(O)/libstrobe.a $(LIBS) $(CURSES_LIBS)
 $(O)/san/strobe: $(SAN_CLI_OBJ) $(O)/san/libstrobe.a
-	$(CC) $(SAN_FLAGS) -o $@ $(SAN_CLI_OBJ) $(O)/san/libstrobe.a $(LIBS)
+	$(CC) $(SAN_FLAGS) -o $@ $(SAN_CLI_OBJ) $(O)/san/libstrobe.a $(LIBS) $(CURSES_LIBS)
+$(O)/cli/top-tui.o $(O)/san/cli/top-tui.o: BASE_CFLAGS += $(CURSES_CFLAGS)
 
 $(PY_EXTMOD): $(wildcard python/*.c) python/_strobe.h python/_strobe.map $(PIC_OBJ)
 	@mkdir -p $(dir $@)

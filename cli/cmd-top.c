@@ -27,6 +27,7 @@
 #include <strobe/top.h>
 
 #include "cli.h"
+#include "top-tui.h"
 
 #define CMD "top"
 
@@ -39,6 +40,7 @@ struct top_run {
 	bool warned;		/* unavailable columns said once */
 	bool failed_out;	/* stdout failed */
 	const char *group_name;
+	struct top_tui *tui;	/* the interactive view, NULL in batch mode */
 };
 
 static void usage(FILE *f)
@@ -171,11 +173,74 @@ static int print_json(struct top_run *r, const struct strobe_top_interval *iv)
 	return ret;
 }
 
+/* ---- the interactive view (top-tui.c) --------------------------------- */
+
+/* What is watched, for the view's title line. */
+static char *tui_title(const struct cli_target *t)
+{
+	struct strobe_buf *b = strobe_buf_new();
+	char *s;
+	size_t i;
+
+	if (!b)
+		return NULL;
+	if (t->o.argv) {
+		strobe_buf_puts(b, "command:");
+		for (i = 0; t->o.argv[i]; i++)
+			strobe_buf_printf(b, " %s", t->o.argv[i]);
+	} else if (t->o.nr_containers) {
+		strobe_buf_puts(b, t->o.nr_containers > 1 ? "containers " : "container ");
+		for (i = 0; i < t->o.nr_containers; i++)
+			strobe_buf_printf(b, "%s%s", i ? ", " : "", t->o.containers[i]);
+	} else if (t->o.pid > 0) {
+		strobe_buf_printf(b, "process %d", (int)t->o.pid);
+	} else {
+		strobe_buf_puts(b, "the whole machine");
+	}
+	s = strobe_buf_failed(b) ? NULL : strdup(strobe_buf_data(b));
+	strobe_buf_free(b);
+	return s;
+}
+
+static void tui_refresh(struct top_run *r, const struct strobe_top_interval *iv)
+{
+	char status[256], when[32] = "";
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (localtime_r(&now, &tm))
+		strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	snprintf(status, sizeof(status), "%s  interval %.2f s  %.0f events/s  %" PRIu64 " lost",
+		 when, iv->seconds, iv->seconds > 0 ? (double)iv->events / iv->seconds : 0.0,
+		 iv->lost);
+	top_tui_draw(r->tui, status);
+}
+
+/* strobe_record's on_tick, every 100 ms on the pipeline's thread: keys
+ * and resizes; q ends the recording as a signal would. */
+static int tui_tick(bool final, void *arg)
+{
+	struct top_run *r = arg;
+
+	if (!final && r->tui && top_tui_poll(r->tui))
+		*cli_target_stop_flag() = -1;
+	return 0;
+}
+
+/* ---- refreshes -------------------------------------------------------- */
+
 static int on_interval(struct strobe_top *top, const struct strobe_top_interval *iv, void *arg)
 {
 	struct top_run *r = arg;
 	int ret;
 
+	if (r->tui) {
+		tui_refresh(r, iv);
+		r->done++;
+		if (r->iterations && r->done >= r->iterations)
+			*cli_target_stop_flag() = -1;
+		return 0;
+	}
 	warn_unavailable(r);
 	ret = r->json ? print_json(r, iv) : print_text(r, iv);
 	if (ret < 0)
@@ -310,7 +375,6 @@ int cmd_top(int argc, char **argv)
 	run.top = top;
 	run.s = cli_buf_new();
 	run.group_name = group_names[to.group_by];
-	(void)batch;	/* the interactive view is top-tui.c's */
 	if (cli_target_add_presets(&t, CMD, strobe_top_presets(top)) < 0)
 		goto out;
 	t.o.events = t.ev;
@@ -320,7 +384,24 @@ int cmd_top(int argc, char **argv)
 	t.o.consumers = &cons;
 	t.o.nr_consumers = 1;
 	t.o.tick_ns = (uint64_t)(interval * 1e9);
+	/* the interactive view: the default on a terminal (JSON is batch),
+	 * opened last so that no message goes to its screen */
+	if (!batch && !run.json && isatty(STDOUT_FILENO)) {
+		char *title = tui_title(&t);
+
+		ret = top_tui_open(&run.tui, top, title ? title : "", cli_target_stop_flag(),
+				   &err);
+		free(title);
+		if (ret < 0) {
+			cli_error_e(CMD, &err);
+			goto out;
+		}
+		t.o.on_tick = tui_tick;
+		t.o.event_arg = &run;
+	}
 	ret = cli_target_record(&t, &res, &err);
+	top_tui_close(run.tui);	/* the terminal back before any message */
+	run.tui = NULL;
 	cli_flush(run.s);
 	if (run.failed_out) {
 		status = CLI_FAIL;	/* main says stdout failed */
@@ -344,6 +425,7 @@ int cmd_top(int argc, char **argv)
 			 interval);
 	status = CLI_OK;
 out:
+	top_tui_close(run.tui);
 	strobe_record_result_free(&res);
 	strobe_top_free(top);
 	if (run.s)
