@@ -101,8 +101,9 @@ static void test_preset_table(void)
 
 	for (p = strobe_presets(); p->name; p++, n++)
 		CHECK(p->events[0] != NULL && p->summary != NULL);
-	CHECK_EQ(n, 6);
+	CHECK_EQ(n, 7);
 	CHECK(strobe_preset_find("io") != NULL);
+	CHECK(strobe_preset_find("faults") != NULL);
 	CHECK(strobe_preset_find("bogus") == NULL);
 }
 
