@@ -63,11 +63,12 @@ static PyObject *py_available_events(PyObject *self, PyObject *args, PyObject *k
 	struct strobe_error err = { 0, "" };
 	struct strobe_strv sv = { NULL, 0 };
 	const char *glob = NULL;
-	PyObject *l;
+	PyObject *l, *pat = NULL;
 	size_t k;
 	int r;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|z:available_events", kwl, &glob))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:available_events", kwl, &pat) ||
+	    arg_str("available_events", "pattern", pat, true, &glob) < 0)
 		return NULL;
 	r = strobe_events_list(glob, &sv, &err);
 	if (r < 0)
