@@ -9,6 +9,7 @@
  *   instance.c  Instance and the verbs on it (events, filters, hooks)
  *   live.c      the live loop: iterate_trace, trace_process
  *   files.c     read_trace, analyze
+ *   sql.c       sql: SQL over trace files, guarded as strobe sql --safe
  *   analysis.c  Analysis: fed Events, read per interval (snapshot, reset)
  *   args.c      argument checks: TypeError and ValueError naming them
  *   _strobe.c   the module: its function table and initialisation
@@ -188,6 +189,8 @@ int64_t mono_ms(void);
  */
 PyObject *diags_list(const struct strobe_pipeline *p, SourceObject **srcs, int nr);
 int warn_diags(const struct strobe_pipeline *p, SourceObject **srcs, int *warned, int nr);
+/* warnings.warn(cls(diag["message"])) with diag as its `diagnostic`; 0 or -1. */
+int warn_one(PyObject *cls, PyObject *diag);
 int strict_damage(const struct strobe_pipeline *p);
 PyObject *raise_run(int code, const struct strobe_error *err);
 
@@ -309,6 +312,10 @@ int an_args_parse(const char *fn, struct an_args *a, PyObject *names, PyObject *
 		  PyObject *top, PyObject *views, PyObject *filter, PyObject *periods,
 		  PyObject *captures);
 void an_args_free(struct an_args *a);
+
+/* ---- sql.c ------------------------------------------------------------- */
+
+PyObject *py_sql(PyObject *self, PyObject *args, PyObject *kw);
 
 /* ---- analysis.c -------------------------------------------------------- */
 

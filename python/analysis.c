@@ -297,7 +297,8 @@ PyTypeObject AnalysisType = {
 	.tp_basicsize = sizeof(AnalysisObject),
 	.tp_dealloc = (destructor)Analysis_dealloc,
 	.tp_flags = Py_TPFLAGS_DEFAULT,
-	.tp_doc = "Analysis(analyses, group_by='thread', top=0, views=None, filter=None)\n"
+	.tp_doc = "Analysis(analyses, group_by='thread', top=0, views=None, filter=None,"
+		  " periods=None, period_captures=None)\n"
 		  "--\n\n"
 		  "Analyses (\"syscalls\", [\"cputop\", \"schedlat\"] ...) fed Events one at a\n"
 		  "time, whose tables are read per interval (snapshot, reset) or at the\n"
