@@ -172,15 +172,15 @@ PyTypeObject ReaderType = {
 };
 
 /* Open a trace file into a new Source (its model loaded from the file's
- * process table, its buffers' names). */
-static SourceObject *open_file(const char *fn, PyObject *path)
+ * process table, its buffers' names); fn's argument arg names it. */
+static SourceObject *open_file(const char *fn, const char *arg, PyObject *path)
 {
 	struct strobe_error err = { 0, "" };
 	SourceObject *src;
 	PyObject *b = NULL;
 	int r, i;
 
-	if (arg_path(fn, "path", path, &b) < 0)
+	if (arg_path(fn, arg, path, &b) < 0)
 		return NULL;
 	src = source_new();
 	if (!src) {
@@ -288,7 +288,14 @@ PyObject *py_read_trace(PyObject *self, PyObject *args, PyObject *kw)
 		goto fail;
 	}
 	for (i = 0; i < n; i++) {
-		SourceObject *src = open_file("read_trace", PyTuple_GET_ITEM(paths, i));
+		SourceObject *src;
+		char what[32];
+
+		if (PyList_Check(path) || PyTuple_Check(path))
+			snprintf(what, sizeof(what), "path[%zd]", i);
+		else
+			snprintf(what, sizeof(what), "path");
+		src = open_file("read_trace", what, PyTuple_GET_ITEM(paths, i));
 
 		if (!src)
 			goto fail;
@@ -563,7 +570,7 @@ static PyObject *analyze_file(struct strobe_analysis *a, PyObject *path, bool st
 	PyObject *out = NULL;
 	int r, idx, warned = 0;
 
-	src = *keep = open_file("analyze", path);
+	src = *keep = open_file("analyze", "source", path);
 	if (!src)
 		return NULL;
 	r = strobe_pipeline_new(&po, &p, &err);
