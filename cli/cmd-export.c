@@ -240,6 +240,7 @@ static int export_files(struct strobe_clickhouse *ch, struct inputs *in,
 	struct strobe_consumer c;
 	struct strobe_ch_stats st;
 	struct progress pr = { 0 };
+	struct cli_progress *bar = NULL;
 	int i, ret, status = CLI_FAIL, nr_diags, nr_damage = 0;
 	enum strobe_tf_diag_kind k;
 	double el;
@@ -247,7 +248,10 @@ static int export_files(struct strobe_clickhouse *ch, struct inputs *in,
 	pr.tty = isatty(STDERR_FILENO);
 	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
 	pr.last = pr.t0;
-	if (!quiet && (pr.tty || force_progress)) {
+	/* a terminal gets progress.c's line (how much of the files was read,
+	 * the rate, the time left; erased at the end); --progress without a
+	 * terminal gets a line a second, for logs */
+	if (!quiet && force_progress && !pr.tty) {
 		o.progress = on_progress;
 		o.progress_arg = &pr;
 		o.progress_every = 100000;
@@ -270,8 +274,11 @@ static int export_files(struct strobe_clickhouse *ch, struct inputs *in,
 	}
 	strobe_ch_export_consumer(x, &c);
 	ret = strobe_pipeline_add_consumer(p, &c, &err);
-	if (ret >= 0)
+	if (ret >= 0) {
+		bar = cli_progress_start(CMD, p, quiet, false);
 		ret = strobe_pipeline_run(p, &err);
+		cli_progress_stop(bar);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &pr.last);
 	el = since(&pr.t0, &pr.last);
 	if (pr.shown && pr.tty)

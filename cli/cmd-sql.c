@@ -634,6 +634,7 @@ int cmd_sql(int argc, char **argv)
 	bool verbose = false, strict = false;
 	char damage[1024];
 	struct strobe_buf *s;
+	struct cli_progress *pr;
 	sqlite3 *db = NULL;
 	struct sigaction old_sa[sizeof(build_signals) / sizeof(*build_signals)];
 	int c, i, r, results = 0, status = CLI_OK;
@@ -717,8 +718,13 @@ int cmd_sql(int argc, char **argv)
 		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	page_cache_setup(input, !db_path);
 	build_guard(db_path, old_sa);
+	/* the load's progress (the library makes its pipeline: on_run names it) */
+	pr = cli_progress_start(CMD, NULL, false, false);
+	o.on_run = cli_progress_on_run;
+	o.on_run_arg = pr;
 	r = nr_inputs > 1 ? sql_open_many(inputs, nr_inputs, db_path, &o, &db, &st, &err)
 			  : strobe_sql_open(input, db_path, &o, &db, &st, &err);
+	cli_progress_stop(pr);
 	build_unguard(db_path, old_sa);
 	if (r < 0) {
 		cli_error_e(CMD, &err);

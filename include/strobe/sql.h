@@ -52,6 +52,7 @@ struct strobe_event;
 struct strobe_model;
 struct strobe_tracefile;
 struct strobe_formats;
+struct strobe_pipeline;
 
 /* Bumped whenever a table or column changes meaning; a kept database of
  * another version is rebuilt. */
@@ -77,6 +78,13 @@ struct strobe_sql_opts {
 	bool logs;
 	/* strobe_sql_open: rebuild a kept database even when it is current. */
 	bool rebuild;
+	/* Called with the pipeline that loads the files just before it runs
+	 * (running true) and once it ended (running false), so that a
+	 * caller's thread may read strobe_pipeline_progress(p) between the
+	 * two calls, for a progress display (strobe sql's); NULL: none.
+	 * Not called when a kept database is reused. */
+	void (*on_run)(const struct strobe_pipeline *p, bool running, void *arg);
+	void *on_run_arg;
 };
 
 /* What a load did (strobe_sql_load_file, strobe_sql_open). */
@@ -206,7 +214,6 @@ int strobe_sql_open_many(const char *const *trace_paths, int n, const char *db_p
  * note about them) and strobe_pipeline_diag; free it after.  Returns 0 or
  * -errno with *err set.
  */
-struct strobe_pipeline;
 int strobe_sql_open_pipeline(struct strobe_pipeline *p, const char *db_path,
 			     const struct strobe_sql_opts *opts, struct sqlite3 **out,
 			     struct strobe_sql_stats *st, struct strobe_error *err);
