@@ -79,9 +79,10 @@ static void usage(FILE *f)
 		STROBE_CH_BATCH_ROWS);
 }
 
+/* --progress when stderr is not a terminal: a line a second, for logs
+ * (a terminal gets progress.c's line instead) */
 struct progress {
-	bool tty;	/* rewrite one line ("\r"), else print lines */
-	bool shown;
+	bool tty;
 	struct timespec t0, last;
 };
 
@@ -101,11 +102,9 @@ static void on_progress(void *arg, const struct strobe_ch_stats *st)
 		return;
 	p->last = now;
 	el = since(&p->t0, &now);
-	fprintf(stderr, "%sstrobe export: %llu events read, %llu rows delivered, %.0f events/s%s",
-		p->tty ? "\r" : "", (unsigned long long)st->events,
-		(unsigned long long)st->rows_sent, el > 0 ? (double)st->events / el : 0.0,
-		p->tty ? "" : "\n");
-	p->shown = true;
+	fprintf(stderr, "strobe export: %llu events read, %llu rows delivered, %.0f events/s\n",
+		(unsigned long long)st->events, (unsigned long long)st->rows_sent,
+		el > 0 ? (double)st->events / el : 0.0);
 }
 
 /* The first line of path, without its newline (free() it); NULL with a
@@ -281,8 +280,6 @@ static int export_files(struct strobe_clickhouse *ch, struct inputs *in,
 	}
 	clock_gettime(CLOCK_MONOTONIC, &pr.last);
 	el = since(&pr.t0, &pr.last);
-	if (pr.shown && pr.tty)
-		fputc('\n', stderr);
 	strobe_ch_export_stats(x, -1, &st);
 	if (ret < 0) {
 		/* what the data said before it failed, then why it failed */
