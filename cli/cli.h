@@ -104,10 +104,15 @@ int cli_pipeline_diags(const char *cmd, const struct strobe_pipeline *p, bool st
 /* Progress of p's file reading on stderr (progress.c) when stderr is a
  * terminal and not quiet; a command that prints as it reads
  * (prints_as_it_reads) shows it only when its output goes to a file.
- * NULL when nothing is shown; stop erases the line (NULL ok). */
+ * NULL when nothing is shown; stop erases the line (NULL ok).  p may be
+ * NULL at start, for a pipeline the library makes (strobe sql's):
+ * cli_progress_set names it while it runs, NULL once it ended (pr NULL
+ * ok); cli_progress_on_run is that as strobe_sql_opts.on_run. */
 struct cli_progress;
 struct cli_progress *cli_progress_start(const char *cmd, const struct strobe_pipeline *p,
 					 bool quiet, bool prints_as_it_reads);
+void cli_progress_set(struct cli_progress *pr, const struct strobe_pipeline *p);
+void cli_progress_on_run(const struct strobe_pipeline *p, bool running, void *pr);
 void cli_progress_stop(struct cli_progress *pr);
 bool cli_diag_kind_is_damage(const char *name);
 /* Several input files merged (multi.c): once on stderr, how their clocks

@@ -79,9 +79,10 @@ static void usage(FILE *f)
 		STROBE_CH_BATCH_ROWS);
 }
 
+/* --progress when stderr is not a terminal: a line a second, for logs
+ * (a terminal gets progress.c's line instead) */
 struct progress {
-	bool tty;	/* rewrite one line ("\r"), else print lines */
-	bool shown;
+	bool tty;
 	struct timespec t0, last;
 };
 
@@ -101,11 +102,9 @@ static void on_progress(void *arg, const struct strobe_ch_stats *st)
 		return;
 	p->last = now;
 	el = since(&p->t0, &now);
-	fprintf(stderr, "%sstrobe export: %llu events read, %llu rows delivered, %.0f events/s%s",
-		p->tty ? "\r" : "", (unsigned long long)st->events,
-		(unsigned long long)st->rows_sent, el > 0 ? (double)st->events / el : 0.0,
-		p->tty ? "" : "\n");
-	p->shown = true;
+	fprintf(stderr, "strobe export: %llu events read, %llu rows delivered, %.0f events/s\n",
+		(unsigned long long)st->events, (unsigned long long)st->rows_sent,
+		el > 0 ? (double)st->events / el : 0.0);
 }
 
 /* The first line of path, without its newline (free() it); NULL with a
@@ -240,6 +239,7 @@ static int export_files(struct strobe_clickhouse *ch, struct inputs *in,
 	struct strobe_consumer c;
 	struct strobe_ch_stats st;
 	struct progress pr = { 0 };
+	struct cli_progress *bar = NULL;
 	int i, ret, status = CLI_FAIL, nr_diags, nr_damage = 0;
 	enum strobe_tf_diag_kind k;
 	double el;
@@ -247,7 +247,10 @@ static int export_files(struct strobe_clickhouse *ch, struct inputs *in,
 	pr.tty = isatty(STDERR_FILENO);
 	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
 	pr.last = pr.t0;
-	if (!quiet && (pr.tty || force_progress)) {
+	/* a terminal gets progress.c's line (how much of the files was read,
+	 * the rate, the time left; erased at the end); --progress without a
+	 * terminal gets a line a second, for logs */
+	if (!quiet && force_progress && !pr.tty) {
 		o.progress = on_progress;
 		o.progress_arg = &pr;
 		o.progress_every = 100000;
@@ -270,12 +273,13 @@ static int export_files(struct strobe_clickhouse *ch, struct inputs *in,
 	}
 	strobe_ch_export_consumer(x, &c);
 	ret = strobe_pipeline_add_consumer(p, &c, &err);
-	if (ret >= 0)
+	if (ret >= 0) {
+		bar = cli_progress_start(CMD, p, quiet, false);
 		ret = strobe_pipeline_run(p, &err);
+		cli_progress_stop(bar);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &pr.last);
 	el = since(&pr.t0, &pr.last);
-	if (pr.shown && pr.tty)
-		fputc('\n', stderr);
 	strobe_ch_export_stats(x, -1, &st);
 	if (ret < 0) {
 		/* what the data said before it failed, then why it failed */

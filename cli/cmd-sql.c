@@ -173,137 +173,30 @@ static void build_unguard(const char *db_path, const struct sigaction *old)
 
 /*
  * --safe is for a query that comes from somewhere else (a dashboard, a
- * script that builds queries).  The trace's database is read-only (a
- * kept --db reopened with SQLITE_OPEN_READONLY, one in memory with PRAGMA
- * query_only), SQLite's defensive mode is on, the authorizer refuses
- * ATTACH, DETACH and every PRAGMA that sets something, and a statement
- * that would write anywhere (VACUUM INTO, CREATE TEMP TABLE, ...) is
- * refused before it runs.  One QUERY may then use SAFE_HEAP bytes of
- * heap beyond what the database holds, values of SAFE_LENGTH bytes at
- * most, and SAFE_TIMEOUT seconds unless --timeout says otherwise.
- * --timeout alone bounds the time only (a progress handler).
+ * script that builds queries), --timeout SECS bounds each QUERY's time:
+ * both are the library's strobe_sql_guard (strobe-sql(3)), which says
+ * what it refused or stopped in the words of these options.
  */
-#define SAFE_HEAP	(512ll << 20)
-#define SAFE_LENGTH	(64 << 20)
-#define SAFE_TIMEOUT	60.0
-
-static struct {
-	bool safe;
-	double timeout;		/* seconds per QUERY; 0: none */
-	double deadline;	/* CLOCK_MONOTONIC seconds of the current QUERY's end */
-	bool timed_out;
-	char refused[96];	/* what the authorizer refused last */
-} guard;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int on_progress(void *unused)
-{
-	if (guard.timeout > 0 && now_s() > guard.deadline)
-		guard.timed_out = true;
-	return guard.timed_out;
-}
-
-static int safe_authorize(void *unused, int action, const char *a1, const char *a2,
-			  const char *dbname, const char *trigger)
-{
-	/* the pragmas that take an argument and only read the schema */
-	static const char *const schema[] = { "table_info", "table_xinfo", "index_info",
-					      "index_xinfo", "index_list", "foreign_key_list" };
-	size_t i;
-
-	switch (action) {
-	case SQLITE_ATTACH:
-	case SQLITE_DETACH:
-		snprintf(guard.refused, sizeof(guard.refused), "%s",
-			 action == SQLITE_ATTACH ? "ATTACH" : "DETACH");
-		return SQLITE_DENY;
-	case SQLITE_PRAGMA:
-		if (!a2)
-			return SQLITE_OK;
-		for (i = 0; i < sizeof(schema) / sizeof(*schema); i++)
-			if (a1 && !strcasecmp(a1, schema[i]))
-				return SQLITE_OK;
-		snprintf(guard.refused, sizeof(guard.refused), "PRAGMA %.40s = %.40s",
-			 a1 ? a1 : "", a2);
-		return SQLITE_DENY;
-	}
-	return SQLITE_OK;
-}
-
-/*
- * Make db (built for db_path, NULL: in memory) what --safe promises, and
- * set the progress handler of --timeout.  May replace *db (the read-only
- * reopening).  0, or -1 after saying why.
- */
-static int guard_setup(sqlite3 **db, const char *db_path)
-{
-	if (guard.safe) {
-		if (db_path) {
-			sqlite3 *ro = NULL;
-
-			if (sqlite3_open_v2(db_path, &ro, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-				cli_error(CMD, "%s: %s", db_path, ro ? sqlite3_errmsg(ro)
-								     : "out of memory");
-				sqlite3_close(ro);
-				return -1;
-			}
-			sqlite3_close(*db);
-			*db = ro;
-		} else if (sqlite3_exec(*db, "PRAGMA query_only = 1", NULL, NULL, NULL) != SQLITE_OK) {
-			cli_error(CMD, "--safe: %s", sqlite3_errmsg(*db));
-			return -1;
-		}
-		sqlite3_db_config(*db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
-		sqlite3_limit(*db, SQLITE_LIMIT_LENGTH, SAFE_LENGTH);
-		sqlite3_hard_heap_limit64(sqlite3_memory_used() + SAFE_HEAP);
-		sqlite3_set_authorizer(*db, safe_authorize, NULL);
-		if (guard.timeout == 0)
-			guard.timeout = SAFE_TIMEOUT;
-	}
-	if (guard.timeout > 0)
-		sqlite3_progress_handler(*db, 10000, on_progress, NULL);
-	return 0;
-}
+static struct strobe_sql_guard_opts guard_opts;
+static struct strobe_sql_guard *guard;
 
 /* Say why a statement of db failed, in the words of the limit it hit. */
 static void sql_error(sqlite3 *db)
 {
-	int code = sqlite3_errcode(db);
+	struct strobe_error err = { 0, "" };
 
-	if (code == SQLITE_INTERRUPT && guard.timed_out)
-		cli_error(CMD, "the query ran longer than --timeout %g s: stopped", guard.timeout);
-	else if (code == SQLITE_AUTH && guard.safe)
-		cli_error(CMD, "--safe: %s is refused: a --safe query only reads the trace's "
-			  "database", guard.refused[0] ? guard.refused : "the statement");
-	else if (code == SQLITE_NOMEM && guard.safe)
-		cli_error(CMD, "--safe: the query needs more than its %lld MiB of memory: stopped",
-			  SAFE_HEAP >> 20);
-	else if (code == SQLITE_TOOBIG && guard.safe)
-		cli_error(CMD, "--safe: the query makes a value larger than %d MiB: stopped",
-			  SAFE_LENGTH >> 20);
-	else
-		cli_error(CMD, "SQL error: %s", sqlite3_errmsg(db));
+	strobe_sql_guard_error(guard, &err);
+	cli_error(CMD, "%s", err.msg);
 }
 
 /* A statement --safe refuses before it runs (saying so): one that writes. */
 static bool safe_refuses(sqlite3_stmt *st)
 {
-	const char *sql = sqlite3_sql(st);
-	int n;
+	struct strobe_error err = { 0, "" };
 
-	if (!guard.safe || sqlite3_stmt_readonly(st))
+	if (strobe_sql_guard_check(guard, st, &err) == 0)
 		return false;
-	sql += strspn(sql, " \t\r\n");
-	n = (int)strcspn(sql, ";");
-	cli_error(CMD, "--safe: '%.*s%s' is refused: it writes, and a --safe query only "
-		  "reads the trace's database", n > 80 ? 80 : n, sql, n > 80 ? "..." : "");
+	cli_error(CMD, "%s", err.msg);
 	return true;
 }
 
@@ -651,7 +544,7 @@ static int run_query(sqlite3 *db, const char *sql, enum fmt fmt, struct strobe_b
 	const char *tail = sql;
 	int status = CLI_OK;
 
-	guard.deadline = now_s() + guard.timeout;
+	strobe_sql_guard_start(guard);
 
 	while (tail && *tail && status == CLI_OK) {
 		sqlite3_stmt *st = NULL;
@@ -741,6 +634,7 @@ int cmd_sql(int argc, char **argv)
 	bool verbose = false, strict = false;
 	char damage[1024];
 	struct strobe_buf *s;
+	struct cli_progress *pr;
 	sqlite3 *db = NULL;
 	struct sigaction old_sa[sizeof(build_signals) / sizeof(*build_signals)];
 	int c, i, r, results = 0, status = CLI_OK;
@@ -780,15 +674,15 @@ int cmd_sql(int argc, char **argv)
 			strict = true;
 			break;
 		case OPT_SAFE:
-			guard.safe = true;
+			guard_opts.safe = true;
 			break;
 		case OPT_TIMEOUT: {
 			char *end;
 
 			errno = 0;
-			guard.timeout = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(guard.timeout > 0) ||
-			    guard.timeout > 1e9) {
+			guard_opts.timeout = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(guard_opts.timeout > 0) ||
+			    guard_opts.timeout > 1e9) {
 				cli_error(CMD, "--timeout: '%s' is not a number of seconds above 0",
 					  optarg);
 				return CLI_USAGE;
@@ -820,12 +714,17 @@ int cmd_sql(int argc, char **argv)
 		strobe_analysis_free(a);
 	}
 	/* No global allocation statistics: they take a mutex per malloc. */
-	if (!guard.safe)	/* --safe's heap limit needs them */
+	if (!guard_opts.safe)	/* --safe's heap limit needs them */
 		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	page_cache_setup(input, !db_path);
 	build_guard(db_path, old_sa);
+	/* the load's progress (the library makes its pipeline: on_run names it) */
+	pr = cli_progress_start(CMD, NULL, false, false);
+	o.on_run = cli_progress_on_run;
+	o.on_run_arg = pr;
 	r = nr_inputs > 1 ? sql_open_many(inputs, nr_inputs, db_path, &o, &db, &st, &err)
 			  : strobe_sql_open(input, db_path, &o, &db, &st, &err);
+	cli_progress_stop(pr);
 	build_unguard(db_path, old_sa);
 	if (r < 0) {
 		cli_error_e(CMD, &err);
@@ -848,12 +747,14 @@ int cmd_sql(int argc, char **argv)
 				(unsigned long long)st.trace_bytes, db_path ? "" : "in memory, ",
 				(unsigned long long)(db_path ? st.db_bytes : db_size(db)));
 	}
-	if (guard_setup(&db, db_path) < 0) {
+	if (strobe_sql_guard_new(&db, db_path, &guard_opts, &guard, &err) < 0) {
+		cli_error_e(CMD, &err);
 		sqlite3_close(db);
 		return CLI_FAIL;
 	}
 	if (warn_diags(db, strict, damage, sizeof(damage)) && strict) {
 		cli_error(CMD, "damaged data (strict): %s", damage);
+		strobe_sql_guard_free(guard);
 		sqlite3_close(db);
 		return CLI_FAIL;
 	}
@@ -867,6 +768,7 @@ int cmd_sql(int argc, char **argv)
 	}
 	cli_flush(s);
 	strobe_buf_free(s);
+	strobe_sql_guard_free(guard);
 	sqlite3_close(db);
 	return status;
 }

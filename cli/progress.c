@@ -10,7 +10,10 @@
  *
  * A thread of its own reads the pipeline's counters
  * (strobe_pipeline_progress, safe while the run goes on), so the event
- * loop does nothing for it.
+ * loop does nothing for it.  A pipeline the library makes and frees (the
+ * one strobe sql's database is loaded by) is named to the thread while
+ * it runs (cli_progress_set, under the thread's lock: it never reads a
+ * freed pipeline).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -24,6 +27,7 @@
 
 #define FIRST_MS 1000		/* nothing for runs shorter than this */
 #define EVERY_MS 250
+#define WAIT_MS 20		/* no pipeline running yet: look again soon */
 
 struct cli_progress {
 	const char *cmd;
@@ -52,12 +56,15 @@ static const char *mib(char *b, size_t n, double bytes)
 	return b;
 }
 
-static void draw(struct cli_progress *pr, double elapsed)
+/* The line, or false when no pipeline runs (not yet, or no more). */
+static bool draw(struct cli_progress *pr, double elapsed)
 {
 	struct strobe_pipeline_progress g = { sizeof(g), 0, 0 };
 	char done[32], total[32], rate[32], left[32] = "";
 	double r;
 
+	if (!pr->p)
+		return false;
 	strobe_pipeline_progress(pr->p, &g);
 	r = elapsed > 0 ? (double)g.bytes_done / elapsed : 0;
 	mib(done, sizeof(done), (double)g.bytes_done);
@@ -73,6 +80,7 @@ static void draw(struct cli_progress *pr, double elapsed)
 		fprintf(stderr, "\r\033[Kstrobe %s: %s read, %s/s", pr->cmd, done, rate);
 	fflush(stderr);
 	pr->drawn = true;
+	return true;
 }
 
 static void *run(void *arg)
@@ -88,8 +96,7 @@ static void *run(void *arg)
 	until.tv_nsec %= 1000000000L;
 	while (!pr->stop) {
 		if (pthread_cond_timedwait(&pr->cond, &pr->lock, &until) == ETIMEDOUT && !pr->stop) {
-			draw(pr, mono_s() - t0);
-			until.tv_nsec += EVERY_MS * 1000000L;
+			until.tv_nsec += (draw(pr, mono_s() - t0) ? EVERY_MS : WAIT_MS) * 1000000L;
 			if (until.tv_nsec >= 1000000000L) {
 				until.tv_sec++;
 				until.tv_nsec -= 1000000000L;
@@ -148,6 +155,20 @@ struct cli_progress *cli_progress_start(const char *cmd, const struct strobe_pip
 		return NULL;
 	}
 	return pr;
+}
+
+void cli_progress_set(struct cli_progress *pr, const struct strobe_pipeline *p)
+{
+	if (!pr)
+		return;
+	pthread_mutex_lock(&pr->lock);
+	pr->p = p;
+	pthread_mutex_unlock(&pr->lock);
+}
+
+void cli_progress_on_run(const struct strobe_pipeline *p, bool running, void *pr)
+{
+	cli_progress_set(pr, running ? p : NULL);
 }
 
 void cli_progress_stop(struct cli_progress *pr)

@@ -63,11 +63,12 @@ static PyObject *py_available_events(PyObject *self, PyObject *args, PyObject *k
 	struct strobe_error err = { 0, "" };
 	struct strobe_strv sv = { NULL, 0 };
 	const char *glob = NULL;
-	PyObject *l;
+	PyObject *l, *pat = NULL;
 	size_t k;
 	int r;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|z:available_events", kwl, &glob))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:available_events", kwl, &pat) ||
+	    arg_str("available_events", "pattern", pat, true, &glob) < 0)
 		return NULL;
 	r = strobe_events_list(glob, &sv, &err);
 	if (r < 0)
@@ -190,7 +191,8 @@ static PyMethodDef methods[] = {
 	  "the events before it)." },
 	{ "analyze", KW py_analyze, METH_VARARGS | METH_KEYWORDS,
 	  "analyze($module, /, source, analyses, group_by='thread', top=0, views=None,"
-	  " timeout=None, filter=None, strict=False)\n--\n\n"
+	  " timeout=None, filter=None, strict=False, periods=None, period_captures=None)"
+	  "\n--\n\n"
 	  "Run analyses (\"syscalls\", [\"cputop\", \"schedlat\"], ...) over a trace file\n"
 	  "(a path) or live over an Instance (for timeout seconds, or until Ctrl-C)\n"
 	  "and return {table name: [row dicts]} with the keys of --json.\n"
@@ -198,7 +200,27 @@ static PyMethodDef methods[] = {
 	  "filter: an expression or a list of them (ANDed), as the CLI's --filter\n"
 	  "(strobe-expr(7)): only what it holds for is analysed, e.g.\n"
 	  "'$evt.container == \"web\"'.  A bad one raises ValueError with its position.\n"
+	  "periods: the period definitions of the periods analysis, as strobe periods'\n"
+	  "--period ('NAME : BEGIN_EXPR : END_EXPR', strobe-periods(1)), one or a list;\n"
+	  "period_captures: its --period-captures.\n"
 	  "Damaged data is skipped with a warning (strict=True: DamagedDataError)." },
+	{ "sql", KW py_sql, METH_VARARGS | METH_KEYWORDS,
+	  "sql($module, /, source, query, db=None, analyses=None, logs=False, rebuild=False,"
+	  " safe=False, timeout=None, strict=False)\n--\n\n"
+	  "Run an SQL query over a trace file (a path, or a list of files of several\n"
+	  "hosts) as `strobe sql` does, with the tables of strobe-sql(1): one per\n"
+	  "event type, the events view, tasks, containers, meta and the analyses'\n"
+	  "results (analyses: names, default syscalls, cputop and schedlat; [] none;\n"
+	  "logs=True: their <analysis>_log tables too).  Returns the rows of the\n"
+	  "last statement that has columns, as dicts {column: value}.  The database\n"
+	  "is built in memory, or kept at db and reused while current (rebuild=True:\n"
+	  "built again).  A query you did not write yourself should run with\n"
+	  "safe=True: the database read-only, ATTACH, PRAGMA settings and every\n"
+	  "statement that writes (VACUUM INTO ...) refused (PermissionError), and\n"
+	  "the query bounded to 512 MiB of memory and 60 s; timeout= bounds its\n"
+	  "seconds (TimeoutError).  A query SQLite refuses raises ValueError with\n"
+	  "SQLite's message.  Damaged data and lost events are warnings\n"
+	  "(strict=True: DamagedDataError)." },
 	{ "analysis_names", py_analysis_names, METH_NOARGS,
 	  "analysis_names($module, /)\n--\n\nThe analyses analyze() knows, as a list." },
 	{ "available_events", KW py_available_events, METH_VARARGS | METH_KEYWORDS,

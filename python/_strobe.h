@@ -9,7 +9,9 @@
  *   instance.c  Instance and the verbs on it (events, filters, hooks)
  *   live.c      the live loop: iterate_trace, trace_process
  *   files.c     read_trace, analyze
+ *   sql.c       sql: SQL over trace files, guarded as strobe sql --safe
  *   analysis.c  Analysis: fed Events, read per interval (snapshot, reset)
+ *   args.c      argument checks: TypeError and ValueError naming them
  *   _strobe.c   the module: its function table and initialisation
  *
  * Everything here is internal to the extension (hidden by its version
@@ -37,6 +39,31 @@ extern PyObject *Stop;		/* strobe.STOP */
  * skipped, a TraceWarning), strobe.DamagedDataError (strict=True: an
  * OSError with errno EBADMSG) */
 extern PyObject *TraceWarning, *DamagedDataWarning, *DamagedDataError;
+
+/* ---- args.c ------------------------------------------------------------ */
+
+/*
+ * Each checks argument `name` of function `fn` (for the message), and
+ * returns 0, or -1 with TypeError or ValueError raised naming both.  An
+ * absent argument (o NULL) is left as the caller set its default.
+ *   arg_str      a str without NUL (none_ok: or None, *out NULL)
+ *   arg_path     str, bytes or os.PathLike without NUL: *bytes, a new bytes
+ *   arg_strs     a list or tuple of str (one_ok: or one str; none_ok: or
+ *                None, *n 0): *out (PyMem_Malloc'd) points into *keep
+ *   arg_int      an int (not a bool) from min to max
+ *   arg_bool     a bool (or the int 0 or 1)
+ *   arg_seconds  None (*out -1), or an int or float from 0 to 1e9
+ *   arg_callable callable (none_ok: or None)
+ */
+int arg_str(const char *fn, const char *name, PyObject *o, bool none_ok, const char **out);
+int arg_path(const char *fn, const char *name, PyObject *o, PyObject **bytes);
+int arg_strs(const char *fn, const char *name, PyObject *o, bool one_ok, bool none_ok,
+	     PyObject **keep, const char ***out, int *n);
+int arg_int(const char *fn, const char *name, PyObject *o, long long min, long long max,
+	    long long *out);
+int arg_bool(const char *fn, const char *name, PyObject *o, int *out);
+int arg_seconds(const char *fn, const char *name, PyObject *o, double *out);
+int arg_callable(const char *fn, const char *name, PyObject *o, bool none_ok);
 
 /* ---- events.c ---------------------------------------------------------- */
 
@@ -162,6 +189,8 @@ int64_t mono_ms(void);
  */
 PyObject *diags_list(const struct strobe_pipeline *p, SourceObject **srcs, int nr);
 int warn_diags(const struct strobe_pipeline *p, SourceObject **srcs, int *warned, int nr);
+/* warnings.warn(cls(diag["message"])) with diag as its `diagnostic`; 0 or -1. */
+int warn_one(PyObject *cls, PyObject *diag);
 int strict_damage(const struct strobe_pipeline *p);
 PyObject *raise_run(int code, const struct strobe_error *err);
 
@@ -186,8 +215,8 @@ extern InstanceObject *open_instances;
 
 /* Close the session: removed if `remove`, else unless kept. */
 int instance_close(InstanceObject *i, bool remove);
-/* The session behind an `instance=` argument, or NULL (raised). */
-struct strobe_session *session_of(PyObject *o);
+/* The session behind function fn's `instance=` argument, or NULL (raised). */
+struct strobe_session *session_of(const char *fn, PyObject *o);
 /* strobe_model_rescan_proc's callback: hook a task that entered a
  * target container of Instance arg. */
 void on_new_task(const struct strobe_task *t, void *arg);
@@ -253,10 +282,10 @@ int loop_open(struct loop *l, struct strobe_session *s);
 int loop_start(struct loop *l);
 int loop_run(struct loop *l);
 void loop_close(struct loop *l);
-/* timeout (seconds or None) into ms (-1: none).  The loop's deadline
+/* fn's timeout (seconds or None, checked) into ms (-1: none).  The loop's deadline
  * counts from the capture's start, not from the call: opening an instance
  * can take a while on a machine that never traced since boot. */
-int timeout_ms(PyObject *timeout, int64_t *ms);
+int timeout_ms(const char *fn, PyObject *timeout, int64_t *ms);
 
 PyObject *py_iterate_trace(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *py_trace_process(PyObject *self, PyObject *args, PyObject *kw);
@@ -269,13 +298,24 @@ PyObject *py_read_trace(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *py_analyze(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *py_analysis_names(PyObject *self, PyObject *unused);
 /* analyze()'s pieces, shared with Analysis: the result tables as
- * {table name: [row dicts]}; group_by, views and filter arguments (-1
- * with an exception set; *keep holds the strings *out points into, *out
- * is PyMem_Malloc'd). */
+ * {table name: [row dicts]}; the analysis arguments of function fn,
+ * checked, as options (an_args_parse: -1 with an exception set, a freed;
+ * the strings a->o points into live until an_args_free). */
 PyObject *tables_dict(const struct strobe_analysis *a);
-int parse_group(const char *g, enum strobe_group_by *out);
-int parse_views(PyObject *o, unsigned *views);
-int parse_filters(PyObject *filter, PyObject **keep, const char ***out, int *n);
+struct an_args {
+	struct strobe_analysis_opts o;
+	char *names;			/* "cputop,syscalls" */
+	PyObject *fkeep, *pkeep, *ckeep;	/* what the arrays point into */
+	const char **filters, **periods, **captures;
+};
+int an_args_parse(const char *fn, struct an_args *a, PyObject *names, PyObject *group,
+		  PyObject *top, PyObject *views, PyObject *filter, PyObject *periods,
+		  PyObject *captures);
+void an_args_free(struct an_args *a);
+
+/* ---- sql.c ------------------------------------------------------------- */
+
+PyObject *py_sql(PyObject *self, PyObject *args, PyObject *kw);
 
 /* ---- analysis.c -------------------------------------------------------- */
 

@@ -24,8 +24,7 @@ typedef struct {
 	struct strobe_analysis *a;
 	SourceObject *src;		/* bound by the first feed; strong */
 	struct strobe_model *model;	/* the analysis' own, updated here */
-	PyObject *fkeep;		/* the filter strings opts points into */
-	const char **filters;		/* PyMem_Malloc'd */
+	struct an_args args;		/* the strings the options point into */
 	bool finished;
 } AnalysisObject;
 
@@ -34,46 +33,30 @@ static void Analysis_dealloc(AnalysisObject *o)
 	strobe_analysis_free(o->a);
 	strobe_model_free(o->model);
 	Py_XDECREF(o->src);
-	Py_XDECREF(o->fkeep);
-	PyMem_Free(o->filters);
+	an_args_free(&o->args);
 	Py_TYPE(o)->tp_free((PyObject *)o);
 }
 
 static PyObject *Analysis_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
-	static char *kwl[] = { "analyses", "group_by", "top", "views", "filter", NULL };
-	PyObject *names, *views = Py_None, *filter = Py_None, *joined = NULL;
-	const char *group = "thread", *cnames;
-	struct strobe_analysis_opts opts;
+	static char *kwl[] = { "analyses", "group_by", "top", "views", "filter", "periods",
+			       "period_captures", NULL };
+	PyObject *names, *group = NULL, *top = NULL, *views = Py_None, *filter = Py_None,
+		*periods = Py_None, *captures = Py_None;
 	struct strobe_error err = { 0, "" };
 	AnalysisObject *o;
-	int top = 0, r;
+	int r;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|siOO:Analysis", kwl, &names, &group, &top,
-					 &views, &filter))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOOOO:Analysis", kwl, &names, &group,
+					 &top, &views, &filter, &periods, &captures))
 		return NULL;
 	o = (AnalysisObject *)type->tp_alloc(type, 0);
 	if (!o)
 		return NULL;
-	memset(&opts, 0, sizeof(opts));
-	opts.size = sizeof(opts);
-	opts.top = top;
-	if (parse_group(group, &opts.group_by) < 0 || parse_views(views, &opts.views) < 0 ||
-	    parse_filters(filter, &o->fkeep, &o->filters, &opts.nr_filters) < 0)
+	if (an_args_parse("Analysis", &o->args, names, group, top, views, filter, periods,
+			  captures) < 0)
 		goto fail;
-	opts.filters = o->filters;
-	if (PyUnicode_Check(names)) {
-		joined = Py_NewRef(names);
-	} else {
-		PyObject *sep = PyUnicode_FromString(",");
-
-		joined = sep ? PyUnicode_Join(sep, names) : NULL;
-		Py_XDECREF(sep);
-	}
-	if (!joined || !(cnames = PyUnicode_AsUTF8(joined)))
-		goto fail;
-	r = strobe_analysis_new(cnames, &opts, &o->a, &err);
-	Py_DECREF(joined);
+	r = strobe_analysis_new(o->args.names, &o->args.o, &o->a, &err);
 	if (r == -EINVAL) {
 		PyErr_SetString(PyExc_ValueError, err.msg);
 		goto fail;
@@ -141,7 +124,8 @@ static PyObject *Analysis_feed(AnalysisObject *o, PyObject *arg)
 	struct strobe_event ev;
 
 	if (!PyObject_TypeCheck(arg, &EventType)) {
-		PyErr_SetString(PyExc_TypeError, "feed takes a strobe.Event");
+		PyErr_Format(PyExc_TypeError, "Analysis.feed() argument 'event' must be a "
+			     "strobe.Event, not %.100s", Py_TYPE(arg)->tp_name);
 		return NULL;
 	}
 	if (o->finished)
@@ -168,14 +152,18 @@ static PyObject *Analysis_feed(AnalysisObject *o, PyObject *arg)
 	Py_RETURN_NONE;
 }
 
-/* ts: None (the last event fed) or trace clock ns. */
-static int parse_ts(PyObject *x, uint64_t *ts)
+/* fn's ts: None (the last event fed) or trace clock ns. */
+static int parse_ts(const char *fn, PyObject *x, uint64_t *ts)
 {
+	long long v = 0;
+
 	*ts = 0;
 	if (!x || x == Py_None)
 		return 0;
-	*ts = PyLong_AsUnsignedLongLong(x);
-	return *ts == (uint64_t)-1 && PyErr_Occurred() ? -1 : 0;
+	if (arg_int(fn, "ts", x, 0, INT64_MAX, &v) < 0)
+		return -1;
+	*ts = (uint64_t)v;
+	return 0;
 }
 
 /* A snapshot or reset before any event: there is nothing to read yet. */
@@ -195,7 +183,7 @@ static PyObject *Analysis_snapshot(AnalysisObject *o, PyObject *args, PyObject *
 	uint64_t ts;
 	int r;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:snapshot", kwl, &x) || parse_ts(x, &ts) < 0)
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:snapshot", kwl, &x) || parse_ts("Analysis.snapshot", x, &ts) < 0)
 		return NULL;
 	if (o->finished)
 		return finished_error();
@@ -215,7 +203,7 @@ static PyObject *Analysis_reset(AnalysisObject *o, PyObject *args, PyObject *kw)
 	uint64_t ts;
 	int r;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:reset", kwl, &x) || parse_ts(x, &ts) < 0)
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:reset", kwl, &x) || parse_ts("Analysis.reset", x, &ts) < 0)
 		return NULL;
 	if (o->finished)
 		return finished_error();
@@ -309,7 +297,8 @@ PyTypeObject AnalysisType = {
 	.tp_basicsize = sizeof(AnalysisObject),
 	.tp_dealloc = (destructor)Analysis_dealloc,
 	.tp_flags = Py_TPFLAGS_DEFAULT,
-	.tp_doc = "Analysis(analyses, group_by='thread', top=0, views=None, filter=None)\n"
+	.tp_doc = "Analysis(analyses, group_by='thread', top=0, views=None, filter=None,"
+		  " periods=None, period_captures=None)\n"
 		  "--\n\n"
 		  "Analyses (\"syscalls\", [\"cputop\", \"schedlat\"] ...) fed Events one at a\n"
 		  "time, whose tables are read per interval (snapshot, reset) or at the\n"

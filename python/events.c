@@ -490,7 +490,7 @@ PyObject *diags_list(const struct strobe_pipeline *p, SourceObject **srcs, int n
 
 /* warnings.warn(cls(message)) at the caller's line, the warning
  * carrying the diagnostic dict as its `diagnostic` attribute. */
-static int warn_one(PyObject *cls, PyObject *diag)
+int warn_one(PyObject *cls, PyObject *diag)
 {
 	PyObject *w = PyObject_CallOneArg(cls, PyDict_GetItemString(diag, "message"));
 	PyObject *mod = NULL, *res = NULL;

@@ -172,15 +172,15 @@ PyTypeObject ReaderType = {
 };
 
 /* Open a trace file into a new Source (its model loaded from the file's
- * process table, its buffers' names). */
-static SourceObject *open_file(PyObject *path)
+ * process table, its buffers' names); fn's argument arg names it. */
+static SourceObject *open_file(const char *fn, const char *arg, PyObject *path)
 {
 	struct strobe_error err = { 0, "" };
 	SourceObject *src;
 	PyObject *b = NULL;
 	int r, i;
 
-	if (!PyUnicode_FSConverter(path, &b))
+	if (arg_path(fn, arg, path, &b) < 0)
 		return NULL;
 	src = source_new();
 	if (!src) {
@@ -230,14 +230,14 @@ static PyObject *path_tuple(PyObject *path)
 										    "__fspath__"))
 		return PyTuple_Pack(1, path);
 	if (!PyList_Check(path) && !PyTuple_Check(path)) {
-		PyErr_Format(PyExc_TypeError, "path must be a path or a list of paths, not %.100s",
-			     Py_TYPE(path)->tp_name);
+		PyErr_Format(PyExc_TypeError, "read_trace() argument 'path' must be a path or a "
+			     "list of paths, not %.100s", Py_TYPE(path)->tp_name);
 		return NULL;
 	}
 	t = PySequence_Tuple(path);
 	if (t && PyTuple_GET_SIZE(t) == 0) {
 		Py_DECREF(t);
-		PyErr_SetString(PyExc_ValueError, "path: no trace file given");
+		PyErr_SetString(PyExc_ValueError, "read_trace() argument 'path' is an empty list");
 		return NULL;
 	}
 	return t;
@@ -249,11 +249,12 @@ PyObject *py_read_trace(PyObject *self, PyObject *args, PyObject *kw)
 	struct strobe_pipeline_opts po = { .size = sizeof(po) };
 	struct strobe_consumer c;
 	ReaderObject *r;
-	PyObject *path, *paths;
+	PyObject *path, *paths, *pstrict = NULL;
 	Py_ssize_t i, n;
 	int strict = 0, idx;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|p:read_trace", kwl, &path, &strict))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:read_trace", kwl, &path, &pstrict) ||
+	    arg_bool("read_trace", "strict", pstrict, &strict) < 0)
 		return NULL;
 	paths = path_tuple(path);
 	if (!paths)
@@ -287,7 +288,14 @@ PyObject *py_read_trace(PyObject *self, PyObject *args, PyObject *kw)
 		goto fail;
 	}
 	for (i = 0; i < n; i++) {
-		SourceObject *src = open_file(PyTuple_GET_ITEM(paths, i));
+		SourceObject *src;
+		char what[32];
+
+		if (PyList_Check(path) || PyTuple_Check(path))
+			snprintf(what, sizeof(what), "path[%zd]", i);
+		else
+			snprintf(what, sizeof(what), "path");
+		src = open_file("read_trace", what, PyTuple_GET_ITEM(paths, i));
 
 		if (!src)
 			goto fail;
@@ -393,103 +401,161 @@ PyObject *tables_dict(const struct strobe_analysis *a)
 	return out;
 }
 
-int parse_group(const char *g, enum strobe_group_by *out)
+static int parse_group(const char *fn, PyObject *o, enum strobe_group_by *out)
 {
 	static const struct { const char *name; enum strobe_group_by g; } tab[] = {
 		{ "thread", STROBE_GROUP_THREAD }, { "tid", STROBE_GROUP_THREAD },
 		{ "process", STROBE_GROUP_PROCESS }, { "pid", STROBE_GROUP_PROCESS },
 		{ "container", STROBE_GROUP_CONTAINER }, { "cpu", STROBE_GROUP_CPU },
 	};
+	const char *g;
 	size_t i;
 
+	if (!o)
+		return 0;
+	if (arg_str(fn, "group_by", o, false, &g) < 0)
+		return -1;
 	for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
 		if (!strcmp(g, tab[i].name)) {
 			*out = tab[i].g;
 			return 0;
 		}
 	PyErr_Format(PyExc_ValueError,
-		     "group_by must be thread, process, container or cpu, not '%s'", g);
+		     "%s() argument 'group_by' must be thread, process, container or cpu, not %R",
+		     fn, o);
 	return -1;
 }
 
-/* "stats" / ["top", "freq"] -> enum strobe_view bits */
-int parse_views(PyObject *o, unsigned *views)
+/* "stats", "top,freq" or ["top", "freq"] -> enum strobe_view bits */
+static int parse_views(const char *fn, PyObject *o, unsigned *views)
 {
 	static const struct { const char *name; unsigned v; } tab[] = {
 		{ "top", STROBE_VIEW_TOP }, { "stats", STROBE_VIEW_STATS },
 		{ "freq", STROBE_VIEW_FREQ },
 	};
-	PyObject *seq;
-	Py_ssize_t i, n;
+	PyObject *keep = NULL, *seq = NULL, *sep;
+	const char **v = NULL;
+	int i, n, ret = -1;
 	size_t k;
 
 	*views = 0;
 	if (!o || o == Py_None)
 		return 0;
-	seq = PyUnicode_Check(o) ? PyUnicode_Split(o, PyUnicode_FromString(","), -1)
-				 : PySequence_List(o);
-	if (!seq)
-		return -1;
-	n = PyList_GET_SIZE(seq);
-	for (i = 0; i < n; i++) {
-		const char *s = PyUnicode_AsUTF8(PyList_GET_ITEM(seq, i));
-
-		if (!s) {
-			Py_DECREF(seq);
+	if (PyUnicode_Check(o)) {	/* "top,freq", as --views */
+		sep = PyUnicode_FromString(",");
+		seq = sep ? PyUnicode_Split(o, sep, -1) : NULL;
+		Py_XDECREF(sep);
+		if (!seq)
 			return -1;
-		}
-		for (k = 0; k < sizeof(tab) / sizeof(tab[0]) && strcmp(s, tab[k].name); k++)
+		o = seq;
+	}
+	if (arg_strs(fn, "views", o, true, false, &keep, &v, &n) < 0)
+		goto out;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < sizeof(tab) / sizeof(tab[0]) && strcmp(v[i], tab[k].name); k++)
 			;
 		if (k == sizeof(tab) / sizeof(tab[0])) {
-			PyErr_Format(PyExc_ValueError, "views are top, stats and freq, not '%s'", s);
-			Py_DECREF(seq);
-			return -1;
+			PyErr_Format(PyExc_ValueError, "%s() argument 'views' holds '%s': the views "
+				     "are top, stats and freq", fn, v[i]);
+			goto out;
 		}
 		*views |= tab[k].v;
 	}
-	Py_DECREF(seq);
-	return 0;
+	ret = 0;
+out:
+	PyMem_Free(v);
+	Py_XDECREF(keep);
+	Py_XDECREF(seq);
+	return ret;
 }
 
-/* filter: None, one expression or a sequence of them (ANDed, as several
- * --filter options).  *keep holds the strings that *out points into;
- * *out is PyMem_Malloc'd. */
-int parse_filters(PyObject *filter, PyObject **keep, const char ***out, int *n)
+/* Whether the comma-separated list names the periods analysis. */
+static bool names_periods(const char *names)
 {
-	Py_ssize_t i, len;
+	size_t n;
 
-	*keep = NULL;
-	*out = NULL;
-	*n = 0;
-	if (!filter || filter == Py_None)
-		return 0;
-	if (PyUnicode_Check(filter))
-		*keep = PyTuple_Pack(1, filter);
-	else
-		*keep = PySequence_Tuple(filter);
-	if (!*keep) {
-		PyErr_Clear();
-		PyErr_SetString(PyExc_TypeError, "filter must be a string or a list of strings");
-		return -1;
+	for (; *names; names += n + (names[n] == ',')) {
+		n = strcspn(names, ",");
+		if (n == 7 && !strncmp(names, "periods", 7))
+			return true;
 	}
-	len = PyTuple_GET_SIZE(*keep);
-	*out = PyMem_Malloc((size_t)(len ? len : 1) * sizeof(**out));
-	if (!*out) {
+	return false;
+}
+
+int an_args_parse(const char *fn, struct an_args *a, PyObject *names, PyObject *group,
+		  PyObject *top, PyObject *views, PyObject *filter, PyObject *periods,
+		  PyObject *captures)
+{
+	PyObject *nkeep = NULL;
+	const char **nv = NULL;
+	long long t = 0;
+	size_t len = 0;
+	int i, n;
+
+	memset(a, 0, sizeof(*a));
+	a->o.size = sizeof(a->o);
+	a->o.group_by = STROBE_GROUP_THREAD;
+	if (arg_strs(fn, "analyses", names, true, false, &nkeep, &nv, &n) < 0)
+		goto fail;
+	for (i = 0; i < n; i++)
+		len += strlen(nv[i]) + 1;
+	a->names = PyMem_Malloc(len + 1);
+	if (!a->names) {
 		PyErr_NoMemory();
-		return -1;
+		goto fail;
 	}
-	for (i = 0; i < len; i++) {
-		PyObject *x = PyTuple_GET_ITEM(*keep, i);
-
-		if (!PyUnicode_Check(x)) {
-			PyErr_SetString(PyExc_TypeError, "filter must be a string or a list of strings");
-			return -1;
-		}
-		if (!((*out)[i] = PyUnicode_AsUTF8(x)))
-			return -1;
+	a->names[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (i)
+			strcat(a->names, ",");
+		strcat(a->names, nv[i]);
 	}
-	*n = (int)len;
+	if (parse_group(fn, group, &a->o.group_by) < 0 ||
+	    arg_int(fn, "top", top, 0, INT32_MAX, &t) < 0 ||
+	    parse_views(fn, views, &a->o.views) < 0 ||
+	    arg_strs(fn, "filter", filter, true, true, &a->fkeep, &a->filters,
+		     &a->o.nr_filters) < 0 ||
+	    arg_strs(fn, "periods", periods, true, true, &a->pkeep, &a->periods,
+		     &a->o.nr_periods) < 0 ||
+	    arg_strs(fn, "period_captures", captures, true, true, &a->ckeep, &a->captures,
+		     &a->o.nr_period_captures) < 0)
+		goto fail;
+	a->o.top = (int)t;
+	a->o.filters = a->filters;
+	a->o.periods = a->periods;
+	a->o.period_captures = a->captures;
+	if (names_periods(a->names) && !a->o.nr_periods) {
+		PyErr_Format(PyExc_ValueError, "%s(): the periods analysis needs period definitions: "
+			     "periods=['NAME : BEGIN_EXPR : END_EXPR', ...] as strobe periods' "
+			     "--period (strobe-periods(1))", fn);
+		goto fail;
+	}
+	if (!names_periods(a->names) && (a->o.nr_periods || a->o.nr_period_captures)) {
+		PyErr_Format(PyExc_ValueError, "%s() argument '%s' is for the periods analysis, "
+			     "which 'analyses' does not name", fn,
+			     a->o.nr_periods ? "periods" : "period_captures");
+		goto fail;
+	}
+	PyMem_Free(nv);
+	Py_XDECREF(nkeep);
 	return 0;
+fail:
+	PyMem_Free(nv);
+	Py_XDECREF(nkeep);
+	an_args_free(a);
+	return -1;
+}
+
+void an_args_free(struct an_args *a)
+{
+	PyMem_Free(a->names);
+	PyMem_Free(a->filters);
+	PyMem_Free(a->periods);
+	PyMem_Free(a->captures);
+	Py_CLEAR(a->fkeep);
+	Py_CLEAR(a->pkeep);
+	Py_CLEAR(a->ckeep);
+	memset(a, 0, sizeof(*a));
 }
 
 /*
@@ -512,7 +578,7 @@ static PyObject *analyze_file(struct strobe_analysis *a, PyObject *path, bool st
 	PyObject *out = NULL;
 	int r, idx, warned = 0;
 
-	src = *keep = open_file(path);
+	src = *keep = open_file("analyze", "source", path);
 	if (!src)
 		return NULL;
 	r = strobe_pipeline_new(&po, &p, &err);
@@ -542,41 +608,33 @@ static PyObject *analyze_file(struct strobe_analysis *a, PyObject *path, bool st
 PyObject *py_analyze(PyObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwl[] = { "source", "analyses", "group_by", "top", "views", "timeout",
-			       "filter", "strict", NULL };
-	PyObject *source, *names = NULL, *views = Py_None, *timeout = Py_None, *joined = NULL,
-		*out = NULL, *filter = Py_None, *fkeep = NULL;
-	const char *group = "thread", *cnames, **filters = NULL;
-	struct strobe_analysis_opts o;
+			       "filter", "strict", "periods", "period_captures", NULL };
+	PyObject *source, *names = NULL, *group = NULL, *top = NULL, *views = Py_None,
+		*timeout = Py_None, *out = NULL, *filter = Py_None, *pstrict = NULL,
+		*periods = Py_None, *captures = Py_None;
+	struct an_args aa;
 	struct strobe_error err = { 0, "" };
 	struct strobe_analysis *a = NULL;
 	SourceObject *file = NULL;
-	int top = 0, r, strict = 0;
+	int64_t limit;
+	int r, strict = 0;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|siOOOp:analyze", kwl, &source, &names,
-					 &group, &top, &views, &timeout, &filter, &strict))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOOOOOOO:analyze", kwl, &source, &names,
+					 &group, &top, &views, &timeout, &filter, &pstrict,
+					 &periods, &captures))
 		return NULL;
-	memset(&o, 0, sizeof(o));
-	o.size = sizeof(o);
-	if (parse_group(group, &o.group_by) < 0 || parse_views(views, &o.views) < 0)
+	if (!PyObject_TypeCheck(source, &InstanceType) && !PyUnicode_Check(source) &&
+	    !PyBytes_Check(source) && !PyObject_HasAttrString(source, "__fspath__"))
+		return PyErr_Format(PyExc_TypeError, "analyze() argument 'source' must be a trace "
+				    "file's path or a strobe.Instance, not %.100s",
+				    Py_TYPE(source)->tp_name);
+	if (timeout_ms("analyze", timeout, &limit) < 0 ||
+	    arg_bool("analyze", "strict", pstrict, &strict) < 0)
 		return NULL;
-	if (parse_filters(filter, &fkeep, &filters, &o.nr_filters) < 0)
-		goto out;
-	o.filters = filters;
-	o.top = top;
-	if (PyUnicode_Check(names)) {
-		joined = Py_NewRef(names);
-	} else {
-		PyObject *sep = PyUnicode_FromString(",");
-
-		joined = sep ? PyUnicode_Join(sep, names) : NULL;
-		Py_XDECREF(sep);
-	}
-	if (!joined)
+	if (an_args_parse("analyze", &aa, names, group, top, views, filter, periods,
+			  captures) < 0)
 		return NULL;
-	cnames = PyUnicode_AsUTF8(joined);
-	if (!cnames)
-		goto out;
-	r = strobe_analysis_new(cnames, &o, &a, &err);
+	r = strobe_analysis_new(aa.names, &aa.o, &a, &err);
 	if (r == -EINVAL) {
 		PyErr_SetString(PyExc_ValueError, err.msg);
 		goto out;
@@ -586,7 +644,7 @@ PyObject *py_analyze(PyObject *self, PyObject *args, PyObject *kw)
 		goto out;
 	}
 	if (PyObject_TypeCheck(source, &InstanceType)) {
-		struct strobe_session *s = session_of(source);
+		struct strobe_session *s = session_of("analyze", source);
 		InstanceObject *i = (InstanceObject *)source;
 		struct loop l;
 		int ret;
@@ -598,8 +656,7 @@ PyObject *py_analyze(PyObject *self, PyObject *args, PyObject *kw)
 			goto out;
 		}
 		memset(&l, 0, sizeof(l));
-		if (timeout_ms(timeout, &l.limit) < 0)
-			goto out;
+		l.limit = limit;
 		l.inst = i;
 		l.an = a;
 		l.strict = strict;
@@ -623,11 +680,9 @@ PyObject *py_analyze(PyObject *self, PyObject *args, PyObject *kw)
 		out = analyze_file(a, source, strict, &file);
 	}
 out:
-	Py_XDECREF(joined);
 	strobe_analysis_free(a);
 	Py_XDECREF(file);	/* the model the analysis used */
-	PyMem_Free(filters);
-	Py_XDECREF(fkeep);
+	an_args_free(&aa);
 	return out;
 }
 

@@ -77,17 +77,17 @@ static InstanceObject *instance_wrap(struct strobe_session *s, bool detached)
 }
 
 /* The open session behind an `instance=` argument, or NULL (raised). */
-struct strobe_session *session_of(PyObject *o)
+struct strobe_session *session_of(const char *fn, PyObject *o)
 {
 	if (!o || o == Py_None) {
-		PyErr_SetString(PyExc_TypeError,
-				"an instance is needed (strobe never changes the top-level "
-				"tracing instance): use create_instance()");
+		PyErr_Format(PyExc_TypeError,
+			     "%s() argument 'instance' is needed (strobe never changes the "
+			     "top-level tracing instance): use create_instance()", fn);
 		return NULL;
 	}
 	if (!PyObject_TypeCheck(o, &InstanceType)) {
-		PyErr_Format(PyExc_TypeError, "instance must be a strobe.Instance, not %s",
-			     Py_TYPE(o)->tp_name);
+		PyErr_Format(PyExc_TypeError, "%s() argument 'instance' must be a strobe.Instance, "
+			     "not %.100s", fn, Py_TYPE(o)->tp_name);
 		return NULL;
 	}
 	if (!((InstanceObject *)o)->s) {
@@ -206,13 +206,17 @@ PyTypeObject InstanceType = {
 PyObject *py_create_instance(PyObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwl[] = { "name", "tracing_on", "detach", NULL };
+	PyObject *pname = NULL, *pon = NULL, *pdetach = NULL;
 	const char *name = NULL;
 	int tracing_on = 1, detach = 0, r;
 	struct strobe_error err = { 0, "" };
 	struct strobe_session *s;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|zpp:create_instance", kwl, &name,
-					 &tracing_on, &detach))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOO:create_instance", kwl, &pname, &pon,
+					 &pdetach) ||
+	    arg_str("create_instance", "name", pname, true, &name) < 0 ||
+	    arg_bool("create_instance", "tracing_on", pon, &tracing_on) < 0 ||
+	    arg_bool("create_instance", "detach", pdetach, &detach) < 0)
 		return NULL;
 	if (name && !*name)
 		name = NULL;
@@ -242,9 +246,11 @@ PyObject *py_find_instance(PyObject *self, PyObject *args, PyObject *kw)
 	struct strobe_error err = { 0, "" };
 	struct strobe_session *s;
 	const char *name;
+	PyObject *pname;
 	int r;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "s:find_instance", kwl, &name))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:find_instance", kwl, &pname) ||
+	    arg_str("find_instance", "name", pname, false, &name) < 0)
 		return NULL;
 	r = strobe_session_open_named(name, STROBE_SESSION_ATTACH, NULL, &s, &err);
 	if (r == -EINVAL) {
@@ -263,7 +269,7 @@ PyObject *py_destroy_instance(PyObject *self, PyObject *args, PyObject *kw)
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:destroy_instance", kwl, &o))
 		return NULL;
-	if (!session_of(o))
+	if (!session_of("destroy_instance", o))
 		return NULL;
 	return Instance_destroy((InstanceObject *)o, NULL);
 }
@@ -312,21 +318,24 @@ static PyObject *one_event(PyObject *args, PyObject *kw, enum ev_op op, const ch
 	static char *kwl4[] = { "instance", "system", "event", "filter", NULL };
 	static char *kwl3[] = { "instance", "system", "event", NULL };
 	char **kwl = op == OP_FILTER ? kwl4 : kwl3;
-	PyObject *inst = NULL;
+	PyObject *inst = NULL, *psys = NULL, *pev = NULL, *pfilter = NULL;
 	const char *system = NULL, *event = NULL, *filter = NULL;
 	struct strobe_session *s;
 	char fmt[64];
 
-	snprintf(fmt, sizeof(fmt), "|Ozz%s:%s", op == OP_FILTER ? "z" : "", fn);
-	if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwl, &inst, &system, &event, &filter))
-		return NULL;
-	s = session_of(inst);
-	if (!s)
+	snprintf(fmt, sizeof(fmt), "|OOO%s:%s", op == OP_FILTER ? "O" : "", fn);
+	if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwl, &inst, &psys, &pev, &pfilter) ||
+	    arg_str(fn, "system", psys, true, &system) < 0 ||
+	    arg_str(fn, "event", pev, true, &event) < 0 ||
+	    arg_str(fn, "filter", pfilter, true, &filter) < 0)
 		return NULL;
 	if (op == OP_FILTER && !filter) {
-		PyErr_SetString(PyExc_TypeError, "set_event_filter needs filter=");
+		PyErr_Format(PyExc_TypeError, "%s() argument 'filter' is needed (a str)", fn);
 		return NULL;
 	}
+	s = session_of(fn, inst);
+	if (!s)
+		return NULL;
 	return event_op(s, op, system, event, filter);
 }
 
@@ -350,75 +359,83 @@ PyObject *py_clear_event_filter(PyObject *self, PyObject *a, PyObject *k)
 	return one_event(a, k, OP_CLEAR, "clear_event_filter");
 }
 
-/* enable_events(instance=, systems=[...], events=[[...], ...]) */
+/* enable_events(instance=, systems=[...], events=[[...], ...]): every
+ * argument checked before any event changes. */
 static PyObject *many_events(PyObject *args, PyObject *kw, enum ev_op op, const char *fn)
 {
 	static char *kwl[] = { "instance", "systems", "events", NULL };
-	PyObject *inst = NULL, *systems = Py_None, *events = Py_None, *r;
+	PyObject *inst = NULL, *systems = Py_None, *events = Py_None, *skeep = NULL, *ekeep = NULL,
+		*r = NULL;
+	PyObject **keeps = NULL;
+	const char **sys = NULL, ***evs = NULL;
+	int *nr_evs = NULL, n = 0, i, j;
 	struct strobe_session *s;
-	Py_ssize_t i, j, n;
-	char fmt[64];
+	char fmt[64], what[48];
 
 	snprintf(fmt, sizeof(fmt), "|OOO:%s", fn);
-	if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwl, &inst, &systems, &events))
-		return NULL;
-	s = session_of(inst);
+	if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwl, &inst, &systems, &events) ||
+	    arg_strs(fn, "systems", systems, false, true, &skeep, &sys, &n) < 0)
+		goto out;
+	if (events != Py_None) {
+		if (!PyList_Check(events) && !PyTuple_Check(events)) {
+			PyErr_Format(PyExc_TypeError, "%s() argument 'events' must be a list (one "
+				     "list of str or None per system), not %.100s", fn,
+				     Py_TYPE(events)->tp_name);
+			goto out;
+		}
+		if (!(ekeep = PySequence_Tuple(events)))
+			goto out;
+		if (PyTuple_GET_SIZE(ekeep) != n) {
+			PyErr_Format(PyExc_ValueError, "%s() argument 'events' has %zd items, one "
+				     "per system of 'systems' (%d)", fn, PyTuple_GET_SIZE(ekeep), n);
+			goto out;
+		}
+	}
+	keeps = PyMem_Calloc((size_t)n + 1, sizeof(*keeps));
+	evs = PyMem_Calloc((size_t)n + 1, sizeof(*evs));
+	nr_evs = PyMem_Calloc((size_t)n + 1, sizeof(*nr_evs));
+	if (!keeps || !evs || !nr_evs) {
+		PyErr_NoMemory();
+		goto out;
+	}
+	for (i = 0; ekeep && i < n; i++) {
+		snprintf(what, sizeof(what), "events[%d]", i);
+		if (arg_strs(fn, what, PyTuple_GET_ITEM(ekeep, i), false, true, &keeps[i], &evs[i],
+			     &nr_evs[i]) < 0)
+			goto out;
+	}
+	s = session_of(fn, inst);
 	if (!s)
-		return NULL;
-	if (systems == Py_None)
-		return event_op(s, op, NULL, NULL, NULL);
-	if (PyUnicode_Check(systems) || !PySequence_Check(systems)) {
-		PyErr_SetString(PyExc_TypeError, "systems must be a list of system names");
-		return NULL;
+		goto out;
+	if (systems == Py_None) {
+		r = event_op(s, op, NULL, NULL, NULL);
+		goto out;
 	}
-	n = PySequence_Size(systems);
 	for (i = 0; i < n; i++) {
-		PyObject *sys = PySequence_GetItem(systems, i), *evs = NULL;
-		const char *sysname;
-
-		if (!sys)
-			return NULL;
-		sysname = PyUnicode_AsUTF8(sys);
-		if (!sysname) {
-			Py_DECREF(sys);
-			return NULL;
+		if (!keeps[i]) {	/* the whole system */
+			if (!(r = event_op(s, op, sys[i], NULL, NULL)))
+				goto out;
+			Py_CLEAR(r);
 		}
-		if (events != Py_None) {
-			evs = PySequence_GetItem(events, i);
-			if (!evs) {
-				Py_DECREF(sys);
-				return NULL;
-			}
+		for (j = 0; j < nr_evs[i]; j++) {
+			if (!(r = event_op(s, op, sys[i], evs[i][j], NULL)))
+				goto out;
+			Py_CLEAR(r);
 		}
-		if (!evs || evs == Py_None) {
-			r = event_op(s, op, sysname, NULL, NULL);
-			if (!r) {
-				Py_DECREF(sys);
-				Py_XDECREF(evs);
-				return NULL;
-			}
-			Py_DECREF(r);
-		} else {
-			Py_ssize_t m = PySequence_Size(evs);
-
-			for (j = 0; j < m; j++) {
-				PyObject *ev = PySequence_GetItem(evs, j);
-				const char *evname = ev ? PyUnicode_AsUTF8(ev) : NULL;
-
-				r = evname ? event_op(s, op, sysname, evname, NULL) : NULL;
-				Py_XDECREF(ev);
-				if (!r) {
-					Py_DECREF(sys);
-					Py_DECREF(evs);
-					return NULL;
-				}
-				Py_DECREF(r);
-			}
-		}
-		Py_DECREF(sys);
-		Py_XDECREF(evs);
 	}
-	Py_RETURN_NONE;
+	r = Py_NewRef(Py_None);
+out:
+	for (i = 0; keeps && i < n; i++) {
+		Py_XDECREF(keeps[i]);
+		PyMem_Free(evs[i]);
+	}
+	PyMem_Free(keeps);
+	PyMem_Free(evs);
+	PyMem_Free(nr_evs);
+	PyMem_Free(sys);
+	Py_XDECREF(skeep);
+	Py_XDECREF(ekeep);
+	return r;
 }
 
 PyObject *py_enable_events(PyObject *self, PyObject *a, PyObject *k)
@@ -439,10 +456,6 @@ static int hook_pid(struct strobe_session *s, long pid, bool fork_follow)
 	size_t n = 0;
 	int r;
 
-	if (pid <= 0) {
-		PyErr_Format(PyExc_ValueError, "bad pid %ld", pid);
-		return -1;
-	}
 	/* a thread ID is not in /proc's listing: hook it alone */
 	if (strobe_proc_threads(one, &tids, &n, NULL) < 0) {
 		tids = NULL;
@@ -460,42 +473,53 @@ static int hook_pid(struct strobe_session *s, long pid, bool fork_follow)
 PyObject *py_hook2pid(PyObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwl[] = { "instance", "pid", "fork", NULL };
-	PyObject *inst = NULL, *pid = NULL;
+	PyObject *inst = NULL, *pid = NULL, *pfork = NULL, *keep = NULL;
 	struct strobe_session *s;
 	int fork_follow = 1;
+	Py_ssize_t i, n;
+	long long *pids = NULL;
+	char what[32];
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|p:hook2pid", kwl, &inst, &pid,
-					 &fork_follow))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:hook2pid", kwl, &inst, &pid, &pfork) ||
+	    arg_bool("hook2pid", "fork", pfork, &fork_follow) < 0)
 		return NULL;
-	s = session_of(inst);
-	if (!s)
+	if (PyLong_Check(pid) && !PyBool_Check(pid))
+		keep = PyTuple_Pack(1, pid);
+	else if (PyList_Check(pid) || PyTuple_Check(pid))
+		keep = PySequence_Tuple(pid);
+	else
+		return PyErr_Format(PyExc_TypeError, "hook2pid() argument 'pid' must be an int or "
+				    "a list of int, not %.100s", Py_TYPE(pid)->tp_name);
+	if (!keep)
 		return NULL;
-	if (PyLong_Check(pid)) {
-		long p = PyLong_AsLong(pid);
-
-		if (p == -1 && PyErr_Occurred())
-			return NULL;
-		if (hook_pid(s, p, fork_follow) < 0)
-			return NULL;
-	} else {
-		PyObject *it = PyObject_GetIter(pid), *x;
-
-		if (!it)
-			return NULL;
-		while ((x = PyIter_Next(it))) {
-			long p = PyLong_AsLong(x);
-
-			Py_DECREF(x);
-			if ((p == -1 && PyErr_Occurred()) || hook_pid(s, p, fork_follow) < 0) {
-				Py_DECREF(it);
-				return NULL;
-			}
-		}
-		Py_DECREF(it);
-		if (PyErr_Occurred())
-			return NULL;
+	n = PyTuple_GET_SIZE(keep);
+	pids = PyMem_Calloc((size_t)n + 1, sizeof(*pids));
+	if (!pids) {
+		Py_DECREF(keep);
+		return PyErr_NoMemory();
 	}
+	for (i = 0; i < n; i++) {
+		if (PyTuple_Check(pid) || PyList_Check(pid))
+			snprintf(what, sizeof(what), "pid[%zd]", i);
+		else
+			snprintf(what, sizeof(what), "pid");
+		if (arg_int("hook2pid", what, PyTuple_GET_ITEM(keep, i), 1, INT32_MAX,
+			    &pids[i]) < 0)
+			goto fail;
+	}
+	s = session_of("hook2pid", inst);
+	if (!s)
+		goto fail;
+	for (i = 0; i < n; i++)
+		if (hook_pid(s, (long)pids[i], fork_follow) < 0)
+			goto fail;
+	Py_DECREF(keep);
+	PyMem_Free(pids);
 	Py_RETURN_NONE;
+fail:
+	Py_DECREF(keep);
+	PyMem_Free(pids);
+	return NULL;
 }
 
 static bool is_target_container(InstanceObject *i, const struct strobe_container *c)
@@ -527,15 +551,17 @@ PyObject *py_hook2container(PyObject *self, PyObject *args, PyObject *kw)
 	const struct strobe_task *t;
 	PyObject *inst = NULL;
 	InstanceObject *i;
+	PyObject *pname = NULL;
 	const char *name;
 	struct strobe_session *s;
 	char **nv;
 	size_t cur = 0;
 	int k, r, n = 0, found = 0;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "Os:hook2container", kwl, &inst, &name))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO:hook2container", kwl, &inst, &pname) ||
+	    arg_str("hook2container", "container", pname, false, &name) < 0)
 		return NULL;
-	s = session_of(inst);
+	s = session_of("hook2container", inst);
 	if (!s)
 		return NULL;
 	i = (InstanceObject *)inst;
@@ -602,7 +628,7 @@ static PyObject *tracing_set(PyObject *args, PyObject *kw, bool on, const char *
 	snprintf(fmt, sizeof(fmt), "|O:%s", fn);
 	if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwl, &inst))
 		return NULL;
-	s = session_of(inst);
+	s = session_of(fn, inst);
 	if (!s)
 		return NULL;
 	r = strobe_session_set_tracing(s, on, &err);
@@ -631,7 +657,7 @@ PyObject *py_is_tracing_ON(PyObject *self, PyObject *args, PyObject *kw)
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:is_tracing_ON", kwl, &inst))
 		return NULL;
-	s = session_of(inst);
+	s = session_of("is_tracing_ON", inst);
 	if (!s)
 		return NULL;
 	r = strobe_session_tracing(s, &err);

@@ -333,51 +333,43 @@ int loop_run(struct loop *l)
 	return 0;
 }
 
-int timeout_ms(PyObject *timeout, int64_t *ms)
+int timeout_ms(const char *fn, PyObject *timeout, int64_t *ms)
 {
 	double t;
 
 	*ms = -1;
-	if (!timeout || timeout == Py_None)
-		return 0;
-	t = PyFloat_AsDouble(timeout);
-	if (t == -1.0 && PyErr_Occurred())
+	if (arg_seconds(fn, "timeout", timeout, &t) < 0)
 		return -1;
-	if (t < 0) {
-		PyErr_SetString(PyExc_ValueError, "timeout must be >= 0 seconds");
-		return -1;
-	}
-	*ms = (int64_t)(t * 1000.0 + 0.5);
+	if (t >= 0)
+		*ms = (int64_t)(t * 1000.0 + 0.5);
 	return 0;
 }
 
 PyObject *py_iterate_trace(PyObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwl[] = { "instance", "callback", "timeout", "strict", NULL };
-	PyObject *inst = NULL, *cb = NULL, *timeout = Py_None;
+	PyObject *inst = NULL, *cb = NULL, *timeout = Py_None, *pstrict = NULL;
 	struct loop l;
 	struct strobe_session *s;
 	InstanceObject *i;
 	int ret, strict = 0;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|Op:iterate_trace", kwl, &inst, &cb,
-					 &timeout, &strict))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OO:iterate_trace", kwl, &inst, &cb,
+					 &timeout, &pstrict))
 		return NULL;
-	s = session_of(inst);
+	memset(&l, 0, sizeof(l));
+	if (arg_callable("iterate_trace", "callback", cb, false) < 0 ||
+	    timeout_ms("iterate_trace", timeout, &l.limit) < 0 ||
+	    arg_bool("iterate_trace", "strict", pstrict, &strict) < 0)
+		return NULL;
+	s = session_of("iterate_trace", inst);
 	if (!s)
 		return NULL;
-	if (!PyCallable_Check(cb)) {
-		PyErr_SetString(PyExc_TypeError, "callback must be callable");
-		return NULL;
-	}
 	i = (InstanceObject *)inst;
 	if (i->busy) {
 		PyErr_SetString(PyExc_RuntimeError, "the instance is being iterated already");
 		return NULL;
 	}
-	memset(&l, 0, sizeof(l));
-	if (timeout_ms(timeout, &l.limit) < 0)
-		return NULL;
 	l.cb = cb;
 	l.inst = i;
 	l.strict = strict;
@@ -413,13 +405,14 @@ static char **make_argv(PyObject *seq)
 	Py_ssize_t n, i;
 	char **argv;
 
-	if (PyUnicode_Check(seq) || PyBytes_Check(seq) || !PySequence_Check(seq)) {
-		PyErr_SetString(PyExc_TypeError, "argv must be a list of strings");
+	if (!PyList_Check(seq) && !PyTuple_Check(seq)) {
+		PyErr_Format(PyExc_TypeError, "trace_process() argument 'argv' must be a list of "
+			     "str, not %.100s", Py_TYPE(seq)->tp_name);
 		return NULL;
 	}
 	n = PySequence_Size(seq);
 	if (n <= 0) {
-		PyErr_SetString(PyExc_ValueError, "argv is empty");
+		PyErr_SetString(PyExc_ValueError, "trace_process() argument 'argv' is empty");
 		return NULL;
 	}
 	argv = PyMem_Calloc(n + 1, sizeof(*argv));
@@ -427,8 +420,10 @@ static char **make_argv(PyObject *seq)
 		return (char **)PyErr_NoMemory();
 	for (i = 0; i < n; i++) {
 		PyObject *x = PySequence_GetItem(seq, i), *b = NULL;
+		char what[48];
 
-		if (!x || !PyUnicode_FSConverter(x, &b)) {
+		snprintf(what, sizeof(what), "argv[%zd]", i);
+		if (!x || arg_path("trace_process", what, x, &b) < 0) {
 			Py_XDECREF(x);
 			free_argv(argv);
 			return NULL;
@@ -523,51 +518,70 @@ static int reap(pid_t pid, int sig)
 }
 
 /* Enable each spec of a list, and set the filters of a dict. */
-static int setup_events(struct strobe_session *s, PyObject *events, PyObject *filters)
+/* trace_process's events= (None: the default) and filters=, checked
+ * before anything is traced. */
+struct ev_args {
+	PyObject *keep;		/* what ev points into */
+	const char **ev;
+	int nr_ev;
+	PyObject *filters;	/* a dict of str: str, or NULL */
+};
+
+static int ev_args_parse(struct ev_args *a, PyObject *events, PyObject *filters)
 {
-	struct strobe_error err = { 0, "" };
 	PyObject *k, *v;
-	Py_ssize_t i, n, pos = 0;
-	int r;
+	Py_ssize_t pos = 0;
+	const char *x;
 
-	if (!events || events == Py_None) {
-		static const char *const dflt[] = { "sched", "syscalls" };
-
-		for (i = 0; i < 2; i++)
-			if ((r = strobe_session_enable(s, dflt[i], NULL, &err)) < 0)
-				return raise_ev(r, &err), -1;
-	} else {
-		if (PyUnicode_Check(events) || !PySequence_Check(events)) {
-			PyErr_SetString(PyExc_TypeError, "events must be a list of event names");
-			return -1;
-		}
-		n = PySequence_Size(events);
-		for (i = 0; i < n; i++) {
-			PyObject *x = PySequence_GetItem(events, i);
-			const char *spec = x ? PyUnicode_AsUTF8(x) : NULL;
-
-			if (!spec) {
-				Py_XDECREF(x);
-				return -1;
-			}
-			r = strobe_session_enable(s, spec, NULL, &err);
-			Py_DECREF(x);
-			if (r < 0)
-				return raise_ev(r, &err), -1;
-		}
-	}
+	if (arg_strs("trace_process", "events", events, false, true, &a->keep, &a->ev,
+		     &a->nr_ev) < 0)
+		return -1;
 	if (!filters || filters == Py_None)
 		return 0;
 	if (!PyDict_Check(filters)) {
-		PyErr_SetString(PyExc_TypeError, "filters must be a dict {event: filter}");
+		PyErr_Format(PyExc_TypeError, "trace_process() argument 'filters' must be a dict "
+			     "{event: filter}, not %.100s", Py_TYPE(filters)->tp_name);
 		return -1;
 	}
 	while (PyDict_Next(filters, &pos, &k, &v)) {
-		const char *spec = PyUnicode_AsUTF8(k), *f = PyUnicode_AsUTF8(v);
-
-		if (!spec || !f)
+		if (!PyUnicode_Check(k)) {
+			PyErr_Format(PyExc_TypeError, "trace_process() argument 'filters' keys must "
+				     "be str (event names), not %.100s", Py_TYPE(k)->tp_name);
 			return -1;
-		r = strobe_session_set_filter(s, spec, f, &err);
+		}
+		if (!PyUnicode_Check(v)) {
+			PyErr_Format(PyExc_TypeError, "trace_process() argument 'filters' value for "
+				     "'%U' must be a str, not %.100s", k, Py_TYPE(v)->tp_name);
+			return -1;
+		}
+		if (arg_str("trace_process", "filters", k, false, &x) < 0 ||
+		    arg_str("trace_process", "filters", v, false, &x) < 0)
+			return -1;
+	}
+	a->filters = filters;
+	return 0;
+}
+
+static void ev_args_free(struct ev_args *a)
+{
+	Py_CLEAR(a->keep);
+	PyMem_Free(a->ev);
+	a->ev = NULL;
+}
+
+static int setup_events(struct strobe_session *s, const struct ev_args *a)
+{
+	static const char *const dflt[] = { "sched", "syscalls" };
+	struct strobe_error err = { 0, "" };
+	PyObject *k, *v;
+	Py_ssize_t pos = 0;
+	int i, r;
+
+	for (i = 0; i < (a->keep ? a->nr_ev : 2); i++)
+		if ((r = strobe_session_enable(s, a->keep ? a->ev[i] : dflt[i], NULL, &err)) < 0)
+			return raise_ev(r, &err), -1;
+	while (a->filters && PyDict_Next(a->filters, &pos, &k, &v)) {
+		r = strobe_session_set_filter(s, PyUnicode_AsUTF8(k), PyUnicode_AsUTF8(v), &err);
 		if (r < 0)
 			return raise_ev(r, &err), -1;
 	}
@@ -579,7 +593,8 @@ PyObject *py_trace_process(PyObject *self, PyObject *args, PyObject *kw)
 	static char *kwl[] = { "argv", "callback", "events", "filters", "timeout", "strict",
 			       NULL };
 	PyObject *pargv, *cb = Py_None, *events = Py_None, *filters = Py_None,
-		*timeout = Py_None;
+		*timeout = Py_None, *pstrict = NULL;
+	struct ev_args ea = { NULL, NULL, 0, NULL };
 	struct strobe_error err = { 0, "" };
 	struct strobe_session *s = NULL;
 	struct loop l;
@@ -589,26 +604,32 @@ PyObject *py_trace_process(PyObject *self, PyObject *args, PyObject *kw)
 	int go = -1, ex = -1, r, st, e = 0, ret, strict = 0;
 	ssize_t n;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOOp:trace_process", kwl, &pargv, &cb,
-					 &events, &filters, &timeout, &strict))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOOO:trace_process", kwl, &pargv, &cb,
+					 &events, &filters, &timeout, &pstrict))
 		return NULL;
-	if (cb != Py_None && !PyCallable_Check(cb)) {
-		PyErr_SetString(PyExc_TypeError, "callback must be callable or None");
-		return NULL;
-	}
 	memset(&l, 0, sizeof(l));
-	if (timeout_ms(timeout, &l.limit) < 0)
+	if (arg_callable("trace_process", "callback", cb, true) < 0 ||
+	    timeout_ms("trace_process", timeout, &l.limit) < 0 ||
+	    arg_bool("trace_process", "strict", pstrict, &strict) < 0)
 		return NULL;
 	argv = make_argv(pargv);
 	if (!argv)
 		return NULL;
+	if (ev_args_parse(&ea, events, filters) < 0) {
+		ev_args_free(&ea);
+		free_argv(argv);
+		return NULL;
+	}
 	strobe_session_cleanup_stale(NULL, NULL);
 	r = strobe_session_open(NULL, &s, &err);
 	if (r < 0) {
+		ev_args_free(&ea);
 		free_argv(argv);
 		return raise_os(r, err.msg);
 	}
-	if (setup_events(s, events, filters) < 0)
+	r = setup_events(s, &ea);
+	ev_args_free(&ea);
+	if (r < 0)
 		goto fail_session;
 	child = spawn(argv, &go, &ex);
 	if (child < 0) {

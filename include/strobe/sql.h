@@ -52,6 +52,7 @@ struct strobe_event;
 struct strobe_model;
 struct strobe_tracefile;
 struct strobe_formats;
+struct strobe_pipeline;
 
 /* Bumped whenever a table or column changes meaning; a kept database of
  * another version is rebuilt. */
@@ -77,6 +78,13 @@ struct strobe_sql_opts {
 	bool logs;
 	/* strobe_sql_open: rebuild a kept database even when it is current. */
 	bool rebuild;
+	/* Called with the pipeline that loads the files just before it runs
+	 * (running true) and once it ended (running false), so that a
+	 * caller's thread may read strobe_pipeline_progress(p) between the
+	 * two calls, for a progress display (strobe sql's); NULL: none.
+	 * Not called when a kept database is reused. */
+	void (*on_run)(const struct strobe_pipeline *p, bool running, void *arg);
+	void *on_run_arg;
 };
 
 /* What a load did (strobe_sql_load_file, strobe_sql_open). */
@@ -206,10 +214,61 @@ int strobe_sql_open_many(const char *const *trace_paths, int n, const char *db_p
  * note about them) and strobe_pipeline_diag; free it after.  Returns 0 or
  * -errno with *err set.
  */
-struct strobe_pipeline;
 int strobe_sql_open_pipeline(struct strobe_pipeline *p, const char *db_path,
 			     const struct strobe_sql_opts *opts, struct sqlite3 **out,
 			     struct strobe_sql_stats *st, struct strobe_error *err);
+
+/* ---- bounds for a query from elsewhere ------------------------------ */
+
+/*
+ * What strobe sql's --safe and --timeout do (implemented in
+ * lib/sinks/sqlite-guard.c), for any caller that runs queries it did not
+ * write.  With safe, the database is read-only (a kept database at
+ * db_path reopened read-only, replacing *db; one in memory with PRAGMA
+ * query_only), SQLite's defensive mode is on, ATTACH, DETACH and PRAGMAs
+ * that set something are refused, a writing statement (VACUUM INTO,
+ * CREATE TEMP ...) is refused before it runs, and one query may use
+ * STROBE_SQL_SAFE_HEAP bytes of heap beyond what the database holds (the
+ * process-wide hard heap limit, restored by strobe_sql_guard_free),
+ * values of STROBE_SQL_SAFE_LENGTH bytes, and STROBE_SQL_SAFE_TIMEOUT
+ * seconds unless timeout says otherwise.  timeout alone (seconds, 0:
+ * none) bounds each query's time.  Messages name the caller's options:
+ * safe_name ("--safe" when NULL) and timeout_name, which the number
+ * follows ("--timeout " when NULL; "timeout=" gives "timeout=1 s").
+ */
+#define STROBE_SQL_SAFE_HEAP	(512ll << 20)
+#define STROBE_SQL_SAFE_LENGTH	(64 << 20)
+#define STROBE_SQL_SAFE_TIMEOUT	60.0
+
+struct strobe_sql_guard_opts {
+	bool safe;
+	double timeout;
+	const char *safe_name;
+	const char *timeout_name;
+};
+
+struct sqlite3_stmt;		/* <sqlite3.h>'s sqlite3_stmt */
+struct strobe_sql_guard;
+/* Guard *db (built at db_path, NULL: in memory).  Returns 0 or -errno
+ * (-EINVAL: a timeout out of 0..1e9; -EIO: the read-only reopening
+ * failed) with *err set. */
+int strobe_sql_guard_new(struct sqlite3 **db, const char *db_path,
+			 const struct strobe_sql_guard_opts *o, struct strobe_sql_guard **out,
+			 struct strobe_error *err);
+/* A query begins: its time starts now. */
+void strobe_sql_guard_start(struct strobe_sql_guard *g);
+/* A prepared statement the guard refuses before it runs (safe: one that
+ * writes): -EPERM with *err set, else 0. */
+int strobe_sql_guard_check(struct strobe_sql_guard *g, struct sqlite3_stmt *st,
+			   struct strobe_error *err);
+/* After a statement of the guarded database failed: *err in the words
+ * of the limit hit, and -ETIMEDOUT (the timeout), -EPERM (refused),
+ * -ENOMEM (the heap bound), -E2BIG (the length bound), or -EIO with
+ * "SQL error: " and SQLite's message. */
+int strobe_sql_guard_error(struct strobe_sql_guard *g, struct strobe_error *err);
+/* Remove the guard's handlers and restore the heap limit; before the
+ * database is closed.  NULL ok. */
+void strobe_sql_guard_free(struct strobe_sql_guard *g);
 
 #ifdef __cplusplus
 }

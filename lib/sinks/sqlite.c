@@ -1779,8 +1779,13 @@ int strobe_sql_load_pipeline(struct strobe_pipeline *p, struct sqlite3 *const *d
 	}
 	if (!ret)
 		ret = strobe_pipeline_add_consumer(p, &cons, err);
-	if (!ret)
+	if (!ret) {
+		if (opts && opts->on_run)
+			opts->on_run(p, true, opts->on_run_arg);
 		ret = strobe_pipeline_run(p, err);
+		if (opts && opts->on_run)
+			opts->on_run(p, false, opts->on_run_arg);
+	}
 	if (ret > 0)
 		ret = 0;	/* how the input ended */
 	m = strobe_pipeline_merge(p);

@@ -31,6 +31,13 @@ Files and analyses:
     strobe.analyze("trace.dat", ["syscalls"], group_by="container")
         -> {"syscalls.top": [{"container": "web", "syscall": "read", ...}, ...]}
 
+SQL over a trace, as `strobe sql` (safe=True for a query you did not
+write: read-only, no ATTACH or file writes, bounded memory and time):
+
+    strobe.sql("trace.dat", "SELECT comm, count(*) AS n FROM events "
+               "GROUP BY comm ORDER BY n DESC LIMIT 3", safe=True)
+        -> [{"comm": "make", "n": 81234}, ...]
+
 The same figures per interval (a second of trace time here), from an
 Analysis fed the events one by one:
 
@@ -108,6 +115,7 @@ from ._strobe import (
     iterate_trace,
     read_trace,
     set_event_filter,
+    sql,
     trace_process,
     tracing_OFF,
     tracing_ON,
@@ -121,7 +129,7 @@ __all__ = [
     "available_events", "clear_event_filter", "create_instance",
     "destroy_instance", "disable_event", "disable_events", "enable_event",
     "enable_events", "find_instance", "hook2container", "hook2pid",
-    "is_tracing_ON", "iterate_trace", "read_trace", "set_event_filter",
+    "is_tracing_ON", "iterate_trace", "read_trace", "set_event_filter", "sql",
     "trace_process", "tracing_OFF", "tracing_ON",
 ]
 

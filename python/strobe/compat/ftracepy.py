@@ -111,8 +111,11 @@ def iterate_trace(instance=None, callback="callback", callback_args=None, timeou
         fn = getattr(main, callback, None)
         if fn is None:
             raise ValueError("no function '%s' in __main__" % callback)
-    else:
+    elif callable(callback):
         fn = callback
+    else:
+        raise TypeError("iterate_trace() argument 'callback' must be callable or the name "
+                        "of a function in __main__, not %s" % type(callback).__name__)
 
     def call(ev):
         return fn(_tep_event(ev), ev)
