@@ -102,7 +102,8 @@ static int key(struct parser *ps, const char *p, char *k, size_t ksize, const ch
 {
 	const char *c = p;
 
-	while (c < ps->end && *c != ':' && *c != ' ' && *c != '#' && *c != '"' && *c != '\'')
+	while (c < ps->end && *c != ':' && *c != ' ' && *c != '\t' && *c != '#' && *c != '"' &&
+	       *c != '\'')
 		c++;
 	if (c == p || c == ps->end || *c != ':' || (c + 1 < ps->end && c[1] != ' '))
 		return fail(ps, "expected 'key: value'");
@@ -131,6 +132,10 @@ static int parse_line(struct parser *ps, struct strobe_webconf *c, enum section 
 	char k[256], *v = NULL;
 	int indent, r, i;
 
+	for (; p < ps->end; p++)
+		if ((unsigned char)*p < 0x20 ? *p != '\t' : *p == 0x7f)
+			return fail(ps, "a control character");
+	p = ps->p;
 	while (p < ps->end && *p == ' ')
 		p++;
 	if (p == ps->end || *p == '#')
