@@ -21,6 +21,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -305,7 +306,7 @@ int strobe_metrics_serve(struct strobe_metrics *m, const char *addr_port,
 	struct sockaddr_storage sa;
 	socklen_t salen;
 	bool loopback = false;
-	int fd = -1, r, one = 1;
+	int fd = -1, mfd, r, one = 1;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
 
 	*out = NULL;
@@ -366,7 +367,17 @@ int strobe_metrics_serve(struct strobe_metrics *m, const char *addr_port,
 						      : ((struct sockaddr_in *)&sa)->sin_port);
 	if (sa.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	s->d = start(s, flags, fd, &w);
+	/* libmicrohttpd owns a copy: whether it closes the socket when it
+	 * fails to start is not documented, and a second close could hit
+	 * another thread's new descriptor */
+	mfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (mfd < 0) {
+		r = strobe_err(err, -errno, "%s: %s", addr_port, strerror(errno));
+		goto fail;
+	}
+	s->d = start(s, flags, mfd, &w);
+	close(fd);
+	fd = -1;
 	if (!s->d) {
 		r = strobe_err(err, -EIO, "%s: libmicrohttpd did not start%s", addr_port,
 			       s->cert ? " (is the TLS key or certificate valid PEM?)" : "");
@@ -375,7 +386,7 @@ int strobe_metrics_serve(struct strobe_metrics *m, const char *addr_port,
 	*out = s;
 	return 0;
 fail:
-	if (fd >= 0 && !s->d)
+	if (fd >= 0)
 		close(fd);
 	server_free(s);
 	return r;
@@ -392,7 +403,11 @@ int strobe_metrics_serve_fds(struct strobe_metrics *m, const struct strobe_webco
 	if (!s)
 		return strobe_err(err, -ENOMEM, "out of memory");
 	web_defaults(&w, NULL);
-	w.timeout_s = 2;
+	/* every connection of the fuzzer comes "from" 127.0.0.1, and those
+	 * it hangs up on stay until the timeout */
+	w.timeout_s = 1;
+	w.max_connections = 1000;
+	w.per_ip = 1000;
 	s->m = m;
 	if (conf && conf->nr_users) {
 		s->conf = calloc(1, sizeof(*s->conf));

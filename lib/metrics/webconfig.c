@@ -181,8 +181,10 @@ static int parse_line(struct parser *ps, struct strobe_webconf *c, enum section 
 		return fail(ps, "indentation differs from the line above");
 	if ((r = scalar(ps, val, &v)) < 0)
 		return r;
-	if (!v)
+	if (!v || !*v) {
+		free(v);
 		return fail(ps, "a value is missing");
+	}
 	if (*sec == SEC_TLS) {
 		if (!strcmp(k, "cert_file"))
 			return set_once(ps, &c->cert_file, v, "cert_file");

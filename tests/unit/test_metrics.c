@@ -8,6 +8,7 @@
  * and updates racing scrapes (under ASan).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -497,8 +498,18 @@ static void test_metrics_webconf(void)
 	strobe_webconf_free(c);
 }
 
+static int open_fds(void)
+{
+	int n = 0, fd;
+
+	for (fd = 0; fd < 1024; fd++)
+		n += fcntl(fd, F_GETFD) >= 0;
+	return n;
+}
+
 static void test_metrics_serve_addresses(void)
 {
+	int fds = open_fds();
 	struct strobe_metrics_web insecure = { .size = sizeof(insecure), .insecure = true };
 	struct strobe_metrics_server *s;
 	struct strobe_metrics *m;
@@ -526,8 +537,20 @@ static void test_metrics_serve_addresses(void)
 	insecure.config_file = "/nonexistent/web.yml";
 	CHECK_EQ(strobe_metrics_serve(m, ":0", &insecure, &s, &err), -ENOENT);
 	CHECK(strstr(err.msg, "/nonexistent/web.yml"));
+	/* a port taken: the bind's error */
+	CHECK_EQ(strobe_metrics_serve(m, ":0", NULL, &s, &err), 0);
+	{
+		char addr[32];
+		struct strobe_metrics_server *s2;
+
+		snprintf(addr, sizeof(addr), "127.0.0.1:%d", strobe_metrics_server_port(s));
+		CHECK_EQ(strobe_metrics_serve(m, addr, NULL, &s2, &err), -EADDRINUSE);
+		CHECK(strstr(err.msg, "cannot listen"));
+	}
+	strobe_metrics_server_stop(s);
 	strobe_metrics_server_stop(NULL);
 	strobe_metrics_free(m);
+	CHECK_EQ(open_fds(), fds);	/* every socket closed */
 }
 
 struct race {
