@@ -733,10 +733,46 @@ static void put_value(struct strobe_buf *b, int64_t raw, int decimals)
 	strobe_buf_printf(b, ".%s", frac);
 }
 
+/* Length of the valid UTF-8 sequence at s (1..4), 0 when it is not one. */
+static int utf8_len(const unsigned char *s)
+{
+	int n, i;
+	unsigned c = s[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* no overlong forms, surrogates or code points past U+10FFFF */
+	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) ||
+	    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+/* Escape \, newline and (in label values) "; a byte that is not valid
+ * UTF-8 becomes U+FFFD, since Prometheus refuses a whole scrape over
+ * one (a process or container name is any bytes). */
 static void put_escaped(struct strobe_buf *b, const char *s, bool quote)
 {
 	for (; *s; s++) {
-		if (*s == '\\')
+		int n = utf8_len((const unsigned char *)s);
+
+		if (n == 0) {
+			strobe_buf_puts(b, "\xef\xbf\xbd");
+		} else if (n > 1) {
+			strobe_buf_write(b, s, n);
+			s += n - 1;
+		} else if (*s == '\\')
 			strobe_buf_puts(b, "\\\\");
 		else if (*s == '\n')
 			strobe_buf_puts(b, "\\n");

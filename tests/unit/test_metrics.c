@@ -132,7 +132,10 @@ static void test_metrics_escaping(void)
 		"t_total", "a \\ b\nc \"d\"", STROBE_METRIC_COUNTER, l, 1, 0, NULL, 0 }, NULL);
 	REQUIRE(c >= 0);
 	strobe_metrics_counter_add(m, c, NULL, (const char *[]){ "x\\y\"z\nw" }, 2);
+	/* bytes that are not UTF-8 become U+FFFD; UTF-8 stays */
+	strobe_metrics_counter_add(m, c, NULL, (const char *[]){ "a\xff" "b\xc3\xa9\xe2\x82" }, 1);
 	t = expo(m);
+	CHECK(t && strstr(t, "t_total{v=\"a\xef\xbf\xbd" "b\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\"} 1\n"));
 	CHECK(t && strstr(t, "# HELP t_total a \\\\ b\\nc \"d\"\n"));
 	CHECK(t && strstr(t, "t_total{v=\"x\\\\y\\\"z\\nw\"} 2\n"));
 	free(t);
