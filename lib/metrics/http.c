@@ -11,9 +11,11 @@
  * the pipeline's time.  The pipeline and this thread share only the
  * registry's mutex, which a scrape holds while it writes the text into a
  * buffer of its own; the response is a copy of that buffer, sent after
- * the lock is released.  Request bodies are refused (400), headers are
- * bounded by the connection's memory (libmicrohttpd answers 431/400), and
- * libmicrohttpd's strict parsing answers malformed requests with 400.
+ * the lock is released.  A request body is never read (the answer goes
+ * out once the headers are in, and libmicrohttpd then closes the
+ * connection), headers are bounded by the connection's memory
+ * (libmicrohttpd answers 431), and its strict parsing answers malformed
+ * requests with 400.
  *
  * The listening socket is made here (so a bind failure has its errno and
  * a message); libmicrohttpd takes it over.  The library prints nothing:
@@ -125,7 +127,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	bool get = !strcmp(method, MHD_HTTP_METHOD_GET), head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
 
 	if (*upload_size) {
-		/* a body: nothing here takes one */
+		/* a body after an answer was queued at the headers cannot
+		 * reach here; refuse it should libmicrohttpd ever pass one */
 		*upload_size = 0;
 		return text(c, MHD_HTTP_BAD_REQUEST, "a request body is not expected\n");
 	}
