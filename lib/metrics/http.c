@@ -45,7 +45,9 @@
 struct strobe_metrics_server {
 	struct MHD_Daemon *d;
 	struct strobe_metrics *m;
-	struct strobe_webconf *conf;	/* NULL: no authentication, no TLS */
+	struct strobe_webconf *conf;	/* NULL: no authentication, no TLS;
+					 * its cache only on the server's
+					 * (one) thread */
 	char *cert, *key;		/* PEM, alive as long as d */
 	int port;
 };

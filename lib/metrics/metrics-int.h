@@ -59,12 +59,18 @@ void strobe_metrics_scraped(struct strobe_metrics *m, uint64_t ns) STROBE_HIDDEN
 #define STROBE_WEBCONF_MAX_TEXT 65536
 struct strobe_webconf_user {
 	char *name, *hash;
+	/* After a success: the password's cheap digest (sha256-crypt, 1000
+	 * rounds, the config's random salt), so a scraper that sends the
+	 * same password every second pays bcrypt's cost once, not each
+	 * time (as node exporter caches).  "" until then. */
+	char ok_digest[128];
 };
 struct strobe_webconf {
 	char *cert_file, *key_file;	/* both or neither */
 	bool has_tls;
 	struct strobe_webconf_user users[STROBE_WEBCONF_MAX_USERS];
 	int nr_users;
+	char salt[32];		/* "$5$rounds=1000$<16 random>$" */
 };
 /* Parse text[0..len) (any bytes; at most STROBE_WEBCONF_MAX_TEXT).  0
  * with *out (free with strobe_webconf_free), -EINVAL with *err saying
@@ -73,8 +79,9 @@ int strobe_webconf_parse(const char *text, size_t len, struct strobe_webconf **o
 			 struct strobe_error *err) STROBE_HIDDEN;
 void strobe_webconf_free(struct strobe_webconf *c) STROBE_HIDDEN;
 /* Does user:password match a user's hash (crypt(3), bcrypt $2y$/$2b$
- * and the other methods libxcrypt knows)? */
-bool strobe_webconf_check(const struct strobe_webconf *c, const char *user,
+ * and the other methods libxcrypt knows)?  Remembers a success (see
+ * ok_digest): one thread at a time. */
+bool strobe_webconf_check(struct strobe_webconf *c, const char *user,
 			  const char *password) STROBE_HIDDEN;
 
 /*

@@ -13,12 +13,17 @@
  * The check uses libxcrypt's crypt_rn, which knows bcrypt ($2y$, $2b$,
  * $2a$) as node exporter's files hold, and compares the result in
  * constant time.  A user name not in the file still costs one hash, so
- * the time of a failure does not tell whether the name exists.
+ * the time of a failure does not tell whether the name exists.  A
+ * success is remembered as a cheap salted digest of the password
+ * (sha256-crypt, 1000 rounds, a random salt per config), so Prometheus
+ * scraping every second with the same password pays bcrypt once; a
+ * wrong password always pays it.
  */
 #include <crypt.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "metrics-int.h"
 
@@ -267,11 +272,30 @@ static bool same(const char *a, const char *b)
 	return !d;
 }
 
-bool strobe_webconf_check(const struct strobe_webconf *c, const char *user, const char *password)
+/* The config's salt for the digests of successes: random, per config. */
+static bool salt_ready(struct strobe_webconf *c)
 {
-	const struct strobe_webconf_user *u = NULL;
+	static const char abc[] =
+		"./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+	unsigned char r[16];
+	int i;
+
+	if (c->salt[0])
+		return true;
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return false;
+	memcpy(c->salt, "$5$rounds=1000$", 15);
+	for (i = 0; i < 16; i++)
+		c->salt[15 + i] = abc[r[i] & 63];
+	c->salt[31] = '\0';
+	return true;
+}
+
+bool strobe_webconf_check(struct strobe_webconf *c, const char *user, const char *password)
+{
+	struct strobe_webconf_user *u = NULL;
 	struct crypt_data *cd;
-	const char *h;
+	const char *h, *d = NULL;
 	bool ok;
 	int i;
 
@@ -283,9 +307,23 @@ bool strobe_webconf_check(const struct strobe_webconf *c, const char *user, cons
 	cd = calloc(1, sizeof(*cd));
 	if (!cd)
 		return false;
+	if (u && u->ok_digest[0] && salt_ready(c)) {
+		d = crypt_rn(password, c->salt, cd, sizeof(*cd));
+		if (d && d[0] != '*' && same(d, u->ok_digest)) {
+			explicit_bzero(cd, sizeof(*cd));
+			free(cd);
+			return true;
+		}
+	}
 	/* an unknown name still costs a hash (the first user's) */
 	h = crypt_rn(password, u ? u->hash : c->users[0].hash, cd, sizeof(*cd));
 	ok = u && h && h[0] != '*' && same(h, u->hash);
+	if (ok && salt_ready(c)) {
+		d = crypt_rn(password, c->salt, cd, sizeof(*cd));
+		if (d && d[0] != '*' && strlen(d) < sizeof(u->ok_digest))
+			strcpy(u->ok_digest, d);
+	}
+	explicit_bzero(cd, sizeof(*cd));
 	free(cd);
 	return ok;
 }

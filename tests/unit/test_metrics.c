@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <strobe/strobe.h>
 #include <strobe/metrics.h>
@@ -510,6 +511,44 @@ static int open_fds(void)
 	return n;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A success is remembered: the same password again costs a cheap digest,
+ * not bcrypt; a wrong one still costs bcrypt and fails. */
+static void test_metrics_webconf_remembers_success(void)
+{
+	const char *text = "basic_auth_users:\n"
+		"  alice: $2y$10$ADhz6nxooMpKz9qpV.nk0OHFZ2ugrprY6glBVcb3n6JvZfYpOKZvC\n";
+	struct strobe_webconf *c;
+	double t0, first, again, wrong;
+
+	REQUIRE(strobe_webconf_parse(text, strlen(text), &c, NULL) == 0);
+	t0 = now_s();
+	CHECK(strobe_webconf_check(c, "alice", "secret"));
+	first = now_s() - t0;
+	CHECK(c->users[0].ok_digest[0] == '$');
+	CHECK(!strstr(c->users[0].ok_digest, "secret"));
+	t0 = now_s();
+	CHECK(strobe_webconf_check(c, "alice", "secret"));
+	again = now_s() - t0;
+	t0 = now_s();
+	CHECK(!strobe_webconf_check(c, "alice", "secreT"));
+	wrong = now_s() - t0;
+	CHECK(!strobe_webconf_check(c, "bob", "secret"));
+	CHECK(again * 4 < first);
+	CHECK(wrong * 4 > first);
+	if (getenv("STROBE_TEST_SHOW") || !(again * 4 < first) || !(wrong * 4 > first))
+		fprintf(stderr, "  bcrypt %.1f ms, remembered %.1f ms, wrong %.1f ms\n",
+			first * 1e3, again * 1e3, wrong * 1e3);
+	strobe_webconf_free(c);
+}
+
 static void test_metrics_serve_addresses(void)
 {
 	int fds = open_fds();
@@ -609,4 +648,5 @@ TESTS(T(test_metrics_exposition_exact), T(test_metrics_escaping), T(test_metrics
       T(test_metrics_top_interval_exact), T(test_metrics_counters_only_grow),
       T(test_metrics_group_expires_and_restarts), T(test_metrics_series_cap_counts_dropped),
       T(test_metrics_syscall_labels_bounded), T(test_metrics_webconf),
+      T(test_metrics_webconf_remembers_success),
       T(test_metrics_serve_addresses), T(test_metrics_updates_race_scrapes));
