@@ -27,7 +27,8 @@ fail() { echo "FAIL $1${2:+: $2}"; }
 #              result tables (output's JSON strings, the merge's hosts);
 #              source: the live capture (session, a stream of its pages)
 #   analyses   over expr, table, stream, model
-#   sinks      SQLite and ClickHouse (run the analyses, write tables)
+#   sinks      SQLite and ClickHouse (run the analyses, write tables);
+#              metrics: the Prometheus registry and its HTTP endpoint
 #   record     session + capture + writer (+ model, a live stream)
 #   pipeline   the one driver: sources in, consumers out; below the CLI
 LAYERS="
@@ -37,7 +38,7 @@ tracefile
 stream model output
 expr table source
 analyses
-sinks top
+sinks top metrics
 record
 pipeline
 "
