@@ -482,7 +482,7 @@ int strobe_dockerd_parse_cmdline(const char *cmdline, size_t len,
 	char *copy;
 	const char *v;
 	size_t off = 0;
-	int argc = 0, i, found = 0;
+	int argc = 0, i;
 
 	memset(out, 0, sizeof(*out));
 	if (!cmdline || !len)
@@ -517,15 +517,13 @@ int strobe_dockerd_parse_cmdline(const char *cmdline, size_t len,
 		}
 		/* relative paths (to dockerd's own working folder) are not
 		 * followed; neither is a path that does not fit */
-		if (v[0] == '/' && strlen(v) < size) {
+		if (v[0] == '/' && strlen(v) < size)
 			memcpy(dst, v, strlen(v) + 1);
-			found = 1;
-		} else {
+		else
 			dst[0] = '\0';
-		}
 	}
 	free(copy);
-	return found;
+	return out->data_root[0] || out->config_file[0];
 }
 
 /* Read at most size - 1 bytes of a (/proc) file into buf; its length or -1. */

@@ -103,6 +103,7 @@ static void test_dockerd_cmdline_forms(void)
 		{ "dockerd\0--data-root\0/a\0--data-root\0/b", 37, 1, "/b", "" },
 		/* no value, a relative value, a look-alike, after "--" */
 		{ CMD("dockerd\0--data-root\0"), 0, "", "" },
+		{ CMD("dockerd\0--data-root\0/a\0-g\0\0"), 0, "", "" },
 		{ CMD("dockerd\0--data-root\0relative/dir\0"), 0, "", "" },
 		{ CMD("dockerd\0--data-rooted=/x\0--graphs\0/y\0"), 0, "", "" },
 		{ CMD("dockerd\0--\0--data-root\0/x\0"), 0, "", "" },
