@@ -7,6 +7,9 @@
  * another machine's socket):
  *
  *   docker      <data-root>/containers/<id>/config.v2.json  "Name"
+ *               (data-root: /etc/docker/daemon.json's or /var/lib/docker,
+ *               then each running dockerd's, from its command line in
+ *               /proc: a second daemon with its own root is common in CI)
  *   podman      <store>/overlay-containers/containers.json  "names"
  *   cri-o       <store>/overlay-containers/<id>/userdata/config.json
  *               annotations io.kubernetes.{pod.name,pod.namespace,

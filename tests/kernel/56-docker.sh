@@ -31,6 +31,8 @@ C=strobe-dk-busy
 IMG=strobe-busybox:$$
 N=1000
 trap 'dk_stop; rm -rf "$WORK"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 make_rootfs
 if ! dk_start; then
