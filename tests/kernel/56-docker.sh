@@ -34,6 +34,9 @@ trap 'dk_stop; rm -rf "$WORK"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# what dockerd may leave on the machine outside $WORK
+traces() { ls -d /sys/fs/cgroup/*/docker /run/docker /run/containerd /etc/docker/key.json 2>/dev/null; }
+traces_before=$(traces)
 make_rootfs
 if ! dk_start; then
 	skip docker "dockerd cannot run: $DK_WHY"
@@ -136,7 +139,9 @@ left=
 for p in $SPS; do [ -e $TRACEFS/instances/strobe-$p ] && left="$left strobe-$p"; done
 procs=$(pgrep -f "$DKDIR" | tr '\n' ' ')
 mnts=$(awk -v d="$DKDIR" 'index($5, d) == 1 { print $5 }' /proc/self/mountinfo)
-[ -z "$procs" ] && [ -z "$mnts" ] && pass docker-stopped-no-processes-no-mounts ||
-	fail docker-stopped-no-processes-no-mounts "processes '$procs' mounts '$mnts'"
+[ -z "$procs" ] && [ -z "$mnts" ] && [ "$(traces)" = "$traces_before" ] &&
+	pass docker-stopped-no-processes-mounts-cgroups-or-run-folders ||
+	fail docker-stopped-no-processes-mounts-cgroups-or-run-folders \
+		"processes '$procs' mounts '$mnts' $(diff <(echo "$traces_before") <(traces))"
 [ "$(state)" = "$before" ] && [ -z "$left" ] && pass docker-tracefs-unchanged ||
 	fail docker-tracefs-unchanged "$(diff <(echo "$before") <(state))$left"

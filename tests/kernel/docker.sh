@@ -13,9 +13,11 @@
 #   dk_start        start it; 1 with the reason in DK_WHY if it cannot run
 #   dk_image NAME   docker import of $ROOTFS as NAME
 #   dk_stop         remove the containers, stop dockerd (and so its
-#                   containerd and shims), unmount what is left under
-#                   $WORK/dk, remove the folders dockerd and containerd
-#                   made in /run if they were not there before
+#                   containerd and shims; if it had to be killed, their
+#                   leftovers and the containers' tasks too), unmount what
+#                   is left under $WORK/dk, remove the folders dockerd and
+#                   containerd made in /run and the /docker cgroups if
+#                   they were not there before
 #
 # The caller's EXIT trap must call dk_stop (it is safe to call twice and
 # before dk_start).
@@ -28,6 +30,7 @@ DK="$DOCKER_CLI -H unix://$DKDIR/docker.sock"
 DKPID=
 DK_WHY=
 DK_RUN_DIRS=
+DK_CGROUPS=
 
 dk_start() {
 	local d i
@@ -40,6 +43,12 @@ dk_start() {
 	DK_RUN_DIRS=
 	for d in /run/docker /run/containerd; do
 		[ -e $d ] || DK_RUN_DIRS="$DK_RUN_DIRS $d"
+	done
+	# the cgroupfs driver's parent /docker in each hierarchy: removed
+	# by dk_stop when it was not there before
+	DK_CGROUPS=
+	for d in /sys/fs/cgroup/*/; do
+		[ -e ${d}docker ] || DK_CGROUPS="$DK_CGROUPS ${d}docker"
 	done
 	mkdir -p $DKDIR/data $DKDIR/exec
 	echo "{\"deprecated-key-path\": \"$DKDIR/key.json\"}" > $DKDIR/daemon.json
@@ -77,7 +86,7 @@ dk_children() {
 }
 
 dk_stop() {
-	local i p left m
+	local i p left m id c
 	if [ -n "$DKPID" ] && kill -0 $DKPID 2>/dev/null; then
 		local ids
 		ids=$(timeout 20 $DK ps -aq 2>/dev/null)
@@ -96,6 +105,22 @@ dk_stop() {
 		left=$(dk_children)
 		[ -n "$left" ] && kill -KILL $left 2>/dev/null
 	fi
+	# containers a killed shim left running: their cgroups' tasks
+	for id in $(ls $DKDIR/data/containers 2>/dev/null); do
+		for c in /sys/fs/cgroup/*/docker/$id; do
+			[ -e $c/cgroup.procs ] || continue
+			left=$(cat $c/cgroup.procs 2>/dev/null)
+			[ -n "$left" ] && kill -KILL $left 2>/dev/null
+		done
+	done
+	for c in $DK_CGROUPS; do
+		for i in $(seq 20); do
+			rmdir $c/*/ 2>/dev/null
+			rmdir $c 2>/dev/null && break
+			sleep 0.1
+		done
+	done
+	DK_CGROUPS=
 	# mounts under our folder, deepest first
 	if [ -d "$DKDIR" ]; then
 		for m in $(awk -v d="$DKDIR" 'index($5, d) == 1 { print $5 }' /proc/self/mountinfo | sort -r); do
