@@ -14,7 +14,10 @@
 #             container on the file: exactly N getppid under the name,
 #             and still named after the container and dockerd are gone;
 #   live:     `strobe syscalls -c strobe-dk-busy --group-by container
-#             --json` (no file): exactly N getppid under the name.
+#             --json` (no file): exactly N getppid under the name;
+#   top:      `strobe top --batch --iterations 3 --interval 1 --group-by
+#             container --json`: strobe-dk-spin, a one-thread spinner,
+#             above 80% of a core in each refresh.
 # Counting: --comm getppid_n (busybox sh makes getppid calls of its own).
 # Skips only if dockerd cannot run here, with its reason.
 . "$(dirname "$0")/lib.sh"
@@ -125,6 +128,51 @@ wait $SP; rc=$?
 r=$(getppid $WORK/live.json)
 [ $ok = 0 ] && [ $rc = 0 ] && [ "$r" = "$N 0" ] && pass docker-live-syscalls-c-exact-getppid-by-name ||
 	fail docker-live-syscalls-c-exact-getppid-by-name "go $ok rc $rc: want '$N 0' got '$r' $(head -c 200 $WORK/live.err)"
+
+# 5. strobe top: the docker container by its name, a one-thread spinner
+# above 80% of a core.  What the kernel itself gave the spinner (its
+# cgroup's cpuacct.usage over the same run) tells a busy host, where it
+# could not get 80%, from a wrong figure.
+S=strobe-dk-spin
+if ! $STROBE top --help >/dev/null 2>&1; then
+	skip docker-top "strobe top is not in this build"
+elif ! $DK run -d --network none --name $S $IMG /bin/sh -c 'while :; do :; done' \
+		>$WORK/spin.id 2>$WORK/run.err; then
+	fail docker-top-spinner-by-name-above-80pct "docker run: $(head -c 300 $WORK/run.err)"
+else
+	acct=/sys/fs/cgroup/cpuacct/docker/$(cat $WORK/spin.id)/cpuacct.usage
+	[ -e $acct ] || acct=/sys/fs/cgroup/unified/docker/$(cat $WORK/spin.id)/cpu.stat
+	use() { if [ "${acct##*/}" = cpu.stat ]; then
+			echo $(( $(sed -n 's/^usage_usec //p' $acct) * 1000 ))
+		else cat $acct; fi; }
+	t0=$(date +%s%N); u0=$(use)
+	timeout 60 $STROBE top --batch --iterations 3 --interval 1 --group-by container --json \
+		> $WORK/top.json 2> $WORK/top.err; rc=$?
+	t1=$(date +%s%N); u1=$(use)
+	kernel=$(( (u1 - u0) * 100 / (t1 - t0) ))
+	r=$(py 'import sys,json
+v=[]
+for l in open(sys.argv[1]):
+    o=json.loads(l)
+    v.append(max([r.get("cpu_pct") or 0 for r in o.get("rows",[]) if r.get("container")==sys.argv[2]] or [-1]))
+print(" ".join("%.0f" % x for x in v))' $WORK/top.json $S)
+	set -- $r
+	[ $rc = 0 ] && [ $# = 3 ] && [ $1 -gt 0 ] && [ $2 -gt 0 ] && [ $3 -gt 0 ] &&
+		! grep -q "\"container\":\"$(head -c 12 $WORK/spin.id)\"" $WORK/top.json &&
+		pass docker-top-names-the-container-in-each-refresh ||
+		fail docker-top-names-the-container-in-each-refresh \
+			"rc $rc, cpu_pct per refresh '$r' $(head -c 200 $WORK/top.err)"
+	if [ $rc = 0 ] && [ $# = 3 ] && [ $1 -gt 80 ] && [ $2 -gt 80 ] && [ $3 -gt 80 ]; then
+		pass docker-top-spinner-by-name-above-80pct
+	elif [ $rc = 0 ] && [ $# = 3 ] && [ $kernel -lt 85 ]; then
+		skip docker-top-spinner-by-name-above-80pct \
+			"a busy host: the kernel gave the spinner $kernel% of a core (strobe top: $r)"
+	else
+		fail docker-top-spinner-by-name-above-80pct \
+			"rc $rc, cpu_pct per refresh '$r' (the kernel: $kernel%) $(head -c 200 $WORK/top.err)"
+	fi
+	$DK rm -f $S >/dev/null 2>&1
+fi
 
 # 4. the file still names it with the container and dockerd gone
 dk_stop
