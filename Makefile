@@ -137,6 +137,11 @@ $(O)/bench/synth-trace: bench/synth-trace.c $(O)/libstrobe.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(O)/libstrobe.a $(LIBS)
 
+# The capture floor of make bench: a bare instance drained by splice
+$(O)/bench/floor: bench/floor.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< -lpthread
+
 # Examples: programs a user could write, against the public headers
 $(O)/examples/%: examples/%.c $(O)/libstrobe.a
 	@mkdir -p $(dir $@)
@@ -182,7 +187,7 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo $(CMD)
 
-bench: all $(O)/bench/live_check
+bench: all $(O)/bench/live_check $(O)/bench/floor
 	@bench/run
 	@$(PYTHON) bench/python-callbacks
 

@@ -28,6 +28,7 @@ int cmd_irq(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
 int cmd_sql(int argc, char **argv);
 int cmd_periods(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 /* The analysis commands' shared option parser and run loop
  * (cmd-analyze.c): names NULL takes -a.  cli_periods_usage is the help
@@ -70,6 +71,10 @@ int cli_target_finish(struct cli_target *t, const char *cmd, char **argv);
 int cli_target_record(struct cli_target *t, struct strobe_record_result *res,
 		      struct strobe_error *err);
 void cli_target_free(struct cli_target *t);
+/* The flag cli_target_record's recording stops on (a signal's number, or
+ * what a caller stores there to end it: strobe top after N refreshes). */
+#include <signal.h>
+volatile sig_atomic_t *cli_target_stop_flag(void);
 /* argv joined by spaces (the "command=" a recording stores); NULL: ENOMEM. */
 char *cli_join_args(int argc, char **argv);
 

@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{ "list", cmd_list, "list available events, event systems and presets" },
 	{ "ps", cmd_ps, "list processes and their containers, live or of a trace file" },
 	{ "analyze", cmd_analyze, "run several analyses over a trace file in one pass" },
+	{ "top", cmd_top, "a live, refreshing view per container, process or thread" },
 	{ "cputop", cmd_cputop, "CPU time per thread, process, container and CPU" },
 	{ "syscalls", cmd_syscalls, "system call counts, latency and errors" },
 	{ "schedlat", cmd_schedlat, "wake-up to run latency (run-queue latency)" },

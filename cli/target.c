@@ -236,6 +236,11 @@ int cli_target_record(struct cli_target *t, struct strobe_record_result *res,
 	return r;
 }
 
+volatile sig_atomic_t *cli_target_stop_flag(void)
+{
+	return &stop_flag;
+}
+
 char *cli_join_args(int argc, char **argv)
 {
 	size_t len = 1;

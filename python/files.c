@@ -352,12 +352,20 @@ PyObject *tables_dict(const struct strobe_analysis *a)
 			PyObject *row = PyDict_New(), *x;
 
 			for (c = 0; row && c < nc; c++) {
+				if (strobe_value_none(strobe_table_column(t, c)->type, &v[c])) {
+					if (PyDict_SetItem(row, PyTuple_GET_ITEM(keys, c), Py_None) < 0)
+						Py_CLEAR(row);
+					continue;
+				}
 				switch (strobe_table_column(t, c)->type) {
 				case STROBE_COL_STR:
 					x = PyUnicode_FromString(v[c].s ? v[c].s : "");
 					break;
 				case STROBE_COL_INT:
 					x = PyLong_FromLongLong(v[c].i);
+					break;
+				case STROBE_COL_RATE:
+					x = PyFloat_FromDouble(v[c].d);
 					break;
 				case STROBE_COL_PERCENT:
 					/* --json writes four decimals */

@@ -43,6 +43,8 @@ struct strobe_record_event {
 	const char *filter;	/* kernel filter or NULL */
 };
 
+struct strobe_consumer;
+
 struct strobe_record_opts {
 	size_t size;			/* sizeof(struct strobe_record_opts), or 0 */
 	const char *output;		/* NULL = "trace.dat" */
@@ -114,6 +116,19 @@ struct strobe_record_opts {
 	void *event_arg;
 	struct strobe_error *event_err;	/* where on_event/on_tick put their message; may be NULL */
 	bool no_output;			/* no trace file: the consumer only */
+	/*
+	 * Consumers of the live stream (pipeline.h), beside on_event or
+	 * instead of it (either makes the recording live): started with the
+	 * capture's formats and the live task model (m above), fed every
+	 * event after on_event, ticked every tick_ns of trace time (0: no
+	 * ticks; a quiet machine still ticks), finished after the last
+	 * event, while the model still exists.  A consumer that fails
+	 * stops the recording; strobe_record() returns its error (and its
+	 * message in *err).  The array and what it points to are borrowed.
+	 */
+	const struct strobe_consumer *consumers;
+	size_t nr_consumers;
+	uint64_t tick_ns;
 	/* stored as "host=" in the file (at most 64 bytes are kept); NULL =
 	 * the node name (uname -n) */
 	const char *host_name;

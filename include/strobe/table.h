@@ -35,6 +35,7 @@ enum strobe_col_type {
 	STROBE_COL_BYTES,	/* .u bytes */
 	STROBE_COL_PERCENT,	/* .d percent (0..100, more for multi-CPU
 				 * groups) */
+	STROBE_COL_RATE,	/* .d a count per second */
 };
 
 struct strobe_column {
@@ -49,6 +50,29 @@ union strobe_value {
 	double d;
 	const char *s;
 };
+
+/*
+ * A cell with no value: a figure the input cannot give (strobe top's
+ * columns whose events are missing).  Doubles hold NaN, signed integers
+ * INT64_MIN, the unsigned ones UINT64_MAX; text writers print "-", JSON
+ * null, SQL NULL.
+ */
+#define STROBE_VALUE_NONE_I INT64_MIN
+#define STROBE_VALUE_NONE_U UINT64_MAX
+static inline int strobe_value_none(enum strobe_col_type type, const union strobe_value *v)
+{
+	switch (type) {
+	case STROBE_COL_STR:
+		return 0;
+	case STROBE_COL_INT:
+		return v->i == STROBE_VALUE_NONE_I;
+	case STROBE_COL_PERCENT:
+	case STROBE_COL_RATE:
+		return v->d != v->d;
+	default:
+		return v->u == STROBE_VALUE_NONE_U;
+	}
+}
 
 enum strobe_view {
 	STROBE_VIEW_TOP = 1 << 0,	/* the main ranking (--top N) */
@@ -75,6 +99,16 @@ const union strobe_value *strobe_table_row(const struct strobe_table *t, size_t 
 /* Measurements dropped because events were lost inside them (never
  * counted as a wrong value). */
 uint64_t strobe_table_dropped(const struct strobe_table *t);
+/*
+ * The group a per-group table belongs to (a --freq histogram of
+ * syscalls, schedlat or io): the key columns and values of its group
+ * under the grouping ("tid", "pid", "comm", "container" for threads;
+ * "container" alone for containers ...), then what the histogram is of
+ * ("syscall").  Other tables have none (0; label NULL).
+ */
+int strobe_table_nr_labels(const struct strobe_table *t);
+const struct strobe_column *strobe_table_label_column(const struct strobe_table *t, int i);
+const union strobe_value *strobe_table_label(const struct strobe_table *t, int i);
 
 /* ---- writers -------------------------------------------------------- */
 
@@ -101,7 +135,9 @@ int strobe_table_write_text_header(const struct strobe_table *t, struct strobe_b
  *   {"table":"syscalls.stats","title":"...","view":"stats","dropped":0,
  *    "rows":[{"tid":12,"comm":"x","syscall":"read","count":3,...},...]}
  * Durations and timestamps are integers (ns), percentages numbers.
- * FREQ tables also have "unit".  Returns 0 or -ENOMEM.
+ * FREQ tables also have "unit", and those of a group its labels as
+ * "group":{"tid":12,"comm":"x","syscall":"read"} (strobe_table_label).
+ * Returns 0 or -ENOMEM.
  */
 int strobe_table_write_json(const struct strobe_table *t, struct strobe_buf *b);
 /* One row as a JSON object with a "table" key, and a newline (--log). */

@@ -407,6 +407,9 @@ void ana_owner_desc(struct ana_core *c, const struct ana_owner *o, char *buf,
 int ana_owner_cols(struct ana_core *c, struct strobe_table *t) STROBE_HIDDEN;
 int ana_owner_vals(struct ana_core *c, struct strobe_table *t, union strobe_value *row,
 		   const struct ana_owner *o) STROBE_HIDDEN;
+/* The same as the labels of a per-group table (strobe_table_label). */
+int ana_owner_labels(struct ana_core *c, struct strobe_table *t,
+		     const struct ana_owner *o) STROBE_HIDDEN;
 /* Columns "tid","pid","comm","container" of a single task (log rows, the
  * worst wake-ups); 0 or -ENOMEM. */
 int ana_task_cols(struct strobe_table *t) STROBE_HIDDEN;
@@ -486,9 +489,11 @@ size_t ana_top_n(const struct ana_core *c, size_t n) STROBE_HIDDEN;
  * of memory. */
 struct strobe_table *ana_add_freq_schema(struct ana *a, const char *name,
 					 const char *title) STROBE_HIDDEN;
-/* Emit a histogram table for st (FREQ view). */
+/* Emit a histogram table for st (FREQ view), labelled with owner o's
+ * group keys (ana_owner_labels) and then key = val (both may be NULL). */
 int ana_emit_hist(struct ana *a, const char *name, const char *title,
-		  const struct ana_stats *st) STROBE_HIDDEN;
+		  const struct ana_stats *st, const struct ana_owner *o,
+		  const char *key, const char *val) STROBE_HIDDEN;
 /* Standard stats columns (count,total,min,avg,max,stddev) and values. */
 int ana_stats_cols(struct strobe_table *t) STROBE_HIDDEN;
 void ana_stats_vals(union strobe_value *v, const struct ana_stats *st) STROBE_HIDDEN;

@@ -75,6 +75,7 @@ struct cpu {
 struct group {
 	struct ana_owner o;
 	uint64_t ns;
+	uint64_t switches;	/* times its tasks were switched out */
 };
 
 /* A task's latest arrival on a CPU (wake-up or migration), kept until it
@@ -126,9 +127,10 @@ static const struct strobe_task *chargeable(struct ana *a, int tid)
 	return t && ana_task_selected(a->core, t) ? t : NULL;
 }
 
-/* Charge tid for [t0, t1) on cpu; true if it was charged (a traced,
- * selected, non-idle task and t1 > t0). */
-static bool charge(struct ana *a, int tid, int cpu, uint64_t t0, uint64_t t1)
+/* Charge tid for [t0, t1) on cpu, and one context switch when `out` (its
+ * switch-out); true if time was charged (a traced, selected, non-idle
+ * task and t1 > t0). */
+static bool charge(struct ana *a, int tid, int cpu, uint64_t t0, uint64_t t1, bool out)
 {
 	struct cputop *p = a->priv;
 	const struct strobe_task *t;
@@ -136,8 +138,10 @@ static bool charge(struct ana *a, int tid, int cpu, uint64_t t0, uint64_t t1)
 	bool created;
 	uint64_t key;
 
-	if (t1 <= t0 || !(t = chargeable(a, tid)))
+	if ((t1 <= t0 && !out) || !(t = chargeable(a, tid)))
 		return false;
+	if (t1 < t0)
+		t1 = t0;
 	p->cpus[cpu].busy += t1 - t0;
 	key = ana_group_key(a->core, t, cpu);
 	g = ana_map_put(&p->groups, key, &created);
@@ -148,7 +152,8 @@ static bool charge(struct ana *a, int tid, int cpu, uint64_t t0, uint64_t t1)
 	else
 		ana_owner_refresh(a->core, &g->o, t);
 	g->ns += t1 - t0;
-	return true;
+	g->switches += out;
+	return t1 > t0;
 }
 
 /* The log row of tid's interval [t0, ev->ts) ended by switch event ev. */
@@ -232,7 +237,7 @@ static void on_switch(struct ana *a, const struct strobe_event *ev, int cookie)
 		if (from < start)
 			from = start;
 	}
-	charged = charge(a, prev, ev->cpu, from, ev->ts);
+	charged = charge(a, prev, ev->cpu, from, ev->ts, true);
 	/* the whole interval is a row, also when a reset at this very time
 	 * left nothing of it to charge */
 	if (whole && p->log && a->core->opts.log &&
@@ -257,7 +262,7 @@ static void lost(struct ana *a, int cpu, uint64_t ts)
 		return;
 	last = cpu < a->core->nr_cpus ? a->core->cpu_last[cpu] : 0;
 	if (c->state == CPU_RUNNING && last >= c->since)
-		charge(a, c->tid, cpu, c->since, last);
+		charge(a, c->tid, cpu, c->since, last, false);
 	if (last && ts > last)
 		p->lost_ns += ts - last;
 	c->state = CPU_UNKNOWN;
@@ -306,6 +311,7 @@ static int init(struct ana *a)
 	ret |= ana_owner_cols(c, p->top);
 	ret |= tbl_col(p->top, "cpu_time", "CPU time(us)", STROBE_COL_DURATION);
 	ret |= tbl_col(p->top, "cpu_pct", "CPU%", STROBE_COL_PERCENT);
+	ret |= tbl_col(p->top, "switches", "Switches", STROBE_COL_INT);
 	if (c->opts.group_by != STROBE_GROUP_CPU) {
 		p->cpu_table = ana_add_table(a, "cputop.cpus", "CPU usage per CPU",
 					     STROBE_VIEW_TOP);
@@ -383,6 +389,7 @@ static int emit(struct ana *a)
 		k = ana_owner_vals(c, p->top, v, &g->o);
 		v[k].u = g->ns;
 		v[k + 1].d = pct(g->ns, window);
+		v[k + 2].i = (int64_t)g->switches;
 	}
 	free(r);
 	if (p->cpu_table)
@@ -413,7 +420,7 @@ static void charge_running(struct ana *a, uint64_t end)
 
 	for (cpu = 0; cpu < p->nr_cpus; cpu++)
 		if (p->cpus[cpu].state == CPU_RUNNING)
-			charge(a, p->cpus[cpu].tid, cpu, p->cpus[cpu].since, end);
+			charge(a, p->cpus[cpu].tid, cpu, p->cpus[cpu].since, end, false);
 }
 
 static int finish(struct ana *a)

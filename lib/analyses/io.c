@@ -127,6 +127,7 @@ struct rq {
 	uint64_t key;		/* owner's group key (direct requests) */
 	struct ana_owner o;
 	struct wb_tag wb;	/* written back for whom (writeback.c) */
+	bool write;		/* rwbs has W (a write, a flush with data) */
 	bool have_owner;
 	bool log_ok;		/* a log row: owner selected, or unknown and no
 				 * task filters */
@@ -143,6 +144,7 @@ struct blkgroup {
 	uint64_t bytes;		/* direct + wb */
 	uint64_t direct;	/* requests its own tasks queued */
 	uint64_t wb;		/* its part of requests written back for it */
+	uint64_t read, write;	/* bytes by direction (wb: written) */
 	struct ana_stats st;	/* requests that carried its bytes */
 };
 
@@ -174,8 +176,8 @@ struct named {		/* per syscalls:* event id */
 
 struct io {
 	struct ana_sysdec dec;
-	struct strobe_field bq_dev, bq_sector, bq_nr_sector, ri_dev, ri_sector, is_dev, is_sector, is_bytes,
-		is_nr_sector, co_dev, co_sector;
+	struct strobe_field bq_dev, bq_sector, bq_nr_sector, ri_dev, ri_sector, is_dev, is_sector,
+		is_bytes, is_rwbs, is_nr_sector, co_dev, co_sector;
 	bool have_names, have_block, have_wb;
 	struct nrinfo info[MAX_NR];
 	struct named *named;	/* indexed by event id */
@@ -467,6 +469,13 @@ static void on_issue(struct ana *a, const struct strobe_event *ev)
 				     : strobe_field_uint(ev, &p->is_nr_sector) * 512;
 	r->have_owner = false;
 	r->wb = wb;
+	r->write = false;
+	if (p->is_rwbs.valid) {
+		uint32_t len;
+		const char *rw = strobe_field_str(ev, &p->is_rwbs, &len);
+
+		r->write = rw && memchr(rw, 'W', strnlen(rw, len)) != NULL;
+	}
 	if (wb.kind != WB_DIRECT) {
 		r->log_ok = true;	/* decided at completion */
 		return;
@@ -536,7 +545,8 @@ static void written_back(struct ana *a, const struct strobe_event *ev, struct rq
 		memcpy(b->o.comm, parts[i].o->comm, sizeof(b->o.comm));	/* its latest */
 		b->bytes += parts[i].bytes;
 		b->wb += parts[i].bytes;
-		ana_stats_add(&b->st, lat, false);
+		b->write += parts[i].bytes;
+		ana_stats_add(&b->st, lat, c->want_hist);
 		charged += parts[i].bytes;
 	}
 	wd = ana_map_put(&p->wbdisks, r->dev, &created);
@@ -598,7 +608,11 @@ static void on_complete(struct ana *a, const struct strobe_event *ev)
 		memcpy(b->o.comm, r.o.comm, sizeof(b->o.comm));	/* its latest */
 		b->bytes += r.bytes;
 		b->direct += r.bytes;
-		ana_stats_add(&b->st, lat, false);
+		if (r.write)
+			b->write += r.bytes;
+		else
+			b->read += r.bytes;
+		ana_stats_add(&b->st, lat, c->want_hist);
 	}
 }
 
@@ -771,6 +785,8 @@ static int init(struct ana *a)
 		ret |= tbl_col(p->blk_t, "bytes", "Bytes", STROBE_COL_BYTES);
 		ret |= tbl_col(p->blk_t, "direct_bytes", "Direct", STROBE_COL_BYTES);
 		ret |= tbl_col(p->blk_t, "writeback_bytes", "Writeback", STROBE_COL_BYTES);
+		ret |= tbl_col(p->blk_t, "read_bytes", "Read", STROBE_COL_BYTES);
+		ret |= tbl_col(p->blk_t, "write_bytes", "Written", STROBE_COL_BYTES);
 		ret |= ana_stats_cols(p->blk_t);
 		ret |= tbl_col(p->wb_t, "disk", "Disk", STROBE_COL_STR);
 		ret |= tbl_col(p->wb_t, "bytes", "Bytes", STROBE_COL_BYTES);
@@ -784,7 +800,8 @@ static int init(struct ana *a)
 		ret |= tbl_col(p->wb_t, "requests", "Requests", STROBE_COL_INT);
 	}
 	if (ana_view(c, STROBE_VIEW_FREQ)) {
-		if (!ana_add_freq_schema(a, "io.freq", "I/O system call latency distribution"))
+		if (!ana_add_freq_schema(a, "io.freq", "I/O system call latency distribution") ||
+		    !ana_add_freq_schema(a, "io.block_freq", "Block request latency distribution"))
 			return -ENOMEM;
 	}
 	if (ana_view(c, STROBE_VIEW_LOG)) {
@@ -867,6 +884,7 @@ static int resolve(struct ana *a, struct strobe_formats *fmts)
 	    !strobe_field_resolve(ex, "sector", &p->co_sector)) {
 		strobe_field_resolve(e, "bytes", &p->is_bytes);
 		strobe_field_resolve(e, "nr_sector", &p->is_nr_sector);
+		strobe_field_resolve(e, "rwbs", &p->is_rwbs);
 		p->have_block = true;
 		p->have_wb = wb_resolve(&p->wb, fmts);
 	}
@@ -1031,7 +1049,8 @@ static int finish(struct ana *a)
 					 c->opts.group_by == STROBE_GROUP_THREAD ? "tid" : "pid",
 					 c->opts.group_by == STROBE_GROUP_THREAD ? l->o.tid : l->o.pid,
 					 l->o.comm);
-				if (ana_emit_hist(a, "io.freq", title, &l->st) < 0)
+				if (ana_emit_hist(a, "io.freq", title, &l->st, &l->o, "syscall",
+						  nr_name(l->nr, buf, sizeof(buf))) < 0)
 					goto nomem;
 			}
 		}
@@ -1058,7 +1077,16 @@ static int finish(struct ana *a)
 			v[k++].u = b->bytes;
 			v[k++].u = b->direct;
 			v[k++].u = b->wb;
+			v[k++].u = b->read;
+			v[k++].u = b->write;
 			ana_stats_vals(v + k, &b->st);
+			if (b->st.hist) {
+				k = snprintf(title, sizeof(title), "block request latency: ");
+				ana_owner_desc(c, &b->o, title + k, sizeof(title) - (size_t)k);
+				if (ana_emit_hist(a, "io.block_freq", title, &b->st, &b->o, NULL,
+						  NULL) < 0)
+					goto nomem;
+			}
 		}
 		free(r);
 		r = NULL;

@@ -369,7 +369,7 @@ static int finish(struct ana *a)
 			snprintf(title, sizeof(title), "%s %d (%s) duration",
 				 g->kind == 0 ? "IRQ" : g->kind == 1 ? "softirq" : "softirq raise of",
 				 g->nr, g->name);
-			if ((ret = ana_emit_hist(a, "irq.freq", title, &g->st)) < 0)
+			if ((ret = ana_emit_hist(a, "irq.freq", title, &g->st, NULL, NULL, NULL)) < 0)
 				break;
 		}
 	}

@@ -1,6 +1,8 @@
 /*
  * mem.c - pages allocated and freed per thread, process or container,
- * from kmem:mm_page_alloc / mm_page_free / mm_page_free_batched.
+ * from kmem:mm_page_alloc / mm_page_free / mm_page_free_batched, and page
+ * faults from exceptions:page_fault_user / page_fault_kernel (the
+ * "faults" preset), each charged to the task that faulted.
  *
  * An allocation or free of order N counts 2^N pages (mm_page_free_batched
  * frees one order-0 page per event) and is charged to the task current
@@ -25,11 +27,11 @@
 #include "format/format-int.h"
 #include "analyses/analysis-int.h"
 
-enum { ALLOC, FREE, FREE_BATCHED };
+enum { ALLOC, FREE, FREE_BATCHED, FAULT };
 
 struct group {
 	struct ana_owner o;
-	uint64_t alloc_pages, free_pages, allocs, frees;
+	uint64_t alloc_pages, free_pages, allocs, frees, faults;
 };
 
 struct mem {
@@ -78,7 +80,7 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 	bool created;
 	int order = -1;
 
-	if (cookie != FREE_BATCHED) {
+	if (cookie != FREE_BATCHED && cookie != FAULT) {
 		order = (int)strobe_field_int(ev, cookie == ALLOC ? &p->a_order : &p->f_order);
 		if (order < 0 || order > 20)
 			return;
@@ -94,6 +96,10 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 		ana_owner_set(c, &g->o, t, ev->cpu);
 	else
 		ana_owner_refresh(c, &g->o, t);
+	if (cookie == FAULT) {
+		g->faults++;
+		return;
+	}
 	if (cookie == ALLOC) {
 		g->alloc_pages += pages;
 		g->allocs++;
@@ -109,6 +115,8 @@ static const struct ana_sub subs[] = {
 	{ "kmem", "mm_page_alloc", on_event, ALLOC },
 	{ "kmem", "mm_page_free", on_event, FREE },
 	{ "kmem", "mm_page_free_batched", on_event, FREE_BATCHED },
+	{ "exceptions", "page_fault_user", on_event, FAULT },
+	{ "exceptions", "page_fault_kernel", on_event, FAULT },
 	{ NULL, NULL, NULL, 0 }
 };
 
@@ -132,6 +140,7 @@ static int init(struct ana *a)
 	ret |= tbl_col(p->top, "free_bytes", "Freed bytes", STROBE_COL_BYTES);
 	ret |= tbl_col(p->top, "allocs", "Allocs", STROBE_COL_INT);
 	ret |= tbl_col(p->top, "frees", "Frees", STROBE_COL_INT);
+	ret |= tbl_col(p->top, "faults", "Faults", STROBE_COL_INT);
 log:
 	if (ana_view(a->core, STROBE_VIEW_LOG)) {
 		p->log = ana_add_table(a, "mem.log", "Page allocations and frees",
@@ -161,7 +170,8 @@ static int resolve(struct ana *a, struct strobe_formats *fmts)
 	if (fr)
 		strobe_field_resolve(fr, "order", &p->f_order);
 	if (!al || strobe_field_resolve(al, "order", &p->a_order))
-		return -ENOENT;
+		return strobe_formats_find(fmts, "exceptions", "page_fault_user") ||
+		       strobe_formats_find(fmts, "exceptions", "page_fault_kernel") ? 0 : -ENOENT;
 	strobe_field_resolve(al, "gfp_flags", &p->a_gfp);	/* optional, for --log */
 	return 0;
 }
@@ -194,6 +204,7 @@ static int finish(struct ana *a)
 		v[k++].u = g->free_pages * p->page_size;
 		v[k++].i = (int64_t)g->allocs;
 		v[k++].i = (int64_t)g->frees;
+		v[k++].i = (int64_t)g->faults;
 	}
 	free(r);
 	return 0;
@@ -215,8 +226,9 @@ static void fini(struct ana *a)
 
 const struct ana_ops ana_mem_ops = {
 	.name = "mem",
-	.summary = "pages allocated and freed per thread, process and container",
-	.needs = "kmem:mm_page_alloc (and mm_page_free, mm_page_free_batched)",
+	.summary = "pages allocated and freed, and page faults, per thread, process and container",
+	.needs = "kmem:mm_page_alloc (and mm_page_free, mm_page_free_batched) or "
+		 "exceptions:page_fault_user",
 	.preset = "mem",
 	.priv_size = sizeof(struct mem),
 	.init = init,

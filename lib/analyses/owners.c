@@ -162,3 +162,29 @@ int ana_owner_vals(struct ana_core *c, struct strobe_table *t, union strobe_valu
 	v[n++].s = tbl_str(t, ana_container_name(c, o->container));
 	return n;
 }
+
+int ana_owner_labels(struct ana_core *c, struct strobe_table *t, const struct ana_owner *o)
+{
+	int ret = 0;
+
+	switch (c->opts.group_by) {
+	case STROBE_GROUP_CPU:
+		return tbl_label(t, "cpu", "CPU", STROBE_COL_INT, (union strobe_value){ .i = o->cpu });
+	case STROBE_GROUP_CONTAINER:
+		return tbl_label(t, "container", "Container", STROBE_COL_STR,
+				 (union strobe_value){ .s = ana_container_name(c, o->container) });
+	case STROBE_GROUP_PROCESS:
+		ret |= tbl_label(t, "pid", "PID", STROBE_COL_INT,
+				 (union strobe_value){ .i = o->pid >= 0 ? o->pid : o->tid });
+		break;
+	case STROBE_GROUP_THREAD:
+	default:
+		ret |= tbl_label(t, "tid", "TID", STROBE_COL_INT, (union strobe_value){ .i = o->tid });
+		ret |= tbl_label(t, "pid", "PID", STROBE_COL_INT, (union strobe_value){ .i = o->pid });
+		break;
+	}
+	ret |= tbl_label(t, "comm", "Comm", STROBE_COL_STR, (union strobe_value){ .s = o->comm });
+	ret |= tbl_label(t, "container", "Container", STROBE_COL_STR,
+			 (union strobe_value){ .s = ana_container_name(c, o->container) });
+	return ret;
+}

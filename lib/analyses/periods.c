@@ -974,7 +974,7 @@ static int emit(struct ana *a)
 						 s->names[d], c->opts.period_group_by, g->key);
 					break;
 				}
-				if (ana_emit_hist(a, "periods.freq", title, &g->st) < 0)
+				if (ana_emit_hist(a, "periods.freq", title, &g->st, NULL, NULL, NULL) < 0)
 					return -ENOMEM;
 			}
 		}

@@ -457,7 +457,7 @@ static int finish(struct ana *a)
 			continue;
 		k = snprintf(title, sizeof(title), "wake-up latency: ");
 		ana_owner_desc(c, &g->o, title + k, sizeof(title) - (size_t)k);
-		if ((ret = ana_emit_hist(a, "schedlat.freq", title, &g->wake)) < 0)
+		if ((ret = ana_emit_hist(a, "schedlat.freq", title, &g->wake, &g->o, NULL, NULL)) < 0)
 			goto out;
 	}
 	if (p->preempt) {

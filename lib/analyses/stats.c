@@ -130,7 +130,8 @@ struct strobe_table *ana_add_freq_schema(struct ana *a, const char *name, const 
 }
 
 int ana_emit_hist(struct ana *a, const char *name, const char *title,
-		  const struct ana_stats *st)
+		  const struct ana_stats *st, const struct ana_owner *o,
+		  const char *key, const char *val)
 {
 	struct ana_core *c = a->core;
 	struct strobe_table *t;
@@ -143,6 +144,9 @@ int ana_emit_hist(struct ana *a, const char *name, const char *title,
 	if (!t || hist_cols(t))
 		return -ENOMEM;
 	t->lami_class = name;
+	if ((o && ana_owner_labels(c, t, o) < 0) ||
+	    (key && tbl_label(t, key, key, STROBE_COL_STR, (union strobe_value){ .s = val }) < 0))
+		return -ENOMEM;
 	if (nb <= 0) {
 		/* log2 of microseconds, as bcc: "0 -> 1", then [2^k, 2^(k+1) - 1] */
 		t->unit = "usecs";

@@ -317,7 +317,8 @@ static int finish(struct ana *a)
 			k = snprintf(title, sizeof(title), "%s latency: ",
 				     name_of(p, g->nr, buf, sizeof(buf)));
 			ana_owner_desc(c, &g->o, title + k, sizeof(title) - (size_t)k);
-			if (ana_emit_hist(a, "syscalls.freq", title, &g->st) < 0)
+			if (ana_emit_hist(a, "syscalls.freq", title, &g->st, &g->o, "syscall",
+					  name_of(p, g->nr, buf, sizeof(buf))) < 0)
 				goto nomem;
 		}
 	}

@@ -104,6 +104,8 @@ struct rec {
 	/* with on_event */
 	struct strobe_stream *st;
 	struct strobe_model *live_model;	/* the consumer's (see the head comment) */
+	struct strobe_error pipe_err;	/* a failure in opts->consumers or the
+					 * pipeline itself: its message */
 	int consumer_err;	/* the consumer's negative return, or 0 */
 	double next_tick;
 	double t0;		/* when tracing went on */
@@ -114,6 +116,7 @@ struct rec {
 };
 
 #define TICK_S 0.1
+#define LIVE(o) ((o)->on_event || (o)->nr_consumers)
 #define WAIT_S 0.02
 
 #define MODEL_SCAN_S 0.25
@@ -627,6 +630,8 @@ static int live_event(const struct strobe_event *ev, int source, void *arg,
 		else if (ev->missed < 0)
 			res->cpus[ev->cpu].lost_unknown = true;
 	}
+	if (!r->o->on_event)
+		return 0;
 	rc = r->o->on_event(ev, r->live_model, r->o->event_arg);
 	if (rc < 0)
 		consumer_failed(r, rc);
@@ -654,7 +659,7 @@ static int run_live(struct rec *r)
 {
 	struct strobe_pipeline_opts po = {
 		.size = sizeof(po), .poll_ms = (unsigned)(WAIT_S * 1000), .poll = live_poll,
-		.poll_arg = r,
+		.poll_arg = r, .tick_ns = r->o->tick_ns,
 	};
 	struct strobe_consumer c = {
 		.size = sizeof(c), .name = "the live consumer", .event = live_event, .arg = r,
@@ -662,6 +667,7 @@ static int run_live(struct rec *r)
 	struct strobe_error e2 = { 0, "" };
 	struct strobe_stream_stats st;
 	struct strobe_pipeline *p = NULL;
+	size_t i;
 	int e;
 
 	e = strobe_pipeline_new(&po, &p, &e2);
@@ -669,14 +675,22 @@ static int run_live(struct rec *r)
 		e = strobe_pipeline_add_stream(p, r->st, r->cap, r->live_model, &e2);
 	if (e >= 0)
 		e = strobe_pipeline_add_consumer(p, &c, &e2);
+	for (i = 0; e >= 0 && i < r->o->nr_consumers; i++)
+		e = strobe_pipeline_add_consumer(p, &r->o->consumers[i], &e2);
 	if (e >= 0)
 		e = strobe_pipeline_run(p, &e2);
 	strobe_pipeline_stats(p, &st);
 	r->res->stream_events = st.events;
 	r->res->stream_missed = st.missed;
 	strobe_pipeline_free(p);
-	if (e < 0 && !r->consumer_err && !r->cap_err)
-		r->cap_err = e;	/* the pipeline's own failure */
+	if (e < 0 && !r->consumer_err && !r->cap_err) {
+		/* one of opts->consumers, or the pipeline's own failure */
+		r->pipe_err = e2;
+		if (r->o->nr_consumers)
+			r->consumer_err = e;
+		else
+			r->cap_err = e;
+	}
 	if (!r->ended)	/* the consumer stopped it: the reason is still due */
 		check_end(r);
 	return r->cap_err;
@@ -1007,6 +1021,8 @@ static int consumer_error(struct rec *r, struct strobe_error *err)
 {
 	const struct strobe_error *ce = r->o->event_err;
 
+	if (r->pipe_err.msg[0])
+		return strobe_err(err, r->consumer_err, "%s", r->pipe_err.msg);
 	if (ce && ce->msg[0])
 		return strobe_err(err, r->consumer_err, "%s", ce->msg);
 	return strobe_err(err, r->consumer_err, "the live consumer stopped the recording: %s",
@@ -1033,7 +1049,7 @@ int strobe_record(const struct strobe_record_opts *opts,
 	if (!opts->no_output)
 		snprintf(r.res->output, sizeof(r.res->output), "%s", r.out);
 	strobe_err_clear(err);
-	if (opts->no_output && !opts->on_event)
+	if (opts->no_output && !LIVE(opts))
 		return strobe_err(err, -EINVAL, "no output file and no live consumer: "
 				  "nothing to record into");
 
@@ -1091,7 +1107,7 @@ int strobe_record(const struct strobe_record_opts *opts,
 		if (e < 0)
 			goto fail_nofile;
 	}
-	if (opts->on_event) {
+	if (LIVE(opts)) {
 		e = open_live_model(&r, err);
 		if (e < 0)
 			goto fail_nofile;
@@ -1114,7 +1130,7 @@ int strobe_record(const struct strobe_record_opts *opts,
 		/* A stream beside the file drops pages rather than wait
 		 * (capture.h): give it the slack the kernel's buffer gives
 		 * the file, so bursts the file rides out cost it nothing. */
-		if (opts->on_event && !opts->no_output && ps &&
+		if (LIVE(opts) && !opts->no_output && ps &&
 		    (uint64_t)opts->buffer_kb * 1024 / ps > 256)
 			co.queue_pages = (unsigned)((uint64_t)opts->buffer_kb * 1024 / ps);
 
@@ -1122,7 +1138,7 @@ int strobe_record(const struct strobe_record_opts *opts,
 	}
 	if (e == 0 && !opts->no_output)
 		e = strobe_capture_add_fds(r.cap, r.fds, err);
-	if (e == 0 && opts->on_event)
+	if (e == 0 && LIVE(opts))
 		e = strobe_capture_stream(r.cap, &r.st, err);
 	if (e == 0)
 		e = strobe_capture_start(r.cap, err);

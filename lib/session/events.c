@@ -57,6 +57,10 @@ static const char *const preset_mem[] = {
 	"vmscan:mm_vmscan_direct_reclaim_end", "oom:mark_victim", NULL,
 };
 
+static const char *const preset_faults[] = {
+	"exceptions:page_fault_user", "exceptions:page_fault_kernel", NULL,
+};
+
 static const struct strobe_preset presets[] = {
 	{ "sched", "scheduling: switches, wake-ups, fork/exec/exit, migrations", preset_sched },
 	{ "syscalls", "every system call entry and exit (raw_syscalls, cheap)", preset_syscalls },
@@ -64,6 +68,8 @@ static const struct strobe_preset presets[] = {
 	{ "irq", "hard and soft interrupts, tasklets, IPIs", preset_irq },
 	{ "net", "packets in and out, drops, TCP state changes and retransmits", preset_net },
 	{ "mem", "page allocations and frees, RSS changes, direct reclaim, OOM kills", preset_mem },
+	{ "faults", "page faults in user and kernel mode (x86 exceptions; costly on "
+	  "busy machines)", preset_faults },
 	{ NULL, NULL, NULL },
 };
 

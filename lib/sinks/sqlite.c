@@ -1172,6 +1172,7 @@ static const char *col_decl(enum strobe_col_type type)
 	case STROBE_COL_STR:
 		return "TEXT";
 	case STROBE_COL_PERCENT:
+	case STROBE_COL_RATE:
 		return "REAL";
 	default:
 		return "INTEGER";
@@ -1185,6 +1186,10 @@ static void bind_table_row(sqlite3_stmt *st, const struct strobe_table *t,
 	int i;
 
 	for (i = 0; i < strobe_table_nr_columns(t); i++) {
+		if (strobe_value_none(strobe_table_column(t, i)->type, &row[i])) {
+			sqlite3_bind_null(st, i + 1);
+			continue;
+		}
 		switch (strobe_table_column(t, i)->type) {
 		case STROBE_COL_STR:
 			if (row[i].s)
@@ -1196,6 +1201,7 @@ static void bind_table_row(sqlite3_stmt *st, const struct strobe_table *t,
 			sqlite3_bind_int64(st, i + 1, row[i].i);
 			break;
 		case STROBE_COL_PERCENT:
+		case STROBE_COL_RATE:
 			sqlite3_bind_double(st, i + 1, row[i].d);
 			break;
 		default:	/* durations, timestamps, bytes: below 2^63 */
@@ -1387,6 +1393,10 @@ static void on_log(void *arg, const struct strobe_table *t, const union strobe_v
 		return;
 	v = e->vals + (size_t)e->nrows * e->ncols;
 	for (i = 0; i < e->ncols; i++) {
+		if (strobe_value_none(strobe_table_column(t, i)->type, &row[i])) {
+			v[i].kind = V_NULL;
+			continue;
+		}
 		switch (strobe_table_column(t, i)->type) {
 		case STROBE_COL_STR:
 			v[i].kind = V_NULL;
@@ -1399,6 +1409,7 @@ static void on_log(void *arg, const struct strobe_table *t, const union strobe_v
 			v[i] = (struct sval){ .u.i = row[i].i, .kind = V_INT };
 			break;
 		case STROBE_COL_PERCENT:
+		case STROBE_COL_RATE:
 			v[i] = (struct sval){ .u.d = row[i].d, .kind = V_REAL };
 			break;
 		default:

@@ -25,6 +25,12 @@ struct strobe_table {
 	size_t nr_strs, cap_strs;
 	uint64_t dropped;
 	const char *lami_class;		/* LAMI table class, NULL: the name */
+	/* the group of a per-group table (strobe_table_label): keys and
+	 * titles static, strings pooled */
+#define TBL_MAX_LABELS 6
+	int nr_labels;
+	struct strobe_column label_cols[TBL_MAX_LABELS];
+	union strobe_value label_vals[TBL_MAX_LABELS];
 	bool schema_only;		/* declares a class (per-group histograms
 					 * follow it); never a result */
 };
@@ -39,6 +45,10 @@ void tbl_clear(struct strobe_table *t) STROBE_HIDDEN;
 /* Add a column (key and title must be static strings). 0 or -ENOMEM. */
 int tbl_col(struct strobe_table *t, const char *key, const char *title,
 		  enum strobe_col_type type) STROBE_HIDDEN;
+/* Add a label (strobe_table_label; key and title static, a string value
+ * is copied into the pool).  0, or -ENOSPC past TBL_MAX_LABELS. */
+int tbl_label(struct strobe_table *t, const char *key, const char *title,
+	      enum strobe_col_type type, union strobe_value v) STROBE_HIDDEN;
 /* A new zeroed row, NULL on ENOMEM. */
 union strobe_value *tbl_row(struct strobe_table *t) STROBE_HIDDEN;
 /* A copy of s owned by t ("" on ENOMEM). */

@@ -57,6 +57,34 @@ void tbl_clear(struct strobe_table *t)
 	t->nr_strs = 0;
 	t->nr_rows = 0;
 	t->dropped = 0;
+	t->nr_labels = 0;
+}
+
+int tbl_label(struct strobe_table *t, const char *key, const char *title,
+	      enum strobe_col_type type, union strobe_value v)
+{
+	if (t->nr_labels >= TBL_MAX_LABELS)
+		return -ENOSPC;
+	if (type == STROBE_COL_STR)
+		v.s = tbl_str(t, v.s ? v.s : "");
+	t->label_cols[t->nr_labels] = (struct strobe_column){ key, title, type };
+	t->label_vals[t->nr_labels++] = v;
+	return 0;
+}
+
+int strobe_table_nr_labels(const struct strobe_table *t)
+{
+	return t ? t->nr_labels : 0;
+}
+
+const struct strobe_column *strobe_table_label_column(const struct strobe_table *t, int i)
+{
+	return t && i >= 0 && i < t->nr_labels ? &t->label_cols[i] : NULL;
+}
+
+const union strobe_value *strobe_table_label(const struct strobe_table *t, int i)
+{
+	return t && i >= 0 && i < t->nr_labels ? &t->label_vals[i] : NULL;
 }
 
 int tbl_col(struct strobe_table *t, const char *key, const char *title,

@@ -39,6 +39,8 @@ static bool seq_ok(struct trace_seq *s)
 static const char *cell_text(const struct strobe_column *c, const union strobe_value *v,
 			     char *buf, size_t size)
 {
+	if (strobe_value_none(c->type, v))
+		return "-";
 	switch (c->type) {
 	case STROBE_COL_STR:
 		return v->s ? v->s : "";
@@ -56,6 +58,9 @@ static const char *cell_text(const struct strobe_column *c, const union strobe_v
 		break;
 	case STROBE_COL_PERCENT:
 		snprintf(buf, size, "%.2f", v->d);
+		break;
+	case STROBE_COL_RATE:
+		snprintf(buf, size, "%.1f", v->d);
 		break;
 	}
 	return buf;
@@ -228,6 +233,10 @@ void tbl_json_str(struct trace_seq *s, const char *str)
 static void json_cell(struct trace_seq *s, const struct strobe_column *c,
 		      const union strobe_value *v)
 {
+	if (strobe_value_none(c->type, v)) {
+		trace_seq_puts(s, "null");
+		return;
+	}
 	switch (c->type) {
 	case STROBE_COL_STR:
 		tbl_json_str(s, v->s);
@@ -237,6 +246,9 @@ static void json_cell(struct trace_seq *s, const struct strobe_column *c,
 		break;
 	case STROBE_COL_PERCENT:
 		trace_seq_printf(s, "%.4f", v->d);
+		break;
+	case STROBE_COL_RATE:
+		trace_seq_printf(s, "%.3f", v->d);
 		break;
 	default:
 		trace_seq_printf(s, "%" PRIu64, v->u);
@@ -273,6 +285,19 @@ int strobe_table_write_json(const struct strobe_table *t, struct strobe_buf *b)
 			 t->dropped);
 	if (t->view == STROBE_VIEW_FREQ)
 		trace_seq_printf(s, ",\"unit\":\"%s\"", strobe_table_unit(t));
+	if (t->nr_labels) {
+		int i;
+
+		trace_seq_puts(s, ",\"group\":{");
+		for (i = 0; i < t->nr_labels; i++) {
+			if (i)
+				trace_seq_putc(s, ',');
+			tbl_json_str(s, t->label_cols[i].key);
+			trace_seq_putc(s, ':');
+			json_cell(s, &t->label_cols[i], &t->label_vals[i]);
+		}
+		trace_seq_putc(s, '}');
+	}
 	trace_seq_puts(s, ",\"rows\":[");
 	for (r = 0; r < t->nr_rows; r++) {
 		if (r)
@@ -315,6 +340,7 @@ const char *tbl_lami_col_class(const struct strobe_table *t, const struct strobe
 	case STROBE_COL_TIMESTAMP: return "timestamp";
 	case STROBE_COL_BYTES: return "size";
 	case STROBE_COL_PERCENT: return "ratio";
+	case STROBE_COL_RATE: return "number";
 	}
 	return "unknown";
 }
@@ -336,10 +362,14 @@ void tbl_lami_cell(struct trace_seq *s, const struct strobe_table *t,
 	const char *cls = tbl_lami_col_class(t, c);
 
 	trace_seq_printf(s, "{\"class\":\"%s\",\"value\":", cls);
-	if (c->type == STROBE_COL_STR)
+	if (strobe_value_none(c->type, v))
+		trace_seq_puts(s, "null");
+	else if (c->type == STROBE_COL_STR)
 		tbl_json_str(s, v->s);
 	else if (c->type == STROBE_COL_PERCENT)
 		trace_seq_printf(s, "%.6f", v->d / 100.0);
+	else if (c->type == STROBE_COL_RATE)
+		trace_seq_printf(s, "%.3f", v->d);
 	else if (c->type == STROBE_COL_INT && !strcmp(cls, "duration"))
 		trace_seq_printf(s, "%" PRId64, !strcmp(strobe_table_unit(t), "usecs")
 				 ? usecs_to_ns(v->i) : v->i);

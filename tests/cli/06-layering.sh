@@ -37,7 +37,7 @@ tracefile
 stream model output
 expr table source
 analyses
-sinks
+sinks top
 record
 pipeline
 "

@@ -20,7 +20,8 @@ VIEWS = ["top", "stats", "freq"]
 SUMS = {"count", "total", "errors", "cpu_time", "busy", "read_bytes", "write_bytes",
         "reads", "writes", "bytes", "direct_bytes", "writeback_bytes", "charged_bytes",
         "unattributed_bytes", "unknown_dirtier_bytes", "lost_events_bytes", "requests",
-        "alloc_pages", "free_pages", "alloc_bytes", "free_bytes", "allocs", "frees"}
+        "alloc_pages", "free_pages", "alloc_bytes", "free_bytes", "allocs", "frees",
+        "switches", "faults"}
 # tables whose rows are single measurements, not sums
 RANKINGS = {"schedlat.top", "periods.top", "periods.open"}
 

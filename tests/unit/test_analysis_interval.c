@@ -710,7 +710,7 @@ static bool is_sum(const char *k)
 		"count", "total", "errors", "cpu_time", "busy", "read_bytes", "write_bytes",
 		"reads", "writes", "bytes", "direct_bytes", "writeback_bytes", "charged_bytes",
 		"unattributed_bytes", "unknown_dirtier_bytes", "lost_events_bytes", "requests",
-		"alloc_pages", "free_pages", "alloc_bytes", "free_bytes", "allocs", "frees",
+		"alloc_pages", "free_pages", "alloc_bytes", "free_bytes", "allocs", "frees", "switches", "faults",
 		"children", "self", "parents", NULL
 	};
 	int i;
