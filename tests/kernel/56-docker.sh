@@ -17,7 +17,9 @@
 #             --json` (no file): exactly N getppid under the name;
 #   top:      `strobe top --batch --iterations 3 --interval 1 --group-by
 #             container --json`: strobe-dk-spin, a one-thread spinner,
-#             above 80% of a core in each refresh.
+#             by name and above 80% of a core in each refresh (or, on a
+#             machine too busy to give it 85%, within 10 points of what
+#             the kernel counted).
 # Counting: --comm getppid_n (busybox sh makes getppid calls of its own).
 # Skips only if dockerd cannot run here, with its reason.
 . "$(dirname "$0")/lib.sh"
@@ -130,47 +132,42 @@ r=$(getppid $WORK/live.json)
 	fail docker-live-syscalls-c-exact-getppid-by-name "go $ok rc $rc: want '$N 0' got '$r' $(head -c 200 $WORK/live.err)"
 
 # 5. strobe top: the docker container by its name, a one-thread spinner
-# above 80% of a core.  What the kernel itself gave the spinner (its
-# cgroup's cpuacct.usage over the same run) tells a busy host, where it
-# could not get 80%, from a wrong figure.
+# above 80% of a core; on a machine too busy to give it 85% (as the
+# kernel counts it: the spinner's schedstat around the run), within 10
+# points of what the kernel counted instead (as 75-top.sh).
 S=strobe-dk-spin
-if ! $STROBE top --help >/dev/null 2>&1; then
-	skip docker-top "strobe top is not in this build"
-elif ! $DK run -d --network none --name $S $IMG /bin/sh -c 'while :; do :; done' \
+if ! $DK run -d --network none --name $S $IMG /bin/sh -c 'while :; do :; done' \
 		>$WORK/spin.id 2>$WORK/run.err; then
 	fail docker-top-spinner-by-name-above-80pct "docker run: $(head -c 300 $WORK/run.err)"
 else
-	acct=/sys/fs/cgroup/cpuacct/docker/$(cat $WORK/spin.id)/cpuacct.usage
-	[ -e $acct ] || acct=/sys/fs/cgroup/unified/docker/$(cat $WORK/spin.id)/cpu.stat
-	use() { if [ "${acct##*/}" = cpu.stat ]; then
-			echo $(( $(sed -n 's/^usage_usec //p' $acct) * 1000 ))
-		else cat $acct; fi; }
-	t0=$(date +%s%N); u0=$(use)
+	spid=$($DK inspect --format '{{.State.Pid}}' $S 2>/dev/null)
+	ns0=$(cut -d' ' -f1 /proc/$spid/schedstat 2>/dev/null); t0=$(date +%s%N)
 	timeout 60 $STROBE top --batch --iterations 3 --interval 1 --group-by container --json \
-		> $WORK/top.json 2> $WORK/top.err; rc=$?
-	t1=$(date +%s%N); u1=$(use)
-	kernel=$(( (u1 - u0) * 100 / (t1 - t0) ))
+		> $WORK/top.json 2> $WORK/top.err
+	rc=$?
+	ns1=$(cut -d' ' -f1 /proc/$spid/schedstat 2>/dev/null); t1=$(date +%s%N)
+	kshare=$(py 'import sys; a,b,c,d=map(int,sys.argv[1:]); print("%.1f" % (100.0*(b-a)/(d-c)))' \
+		"${ns0:-0}" "${ns1:-0}" "$t0" "$t1")
 	r=$(py 'import sys,json
-v=[]
-for l in open(sys.argv[1]):
-    o=json.loads(l)
-    v.append(max([r.get("cpu_pct") or 0 for r in o.get("rows",[]) if r.get("container")==sys.argv[2]] or [-1]))
-print(" ".join("%.0f" % x for x in v))' $WORK/top.json $S)
-	set -- $r
-	[ $rc = 0 ] && [ $# = 3 ] && [ $1 -gt 0 ] && [ $2 -gt 0 ] && [ $3 -gt 0 ] &&
-		! grep -q "\"container\":\"$(head -c 12 $WORK/spin.id)\"" $WORK/top.json &&
-		pass docker-top-names-the-container-in-each-refresh ||
-		fail docker-top-names-the-container-in-each-refresh \
-			"rc $rc, cpu_pct per refresh '$r' $(head -c 200 $WORK/top.err)"
-	if [ $rc = 0 ] && [ $# = 3 ] && [ $1 -gt 80 ] && [ $2 -gt 80 ] && [ $3 -gt 80 ]; then
-		pass docker-top-spinner-by-name-above-80pct
-	elif [ $rc = 0 ] && [ $# = 3 ] && [ $kernel -lt 85 ]; then
-		skip docker-top-spinner-by-name-above-80pct \
-			"a busy host: the kernel gave the spinner $kernel% of a core (strobe top: $r)"
-	else
-		fail docker-top-spinner-by-name-above-80pct \
-			"rc $rc, cpu_pct per refresh '$r' (the kernel: $kernel%) $(head -c 200 $WORK/top.err)"
-	fi
+s,short,k=sys.argv[2],sys.argv[3],float(sys.argv[4])
+docs=[json.loads(l) for l in open(sys.argv[1])]
+if len(docs)!=3: print("docs", len(docs)); sys.exit()
+names=[]; cpu=[]
+for d in docs:
+    rows={r["container"]:r for r in d["rows"]}
+    names.append(s in rows and short not in rows)
+    cpu.append(rows[s]["cpu_pct"] if s in rows else -1)
+bad=[c for c in cpu if (k>=85 and not c>80) or (k<85 and abs(c-k)>10)]
+print("names-%s cpu-%s" % ("ok" if all(names) else "missing", "ok" if not bad else "bad"),
+      " ".join("%.1f" % c for c in cpu))' $WORK/top.json $S "$(head -c 12 $WORK/spin.id)" "$kshare")
+	case "$r" in "names-ok "*) ok=0 ;; *) ok=1 ;; esac
+	[ $rc = 0 ] && [ $ok = 0 ] && pass docker-top-names-the-container-in-each-refresh ||
+		fail docker-top-names-the-container-in-each-refresh "rc $rc: $r; $(head -c 200 $WORK/top.err)"
+	py 'import sys; sys.exit(float(sys.argv[1])>=85)' "$kshare" &&
+		echo "NOTE docker-top: the machine gave the spinner only $kshare% of a core (kernel schedstat): checked against that"
+	case "$r" in *"cpu-ok "*) ok=0 ;; *) ok=1 ;; esac
+	[ $rc = 0 ] && [ $ok = 0 ] && pass docker-top-spinner-by-name-above-80pct ||
+		fail docker-top-spinner-by-name-above-80pct "rc $rc: $r (kernel $kshare%); $(head -c 200 $WORK/top.err)"
 	$DK rm -f $S >/dev/null 2>&1
 fi
 
