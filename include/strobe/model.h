@@ -187,7 +187,11 @@ struct strobe_container_meta {
  *   docker      <data-root>/containers/<id>/config.v2.json: "Name" and
  *               the io.kubernetes.* labels (cri-dockerd); data-root is
  *               /var/lib/docker unless /etc/docker/daemon.json says
- *               otherwise
+ *               otherwise, then those of the running dockerd
+ *               processes (their /proc/PID/cmdline's --data-root, -g,
+ *               --graph, or --config-file's "data-root"; the list of
+ *               daemons is reused for a second, read again for a
+ *               docker cgroup no known root holds)
  *   podman      containers/storage's containers.json ("names"), under
  *               /var/lib/containers/storage and /run/containers/storage,
  *               or for rootless (id->rootless_uid) the user's
@@ -205,7 +209,8 @@ struct strobe_container_meta {
  *               <container>-<id>.log (names only, never followed)
  *   lxc         the name is the ID
  * A runtime that is absent or unreadable is not an error.  Reads at most a
- * few small files (each capped at 32 MiB), never blocking and never
+ * few small files (each capped at 32 MiB; for docker also the comm of each
+ * /proc entry, when the daemons' list is read), never blocking and never
  * through a symlink at the file's own name: a FIFO, device, symlink or
  * oversized file found at one of these paths (anyone can plant one in
  * their home) is skipped, and the first such is described in

@@ -29,6 +29,41 @@ int strobe_meta_parse(enum strobe_meta_kind kind, const char *text, size_t len,
 		      const char *id, struct strobe_container_meta *out)
 	STROBE_HIDDEN;
 
+/* ---- docker's data roots (runtime.c) ---- */
+
+#define STROBE_DOCKER_ROOT_MAX		256	/* longest data root + 1 */
+#define STROBE_DOCKERD_MAX		8	/* dockerd processes looked at */
+#define STROBE_DOCKERD_ARGS_MAX		512	/* arguments of one read */
+#define STROBE_DOCKERD_CMDLINE_MAX	(64u << 10)	/* bytes of one read */
+
+/* What a dockerd command line says of where its data lies. */
+struct strobe_dockerd_args {
+	char data_root[STROBE_DOCKER_ROOT_MAX];	/* --data-root, -g, --graph;
+						 * "" if absent */
+	char config_file[256];			/* --config-file; "" if absent */
+};
+
+/*
+ * Parse a dockerd command line as /proc/PID/cmdline gives it (`len`
+ * bytes of NUL-separated arguments, argv[0] first; need not end in NUL;
+ * at most STROBE_DOCKERD_ARGS_MAX arguments are read) into *out (reset
+ * first): "--data-root X", "--data-root=X", the older "-g X", "-gX",
+ * "-g=X", "--graph X", "--graph=X", and "--config-file X" / "=X"; the last
+ * one wins, as for dockerd; nothing after "--".  Values must be absolute
+ * paths that fit, else they count as absent.  Returns 1 if either was
+ * found, 0 if not, -ENOMEM.
+ */
+int strobe_dockerd_parse_cmdline(const char *cmdline, size_t len,
+				 struct strobe_dockerd_args *out) STROBE_HIDDEN;
+
+/*
+ * The data root a daemon.json text (`len` bytes) sets: its "data-root"
+ * string, or the older "graph", copied to data_root[size] if absolute and
+ * it fits.  Returns 1 if so, 0 if not (data_root untouched).
+ */
+int strobe_docker_daemon_parse(const char *text, size_t len, char *data_root,
+			       size_t size) STROBE_HIDDEN;
+
 /*
  * A Kubernetes pod's own cgroup (no container ID): namespace and pod name
  * from the kubelet's /var/log/pods/<namespace>_<pod>_<uid>/ under root

@@ -7,6 +7,9 @@
  * another machine's socket):
  *
  *   docker      <data-root>/containers/<id>/config.v2.json  "Name"
+ *               (data-root: /etc/docker/daemon.json's or /var/lib/docker,
+ *               then each running dockerd's, from its command line in
+ *               /proc: a second daemon with its own root is common in CI)
  *   podman      <store>/overlay-containers/containers.json  "names"
  *   cri-o       <store>/overlay-containers/<id>/userdata/config.json
  *               annotations io.kubernetes.{pod.name,pod.namespace,
@@ -36,12 +39,15 @@
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "model-int.h"
@@ -430,26 +436,287 @@ static int try_file(const char *root, const char *path, enum strobe_meta_kind ki
 	return found;
 }
 
-static int try_docker(const char *root, const char *id,
-		      struct strobe_container_meta *out)
-{
-	char daemon[512], data_root[256] = "/var/lib/docker", path[400];
-	const char *v;
-	char *text;
-	size_t len;
+/* ---- docker's data roots ---------------------------------------------------- */
 
-	/* root's own configuration: it may be a symlink (config management) */
-	text = fmt(daemon, sizeof(daemon), "%s/etc/docker/daemon.json", root) ?
-		read_file(daemon, &len, false, out) : NULL;
-	if (text) {
-		v = obj_get(text, text + len, "data-root");
-		if (v && *v == '"' && !get_string(v, text + len, data_root,
-						   sizeof(data_root)))
-			snprintf(data_root, sizeof(data_root), "/var/lib/docker");
-		free(text);
+int strobe_docker_daemon_parse(const char *text, size_t len, char *data_root,
+			       size_t size)
+{
+	const char *e = text + len, *v;
+	char buf[STROBE_DOCKER_ROOT_MAX];
+
+	if (!text || !size)
+		return 0;
+	/* "graph" is the key's name before docker 17.05 */
+	if (!((v = obj_get(text, e, "data-root")) && *v == '"') &&
+	    !((v = obj_get(text, e, "graph")) && *v == '"'))
+		return 0;
+	if (!get_string(v, e, buf, sizeof(buf)) || buf[0] != '/' ||
+	    strlen(buf) >= size || strlen(buf) >= sizeof(buf) - 1)
+		return 0;
+	memcpy(data_root, buf, strlen(buf) + 1);
+	return 1;
+}
+
+/*
+ * The value of option `name` at argv[*i] ("--name VALUE", "--name=VALUE",
+ * and for a one-letter name also "-nVALUE"), advancing *i past a separate
+ * VALUE; NULL if argv[*i] is not that option.
+ */
+static const char *opt_value(char *const *argv, int argc, int *i, const char *name)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+
+	if (strncmp(a, name, n))
+		return NULL;
+	if (a[n] == '=')
+		return a + n + 1;
+	if (a[n] == '\0')
+		return *i + 1 < argc ? argv[++*i] : NULL;
+	if (n == 2)	/* -gVALUE */
+		return a + n;
+	return NULL;
+}
+
+int strobe_dockerd_parse_cmdline(const char *cmdline, size_t len,
+				 struct strobe_dockerd_args *out)
+{
+	char *argv[STROBE_DOCKERD_ARGS_MAX];
+	char *copy;
+	const char *v;
+	size_t off = 0;
+	int argc = 0, i;
+
+	memset(out, 0, sizeof(*out));
+	if (!cmdline || !len)
+		return 0;
+	copy = malloc(len + 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, cmdline, len);
+	copy[len] = '\0';
+	/* NUL-separated; a last argument without its NUL still counts */
+	while (off < len && argc < STROBE_DOCKERD_ARGS_MAX) {
+		argv[argc++] = copy + off;
+		off += strlen(copy + off) + 1;
 	}
+	/* argv[0] is the program; the last occurrence of an option wins */
+	for (i = 1; i < argc; i++) {
+		char *dst;
+		size_t size;
+
+		if (!strcmp(argv[i], "--"))
+			break;
+		if ((v = opt_value(argv, argc, &i, "--data-root")) ||
+		    (v = opt_value(argv, argc, &i, "--graph")) ||
+		    (v = opt_value(argv, argc, &i, "-g"))) {
+			dst = out->data_root;
+			size = sizeof(out->data_root);
+		} else if ((v = opt_value(argv, argc, &i, "--config-file"))) {
+			dst = out->config_file;
+			size = sizeof(out->config_file);
+		} else {
+			continue;
+		}
+		/* relative paths (to dockerd's own working folder) are not
+		 * followed; neither is a path that does not fit */
+		if (v[0] == '/' && strlen(v) < size)
+			memcpy(dst, v, strlen(v) + 1);
+		else
+			dst[0] = '\0';
+	}
+	free(copy);
+	return out->data_root[0] || out->config_file[0];
+}
+
+/* Read at most size - 1 bytes of a (/proc) file into buf; its length or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t size)
+{
+	struct strobe_error err = { 0, "" };
+	struct stat st;
+	size_t n = 0;
+	int fd = strobe_file_open_regular(path, STROBE_FILE_NOFOLLOW, 0, &st, &err);
+
+	if (fd < 0)
+		return -1;
+	while (n < size - 1) {
+		ssize_t r = read(fd, buf + n, size - 1 - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	return (ssize_t)n;
+}
+
+/* root/etc/docker/daemon.json's data root, or /var/lib/docker */
+static void default_data_root(const char *root, const char *config, char *dr,
+			      size_t size, struct strobe_container_meta *out)
+{
+	char path[STROBE_DOCKER_ROOT_MAX + 256];
+	size_t len;
+	char *text;
+
+	snprintf(dr, size, "/var/lib/docker");
+	/* the configuration may be a symlink (config management) */
+	if (!fmt(path, sizeof(path), "%s%s", root, config ? config : "/etc/docker/daemon.json"))
+		return;
+	text = read_file(path, &len, false, out);
+	if (text)
+		strobe_docker_daemon_parse(text, len, dr, size);
+	free(text);
+}
+
+/*
+ * The data roots of the dockerd processes running under root/proc (at
+ * most STROBE_DOCKERD_MAX): each one's --data-root (or -g/--graph), else
+ * the "data-root" of its --config-file, else of /etc/docker/daemon.json,
+ * else /var/lib/docker.  Only processes whose comm is "dockerd" are read.
+ * Returns how many distinct roots were put in dirs.
+ */
+static int scan_dockerd(const char *root, char dirs[][STROBE_DOCKER_ROOT_MAX],
+			struct strobe_container_meta *out)
+{
+	struct strobe_dockerd_args *args = malloc(sizeof(*args));
+	char *cmdline = malloc(STROBE_DOCKERD_CMDLINE_MAX);
+	char path[512], comm[32], dr[STROBE_DOCKER_ROOT_MAX];
+	struct dirent *de;
+	ssize_t len;
+	DIR *d = NULL;
+	int n = 0, k;
+
+	if (args && cmdline && fmt(path, sizeof(path), "%s/proc", root))
+		d = opendir(path);
+	while (d && n < STROBE_DOCKERD_MAX && (de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' ||
+		    strspn(de->d_name, "0123456789") != strlen(de->d_name))
+			continue;
+		if (!fmt(path, sizeof(path), "%s/proc/%s/comm", root, de->d_name) ||
+		    read_small(path, comm, sizeof(comm)) < 0 || strcmp(comm, "dockerd\n"))
+			continue;
+		if (!fmt(path, sizeof(path), "%s/proc/%s/cmdline", root, de->d_name) ||
+		    (len = read_small(path, cmdline, STROBE_DOCKERD_CMDLINE_MAX)) <= 0 ||
+		    strobe_dockerd_parse_cmdline(cmdline, (size_t)len, args) < 0)
+			continue;
+		if (args->data_root[0])
+			snprintf(dr, sizeof(dr), "%s", args->data_root);
+		else
+			default_data_root(root, args->config_file[0] ? args->config_file : NULL,
+					  dr, sizeof(dr), out);
+		for (k = 0; k < n && strcmp(dirs[k], dr); k++)
+			;
+		if (k == n)
+			memcpy(dirs[n++], dr, sizeof(dr));
+	}
+	if (d)
+		closedir(d);
+	free(cmdline);
+	free(args);
+	return n;
+}
+
+/*
+ * The last scan of dockerd processes, for the root it was made under.  A
+ * lookup happens when a container is first seen, not per event; still,
+ * reading every /proc/PID/comm for each new container of a busy
+ * Kubernetes node (whose cgroups may be any runtime's) is avoidable: the
+ * scan is reused for a second, and redone sooner only for a docker
+ * cgroup whose ID none of the known roots holds (a dockerd started since).
+ */
+static struct {
+	pthread_mutex_t lock;
+	bool valid;
+	char root[256];
+	int64_t at;		/* CLOCK_MONOTONIC ns of the scan */
+	int n;
+	char dirs[STROBE_DOCKERD_MAX][STROBE_DOCKER_ROOT_MAX];
+} dockerd_cache = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static int64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* The cached scan if fresh and not `force`d, else a new one (*scanned). */
+static int cached_dockerd(const char *root, bool force,
+			  char dirs[][STROBE_DOCKER_ROOT_MAX], bool *scanned,
+			  struct strobe_container_meta *out)
+{
+	int64_t now = mono_ns();
+	int n;
+
+	pthread_mutex_lock(&dockerd_cache.lock);
+	if (!force && dockerd_cache.valid && !strcmp(dockerd_cache.root, root) &&
+	    now - dockerd_cache.at < 1000000000) {
+		n = dockerd_cache.n;
+		memcpy(dirs, dockerd_cache.dirs, sizeof(dockerd_cache.dirs));
+		pthread_mutex_unlock(&dockerd_cache.lock);
+		*scanned = false;
+		return n;
+	}
+	pthread_mutex_unlock(&dockerd_cache.lock);
+
+	n = scan_dockerd(root, dirs, out);
+	*scanned = true;
+	pthread_mutex_lock(&dockerd_cache.lock);
+	if (strlen(root) < sizeof(dockerd_cache.root)) {
+		dockerd_cache.valid = true;
+		memcpy(dockerd_cache.root, root, strlen(root) + 1);
+		dockerd_cache.at = now;
+		dockerd_cache.n = n;
+		memcpy(dockerd_cache.dirs, dirs, sizeof(dockerd_cache.dirs));
+	}
+	pthread_mutex_unlock(&dockerd_cache.lock);
+	return n;
+}
+
+static int try_docker_root(const char *root, const char *data_root, const char *id,
+			   struct strobe_container_meta *out)
+{
+	char path[STROBE_DOCKER_ROOT_MAX + 128];
+
 	return fmt(path, sizeof(path), "%s/containers/%s/config.v2.json", data_root, id) &&
 	       try_file(root, path, STROBE_META_DOCKER_CONFIG, id, out);
+}
+
+/*
+ * Docker keeps config.v2.json under its data root: the configured one
+ * first (/etc/docker/daemon.json or /var/lib/docker), then those of the
+ * dockerd processes running (a second daemon with a root of its own, as
+ * CI jobs and tests start).  `is_docker`: the cgroup says docker.
+ */
+static int try_docker(const char *root, const char *id, bool is_docker,
+		      struct strobe_container_meta *out)
+{
+	char dr[STROBE_DOCKER_ROOT_MAX];
+	char (*dirs)[STROBE_DOCKER_ROOT_MAX];
+	bool scanned = false;
+	int n, k, found = 0;
+
+	default_data_root(root, NULL, dr, sizeof(dr), out);
+	if (try_docker_root(root, dr, id, out))
+		return 1;
+	dirs = malloc(STROBE_DOCKERD_MAX * sizeof(*dirs));
+	if (!dirs)
+		return 0;
+	/* the cached scan, then (docker cgroups only) a fresh one */
+	n = cached_dockerd(root, false, dirs, &scanned, out);
+	for (k = 0; !found && k < n; k++)
+		found = strcmp(dirs[k], dr) && try_docker_root(root, dirs[k], id, out);
+	if (!found && is_docker && !scanned) {
+		n = cached_dockerd(root, true, dirs, &scanned, out);
+		for (k = 0; !found && k < n; k++)
+			found = strcmp(dirs[k], dr) && try_docker_root(root, dirs[k], id, out);
+	}
+	free(dirs);
+	return found;
 }
 
 static int try_containerd(const char *root, const char *id,
@@ -630,7 +897,7 @@ int strobe_container_lookup(const char *root, const struct strobe_cgroup_id *id,
 			goto fallback;
 
 	if ((rt == STROBE_RT_DOCKER || rt == STROBE_RT_KUBEPODS || rt == STROBE_RT_UNKNOWN) &&
-	    try_docker(root, cid, out)) {
+	    try_docker(root, cid, rt == STROBE_RT_DOCKER, out)) {
 		out->runtime = STROBE_RT_DOCKER;
 		return 1;
 	}

@@ -1,13 +1,14 @@
 /*
  * fuzz_cgroup.c - libFuzzer harness for the model layer's pure parsers:
- * /proc/<pid>/cgroup text and cgroup paths, /proc/<pid>/status, and the
+ * /proc/<pid>/cgroup text and cgroup paths, /proc/<pid>/status, the
  * runtime metadata JSON (docker config.v2.json, containers.json, OCI
- * config.json).
+ * config.json), and where docker keeps its data (a dockerd's
+ * /proc/<pid>/cmdline, daemon.json).
  *
- * Input: byte 0 selects the parser (low 3 bits), the rest is its text,
+ * Input: byte 0 selects the parser (low 4 bits), the rest is its text,
  * copied to a heap block of exactly its size so ASan catches any read
  * past the end.  Seeds in corpus/fuzz_cgroup/ are plain text files whose
- * first byte is '0'..'5' (so they stay readable).  Each parser is checked
+ * first byte is '0'..'5', '8' or '9' (so they stay readable).  Each parser is checked
  * for its output invariants (NUL-terminated strings of bounded length,
  * short ID a prefix of the ID, results only on success) and traps if one
  * breaks.
@@ -91,6 +92,27 @@ static void fuzz_meta(enum strobe_meta_kind kind, const char *t, size_t n)
 		__builtin_trap();
 }
 
+static void fuzz_dockerd(const char *t, size_t n)
+{
+	struct strobe_dockerd_args a;
+	char dr[STROBE_DOCKER_ROOT_MAX];
+	int r = strobe_dockerd_parse_cmdline(t, n, &a);
+
+	if (r < 0 && r != -ENOMEM)
+		__builtin_trap();
+	if (strnlen(a.data_root, sizeof(a.data_root)) == sizeof(a.data_root) ||
+	    strnlen(a.config_file, sizeof(a.config_file)) == sizeof(a.config_file))
+		__builtin_trap();
+	if ((a.data_root[0] && a.data_root[0] != '/') ||
+	    (a.config_file[0] && a.config_file[0] != '/') ||
+	    (r == 1) != (a.data_root[0] || a.config_file[0]))
+		__builtin_trap();
+	dr[0] = '\0';
+	r = strobe_docker_daemon_parse(t, n, dr, sizeof(dr));
+	if (strnlen(dr, sizeof(dr)) == sizeof(dr) || (r == 1) != (dr[0] == '/'))
+		__builtin_trap();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *t;
@@ -103,13 +125,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!t)
 		return 0;
 	memcpy(t, data + 1, n);
-	switch (data[0] & 7) {
+	switch (data[0] & 15) {
 	case 0: fuzz_proc(t, n); break;
 	case 1: fuzz_path(t, n); break;
 	case 2: fuzz_status(t, n); break;
 	case 3: fuzz_meta(STROBE_META_DOCKER_CONFIG, t, n); break;
 	case 4: fuzz_meta(STROBE_META_STORAGE_LIST, t, n); break;
 	case 5: fuzz_meta(STROBE_META_OCI_CONFIG, t, n); break;
+	case 8: case 9: fuzz_dockerd(t, n); break;
 	default: fuzz_proc(t, n); fuzz_path(t, n); break;
 	}
 	free(t);
