@@ -25,6 +25,7 @@
 #include <strobe/record.h>
 #include <strobe/strobe.h>
 #include <strobe/top.h>
+#include <strobe/metrics.h>
 
 #include "cli.h"
 #include "top-tui.h"
@@ -41,6 +42,8 @@ struct top_run {
 	bool failed_out;	/* stdout failed */
 	const char *group_name;
 	struct top_tui *tui;	/* the interactive view, NULL in batch mode */
+	struct strobe_metrics *metrics;	/* --metrics: the registry served */
+	bool quiet;		/* --quiet: metrics only, no view */
 };
 
 static void usage(FILE *f)
@@ -67,6 +70,12 @@ static void usage(FILE *f)
 		"                          blkio_p99, switches_ps, mem_bytes, faults_ps,\n"
 		"                          tasks; only their events are enabled\n"
 		"      --json              one JSON document per refresh\n"
+		"      --metrics ADDR:PORT serve Prometheus metrics at /metrics (':9800' is\n"
+		"                          127.0.0.1:9800; beyond loopback needs --web-config\n"
+		"                          with TLS or basic auth, or --metrics-insecure)\n"
+		"      --web-config FILE   node exporter's web config: tls_server_config,\n"
+		"                          basic_auth_users (bcrypt)\n"
+		"      --quiet             with --metrics: no view, a metrics daemon\n"
 		"\n"
 		"What to watch (as strobe record):\n"
 		"  -c NAME|ID              a container's tasks (repeatable)\n"
@@ -234,6 +243,15 @@ static int on_interval(struct strobe_top *top, const struct strobe_top_interval 
 	struct top_run *r = arg;
 	int ret;
 
+	/* the metrics first: a view that fails must not hold them back */
+	if (r->metrics && (ret = strobe_metrics_add_top_interval(r->metrics, iv, iv->end)) < 0)
+		return ret;
+	if (r->quiet) {
+		r->done++;
+		if (r->iterations && r->done >= r->iterations)
+			*cli_target_stop_flag() = -1;
+		return 0;
+	}
 	if (r->tui) {
 		tui_refresh(r, iv);
 		r->done++;
@@ -257,6 +275,7 @@ static int on_interval(struct strobe_top *top, const struct strobe_top_interval 
 
 enum {
 	OPT_BATCH = 256, OPT_INTERVAL, OPT_GROUP_BY, OPT_SORT, OPT_COLUMNS, OPT_JSON,
+	OPT_METRICS, OPT_WEB_CONFIG, OPT_METRICS_INSECURE, OPT_QUIET,
 };
 
 int cmd_top(int argc, char **argv)
@@ -269,6 +288,10 @@ int cmd_top(int argc, char **argv)
 		{ "sort", required_argument, NULL, OPT_SORT },
 		{ "columns", required_argument, NULL, OPT_COLUMNS },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "metrics", required_argument, NULL, OPT_METRICS },
+		{ "web-config", required_argument, NULL, OPT_WEB_CONFIG },
+		{ "metrics-insecure", no_argument, NULL, OPT_METRICS_INSECURE },
+		{ "quiet", no_argument, NULL, OPT_QUIET },
 		{ "event", required_argument, NULL, 'e' },
 		{ "preset", required_argument, NULL, 'P' },
 		{ "output", required_argument, NULL, 'o' },
@@ -286,7 +309,9 @@ int cmd_top(int argc, char **argv)
 	struct strobe_top *top = NULL;
 	char **target_argv = NULL, *cmdline = NULL;
 	double interval = 1.0;
-	bool batch = false;
+	bool batch = false, insecure = false;
+	const char *metrics_addr = NULL, *web_config = NULL;
+	struct strobe_metrics_server *srv = NULL;
 	int c, r, ret, status = CLI_USAGE;
 
 	memset(&res, 0, sizeof(res));
@@ -332,6 +357,18 @@ int cmd_top(int argc, char **argv)
 		case OPT_JSON:
 			run.json = true;
 			break;
+		case OPT_METRICS:
+			metrics_addr = optarg;
+			break;
+		case OPT_WEB_CONFIG:
+			web_config = optarg;
+			break;
+		case OPT_METRICS_INSECURE:
+			insecure = true;
+			break;
+		case OPT_QUIET:
+			run.quiet = true;
+			break;
 		case 'h':
 			usage(stdout);
 			status = CLI_OK;
@@ -359,6 +396,15 @@ int cmd_top(int argc, char **argv)
 		cli_error(CMD, "no command after '--'");
 		goto out;
 	}
+	if ((web_config || insecure || run.quiet) && !metrics_addr) {
+		cli_error(CMD, "%s needs --metrics ADDR:PORT", web_config ? "--web-config"
+			  : insecure ? "--metrics-insecure" : "--quiet");
+		goto out;
+	}
+	if (run.quiet && run.json) {
+		cli_error(CMD, "--quiet shows nothing: not with --json");
+		goto out;
+	}
 	if (cli_target_finish(&t, CMD, target_argv) < 0)
 		goto out;
 	t.o.command_line = cmdline;
@@ -384,9 +430,24 @@ int cmd_top(int argc, char **argv)
 	t.o.consumers = &cons;
 	t.o.nr_consumers = 1;
 	t.o.tick_ns = (uint64_t)(interval * 1e9);
+	if (metrics_addr) {
+		struct strobe_metrics_web web = { .size = sizeof(web), .config_file = web_config,
+						  .insecure = insecure };
+
+		ret = strobe_metrics_new(NULL, &run.metrics, &err);
+		if (ret == 0)
+			ret = strobe_metrics_serve(run.metrics, metrics_addr, &web, &srv, &err);
+		if (ret < 0) {
+			cli_error(CMD, "--metrics %s: %s", metrics_addr, err.msg);
+			status = ret == -EINVAL || ret == -EPERM ? CLI_USAGE : CLI_FAIL;
+			goto out;
+		}
+		fprintf(stderr, "strobe top: metrics on port %d (%s/metrics)\n",
+			strobe_metrics_server_port(srv), metrics_addr);
+	}
 	/* the interactive view: the default on a terminal (JSON is batch),
 	 * opened last so that no message goes to its screen */
-	if (!batch && !run.json && isatty(STDOUT_FILENO)) {
+	if (!batch && !run.json && !run.quiet && isatty(STDOUT_FILENO)) {
 		char *title = tui_title(&t);
 
 		ret = top_tui_open(&run.tui, top, title ? title : "", cli_target_stop_flag(),
@@ -426,6 +487,8 @@ int cmd_top(int argc, char **argv)
 	status = CLI_OK;
 out:
 	top_tui_close(run.tui);
+	strobe_metrics_server_stop(srv);
+	strobe_metrics_free(run.metrics);
 	strobe_record_result_free(&res);
 	strobe_top_free(top);
 	if (run.s)

@@ -16,3 +16,10 @@ t top_sort_by_a_hidden_column_is_usage_error 2 "cannot sort by 'tasks': not a sh
 t top_stray_argument_is_usage_error 2 "unexpected argument 'x' (a command goes after '--')" $S top x
 t top_nothing_after_dashdash_is_usage_error 2 "no command after '--'" $S top --
 t top_pid_and_command_is_usage_error 2 "either a command or -p PID" $S top -p 1 -- /bin/true
+t top_web_config_without_metrics_is_usage_error 2 "\-\-web-config needs --metrics ADDR:PORT" \
+	$S top --web-config /nonexistent
+t top_quiet_without_metrics_is_usage_error 2 "\-\-quiet needs --metrics ADDR:PORT" $S top --quiet
+t top_bad_metrics_address_is_usage_error 2 "strobe top: --metrics nohost:xx:" \
+	$S top --batch -n 1 --metrics nohost:xx
+t top_metrics_beyond_loopback_needs_a_web_config 2 "strobe top: --metrics 0.0.0.0:0:" \
+	$S top --batch -n 1 --metrics 0.0.0.0:0

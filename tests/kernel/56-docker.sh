@@ -168,6 +168,18 @@ print("names-%s cpu-%s" % ("ok" if all(names) else "missing", "ok" if not bad el
 	case "$r" in *"cpu-ok "*) ok=0 ;; *) ok=1 ;; esac
 	[ $rc = 0 ] && [ $ok = 0 ] && pass docker-top-spinner-by-name-above-80pct ||
 		fail docker-top-spinner-by-name-above-80pct "rc $rc: $r (kernel $kshare%); $(head -c 200 $WORK/top.err)"
+	# the docker name in /metrics
+	port=$(py 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	timeout 60 $STROBE top --batch --iterations 4 --interval 1 --group-by container --json \
+		--metrics 127.0.0.1:$port > $WORK/topm.json 2> $WORK/topm.err & TP=$!
+	sleep 3
+	py 'import sys,urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' \
+		http://127.0.0.1:$port/metrics > $WORK/metrics.txt 2>&1
+	wait $TP; rc=$?
+	[ $rc = 0 ] && grep -q "^strobe_container_cpu_seconds_total{[^}]*container=\"$S\"" $WORK/metrics.txt &&
+		! grep -q "container=\"$(head -c 12 $WORK/spin.id)\"" $WORK/metrics.txt &&
+		pass docker-metrics-name-the-container ||
+		fail docker-metrics-name-the-container "rc $rc: $(grep -m2 strobe_container_cpu $WORK/metrics.txt)"
 	$DK rm -f $S >/dev/null 2>&1
 fi
 
