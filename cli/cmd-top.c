@@ -246,6 +246,10 @@ static int on_interval(struct strobe_top *top, const struct strobe_top_interval 
 	/* the metrics first: a view that fails must not hold them back */
 	if (r->metrics && (ret = strobe_metrics_add_top_interval(r->metrics, iv, iv->end)) < 0)
 		return ret;
+	/* the last, partial interval after -n N refreshes is counted, not
+	 * shown */
+	if (r->iterations && r->done >= r->iterations)
+		return 0;
 	if (r->quiet) {
 		r->done++;
 		if (r->iterations && r->done >= r->iterations)

@@ -160,7 +160,9 @@ const char *strobe_top_presets(const struct strobe_top *t);
 
 /* The engine as a consumer of source `source` of a pipeline: fills *out
  * (arg = t; needs the model; tick: snapshot, fold, reset, on_interval).
- * The pipeline's tick_ns is the interval. */
+ * The pipeline's tick_ns is the interval.  At the end of the run, what
+ * came after the last tick is a last, shorter interval (on_interval
+ * once more), so that the intervals add up to the whole run. */
 int strobe_top_consumer(struct strobe_top *t, int source, struct strobe_consumer *out);
 
 /* Tell the engine how many events the source lost so far (a live

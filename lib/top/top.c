@@ -270,6 +270,17 @@ static int c_tick(uint64_t ts, void *arg, struct strobe_error *err)
 	return interval(t, ts, err);
 }
 
+/* The run ended: what came after the last tick is an interval too (a
+ * command that exited, --duration), shorter than the others. */
+static int c_finish(void *arg, struct strobe_error *err)
+{
+	struct strobe_top *t = arg;
+
+	if (!t->begin || t->last_ts <= t->begin)
+		return 0;
+	return interval(t, t->last_ts, err);
+}
+
 int strobe_top_consumer(struct strobe_top *t, int source, struct strobe_consumer *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -279,6 +290,7 @@ int strobe_top_consumer(struct strobe_top *t, int source, struct strobe_consumer
 	out->start = c_start;
 	out->event = c_event;
 	out->tick = c_tick;
+	out->finish = c_finish;
 	out->arg = t;
 	t->source = source;
 	return 0;

@@ -124,10 +124,15 @@ for d in docs:
     s+=d["events"]
     if s==ev:
         print("%d.%09d %d" % (d["end"]//10**9, d["end"]%10**9, cnt)); break
-else: print("none", ev, cnt)' $WORK/top.json $WORK/last.txt host)
+else:
+    # after the last refresh: the last, partial interval of the run (not
+    # shown after -n N, counted in the metrics) ends at the end of the file
+    print("end" if ev > s else "none", cnt if ev > s else ev)' $WORK/top.json $WORK/last.txt host)
 if [ "$1" != none ] && [ $# = 2 ]; then
 	end=$1 cnt=$2
-	n=$(timeout 60 $STROBE schedlat -i $WORK/m.dat --end $end --group-by container --json --stats \
+	endopt="--end $end"
+	[ "$end" = end ] && endopt=
+	n=$(timeout 60 $STROBE schedlat -i $WORK/m.dat $endopt --group-by container --json --stats \
 		--top 0 2>/dev/null | py 'import sys,json
 n=0
 for l in sys.stdin:
@@ -135,7 +140,7 @@ for l in sys.stdin:
     if o.get("table")=="schedlat.stats":
         n+=sum(r["count"] for r in o["rows"] if r["container"]==sys.argv[1])
 print(n)' host)
-	echo "  run-queue latency count of host: metrics $cnt, strobe schedlat --end $end: $n"
+	echo "  run-queue latency count of host: metrics $cnt, strobe schedlat ${endopt:-(whole file)}: $n"
 	# wake-ups that straddle the interval's end differ: a few of the
 	# host's thousands
 	[ "$cnt" -ge 0 ] && py 'import sys; a,b=map(int,sys.argv[1:3]); sys.exit(a<=0 or abs(a-b)>max(5,a//50))' \

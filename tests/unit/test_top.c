@@ -317,6 +317,28 @@ static void test_top_metrics_figures_keep_the_top_syscalls_and_other(void)
 	rig_stop(&r);
 }
 
+static void test_top_finish_reports_what_came_after_the_last_tick(void)
+{
+	struct rig r;
+	struct strobe_error err = { 0, "" };
+
+	REQUIRE(rig_start(&r, "syscalls_ps", STROBE_TOP_CONTAINER) == 0);
+	sys(&r, 200, 1000, 39, 0);
+	CHECK_EQ(tick(&r, S), 0);
+	sys(&r, 200, S + 1000, 39, 0);
+	sys(&r, 200, S + 3000, 39, 0);
+	CHECK_EQ(r.c.finish(r.c.arg, &err), 0);
+	CHECK_EQ(r.intervals, 2);
+	CHECK_EQ(r.last.begin, S);
+	CHECK_EQ(r.last.end, S + 4000);	/* the last event: an exit */
+	CHECK_EQ(r.cont_sys, 2);
+	CHECK_EQ(r.last.events, 4);
+	/* nothing more: no third interval */
+	CHECK_EQ(r.c.finish(r.c.arg, &err), 0);
+	CHECK_EQ(r.intervals, 2);
+	rig_stop(&r);
+}
+
 static void test_top_bad_options(void)
 {
 	struct strobe_top_opts o = { .size = sizeof(o), .columns = "cpu_pct,nope" };
@@ -379,6 +401,7 @@ TESTS(T(test_top_rows_per_thread_from_one_interval),
       T(test_top_second_interval_counts_only_its_own),
       T(test_top_view_changes_rebuild_from_the_same_figures),
       T(test_top_metrics_figures_keep_the_top_syscalls_and_other),
+      T(test_top_finish_reports_what_came_after_the_last_tick),
       T(test_top_bad_options),
       T(test_top_quantile_interpolates_inside_the_slot),
       T(test_top_cgroup_memory_file_v1_v2_hybrid))
