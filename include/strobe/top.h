@@ -29,13 +29,13 @@
  *   mem_bytes       the container's cgroup memory usage, read from its
  *                   cgroup files each interval (containers and pods only)
  *   faults_ps       page faults per second, where recorded     (mem)
- *   tasks           threads of the group seen alive in the interval
+ *   tasks           threads of the group alive at the refresh (the model)
  *
  * Percentiles come from the analyses' log2 histograms (bcc's slots of
  * microseconds), interpolated linearly inside the slot that holds them,
  * as Prometheus' histogram_quantile does.  A column whose events the
- * kernel or the input lacks is "unavailable": its cells are NaN (double
- * columns) or -1, and strobe_top_unavailable says why.
+ * kernel or the input lacks is "unavailable": its cells have no value
+ * (strobe_value_none, table.h) and strobe_top_unavailable says why.
  *
  * Errors: -errno and a struct strobe_error message (see strobe.h).
  */

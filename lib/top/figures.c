@@ -146,6 +146,24 @@ void top_figures_clear(struct strobe_top *t)
 		memset(t->th_hash, 0, t->hash_cap * sizeof(*t->th_hash));
 }
 
+/* Room for one more element in *arr (n used, *cap allocated, elements of
+ * size elem): doubled from 16.  0, or -ENOMEM with *arr unchanged. */
+static int grow(void *arr, int n, int *cap, size_t elem)
+{
+	void **p = arr, *a;
+	int c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 16;
+	a = realloc(*p, (size_t)c * elem);
+	if (!a)
+		return -ENOMEM;
+	*p = a;
+	*cap = c;
+	return 0;
+}
+
 static struct tfig *thread_fig(struct strobe_top *t, int tid)
 {
 	size_t h, i;
@@ -214,15 +232,8 @@ static int container_fig(struct strobe_top *t, const char *name)
 	for (i = 0; i < t->nr_conts; i++)
 		if (!strcmp(t->conts[i].name, name))
 			return i;
-	if (t->nr_conts == t->cap_conts) {
-		int cap = t->cap_conts ? t->cap_conts * 2 : 16;
-		struct cfig *n = realloc(t->conts, (size_t)cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		t->conts = n;
-		t->cap_conts = cap;
-	}
+	if (grow(&t->conts, t->nr_conts, &t->cap_conts, sizeof(*t->conts)) < 0)
+		return -ENOMEM;
 	c = &t->conts[t->nr_conts];
 	memset(c, 0, sizeof(*c));
 	snprintf(c->name, sizeof(c->name), "%s", name);
@@ -295,15 +306,8 @@ static struct sysfig *sys_fig(struct cfig *c, const char *name)
 	for (i = 0; i < c->nr_sys; i++)
 		if (!strcmp(c->sys[i].name, name))
 			return &c->sys[i];
-	if (c->nr_sys == c->cap_sys) {
-		int cap = c->cap_sys ? c->cap_sys * 2 : 16;
-		struct sysfig *n = realloc(c->sys, (size_t)cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		c->sys = n;
-		c->cap_sys = cap;
-	}
+	if (grow(&c->sys, c->nr_sys, &c->cap_sys, sizeof(*c->sys)) < 0)
+		return NULL;
 	memset(&c->sys[c->nr_sys], 0, sizeof(c->sys[0]));
 	snprintf(c->sys[c->nr_sys].name, sizeof(c->sys[0].name), "%s", name);
 	return &c->sys[c->nr_sys++];
@@ -318,20 +322,24 @@ static int err_fig(struct cfig *c, const char *sys, const char *err, uint64_t n)
 			c->errs[i].count += n;
 			return 0;
 		}
-	if (c->nr_errs == c->cap_errs) {
-		int cap = c->cap_errs ? c->cap_errs * 2 : 16;
-		struct errfig *e = realloc(c->errs, (size_t)cap * sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		c->errs = e;
-		c->cap_errs = cap;
-	}
+	if (grow(&c->errs, c->nr_errs, &c->cap_errs, sizeof(*c->errs)) < 0)
+		return -ENOMEM;
 	memset(&c->errs[c->nr_errs], 0, sizeof(c->errs[0]));
 	snprintf(c->errs[c->nr_errs].syscall, sizeof(c->errs[0].syscall), "%s", sys);
 	snprintf(c->errs[c->nr_errs].error, sizeof(c->errs[0].error), "%s", err);
 	c->errs[c->nr_errs++].count = n;
 	return 0;
+}
+
+/* A statistics row's count, total and max (columns n, tot, mx; -1:
+ * absent) added to h and *max. */
+static void add_stats(struct strobe_top_hist *h, uint64_t *max, const union strobe_value *v,
+		      int n, int tot, int mx)
+{
+	h->count += n >= 0 ? (uint64_t)v[n].i : 0;
+	h->sum_ns += tot >= 0 ? v[tot].u : 0;
+	if (mx >= 0 && v[mx].u > *max)
+		*max = v[mx].u;
 }
 
 /* Read one table of the snapshot into the figures. */
@@ -401,10 +409,7 @@ int top_read_table(struct strobe_top *t, const struct strobe_table *tb)
 
 			if (!(f = row_thread(t, tb, v, false)))
 				return -ENOMEM;
-			f->rq.count += n >= 0 ? (uint64_t)v[n].i : 0;
-			f->rq.sum_ns += tot >= 0 ? v[tot].u : 0;
-			if (mx >= 0 && v[mx].u > f->rq_max)
-				f->rq_max = v[mx].u;
+			add_stats(&f->rq, &f->rq_max, v, n, tot, mx);
 		}
 	} else if (!strcmp(name, "schedlat.freq")) {
 		if ((f = row_thread(t, tb, NULL, true)))
@@ -421,10 +426,7 @@ int top_read_table(struct strobe_top *t, const struct strobe_table *tb)
 				return -ENOMEM;
 			f->rd += rd >= 0 ? v[rd].u : 0;
 			f->wr += wr >= 0 ? v[wr].u : 0;
-			f->blk.count += n >= 0 ? (uint64_t)v[n].i : 0;
-			f->blk.sum_ns += tot >= 0 ? v[tot].u : 0;
-			if (mx >= 0 && v[mx].u > f->blk_max)
-				f->blk_max = v[mx].u;
+			add_stats(&f->blk, &f->blk_max, v, n, tot, mx);
 		}
 	} else if (!strcmp(name, "io.block_freq")) {
 		if ((f = row_thread(t, tb, NULL, true)))
