@@ -20,7 +20,13 @@
  * of when it started there: the first of its own unbroken run of events
  * on that CPU, or, while the CPU was idle, the wake-up or migration that
  * brought it to that CPU (only idle can have run between the two, and
- * idle is not charged).  Without such evidence nothing is charged.
+ * idle is not charged).  The CPU is known idle at the arrival when its
+ * last recorded switch went to idle, or when the arrival itself was
+ * recorded on that CPU in the idle task's context (a wake-up from an
+ * interrupt of the idle CPU): the latter also holds before the CPU's
+ * first recorded switch and after an untraced task was switched in,
+ * which a PID-filtered recording cannot see leave.  Without such
+ * evidence nothing is charged.
  *
  * A PID-filtered recording (strobe record -- CMD, -p, -c) has a switch
  * only when prev or next is traced: an untraced task switched in by a
@@ -82,6 +88,7 @@ struct group {
  * is switched out: bounded by the runnable tasks. */
 struct arrival {
 	int cpu;
+	bool idle;	/* recorded on that CPU in the idle task's context */
 	uint64_t ts;
 };
 
@@ -217,8 +224,8 @@ static void on_switch(struct ana *a, const struct strobe_event *ev, int cookie)
 			if (a->core->cpu_pid[ev->cpu] == prev &&
 			    a->core->cpu_pid_since[ev->cpu] > c->in)
 				from = a->core->cpu_pid_since[ev->cpu];
-			if (c->tid == 0 && ar && ar->cpu == ev->cpu &&
-			    ar->ts >= c->in && ar->ts < from)
+			if ((c->tid == 0 || (ar && ar->idle)) && ar &&
+			    ar->cpu == ev->cpu && ar->ts >= c->in && ar->ts < from)
 				from = ar->ts;
 		}
 	} else {
@@ -230,10 +237,15 @@ static void on_switch(struct ana *a, const struct strobe_event *ev, int cookie)
 		 */
 		uint64_t start = c->resume ? c->resume
 			: a->core->opts.begin ? a->core->opts.begin : a->core->first_ts;
+		const struct arrival *ar = ana_map_get(&p->arrivals,
+						       (uint64_t)(uint32_t)prev);
 
 		from = ev->ts;
 		if (a->core->cpu_pid[ev->cpu] == prev)
 			from = a->core->cpu_pid_since[ev->cpu];
+		/* woken onto this CPU while it was idle (see the top) */
+		if (ar && ar->idle && ar->cpu == ev->cpu && ar->ts < from)
+			from = ar->ts;
 		if (from < start)
 			from = start;
 	}
@@ -283,6 +295,7 @@ static void on_arrival(struct ana *a, const struct strobe_event *ev, int cookie)
 	ar = ana_map_put(&p->arrivals, (uint64_t)(uint32_t)tid, NULL);
 	if (ar) {
 		ar->cpu = (int)strobe_field_int(ev, cf);
+		ar->idle = ev->pid == 0 && ev->cpu == ar->cpu;
 		ar->ts = ev->ts;
 	}
 }

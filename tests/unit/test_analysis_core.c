@@ -410,7 +410,9 @@ static void test_log2_histogram_slots_match_bcc(void)
 /*
  * Some kernels record no sched_switch out of idle.  A task switched out
  * of a CPU that was idle is charged from the wake-up that put it there;
- * one with no such evidence is charged nothing.
+ * one with no such evidence is charged nothing.  A wake-up recorded on
+ * its target CPU in the idle task's context is that evidence also before
+ * the CPU's first switch; one from another CPU is not.
  */
 static void test_cputop_missing_switch_in_from_idle(void)
 {
@@ -427,6 +429,10 @@ static void test_cputop_missing_switch_in_from_idle(void)
 	sched_switch(&f, 1, 5000, 5, 1, 0);	/* 5 ran 2000..5000 */
 	sched_switch(&f, 0, 4000, 6, 1, 0);	/* 6: no evidence, nothing */
 	sched_switch(&f, 1, 6000, 0, 0, 8);
+	wakeup(&f, 0, 2, 2500, 11, 2);	/* from CPU 2's idle, onto CPU 2 */
+	wakeup(&f, 9, 0, 2500, 12, 3);	/* from CPU 0, onto CPU 3 */
+	sched_switch(&f, 2, 4500, 11, 1, 0);	/* 11 ran 2500..4500 */
+	sched_switch(&f, 3, 4500, 12, 1, 0);	/* 12: CPU 3 unknown, nothing */
 	sys_enter(&f, 8, 1, 7000, 39, 0);	/* window ends */
 	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
 	t = table(f.a, "cputop.top");
@@ -439,6 +445,11 @@ static void test_cputop_missing_switch_in_from_idle(void)
 	v = find_row(t, NULL, NULL, "tid", 8, 0);
 	REQUIRE(v);
 	CHECK_EQ(v[col(t, "cpu_time")].u, 1000);
+	v = find_row(t, NULL, NULL, "tid", 11, 0);
+	REQUIRE(v);
+	CHECK_EQ(v[col(t, "cpu_time")].u, 2000);
+	v = find_row(t, NULL, NULL, "tid", 12, 0);
+	CHECK(!v || v[col(t, "cpu_time")].u == 0);
 	stop(&f);
 }
 
