@@ -23,6 +23,7 @@ int cmd_analyze(int argc, char **argv);
 int cmd_cputop(int argc, char **argv);
 int cmd_syscalls(int argc, char **argv);
 int cmd_schedlat(int argc, char **argv);
+int cmd_why(int argc, char **argv);
 int cmd_io(int argc, char **argv);
 int cmd_irq(int argc, char **argv);
 int cmd_mem(int argc, char **argv);

@@ -60,14 +60,28 @@ struct analyze_args {
 
 static void usage(FILE *f, const char *cmd)
 {
-	bool all = !strcmp(cmd, "analyze");
+	bool all = !strcmp(cmd, "analyze"), why = !strcmp(cmd, "why");
 
 	if (!strcmp(cmd, "periods")) {
 		cli_periods_usage(f);
 		return;
 	}
 
-	if (all)
+	if (why)
+		fprintf(f,
+			"usage: strobe why -c NAME|ID | -p PID [options] -i FILE\n"
+			"       strobe why -c NAME|ID | -p PID [options] [-d SECS]   live\n"
+			"       strobe why [options] [target options] -- CMD [ARGS...]\n"
+			"\n"
+			"Where the selected tasks' wall time goes (running, waiting for a CPU,\n"
+			"blocked in D or S) and whom they wait for: what ended each block (a\n"
+			"task, a lock holder, a disk, the network, a timer, an interrupt),\n"
+			"followed along the wake-up chain to the task that did the work, across\n"
+			"containers; the answer first, in sentences, then the tables.  -c and -p\n"
+			"select in user space: live, the whole machine is recorded (--preset\n"
+			"why), so chains through other containers and the host are seen.\n"
+			"See strobe-why(1) for the rule and its limits.\n");
+	else if (all)
 		fprintf(f,
 			"usage: strobe analyze -a ANALYSES [options] [FILE]\n"
 			"       strobe analyze -a ANALYSES [options] [target options] [-- CMD [ARGS...]]\n"
@@ -123,11 +137,21 @@ static void usage(FILE *f, const char *cmd)
 		"events and which 'strobe record --preset' records them.\n"
 		"\n"
 		"Examples:\n",
-		all ? "  -a, --analyses LIST     cputop,syscalls,schedlat,io,irq,mem,periods\n"
+		all ? "  -a, --analyses LIST     cputop,syscalls,schedlat,io,irq,mem,periods,why\n"
 		      "      --period DEF, --period-captures CAPS, --aggregate-by NAME\n"
-		      "                          periods: see strobe-periods(1)\n" : "",
+		      "                          periods: see strobe-periods(1)\n"
+		    : why ? "  -c NAME|ID              the container(s) to explain (comma list)\n"
+			    "  -p PID                  the process(es) to explain (comma list)\n"
+			    "      --per-thread        the split per thread too (table why.threads)\n"
+			    : "",
 		cli_live_usage);
-	if (all)
+	if (why)
+		fprintf(f,
+			"  strobe record --preset why -d 30 -o run.dat   the whole machine\n"
+			"  strobe why -c web -i run.dat\n"
+			"  strobe why -c web -d 10                  live, 10 s\n"
+			"  strobe why -p 1234 --per-thread --json -i run.dat\n");
+	else if (all)
 		fprintf(f,
 			"  strobe analyze -a cputop,syscalls,schedlat -i run.dat\n"
 			"  strobe analyze -a syscalls,io --group-by container --json\n"
@@ -1011,7 +1035,7 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		OPT_BEGIN, OPT_END, OPT_CPU, OPT_TID, OPT_PID, OPT_COMM, OPT_CONTAINER,
 		OPT_GROUP, OPT_JSON, OPT_LAMI, OPT_MI_VERSION, OPT_METADATA, OPT_PROGRESS,
 		OPT_PERIOD, OPT_PERIOD_CAPTURES, OPT_AGGREGATE_BY, OPT_LIVE, OPT_FILTER,
-		OPT_STRICT,
+		OPT_STRICT, OPT_PER_THREAD,
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -1052,6 +1076,7 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "live", no_argument, NULL, OPT_LIVE },
 		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1059,7 +1084,7 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 	struct cli_target t = { 0 };
 	const char *bad = NULL;
 	char **target_argv = NULL, *cmdline = NULL;
-	bool live = false;
+	bool live = false, why = !strcmp(cmd, "why"), why_target = false;
 	int c, r, status = CLI_USAGE;
 
 	a.cmd = cmd;
@@ -1221,10 +1246,34 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		case OPT_LIVE:
 			live = true;
 			break;
+		case OPT_PER_THREAD:
+			if (!why) {
+				bad = "--per-thread";
+				goto bad;
+			}
+			a.o.views |= STROBE_VIEW_STATS | STROBE_VIEW_TOP;
+			break;
 		case 'h':
 			usage(stdout, cmd);
 			status = CLI_OK;
 			goto out;
+		case 'c':
+		case 'p':
+			/*
+			 * strobe why: the target is selected in user space, on a
+			 * file as live, where the whole machine is recorded (a
+			 * chain of wake-ups crosses containers: the kernel's PID
+			 * filter would cut it)
+			 */
+			if (why) {
+				if (c == 'c' ? parse_strs(&a, optarg, a.containers, MAX_LIST,
+							  &a.o.nr_containers) < 0
+					     : parse_ints(optarg, a.pids, MAX_LIST, &a.o.nr_pids) < 0)
+					goto bad_arg;
+				why_target = true;
+				break;
+			}
+			/* fall through */
 		default:
 			r = c == '?' ? 0 : cli_target_option(&t, cmd, c, optarg);
 			if (r == -ENOMEM)
@@ -1246,6 +1295,8 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		cli_error(cmd, "no command after '--'");
 		goto out;
 	}
+	if (why_target && !a.input && !t.given && !target_argv)
+		live = true;	/* strobe why -c NAME: live, the whole machine */
 	if (live || t.given || target_argv) {
 		if (a.input) {
 			cli_error(cmd, "a trace file ('%s') or live tracing (-- CMD, -p, -c, -d, "
@@ -1332,6 +1383,11 @@ out:
 int cmd_analyze(int argc, char **argv)
 {
 	return cli_analyze_main("analyze", NULL, argc, argv);
+}
+
+int cmd_why(int argc, char **argv)
+{
+	return cli_analyze_main("why", "why", argc, argv);
 }
 
 int cmd_cputop(int argc, char **argv)

@@ -30,6 +30,7 @@ static const struct command commands[] = {
 	{ "cputop", cmd_cputop, "CPU time per thread, process, container and CPU" },
 	{ "syscalls", cmd_syscalls, "system call counts, latency and errors" },
 	{ "schedlat", cmd_schedlat, "wake-up to run latency (run-queue latency)" },
+	{ "why", cmd_why, "where a container's time goes and whom it waits for" },
 	{ "io", cmd_io, "I/O bytes and latency per process, file and disk" },
 	{ "irq", cmd_irq, "hard and soft IRQ durations, softirq raise latency" },
 	{ "mem", cmd_mem, "pages allocated and freed per process and container" },

@@ -191,7 +191,8 @@ static PyMethodDef methods[] = {
 	  "the events before it)." },
 	{ "analyze", KW py_analyze, METH_VARARGS | METH_KEYWORDS,
 	  "analyze($module, /, source, analyses, group_by='thread', top=0, views=None,"
-	  " timeout=None, filter=None, strict=False, periods=None, period_captures=None)"
+	  " timeout=None, filter=None, strict=False, periods=None, period_captures=None,"
+	  " target=None)"
 	  "\n--\n\n"
 	  "Run analyses (\"syscalls\", [\"cputop\", \"schedlat\"], ...) over a trace file\n"
 	  "(a path) or live over an Instance (for timeout seconds, or until Ctrl-C)\n"
@@ -203,6 +204,9 @@ static PyMethodDef methods[] = {
 	  "periods: the period definitions of the periods analysis, as strobe periods'\n"
 	  "--period ('NAME : BEGIN_EXPR : END_EXPR', strobe-periods(1)), one or a list;\n"
 	  "period_captures: its --period-captures.\n"
+	  "target: a container's name or ID (str) or a process ID (int): the tasks\n"
+	  "the figures are of, as the CLI's -c and -p of strobe why (the other\n"
+	  "tasks are still followed, for why's wake-up chains).\n"
 	  "Damaged data is skipped with a warning (strict=True: DamagedDataError)." },
 	{ "sql", KW py_sql, METH_VARARGS | METH_KEYWORDS,
 	  "sql($module, /, source, query, db=None, analyses=None, logs=False, rebuild=False,"

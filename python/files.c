@@ -608,10 +608,12 @@ static PyObject *analyze_file(struct strobe_analysis *a, PyObject *path, bool st
 PyObject *py_analyze(PyObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwl[] = { "source", "analyses", "group_by", "top", "views", "timeout",
-			       "filter", "strict", "periods", "period_captures", NULL };
+			       "filter", "strict", "periods", "period_captures", "target", NULL };
 	PyObject *source, *names = NULL, *group = NULL, *top = NULL, *views = Py_None,
 		*timeout = Py_None, *out = NULL, *filter = Py_None, *pstrict = NULL,
-		*periods = Py_None, *captures = Py_None;
+		*periods = Py_None, *captures = Py_None, *target = Py_None;
+	const char *target_cont = NULL;
+	int target_pid = 0;
 	struct an_args aa;
 	struct strobe_error err = { 0, "" };
 	struct strobe_analysis *a = NULL;
@@ -619,10 +621,35 @@ PyObject *py_analyze(PyObject *self, PyObject *args, PyObject *kw)
 	int64_t limit;
 	int r, strict = 0;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOOOOOOO:analyze", kwl, &source, &names,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOOOOOOOO:analyze", kwl, &source, &names,
 					 &group, &top, &views, &timeout, &filter, &pstrict,
-					 &periods, &captures))
+					 &periods, &captures, &target))
 		return NULL;
+	/* target: the tasks the figures are of (why), a container's name or
+	 * ID, or a process ID; the others are followed all the same */
+	if (target != Py_None) {
+		if (PyUnicode_Check(target)) {
+			target_cont = PyUnicode_AsUTF8(target);
+			if (!target_cont)
+				return NULL;
+			if (!*target_cont)
+				return PyErr_Format(PyExc_ValueError, "analyze() argument 'target' "
+						    "must name a container, not ''");
+		} else if (PyLong_Check(target) && !PyBool_Check(target)) {
+			long v = PyLong_AsLong(target);
+
+			if (v == -1 && PyErr_Occurred())
+				return NULL;
+			if (v <= 0 || v > 0x3fffffff)
+				return PyErr_Format(PyExc_ValueError, "analyze() argument 'target' "
+						    "must be a process ID > 0, not %ld", v);
+			target_pid = (int)v;
+		} else {
+			return PyErr_Format(PyExc_TypeError, "analyze() argument 'target' must be "
+					    "a container's name or ID (str) or a process ID (int), "
+					    "not %.100s", Py_TYPE(target)->tp_name);
+		}
+	}
 	if (!PyObject_TypeCheck(source, &InstanceType) && !PyUnicode_Check(source) &&
 	    !PyBytes_Check(source) && !PyObject_HasAttrString(source, "__fspath__"))
 		return PyErr_Format(PyExc_TypeError, "analyze() argument 'source' must be a trace "
@@ -634,6 +661,13 @@ PyObject *py_analyze(PyObject *self, PyObject *args, PyObject *kw)
 	if (an_args_parse("analyze", &aa, names, group, top, views, filter, periods,
 			  captures) < 0)
 		return NULL;
+	if (target_cont) {
+		aa.o.containers = &target_cont;
+		aa.o.nr_containers = 1;
+	} else if (target_pid) {
+		aa.o.pids = &target_pid;
+		aa.o.nr_pids = 1;
+	}
 	r = strobe_analysis_new(aa.names, &aa.o, &a, &err);
 	if (r == -EINVAL) {
 		PyErr_SetString(PyExc_ValueError, err.msg);

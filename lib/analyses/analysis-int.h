@@ -506,6 +506,7 @@ extern const struct ana_ops ana_io_ops STROBE_HIDDEN;
 extern const struct ana_ops ana_irq_ops STROBE_HIDDEN;
 extern const struct ana_ops ana_mem_ops STROBE_HIDDEN;
 extern const struct ana_ops ana_periods_ops STROBE_HIDDEN;
+extern const struct ana_ops ana_why_ops STROBE_HIDDEN;
 
 /* ---- system calls, raw or named (sysdec.c) ------------------------------- */
 

@@ -61,6 +61,23 @@ static const char *const preset_faults[] = {
 	"exceptions:page_fault_user", "exceptions:page_fault_kernel", NULL,
 };
 
+/* strobe why: who ran, who woke whom and from what context (interrupts,
+ * softirqs, timers, disk completions), and the system call a task blocked
+ * in (futex: a lock); recorded on the whole machine, since the chains
+ * cross containers */
+static const char *const preset_why[] = {
+	"sched:sched_switch", "sched:sched_wakeup", "sched:sched_waking",
+	"sched:sched_wakeup_new", "sched:sched_process_fork",
+	"sched:sched_process_exec", "sched:sched_process_exit",
+	"sched:sched_process_free", "sched:sched_migrate_task",
+	"raw_syscalls:sys_enter", "raw_syscalls:sys_exit",
+	"irq:irq_handler_entry", "irq:irq_handler_exit",
+	"irq:softirq_entry", "irq:softirq_exit",
+	"timer:hrtimer_expire_entry", "timer:hrtimer_expire_exit",
+	"timer:timer_expire_entry", "timer:timer_expire_exit",
+	"block:block_rq_issue", "block:block_rq_complete", NULL,
+};
+
 static const struct strobe_preset presets[] = {
 	{ "sched", "scheduling: switches, wake-ups, fork/exec/exit, migrations", preset_sched },
 	{ "syscalls", "every system call entry and exit (raw_syscalls, cheap)", preset_syscalls },
@@ -70,6 +87,8 @@ static const struct strobe_preset presets[] = {
 	{ "mem", "page allocations and frees, RSS changes, direct reclaim, OOM kills", preset_mem },
 	{ "faults", "page faults in user and kernel mode (x86 exceptions; costly on "
 	  "busy machines)", preset_faults },
+	{ "why", "strobe why: scheduling, system calls, interrupts, timers and block "
+	  "completions", preset_why },
 	{ NULL, NULL, NULL },
 };
 

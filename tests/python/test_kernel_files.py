@@ -156,3 +156,24 @@ def test_analyze_errors(trace):
         strobe.analyze(trace, ["nosuchanalysis"])
     with pytest.raises(FileNotFoundError):
         strobe.read_trace("/nonexistent/trace.dat")
+
+
+def test_analyze_why_with_a_target_equals_the_cli(trace):
+    """strobe.analyze(trace, ["why"], target=PID) gives `strobe why -p PID`'s
+    figures; a bad target is a TypeError or ValueError."""
+    procs = {r["pid"] for r in strobe.analyze(trace, ["cputop"], group_by="process",
+                                              top=0)["cputop.top"]
+             if r["comm"] == "getppid_n"}
+    assert len(procs) == 1
+    pid = procs.pop()
+    got = strobe.analyze(trace, ["why"], target=pid, top=0)
+    want = cli_tables("why", "--top", "0", "-p", str(pid), trace)
+    assert set(got) == set(want)
+    for t in want:
+        assert [sorted(r.items()) for r in got[t]] == [sorted(r.items()) for r in want[t]], t
+    states = {r["state"]: r["time"] for r in got["why.summary"]}
+    assert states["running"] > 0
+    with pytest.raises(TypeError):
+        strobe.analyze(trace, ["why"], target=1.5)
+    with pytest.raises(ValueError):
+        strobe.analyze(trace, ["why"], target=-3)

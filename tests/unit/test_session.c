@@ -101,9 +101,10 @@ static void test_preset_table(void)
 
 	for (p = strobe_presets(); p->name; p++, n++)
 		CHECK(p->events[0] != NULL && p->summary != NULL);
-	CHECK_EQ(n, 7);
+	CHECK_EQ(n, 8);
 	CHECK(strobe_preset_find("io") != NULL);
 	CHECK(strobe_preset_find("faults") != NULL);
+	CHECK(strobe_preset_find("why") != NULL);
 	CHECK(strobe_preset_find("bogus") == NULL);
 }
 

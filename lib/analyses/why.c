@@ -1,0 +1,1302 @@
+/*
+ * why.c - where the selected tasks' time goes and whom they wait for,
+ * across container boundaries (strobe why).
+ *
+ * Every task of the trace, not only the selected ones, is a small state
+ * machine fed by sched_switch and the wake-ups:
+ *   RUN     switched in, until its switch-out;
+ *   RUNQ    woken (or preempted: switched out in state R), until its
+ *           switch-in: waiting for a CPU;
+ *   BLOCK   switched out in state D (uninterruptible) or S (any other
+ *           sleeping state: S, I, T, ...), until its wake-up;
+ *   UNKNOWN before its first event, after lost events, or a switch-in
+ *           with no wake-up recorded.
+ * Each task keeps its last WHY_HIST closed segments with, for a block,
+ * what ended it (the cause):
+ *   task     the waker task (sched_waking, else sched_wakeup, in process
+ *            context);
+ *   lock     the same, when the blocked task was in futex(2): the holder
+ *            woke it;
+ *   disk     a wake-up in interrupt context right after a block request
+ *            completed on that CPU (block_rq_complete, by device, with
+ *            the request's issue-to-completion latency);
+ *   network  a wake-up in the NET_RX/NET_TX softirq;
+ *   timer    a wake-up from an expiring hrtimer or timer (hardirq inside
+ *            hrtimer_expire_entry/exit, or the TIMER/HRTIMER softirq):
+ *            sleeps, timeouts;
+ *   irq      another hard interrupt (named by irq_handler_entry);
+ *   softirq  another softirq;
+ *   unknown  the waker is not known (woken by the idle task in process
+ *            context; a block whose wake-up was not recorded).
+ * Interrupt context comes from common_flags (hardirq 0x08, softirq 0x10,
+ * NMI 0x40), as schedlat tells it.
+ *
+ * The critical path: a selected task's block [t0, t1) woken by task W is
+ * charged backwards from t1 along W's own history: the pieces where W
+ * ran are W's running time, where W waited for a CPU W's waiting, where
+ * W was itself blocked the rule recurses into what ended W's block (a
+ * task: its history inside that piece; anything else: that cause), at
+ * most WHY_DEPTH hops deep and never into a task already on the path (a
+ * cycle); what no history covers (older than WHY_HIST segments, before
+ * the trace, a task that exited) is "unknown" with the reason.  This is
+ * Giraldeau and Dagenais' active path, simplified to one waker per block
+ * (the last, the one that made the task runnable).
+ *
+ * The figures are of the selected tasks (the task filters: --container,
+ * --pid, --tid, --comm, --filter) and, in a PID-filtered recording, of
+ * the traced tasks only; the other tasks are followed for the paths.
+ * Tables: why.summary (the selected tasks' wall time by state), why.waits
+ * (blocked time by the first hop: what ended the block), why.path (the
+ * same time by the end of its critical path, under its first hop),
+ * why.runq (who ran on the CPU while a selected task waited for it), and
+ * with the STATS view why.threads (the split per selected thread).
+ * why.answer is the same in sentences, ranked.
+ *
+ * Intervals: a segment counts in the interval where it ends; a snapshot
+ * or the finish adds the segments still open (up to its time) to the
+ * summary and shows blocks still open as "not woken yet", without
+ * changing what later events, snapshots or the finish see.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/analysis-int.h"
+
+#define WHY_HIST 48		/* closed segments kept per task */
+#define WHY_DEPTH 8		/* hops of a critical path */
+#define WHY_RAN 32		/* on-CPU intervals kept per CPU */
+#define WHY_LEAVES 12		/* path ends kept per first hop (then "other") */
+
+#define TRACE_FLAG_HARDIRQ 0x08
+#define TRACE_FLAG_SOFTIRQ 0x10
+#define TRACE_FLAG_NMI 0x40
+
+enum wstate { WS_UNKNOWN = 0, WS_RUN, WS_RUNQ, WS_BLOCK_S, WS_BLOCK_D, WS_NR };
+
+/* What ended a block, or where a path ends. */
+enum wkind {
+	K_NONE = 0, K_TASK, K_LOCK, K_DISK, K_NET, K_TIMER, K_IRQ, K_SOFTIRQ,
+	K_RUN, K_RUNQ, K_UNKNOWN, K_OPEN, K_OTHER, K_NR
+};
+static const char *const kind_names[K_NR] = {
+	"", "task", "lock", "disk", "network", "timer", "irq", "softirq",
+	"running", "waiting for a CPU", "unknown", "not woken yet", "other",
+};
+
+/* Reasons for K_UNKNOWN (the id) */
+enum {
+	U_NOWAKE = 1, U_WAKER, U_LOST, U_HISTORY, U_DEPTH, U_CYCLE, U_STATE, U_NOSWITCH,
+	U_NR
+};
+static const char *const unknown_why[U_NR] = {
+	"", "no wake-up recorded", "woken by the idle task", "lost events",
+	"waker's history too short", "path deeper than 8 hops", "cycle",
+	"state not known", "switch-in not recorded",
+};
+
+static const char *const softirq_names[] = {
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET",
+	"SCHED", "HRTIMER", "RCU",
+};
+
+struct seg {
+	uint64_t t0, t1;
+	uint8_t state;		/* enum wstate */
+	uint8_t ckind;		/* BLOCK: enum wkind of its cause */
+	int cid;		/* cause: waker tid, device, irq, vector, reason */
+	uint64_t clat;		/* disk: the request's latency */
+};
+
+struct wtask {
+	uint8_t state;
+	uint8_t unknown;	/* UNKNOWN: the reason (U_*) */
+	bool in_futex;
+	uint64_t since;
+	int n, head;		/* history: h[head-1] newest, n kept */
+	struct seg h[WHY_HIST];
+};
+
+struct ran {
+	int tid;
+	uint64_t t0, t1;
+};
+
+struct wcpu {
+	int irq;		/* in a hard irq: its number, else -1 */
+	int softirq;		/* in a softirq: its vector, else -1 */
+	int hrtimer;		/* inside hrtimer/timer expiry (depth) */
+	uint64_t blk_ts;	/* the latest block completion here */
+	int blk_dev;
+	uint64_t blk_lat;
+	int cur;		/* running tid, -1 unknown */
+	uint64_t cur_since;
+	int rn, rh;
+	struct ran ran[WHY_RAN];
+};
+
+/* A thing time is charged to: a first hop or a path's end. */
+struct who {
+	uint8_t kind;
+	int id;			/* task kinds: tgid; disk: dev; irq; vector; reason */
+	int container;		/* task kinds */
+	char comm[16];		/* task kinds: the process's name; irq: its name */
+};
+
+struct leaf {
+	struct who w;
+	uint64_t ns;
+};
+
+struct hop {
+	struct who w;
+	uint64_t ns;
+	uint64_t count;		/* blocks it ended */
+	uint64_t lat_total, lat_count;	/* disk: request latencies */
+	int nl;
+	struct leaf leaves[WHY_LEAVES];
+	uint64_t other;		/* path ends beyond WHY_LEAVES */
+};
+
+struct runner {
+	struct who w;
+	uint64_t ns;
+};
+
+struct thread_sum {
+	struct ana_owner o;
+	uint64_t ns[WS_NR];
+};
+
+struct why {
+	struct strobe_field prev_pid, prev_state, next_pid;
+	struct strobe_field wk_pid, wk_flags, wu_pid, wu_flags;
+	struct strobe_field irq_nr, irq_name, sirq_vec, blk_dev, blk_sector;
+	struct ana_sysdec sys;
+	bool have_waking, have_sys, have_irq, have_blk;
+	int futex_nr;
+	struct ana_map tasks;	/* tid -> struct wtask */
+	struct ana_map issued;	/* (dev, sector) -> issue ts */
+	struct wcpu *cpus;
+	int nr_cpus;
+	/* the selected tasks' figures (this interval) */
+	uint64_t ns[WS_NR];
+	struct ana_map hops;	/* who key -> struct hop */
+	struct ana_map runners;	/* who key -> struct runner */
+	struct ana_map threads;	/* group key -> struct thread_sum */
+	int irq_names_n;
+	struct { int nr; char name[16]; } irq_names[32];
+	struct strobe_table *answer, *summary, *waits, *path, *runq, *per_thread;
+};
+
+enum {
+	EV_SWITCH = ANA_SYS_NR_COOKIES, EV_WAKING, EV_WAKEUP, EV_WAKEUP_NEW,
+	EV_IRQ_IN, EV_IRQ_OUT, EV_SIRQ_IN, EV_SIRQ_OUT, EV_TIMER_IN, EV_TIMER_OUT,
+	EV_BLK_ISSUE, EV_BLK_DONE,
+};
+
+static uint64_t who_key(const struct who *w)
+{
+	return ((uint64_t)w->kind << 32) | (uint32_t)w->id;
+}
+
+static struct wcpu *get_cpu(struct why *p, int cpu)
+{
+	if (cpu < 0 || cpu > 4095)
+		return NULL;
+	if (cpu >= p->nr_cpus) {
+		int i, n = cpu + 8;
+		struct wcpu *c = realloc(p->cpus, (size_t)n * sizeof(*c));
+
+		if (!c)
+			return NULL;
+		memset(c + p->nr_cpus, 0, (size_t)(n - p->nr_cpus) * sizeof(*c));
+		for (i = p->nr_cpus; i < n; i++) {
+			c[i].irq = -1;
+			c[i].softirq = -1;
+			c[i].cur = -1;
+		}
+		p->cpus = c;
+		p->nr_cpus = n;
+	}
+	return &p->cpus[cpu];
+}
+
+/* Is tid one whose figures count (a selected task, traced)? */
+static bool selected(struct ana *a, int tid)
+{
+	const struct strobe_task *t;
+
+	if (tid <= 0 || !ana_tid_traced(a->core, tid))
+		return false;
+	t = ana_task(a->core, tid);
+	return t && ana_task_selected(a->core, t);
+}
+
+/* A task's identity as a process: tgid, the leader's name, container. */
+static void who_task(struct ana *a, struct who *w, int kind, int tid)
+{
+	const struct strobe_task *t = tid > 0 ? ana_task(a->core, tid) : NULL;
+	const struct strobe_task *l;
+
+	memset(w, 0, sizeof(*w));
+	w->kind = (uint8_t)kind;
+	if (!t) {
+		w->id = tid;
+		w->container = -1;
+		snprintf(w->comm, sizeof(w->comm), "%s", tid == 0 ? "<idle>" : "?");
+		return;
+	}
+	w->id = t->tgid > 0 ? t->tgid : t->tid;
+	w->container = t->container->index;
+	l = t->tgid > 0 && t->tgid != t->tid ? ana_task(a->core, t->tgid) : NULL;
+	memcpy(w->comm, l && l->comm[0] != '<' ? l->comm : t->comm, sizeof(w->comm));
+	w->comm[15] = '\0';
+}
+
+static const char *irq_name(struct why *p, int nr)
+{
+	int i;
+
+	for (i = 0; i < p->irq_names_n; i++)
+		if (p->irq_names[i].nr == nr)
+			return p->irq_names[i].name;
+	return NULL;
+}
+
+static void who_of(struct ana *a, struct who *w, int kind, int id)
+{
+	struct why *p = a->priv;
+	const char *s;
+
+	if (kind == K_TASK || kind == K_LOCK || kind == K_RUN || kind == K_RUNQ) {
+		who_task(a, w, kind, id);
+		return;
+	}
+	memset(w, 0, sizeof(*w));
+	w->kind = (uint8_t)kind;
+	w->id = id;
+	w->container = -1;
+	switch (kind) {
+	case K_IRQ:
+		s = irq_name(p, id);
+		if (s)
+			snprintf(w->comm, sizeof(w->comm), "%s", s);
+		break;
+	case K_SOFTIRQ:
+		if (id >= 0 && id < (int)(sizeof(softirq_names) / sizeof(*softirq_names)))
+			snprintf(w->comm, sizeof(w->comm), "%s", softirq_names[id]);
+		break;
+	}
+}
+
+/* ---- charging ------------------------------------------------------------ */
+
+static void leaf_add(struct hop *h, const struct who *w, uint64_t ns)
+{
+	int i;
+
+	if (!ns)
+		return;
+	for (i = 0; i < h->nl; i++)
+		if (h->leaves[i].w.kind == w->kind && h->leaves[i].w.id == w->id) {
+			h->leaves[i].ns += ns;
+			return;
+		}
+	if (h->nl < WHY_LEAVES) {
+		h->leaves[h->nl].w = *w;
+		h->leaves[h->nl++].ns = ns;
+	} else {
+		h->other += ns;
+	}
+}
+
+static struct wtask *task_get(struct why *p, int tid)
+{
+	return tid > 0 ? ana_map_get(&p->tasks, (uint64_t)(uint32_t)tid) : NULL;
+}
+
+/*
+ * Charge [t0, t1) of a path through task tid, walking its history back
+ * from t1 (the rule at the top).  vis holds the tasks on the path.
+ */
+static void path(struct ana *a, struct hop *h, int tid, uint64_t t0, uint64_t t1, int depth,
+		 int *vis)
+{
+	struct why *p = a->priv;
+	struct wtask *w = task_get(p, tid);
+	struct who x;
+	uint64_t cur = t1;
+	int i;
+
+	if (!w) {
+		who_of(a, &x, K_UNKNOWN, U_HISTORY);
+		leaf_add(h, &x, t1 - t0);
+		return;
+	}
+	vis[depth] = tid;
+	for (i = -1; i < w->n && cur > t0; i++) {
+		struct seg s, *sp;
+		uint64_t lo, hi;
+
+		if (i < 0) {	/* the open segment, up to now */
+			if (!w->since)
+				continue;	/* exited, or never seen in a state */
+			s.t0 = w->since;
+			s.t1 = UINT64_MAX;
+			s.state = w->state;
+			s.ckind = K_UNKNOWN;
+			s.cid = U_STATE;
+			sp = &s;
+		} else {
+			sp = &w->h[(w->head - 1 - i + WHY_HIST) % WHY_HIST];
+		}
+		if (sp->t0 >= cur)
+			continue;
+		lo = sp->t0 > t0 ? sp->t0 : t0;
+		hi = sp->t1 < cur ? sp->t1 : cur;
+		if (hi > lo) {
+			switch (sp->state) {
+			case WS_RUN:
+				who_task(a, &x, K_RUN, tid);
+				leaf_add(h, &x, hi - lo);
+				break;
+			case WS_RUNQ:
+				who_task(a, &x, K_RUNQ, tid);
+				leaf_add(h, &x, hi - lo);
+				break;
+			case WS_BLOCK_S:
+			case WS_BLOCK_D:
+				if (sp->ckind == K_TASK || sp->ckind == K_LOCK) {
+					int k, next = sp->cid;
+
+					for (k = 0; k <= depth && vis[k] != next; k++)
+						;
+					if (k <= depth) {
+						who_of(a, &x, K_UNKNOWN, U_CYCLE);
+						leaf_add(h, &x, hi - lo);
+					} else if (depth + 1 >= WHY_DEPTH) {
+						who_of(a, &x, K_UNKNOWN, U_DEPTH);
+						leaf_add(h, &x, hi - lo);
+					} else {
+						path(a, h, next, lo, hi, depth + 1, vis);
+					}
+				} else {
+					who_of(a, &x, sp->ckind, sp->cid);
+					leaf_add(h, &x, hi - lo);
+				}
+				break;
+			default:
+				who_of(a, &x, K_UNKNOWN, sp->ckind == K_UNKNOWN ? sp->cid : U_STATE);
+				leaf_add(h, &x, hi - lo);
+				break;
+			}
+		}
+		cur = lo;
+	}
+	if (cur > t0) {
+		who_of(a, &x, K_UNKNOWN, U_HISTORY);
+		leaf_add(h, &x, cur - t0);
+	}
+}
+
+static struct hop *hop_get(struct ana *a, const struct who *w)
+{
+	struct why *p = a->priv;
+	bool created;
+	struct hop *h = ana_map_put(&p->hops, who_key(w), &created);
+
+	if (h && created)
+		h->w = *w;
+	return h;
+}
+
+/* A selected task's closed segment: its figures. */
+static void account(struct ana *a, int tid, const struct seg *s, int cpu)
+{
+	struct why *p = a->priv;
+	struct ana_core *c = a->core;
+	uint64_t ns = s->t1 - s->t0;
+	const struct strobe_task *t;
+
+	if (!ns || !selected(a, tid))
+		return;
+	p->ns[s->state] += ns;
+	if (p->per_thread && (t = ana_task(c, tid))) {
+		bool created;
+		struct thread_sum *g = ana_map_put(&p->threads, ana_group_key(c, t, cpu),
+						   &created);
+
+		if (g) {
+			if (created)
+				ana_owner_set(c, &g->o, t, cpu);
+			else
+				ana_owner_refresh(c, &g->o, t);
+			g->ns[s->state] += ns;
+		}
+	}
+	if (s->state == WS_BLOCK_S || s->state == WS_BLOCK_D) {
+		struct who w;
+		struct hop *h;
+		int vis[WHY_DEPTH];
+
+		who_of(a, &w, s->ckind, s->cid);
+		h = hop_get(a, &w);
+		if (!h)
+			return;
+		h->ns += ns;
+		h->count++;
+		if (s->ckind == K_DISK) {
+			h->lat_total += s->clat;
+			h->lat_count++;
+		}
+		if (s->ckind == K_TASK || s->ckind == K_LOCK) {
+			vis[0] = tid;
+			path(a, h, s->cid, s->t0, s->t1, 1, vis);
+		} else {
+			leaf_add(h, &w, ns);
+		}
+	}
+}
+
+/* Who ran on cpu during [t0, t1) while a selected task waited for it. */
+static void account_runq(struct ana *a, int cpu, uint64_t t0, uint64_t t1)
+{
+	struct why *p = a->priv;
+	struct wcpu *c = get_cpu(p, cpu);
+	uint64_t covered = 0;
+	struct who w;
+	int i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->rn; i++) {
+		const struct ran *r = &c->ran[(c->rh - 1 - i + WHY_RAN) % WHY_RAN];
+		uint64_t lo = r->t0 > t0 ? r->t0 : t0, hi = r->t1 < t1 ? r->t1 : t1;
+		struct runner *u;
+		bool created;
+
+		if (r->t1 <= t0)
+			break;
+		if (hi <= lo)
+			continue;
+		who_task(a, &w, K_RUN, r->tid);
+		u = ana_map_put(&p->runners, who_key(&w), &created);
+		if (u) {
+			if (created)
+				u->w = w;
+			u->ns += hi - lo;
+		}
+		covered += hi - lo;
+	}
+	if (t1 - t0 > covered) {
+		struct runner *u;
+		bool created;
+
+		who_of(a, &w, K_UNKNOWN, U_HISTORY);
+		u = ana_map_put(&p->runners, who_key(&w), &created);
+		if (u) {
+			if (created)
+				u->w = w;
+			u->ns += t1 - t0 - covered;
+		}
+	}
+}
+
+/* ---- the state machines ---------------------------------------------------- */
+
+static struct wtask *task_put(struct why *p, int tid)
+{
+	struct wtask *w;
+	bool created;
+
+	if (tid <= 0)
+		return NULL;
+	w = ana_map_put(&p->tasks, (uint64_t)(uint32_t)tid, &created);
+	return w;
+}
+
+/* Close tid's open segment at ts (with the cause, for a block) and open
+ * the next one in state `next` from ts. */
+static void transition(struct ana *a, int tid, struct wtask *w, uint64_t ts, int next,
+		       int ckind, int cid, uint64_t clat, int cpu)
+{
+	struct seg *s;
+
+	if (ts < w->since)
+		ts = w->since;
+	if (w->since && ts > w->since) {
+		s = &w->h[w->head];
+		s->t0 = w->since;
+		s->t1 = ts;
+		s->state = w->state;
+		if (w->state == WS_UNKNOWN) {
+			s->ckind = K_UNKNOWN;
+			s->cid = w->unknown ? w->unknown : U_STATE;
+		} else {
+			s->ckind = (uint8_t)ckind;
+			s->cid = cid;
+		}
+		s->clat = clat;
+		w->head = (w->head + 1) % WHY_HIST;
+		if (w->n < WHY_HIST)
+			w->n++;
+		account(a, tid, s, cpu);
+	}
+	w->state = (uint8_t)next;
+	w->unknown = next == WS_UNKNOWN ? U_STATE : 0;
+	w->since = ts;
+}
+
+static void on_switch(struct ana *a, const struct strobe_event *ev)
+{
+	struct why *p = a->priv;
+	int prev = (int)strobe_field_int(ev, &p->prev_pid);
+	int next = (int)strobe_field_int(ev, &p->next_pid);
+	int64_t st = strobe_field_int(ev, &p->prev_state);
+	struct wcpu *c = get_cpu(p, ev->cpu);
+	struct wtask *w;
+
+	if (prev > 0 && (w = task_put(p, prev))) {
+		int ns;
+
+		if ((st & 0xff) == 0)
+			ns = WS_RUNQ;
+		else if (st & 0x30)	/* EXIT_DEAD, EXIT_ZOMBIE */
+			ns = WS_UNKNOWN;
+		else if (st & 0x02)
+			ns = WS_BLOCK_D;
+		else
+			ns = WS_BLOCK_S;
+		if (w->state == WS_RUNQ && c && c->cur == 0 && c->cur_since <= w->since) {
+			/* woken while this CPU was idle, switched in with no
+			 * sched_switch recorded (some kernels skip the one out
+			 * of idle): it ran from the wake-up */
+			transition(a, prev, w, w->since, WS_RUN, 0, 0, 0, ev->cpu);
+		} else if (w->state != WS_RUN) {
+			/* its switch-in was not recorded: since when it ran
+			 * is not known */
+			if (w->state != WS_UNKNOWN) {
+				w->state = WS_UNKNOWN;
+				w->unknown = U_NOSWITCH;
+			}
+			transition(a, prev, w, ev->ts, WS_RUN, 0, 0, 0, ev->cpu);
+		}
+		if (c && c->cur == prev && c->cur_since <= ev->ts) {
+			c->ran[c->rh].tid = prev;
+			c->ran[c->rh].t0 = c->cur_since;
+			c->ran[c->rh].t1 = ev->ts;
+			c->rh = (c->rh + 1) % WHY_RAN;
+			if (c->rn < WHY_RAN)
+				c->rn++;
+		}
+		transition(a, prev, w, ev->ts, ns, 0, 0, 0, ev->cpu);
+		if (ns == WS_UNKNOWN)	/* exited: a reused tid starts afresh */
+			w->since = 0;
+	} else if (prev == 0 && c && c->cur == 0) {
+		c->ran[c->rh].tid = 0;
+		c->ran[c->rh].t0 = c->cur_since;
+		c->ran[c->rh].t1 = ev->ts;
+		c->rh = (c->rh + 1) % WHY_RAN;
+		if (c->rn < WHY_RAN)
+			c->rn++;
+	}
+	if (c) {
+		c->cur = next;
+		c->cur_since = ev->ts;
+	}
+	if (next > 0 && (w = task_put(p, next))) {
+		uint64_t since = w->since;
+		int old = w->state;
+
+		if (old == WS_BLOCK_S || old == WS_BLOCK_D)
+			transition(a, next, w, ev->ts, WS_RUN, K_UNKNOWN, U_NOWAKE, 0, ev->cpu);
+		else
+			transition(a, next, w, ev->ts, WS_RUN, 0, 0, 0, ev->cpu);
+		if (old == WS_RUNQ && since && since < ev->ts && selected(a, next))
+			account_runq(a, ev->cpu, since, ev->ts);
+	}
+}
+
+/* What woke a task at ev (the cause of its block's end). */
+static void cause_of(struct ana *a, const struct strobe_event *ev, uint64_t flags, int wakee,
+		     int *kind, int *id, uint64_t *lat)
+{
+	struct why *p = a->priv;
+	struct wcpu *c = get_cpu(p, ev->cpu);
+	struct wtask *w;
+
+	*lat = 0;
+	if (flags & (TRACE_FLAG_HARDIRQ | TRACE_FLAG_NMI)) {
+		if (c && c->hrtimer > 0) {
+			*kind = K_TIMER;
+			*id = 0;
+		} else if (c && c->blk_ts && c->irq >= 0 && ev->ts - c->blk_ts < 1000000) {
+			*kind = K_DISK;
+			*id = c->blk_dev;
+			*lat = c->blk_lat;
+		} else {
+			*kind = K_IRQ;
+			*id = c ? c->irq : -1;
+		}
+		return;
+	}
+	if (flags & TRACE_FLAG_SOFTIRQ) {
+		int v = c ? c->softirq : -1;
+
+		if (v == 2 || v == 3) {
+			*kind = K_NET;
+			*id = 0;
+		} else if (v == 1 || v == 8) {
+			*kind = K_TIMER;
+			*id = 0;
+		} else if (v == 4 || (c && c->blk_ts && ev->ts - c->blk_ts < 1000000)) {
+			*kind = K_DISK;
+			*id = c ? c->blk_dev : 0;
+			*lat = c ? c->blk_lat : 0;
+		} else {
+			*kind = K_SOFTIRQ;
+			*id = v;
+		}
+		return;
+	}
+	if (ev->pid <= 0) {
+		*kind = K_UNKNOWN;
+		*id = U_WAKER;
+		return;
+	}
+	w = task_get(p, wakee);
+	*kind = w && w->in_futex ? K_LOCK : K_TASK;
+	*id = ev->pid;
+}
+
+static void on_wake(struct ana *a, const struct strobe_event *ev, int tid,
+		    const struct strobe_field *fl)
+{
+	struct why *p = a->priv;
+	struct wtask *w = task_put(p, tid);
+	int kind, id;
+	uint64_t lat;
+
+	if (!w)
+		return;
+	if (w->state == WS_RUN || w->state == WS_RUNQ)
+		return;		/* already runnable: not the end of a block */
+	cause_of(a, ev, strobe_field_uint(ev, fl), tid, &kind, &id, &lat);
+	transition(a, tid, w, ev->ts, WS_RUNQ, kind, id, lat, ev->cpu);
+}
+
+static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
+{
+	struct why *p = a->priv;
+	struct wcpu *c;
+	int nr;
+	int64_t ret;
+
+	switch (cookie) {
+	case ANA_SYS_ENTER_RAW:
+	case ANA_SYS_EXIT_RAW:
+	case ANA_SYS_ENTER_NAMED:
+	case ANA_SYS_EXIT_NAMED: {
+		int k = ana_sysdec(&p->sys, ev, cookie, &nr, &ret);
+		struct wtask *w;
+
+		if (k == ANA_SYS_IGNORE || ev->pid <= 0 || !(w = task_put(p, ev->pid)))
+			return;
+		w->in_futex = k == ANA_SYS_ENTRY && nr == p->futex_nr && p->futex_nr >= 0;
+		return;
+	}
+	case EV_SWITCH:
+		on_switch(a, ev);
+		return;
+	case EV_WAKING:
+		on_wake(a, ev, (int)strobe_field_int(ev, &p->wk_pid), &p->wk_flags);
+		return;
+	case EV_WAKEUP:
+		if (p->have_waking)
+			return;
+		/* fall through */
+	case EV_WAKEUP_NEW:
+		on_wake(a, ev, (int)strobe_field_int(ev, &p->wu_pid), &p->wu_flags);
+		return;
+	}
+	if (!(c = get_cpu(p, ev->cpu)))
+		return;
+	switch (cookie) {
+	case EV_IRQ_IN: {
+		int n = (int)strobe_field_int(ev, &p->irq_nr);
+		uint32_t len;
+		const char *s;
+
+		c->irq = n;
+		if (!irq_name(p, n) && p->irq_names_n < 32 &&
+		    (s = strobe_field_str(ev, &p->irq_name, &len))) {
+			p->irq_names[p->irq_names_n].nr = n;
+			snprintf(p->irq_names[p->irq_names_n].name, 16, "%.*s",
+				 (int)strnlen(s, len), s);
+			p->irq_names_n++;
+		}
+		break;
+	}
+	case EV_IRQ_OUT:
+		c->irq = -1;
+		c->blk_ts = 0;
+		break;
+	case EV_SIRQ_IN:
+		c->softirq = (int)strobe_field_int(ev, &p->sirq_vec);
+		break;
+	case EV_SIRQ_OUT:
+		c->softirq = -1;
+		c->blk_ts = 0;
+		break;
+	case EV_TIMER_IN:
+		c->hrtimer++;
+		break;
+	case EV_TIMER_OUT:
+		if (c->hrtimer > 0)
+			c->hrtimer--;
+		break;
+	case EV_BLK_ISSUE:
+	case EV_BLK_DONE: {
+		uint64_t key = ana_key2((uint64_t)strobe_field_uint(ev, &p->blk_sector),
+					(uint32_t)strobe_field_uint(ev, &p->blk_dev) & 0xfffff);
+		uint64_t *t;
+
+		if (cookie == EV_BLK_ISSUE) {
+			if ((t = ana_map_put(&p->issued, key, NULL)))
+				*t = ev->ts;
+			break;
+		}
+		c->blk_ts = ev->ts;
+		c->blk_dev = (int)strobe_field_uint(ev, &p->blk_dev);
+		c->blk_lat = 0;
+		if ((t = ana_map_get(&p->issued, key))) {
+			c->blk_lat = ev->ts > *t ? ev->ts - *t : 0;
+			ana_map_del(&p->issued, key);
+		}
+		break;
+	}
+	}
+}
+
+static void lost(struct ana *a, int cpu, uint64_t ts)
+{
+	struct why *p = a->priv;
+	struct wtask *w;
+	uint64_t key;
+	size_t pos = 0;
+
+	/* a state may have changed unseen: every task's is unknown from the
+	 * gap to its next event (the lost events' CPU is not enough: tasks
+	 * migrate and wake each other across CPUs) */
+	while ((w = ana_map_next(&p->tasks, &pos, &key))) {
+		if (w->state == WS_UNKNOWN || !w->since)
+			continue;
+		transition(a, (int)key, w, ts, WS_UNKNOWN, K_UNKNOWN, U_LOST, 0, cpu);
+		w->unknown = U_LOST;
+	}
+	{
+		struct wcpu *c = get_cpu(p, cpu);
+
+		if (c) {
+			c->cur = -1;
+			c->rn = 0;
+			c->irq = c->softirq = -1;
+			c->hrtimer = 0;
+			c->blk_ts = 0;
+		}
+	}
+}
+
+static const struct ana_sub subs[] = {
+	ANA_SYSCALL_SUBS(on_event),
+	{ "sched", "sched_switch", on_event, EV_SWITCH },
+	{ "sched", "sched_waking", on_event, EV_WAKING },
+	{ "sched", "sched_wakeup", on_event, EV_WAKEUP },
+	{ "sched", "sched_wakeup_new", on_event, EV_WAKEUP_NEW },
+	{ "irq", "irq_handler_entry", on_event, EV_IRQ_IN },
+	{ "irq", "irq_handler_exit", on_event, EV_IRQ_OUT },
+	{ "irq", "softirq_entry", on_event, EV_SIRQ_IN },
+	{ "irq", "softirq_exit", on_event, EV_SIRQ_OUT },
+	{ "timer", "hrtimer_expire_entry", on_event, EV_TIMER_IN },
+	{ "timer", "hrtimer_expire_exit", on_event, EV_TIMER_OUT },
+	{ "timer", "timer_expire_entry", on_event, EV_TIMER_IN },
+	{ "timer", "timer_expire_exit", on_event, EV_TIMER_OUT },
+	{ "block", "block_rq_issue", on_event, EV_BLK_ISSUE },
+	{ "block", "block_rq_complete", on_event, EV_BLK_DONE },
+	{ NULL, NULL, NULL, 0 }
+};
+
+/* ---- tables ---------------------------------------------------------------- */
+
+/* The columns of a who (kind, pid, comm, container, what), or with via
+ * those of a path's first hop (keys via_kind, ...; the table's own keys
+ * and titles are kept by pointer, so they are static here). */
+static int who_cols(struct strobe_table *t, bool via)
+{
+	static const char *const keys[2][5] = {
+		{ "kind", "pid", "comm", "container", "what" },
+		{ "via_kind", "via_pid", "via_comm", "via_container", "via_what" },
+	};
+	static const char *const titles[2][5] = {
+		{ "Kind", "PID", "Comm", "Container", "What" },
+		{ "Via", "PID", "Comm", "Container", "What" },
+	};
+	static const enum strobe_col_type types[5] = {
+		STROBE_COL_STR, STROBE_COL_INT, STROBE_COL_STR, STROBE_COL_STR, STROBE_COL_STR,
+	};
+	int i, ret = 0;
+
+	for (i = 0; i < 5; i++)
+		ret |= tbl_col(t, keys[via][i], titles[via][i], types[i]);
+	return ret;
+}
+
+static const char *dev_name(char *buf, size_t size, int dev)
+{
+	snprintf(buf, size, "%d:%d", (unsigned)dev >> 20, dev & 0xfffff);
+	return buf;
+}
+
+/* "what" of a who: a device, an irq, a vector, an unknown's reason. */
+static const char *who_what(const struct who *w, char *buf, size_t size)
+{
+	switch (w->kind) {
+	case K_DISK:
+		return dev_name(buf, size, w->id);
+	case K_IRQ:
+		if (w->comm[0])
+			snprintf(buf, size, "irq %d (%s)", w->id, w->comm);
+		else if (w->id >= 0)
+			snprintf(buf, size, "irq %d", w->id);
+		else
+			snprintf(buf, size, "hard irq");
+		return buf;
+	case K_SOFTIRQ:
+		snprintf(buf, size, "%s", w->comm[0] ? w->comm : "softirq");
+		return buf;
+	case K_UNKNOWN:
+		return w->id > 0 && w->id < U_NR ? unknown_why[w->id] : "";
+	case K_TIMER:
+		return "a timer or sleep";
+	case K_NET:
+		return "the network (softirq)";
+	default:
+		return "";
+	}
+}
+
+static bool is_task(int kind)
+{
+	return kind == K_TASK || kind == K_LOCK || kind == K_RUN || kind == K_RUNQ;
+}
+
+static int who_vals(struct ana *a, struct strobe_table *t, union strobe_value *v,
+		    const struct who *w)
+{
+	char buf[64];
+
+	v[0].s = tbl_str(t, kind_names[w->kind]);
+	v[1].i = is_task(w->kind) ? w->id : STROBE_VALUE_NONE_I;
+	v[2].s = tbl_str(t, is_task(w->kind) ? w->comm : "");
+	v[3].s = tbl_str(t, is_task(w->kind) && w->container >= 0
+			      ? ana_container_name(a->core, w->container) : "");
+	v[4].s = tbl_str(t, who_what(w, buf, sizeof(buf)));
+	return v[0].s && v[2].s && v[3].s && v[4].s ? 5 : -1;
+}
+
+static int init(struct ana *a)
+{
+	struct why *p = a->priv;
+	struct ana_core *c = a->core;
+	int ret = 0;
+
+	ana_map_init(&p->tasks, sizeof(struct wtask));
+	ana_map_init(&p->issued, sizeof(uint64_t));
+	ana_map_init(&p->hops, sizeof(struct hop));
+	ana_map_init(&p->runners, sizeof(struct runner));
+	ana_map_init(&p->threads, sizeof(struct thread_sum));
+	p->futex_nr = strobe_syscall_nr("futex");
+	p->answer = ana_add_table(a, "why.answer", "Why", STROBE_VIEW_TOP);
+	p->summary = ana_add_table(a, "why.summary", "Wall time of the selected tasks",
+				   STROBE_VIEW_TOP);
+	p->waits = ana_add_table(a, "why.waits", "Blocked time, by what ended the block",
+				 STROBE_VIEW_TOP);
+	p->path = ana_add_table(a, "why.path",
+				"Blocked time, by where its critical path ends", STROBE_VIEW_TOP);
+	p->runq = ana_add_table(a, "why.runq", "Who ran while they waited for a CPU",
+				STROBE_VIEW_TOP);
+	if (!p->answer || !p->summary || !p->waits || !p->path || !p->runq)
+		return -ENOMEM;
+	ret |= tbl_col(p->answer, "rank", "#", STROBE_COL_INT);
+	ret |= tbl_col(p->answer, "pct", "Share%", STROBE_COL_PERCENT);
+	ret |= tbl_col(p->answer, "answer", "Answer", STROBE_COL_STR);
+	ret |= tbl_col(p->summary, "state", "State", STROBE_COL_STR);
+	ret |= tbl_col(p->summary, "time", "Time(us)", STROBE_COL_DURATION);
+	ret |= tbl_col(p->summary, "pct", "Share%", STROBE_COL_PERCENT);
+	ret |= who_cols(p->waits, false);
+	ret |= tbl_col(p->waits, "time", "Time(us)", STROBE_COL_DURATION);
+	ret |= tbl_col(p->waits, "pct", "Blocked%", STROBE_COL_PERCENT);
+	ret |= tbl_col(p->waits, "count", "Blocks", STROBE_COL_INT);
+	ret |= tbl_col(p->waits, "latency", "Req lat(us)", STROBE_COL_DURATION);
+	ret |= who_cols(p->path, true);
+	ret |= who_cols(p->path, false);
+	ret |= tbl_col(p->path, "time", "Time(us)", STROBE_COL_DURATION);
+	ret |= tbl_col(p->path, "pct", "Blocked%", STROBE_COL_PERCENT);
+	ret |= who_cols(p->runq, false);
+	ret |= tbl_col(p->runq, "time", "Time(us)", STROBE_COL_DURATION);
+	ret |= tbl_col(p->runq, "pct", "Waiting%", STROBE_COL_PERCENT);
+	if (ana_view(c, STROBE_VIEW_STATS)) {
+		p->per_thread = ana_add_table(a, "why.threads", "Wall time per thread",
+					      STROBE_VIEW_STATS);
+		if (!p->per_thread)
+			return -ENOMEM;
+		ret |= ana_owner_cols(c, p->per_thread);
+		ret |= tbl_col(p->per_thread, "running", "Running(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->per_thread, "runq", "CPU wait(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->per_thread, "blocked_d", "Blocked D(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->per_thread, "blocked_s", "Blocked S(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->per_thread, "unknown", "Unknown(us)", STROBE_COL_DURATION);
+	}
+	return ret ? -ENOMEM : 0;
+}
+
+static int resolve(struct ana *a, struct strobe_formats *fmts)
+{
+	struct why *p = a->priv;
+	const struct strobe_format *sw = strobe_formats_find(fmts, "sched", "sched_switch");
+	const struct strobe_format *wk = strobe_formats_find(fmts, "sched", "sched_waking");
+	const struct strobe_format *wu = strobe_formats_find(fmts, "sched", "sched_wakeup");
+	const struct strobe_format *e;
+
+	if (!wu)
+		wu = strobe_formats_find(fmts, "sched", "sched_wakeup_new");
+	if (!sw || strobe_field_resolve(sw, "prev_pid", &p->prev_pid) ||
+	    strobe_field_resolve(sw, "next_pid", &p->next_pid) ||
+	    strobe_field_resolve(sw, "prev_state", &p->prev_state))
+		return -ENOENT;
+	p->have_waking = wk && !strobe_field_resolve(wk, "pid", &p->wk_pid);
+	if (p->have_waking)
+		strobe_field_resolve(wk, "common_flags", &p->wk_flags);
+	if (wu && !strobe_field_resolve(wu, "pid", &p->wu_pid))
+		strobe_field_resolve(wu, "common_flags", &p->wu_flags);
+	else if (!p->have_waking)
+		return -ENOENT;
+	p->have_sys = ana_sysdec_resolve(&p->sys, fmts) == 0;
+	if ((e = strobe_formats_find(fmts, "irq", "irq_handler_entry"))) {
+		p->have_irq = !strobe_field_resolve(e, "irq", &p->irq_nr);
+		strobe_field_resolve(e, "name", &p->irq_name);
+	}
+	if ((e = strobe_formats_find(fmts, "irq", "softirq_entry")))
+		strobe_field_resolve(e, "vec", &p->sirq_vec);
+	if ((e = strobe_formats_find(fmts, "block", "block_rq_complete")) &&
+	    !strobe_field_resolve(e, "dev", &p->blk_dev) &&
+	    !strobe_field_resolve(e, "sector", &p->blk_sector))
+		p->have_blk = true;
+	return 0;
+}
+
+static uint64_t total_ns(const uint64_t *ns)
+{
+	uint64_t s = 0;
+	int i;
+
+	for (i = 0; i < WS_NR; i++)
+		s += ns[i];
+	return s;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* "fuse-overlayfs (PID 1638, host)", "disk 8:0", "a timer or sleep" */
+static void who_phrase(struct ana *a, const struct who *w, char *buf, size_t size)
+{
+	char what[64];
+
+	if (is_task(w->kind)) {
+		snprintf(buf, size, "%s (PID %d, %s)", w->comm, w->id,
+			 w->container >= 0 ? ana_container_name(a->core, w->container) : "unknown");
+		return;
+	}
+	switch (w->kind) {
+	case K_DISK:
+		snprintf(buf, size, "disk %s", who_what(w, what, sizeof(what)));
+		return;
+	case K_UNKNOWN:
+		snprintf(buf, size, "unknown (%s)", who_what(w, what, sizeof(what)));
+		return;
+	case K_OPEN:
+		snprintf(buf, size, "nothing yet (still blocked at the end)");
+		return;
+	default:
+		snprintf(buf, size, "%s", who_what(w, what, sizeof(what)));
+	}
+}
+
+/* A path's end, under first hop h: "why_work (PID 12, host) running",
+ * "itself waiting for a CPU", "a timer or sleep". */
+static void leaf_phrase(struct ana *a, const struct who *h, const struct who *w, char *buf,
+			size_t size)
+{
+	char who[128];
+
+	if (is_task(w->kind) && is_task(h->kind) && w->id == h->id)
+		snprintf(who, sizeof(who), "itself");
+	else
+		who_phrase(a, w, who, sizeof(who));
+	switch (w->kind) {
+	case K_RUN:
+		snprintf(buf, size, "%s running", who);
+		break;
+	case K_RUNQ:
+		snprintf(buf, size, "%s waiting for a CPU", who);
+		break;
+	default:
+		snprintf(buf, size, "%s", who);
+	}
+}
+
+static int leaf_cmp(const void *x, const void *y)
+{
+	const struct leaf *l = x, *r = y;
+
+	return l->ns != r->ns ? (l->ns > r->ns ? -1 : 1) : 0;
+}
+
+static int finish(struct ana *a)
+{
+	struct why *p = a->priv;
+	struct ana_core *c = a->core;
+	uint64_t ns[WS_NR], blocked, open_block = 0, end = c->win_end ? c->win_end : c->last_ts;
+	struct ana_rank *r = NULL;
+	struct wtask *w;
+	uint64_t key;
+	size_t pos = 0, n, i;
+	int ret = 0, rank = 0, k;
+	static const char *const state_names[WS_NR] = {
+		"unknown", "running", "waiting for a CPU", "blocked (S, interruptible)",
+		"blocked (D, uninterruptible)",
+	};
+
+	if (c->filtered)
+		ana_note_filtered(c, "why", "wakers outside the target are not in the file "
+				  "(record with --preset why, which records the whole machine)");
+	if (!p->have_sys)
+		ana_note(c, "why: no system calls in the trace: futex waits show as task "
+			 "wake-ups, not locks");
+	if (!p->have_irq)
+		ana_note(c, "why: no irq events in the trace: interrupts, timers and disk "
+			 "completions are told apart less well (--preset why records them)");
+	memcpy(ns, p->ns, sizeof(ns));
+	/* what is still open, up to the end, without changing anything */
+	while ((w = ana_map_next(&p->tasks, &pos, &key))) {
+		if (!w->since || w->since >= end || !selected(a, (int)key))
+			continue;
+		ns[w->state] += end - w->since;
+		if (w->state == WS_BLOCK_S || w->state == WS_BLOCK_D)
+			open_block += end - w->since;
+	}
+	blocked = ns[WS_BLOCK_S] + ns[WS_BLOCK_D];
+	for (k = 1; k <= WS_NR; k++) {
+		int s = k % WS_NR;	/* unknown last */
+		union strobe_value *v;
+
+		if (s == WS_UNKNOWN && !ns[s])
+			continue;
+		if (!(v = tbl_row(p->summary)))
+			return -ENOMEM;
+		v[0].s = tbl_str(p->summary, state_names[s]);
+		v[1].u = ns[s];
+		v[2].d = pct(ns[s], total_ns(ns));
+	}
+	/* first hops, ranked */
+	if (ana_rank_map(&p->hops, offsetof(struct hop, ns), &r, &n) < 0)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct hop *h = r[i].item;
+		union strobe_value *v;
+		struct leaf lv[WHY_LEAVES + 1];
+		int nl = h->nl, j;
+
+		if (i < ana_top_n(c, n)) {
+			if (!(v = tbl_row(p->waits)) || who_vals(a, p->waits, v, &h->w) < 0) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			v[5].u = h->ns;
+			v[6].d = pct(h->ns, blocked);
+			v[7].i = (int64_t)h->count;
+			v[8].u = h->lat_count ? h->lat_total / h->lat_count : STROBE_VALUE_NONE_U;
+		}
+		memcpy(lv, h->leaves, sizeof(h->leaves));
+		if (h->other) {
+			memset(&lv[nl], 0, sizeof(lv[nl]));
+			lv[nl].w.kind = K_OTHER;
+			lv[nl++].ns = h->other;
+		}
+		qsort(lv, (size_t)nl, sizeof(*lv), leaf_cmp);
+		for (j = 0; j < nl && i < ana_top_n(c, n); j++) {
+			if (!(v = tbl_row(p->path)) || who_vals(a, p->path, v, &h->w) < 0 ||
+			    who_vals(a, p->path, v + 5, &lv[j].w) < 0) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			v[10].u = lv[j].ns;
+			v[11].d = pct(lv[j].ns, blocked);
+		}
+		/* the answer: "62% of the blocked time was spent waiting on X,
+		 * itself waiting on disk 8:0 40%" */
+		if (rank < 5 && blocked && pct(h->ns, blocked) >= 1.0) {
+			char hop[160], lf[160], s[512];
+			int m;
+
+			who_phrase(a, &h->w, hop, sizeof(hop));
+			m = snprintf(s, sizeof(s), "%.0f%% of the blocked time (%.3f s) was spent "
+				     "waiting on %s%s", pct(h->ns, blocked), (double)h->ns / 1e9,
+				     h->w.kind == K_LOCK ? "a lock held by " : "", hop);
+			for (j = 0; j < nl && j < 2 && m < (int)sizeof(s); j++) {
+				if (lv[j].w.kind == h->w.kind && lv[j].w.id == h->w.id &&
+				    !is_task(h->w.kind))
+					continue;	/* the hop is the end */
+				if (pct(lv[j].ns, h->ns) < 5.0)
+					break;
+				leaf_phrase(a, &h->w, &lv[j].w, lf, sizeof(lf));
+				m += snprintf(s + m, sizeof(s) - (size_t)m, "%s %s %.0f%%",
+					      j ? "," : "; of that time:", lf, pct(lv[j].ns, h->ns));
+			}
+			if (!(v = tbl_row(p->answer))) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			v[0].i = ++rank;
+			v[1].d = pct(h->ns, blocked);
+			v[2].s = tbl_str(p->answer, s);
+		}
+	}
+	if (open_block) {
+		union strobe_value *v = tbl_row(p->waits);
+		struct who o = { .kind = K_OPEN, .container = -1 };
+
+		if (!v || who_vals(a, p->waits, v, &o) < 0) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		v[5].u = open_block;
+		v[6].d = pct(open_block, blocked);
+		v[7].i = 0;
+		v[8].u = STROBE_VALUE_NONE_U;
+	}
+	{
+		uint64_t all = total_ns(ns);
+		union strobe_value *v;
+		char s[256];
+
+		if (all && pct(ns[WS_RUNQ], all) >= 1.0) {
+			snprintf(s, sizeof(s), "%.0f%% of the wall time (%.3f s) was spent waiting "
+				 "for a CPU (who ran instead: the why.runq table)",
+				 pct(ns[WS_RUNQ], all), (double)ns[WS_RUNQ] / 1e9);
+			if (!(v = tbl_row(p->answer))) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			v[0].i = ++rank;
+			v[1].d = pct(ns[WS_RUNQ], all);
+			v[2].s = tbl_str(p->answer, s);
+		}
+		if (all && !rank) {
+			snprintf(s, sizeof(s), "the selected tasks were running %.0f%% of the "
+				 "time, blocked %.0f%%", pct(ns[WS_RUN], all), pct(blocked, all));
+			if (!(v = tbl_row(p->answer))) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			v[0].i = ++rank;
+			v[1].d = pct(ns[WS_RUN], all);
+			v[2].s = tbl_str(p->answer, s);
+		}
+	}
+	free(r);
+	r = NULL;
+	if (ana_rank_map(&p->runners, offsetof(struct runner, ns), &r, &n) < 0)
+		return -ENOMEM;
+	for (i = 0; i < ana_top_n(c, n); i++) {
+		struct runner *u = r[i].item;
+		union strobe_value *v = tbl_row(p->runq);
+
+		if (!v || who_vals(a, p->runq, v, &u->w) < 0) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (u->w.kind == K_RUN && u->w.id == 0) {
+			v[0].s = tbl_str(p->runq, "idle");
+			v[4].s = tbl_str(p->runq, "the CPU was idle: the task waited on another "
+					 "CPU or to migrate");
+		}
+		v[5].u = u->ns;
+		v[6].d = pct(u->ns, p->ns[WS_RUNQ]);
+	}
+	if (p->per_thread) {
+		struct thread_sum *g;
+
+		pos = 0;
+		while ((g = ana_map_next(&p->threads, &pos, NULL))) {
+			union strobe_value *v = tbl_row(p->per_thread);
+
+			if (!v) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			k = ana_owner_vals(c, p->per_thread, v, &g->o);
+			v[k].u = g->ns[WS_RUN];
+			v[k + 1].u = g->ns[WS_RUNQ];
+			v[k + 2].u = g->ns[WS_BLOCK_D];
+			v[k + 3].u = g->ns[WS_BLOCK_S];
+			v[k + 4].u = g->ns[WS_UNKNOWN];
+		}
+	}
+out:
+	free(r);
+	return ret;
+}
+
+static void reset(struct ana *a, uint64_t ts)
+{
+	struct why *p = a->priv;
+
+	memset(p->ns, 0, sizeof(p->ns));
+	ana_map_clear(&p->hops);
+	ana_map_clear(&p->runners);
+	ana_map_clear(&p->threads);
+}
+
+static void fini(struct ana *a)
+{
+	struct why *p = a->priv;
+
+	ana_map_free(&p->tasks);
+	ana_map_free(&p->issued);
+	ana_map_free(&p->hops);
+	ana_map_free(&p->runners);
+	ana_map_free(&p->threads);
+	free(p->cpus);
+}
+
+const struct ana_ops ana_why_ops = {
+	.name = "why",
+	.summary = "where the selected tasks' time goes and whom they wait for (critical path)",
+	.needs = "sched:sched_switch and sched:sched_waking or sched:sched_wakeup",
+	.preset = "why",
+	.priv_size = sizeof(struct why),
+	.init = init,
+	.subs = subs,
+	.resolve = resolve,
+	.lost = lost,
+	.finish = finish,
+	.reset = reset,
+	.free = fini,
+};
