@@ -143,6 +143,9 @@ static void usage(FILE *f, const char *cmd)
 		    : why ? "  -c NAME|ID              the container(s) to explain (comma list)\n"
 			    "  -p PID                  the process(es) to explain (comma list)\n"
 			    "      --per-thread        the split per thread too (table why.threads)\n"
+			    "      --period DEF        per request: each period's owner split the\n"
+			    "                          same way, the slowest --top with what they\n"
+			    "                          mostly waited on (strobe-periods(1))\n"
 			    : "",
 		cli_live_usage);
 	if (why)
@@ -639,7 +642,7 @@ static int run_live(struct analyze_args *a, struct strobe_buf *s, struct log_ctx
 		}
 	}
 	free(names);
-	if (strstr(a->names, "periods") && add_period_events(a, t) < 0)
+	if ((strstr(a->names, "periods") || strstr(a->names, "why")) && add_period_events(a, t) < 0)
 		return CLI_FAIL;
 	t->o.events = t->ev;
 	t->o.nr_events = t->nev;
@@ -1325,7 +1328,8 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		goto out;
 	}
 	if (!strstr(a.names, "periods") &&
-	    (a.o.nr_periods || a.o.nr_period_captures || a.o.aggregate_by)) {
+	    ((!strstr(a.names, "why") && (a.o.nr_periods || a.o.nr_period_captures)) ||
+	     a.o.aggregate_by)) {
 		cli_error(cmd, "--period, --period-captures and --aggregate-by need the "
 			  "periods analysis (-a periods)");
 		goto out;

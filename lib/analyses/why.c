@@ -63,6 +63,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <strobe/expr.h>
+
 #include "analyses/analysis-int.h"
 
 #define WHY_HIST 48		/* closed segments kept per task */
@@ -113,7 +115,7 @@ struct seg {
 struct wtask {
 	uint8_t state;
 	uint8_t unknown;	/* UNKNOWN: the reason (U_*) */
-	bool in_futex;
+	int sys1;		/* the system call it is in plus 1; 0: none or not known */
 	uint64_t since;
 	int n, head;		/* history: h[head-1] newest, n kept */
 	struct seg h[WHY_HIST];
@@ -170,13 +172,29 @@ struct thread_sum {
 	uint64_t ns[WS_NR];
 };
 
+/* Per request (--period): a period's owner thread over the period. */
+struct pwhy {
+	uint64_t dur;		/* the ranking key */
+	uint64_t begin;
+	int def;
+	struct ana_owner o;
+	uint64_t ns[WS_NR];
+	struct who top;		/* what ended most of its blocked time */
+	uint64_t top_ns;
+};
+
+struct psum {
+	uint64_t count, dur;
+	uint64_t ns[WS_NR];
+};
+
 struct why {
 	struct strobe_field prev_pid, prev_state, next_pid;
 	struct strobe_field wk_pid, wk_flags, wu_pid, wu_flags;
 	struct strobe_field irq_nr, irq_name, sirq_vec, blk_dev, blk_sector;
 	struct ana_sysdec sys;
 	bool have_waking, have_sys, have_irq, have_blk;
-	int futex_nr;
+	int futex_nr, sleep_nr[2];	/* futex; nanosleep, clock_nanosleep */
 	struct ana_map tasks;	/* tid -> struct wtask */
 	struct ana_map issued;	/* (dev, sector) -> issue ts */
 	struct wcpu *cpus;
@@ -189,6 +207,15 @@ struct why {
 	int irq_names_n;
 	struct { int nr; char name[16]; } irq_names[32];
 	struct strobe_table *answer, *summary, *waits, *path, *runq, *per_thread;
+	/* per request, with --period: the engine, per definition sums, the
+	 * slowest --top */
+	struct strobe_periods *eng;
+	struct strobe_syscall_args *sysargs;
+	int nr_defs;
+	struct psum *psums;
+	struct ana_topn slow;
+	bool pfailed;
+	struct strobe_table *ptable, *pslow;
 };
 
 enum {
@@ -629,8 +656,12 @@ static void cause_of(struct ana *a, const struct strobe_event *ev, uint64_t flag
 	struct wtask *w;
 
 	*lat = 0;
+	w = task_get(p, wakee);
 	if (flags & (TRACE_FLAG_HARDIRQ | TRACE_FLAG_NMI)) {
-		if (c && c->hrtimer > 0) {
+		if ((c && c->hrtimer > 0) ||
+		    /* no timer events (a PID-filtered file): a sleep's end */
+		    (w && w->sys1 && (w->sys1 - 1 == p->sleep_nr[0] || w->sys1 - 1 == p->sleep_nr[1]) &&
+		     (!c || c->irq < 0))) {
 			*kind = K_TIMER;
 			*id = 0;
 		} else if (c && c->blk_ts && c->irq >= 0 && ev->ts - c->blk_ts < 1000000) {
@@ -667,8 +698,7 @@ static void cause_of(struct ana *a, const struct strobe_event *ev, uint64_t flag
 		*id = U_WAKER;
 		return;
 	}
-	w = task_get(p, wakee);
-	*kind = w && w->in_futex ? K_LOCK : K_TASK;
+	*kind = w && w->sys1 && w->sys1 - 1 == p->futex_nr ? K_LOCK : K_TASK;
 	*id = ev->pid;
 }
 
@@ -705,7 +735,7 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 
 		if (k == ANA_SYS_IGNORE || ev->pid <= 0 || !(w = task_put(p, ev->pid)))
 			return;
-		w->in_futex = k == ANA_SYS_ENTRY && nr == p->futex_nr && p->futex_nr >= 0;
+		w->sys1 = k == ANA_SYS_ENTRY && nr >= 0 ? nr + 1 : 0;
 		return;
 	}
 	case EV_SWITCH:
@@ -788,6 +818,8 @@ static void lost(struct ana *a, int cpu, uint64_t ts)
 	uint64_t key;
 	size_t pos = 0;
 
+	if (p->eng)
+		strobe_periods_note_lost(p->eng);
 	/* a state may have changed unseen: every task's is unknown from the
 	 * gap to its next event (the lost events' CPU is not enough: tasks
 	 * migrate and wake each other across CPUs) */
@@ -808,6 +840,190 @@ static void lost(struct ana *a, int cpu, uint64_t ts)
 			c->blk_ts = 0;
 		}
 	}
+}
+
+/* ---- per request (--period) ------------------------------------------------ */
+
+static double pct(uint64_t part, uint64_t whole);
+static void who_phrase(struct ana *a, const struct who *w, char *buf, size_t size);
+
+/* tid's states over [t0, t1) from its history (its open state included),
+ * summed into ns; the blocked pieces by what ended them into h. */
+static void breakdown(struct ana *a, int tid, uint64_t t0, uint64_t t1, uint64_t *ns,
+		      struct hop *h)
+{
+	struct why *p = a->priv;
+	struct wtask *w = task_get(p, tid);
+	uint64_t cur = t1;
+	struct who x;
+	int i;
+
+	for (i = -1; w && i < w->n && cur > t0; i++) {
+		const struct seg *sp;
+		struct seg s;
+		uint64_t lo, hi;
+
+		if (i < 0) {
+			if (!w->since)
+				continue;
+			s.t0 = w->since;
+			s.t1 = UINT64_MAX;
+			s.state = w->state;
+			s.ckind = K_OPEN;
+			s.cid = 0;
+			sp = &s;
+		} else {
+			sp = &w->h[(w->head - 1 - i + WHY_HIST) % WHY_HIST];
+		}
+		if (sp->t0 >= cur)
+			continue;
+		lo = sp->t0 > t0 ? sp->t0 : t0;
+		hi = sp->t1 < cur ? sp->t1 : cur;
+		if (hi > lo) {
+			ns[sp->state] += hi - lo;
+			if (sp->state == WS_BLOCK_S || sp->state == WS_BLOCK_D) {
+				if (sp->ckind == K_OPEN) {
+					memset(&x, 0, sizeof(x));
+					x.kind = K_OPEN;
+					x.container = -1;
+				} else {
+					who_of(a, &x, sp->ckind, sp->cid);
+				}
+				leaf_add(h, &x, hi - lo);
+			}
+		}
+		cur = lo;
+	}
+	if (cur > t0)
+		ns[WS_UNKNOWN] += cur - t0;
+}
+
+static void on_period(void *arg, const struct strobe_period *pd)
+{
+	struct ana *a = arg;
+	struct why *p = a->priv;
+	struct ana_core *c = a->core;
+	const struct strobe_task *t;
+	struct pwhy x, *slot;
+	struct hop h;
+	bool evict;
+	int i;
+
+	if (pd->status != STROBE_PERIOD_CLOSED || pd->end_ts <= pd->begin_ts ||
+	    pd->def < 0 || pd->def >= p->nr_defs || !selected(a, pd->owner.tid) ||
+	    !(t = ana_task(c, pd->owner.tid)))
+		return;
+	memset(&x, 0, sizeof(x));
+	memset(&h, 0, sizeof(h));
+	x.dur = pd->end_ts - pd->begin_ts;
+	x.begin = pd->begin_ts;
+	x.def = pd->def;
+	ana_owner_set(c, &x.o, t, pd->begin_cpu);
+	x.o.tid = t->tid;
+	breakdown(a, t->tid, pd->begin_ts, pd->end_ts, x.ns, &h);
+	for (i = 0; i < h.nl; i++)
+		if (h.leaves[i].ns > x.top_ns) {
+			x.top = h.leaves[i].w;
+			x.top_ns = h.leaves[i].ns;
+		}
+	p->psums[pd->def].count++;
+	p->psums[pd->def].dur += x.dur;
+	for (i = 0; i < WS_NR; i++)
+		p->psums[pd->def].ns[i] += x.ns[i];
+	if ((slot = ana_topn_slot(&p->slow, x.dur, &evict))) {
+		*slot = x;
+		ana_topn_push(&p->slow, evict);
+	}
+}
+
+static void on_period_event(struct ana *a, const struct strobe_event *ev, int cookie)
+{
+	struct why *p = a->priv;
+
+	if (strobe_periods_feed(p->eng, ev) < 0)
+		p->pfailed = true;
+}
+
+static ana_handler subscribe(struct ana *a, const struct strobe_format *e, int *cookie)
+{
+	struct why *p = a->priv;
+
+	return p->eng && strobe_periods_may_match(p->eng, e) ? on_period_event : NULL;
+}
+
+static int check(struct ana *a, struct strobe_formats *fmts, struct strobe_error *err)
+{
+	struct why *p = a->priv;
+
+	if (!p->eng)
+		return 0;
+	return strobe_periods_check(p->eng, fmts, a->core->live ? STROBE_EXPR_CHECK_LIVE : 0,
+				    ana_check_warn, a->core, err);
+}
+
+/* The per-request tables: per definition, and the slowest --top. */
+static int period_tables(struct ana *a)
+{
+	struct why *p = a->priv;
+	struct ana_core *c = a->core;
+	struct pwhy *v;
+	int i, k, n = p->slow.n;
+
+	if (p->pfailed)
+		ana_note(c, "why: a period expression failed on some events (see strobe-periods(1))");
+	for (i = 0; i < p->nr_defs; i++) {
+		union strobe_value *r;
+
+		if (!p->psums[i].count)
+			continue;
+		if (!(r = tbl_row(p->ptable)))
+			return -ENOMEM;
+		r[0].s = tbl_str(p->ptable, strobe_periods_def_path(p->eng, i));
+		r[1].i = (int64_t)p->psums[i].count;
+		r[2].u = p->psums[i].dur;
+		r[3].u = p->psums[i].ns[WS_RUN];
+		r[4].u = p->psums[i].ns[WS_RUNQ];
+		r[5].u = p->psums[i].ns[WS_BLOCK_D];
+		r[6].u = p->psums[i].ns[WS_BLOCK_S];
+		r[7].u = p->psums[i].ns[WS_UNKNOWN];
+	}
+	if (!(v = malloc(((size_t)n + 1) * sizeof(*v))))
+		return -ENOMEM;
+	memcpy(v, p->slow.v, (size_t)n * sizeof(*v));
+	for (i = 0; i < n; i++)	/* slowest first */
+		for (k = i + 1; k < n; k++)
+			if (v[k].dur > v[i].dur) {
+				struct pwhy tmp = v[i];
+
+				v[i] = v[k];
+				v[k] = tmp;
+			}
+	for (i = 0; i < n; i++) {
+		union strobe_value *r = tbl_row(p->pslow);
+		char cause[160];
+		int j;
+
+		if (!r) {
+			free(v);
+			return -ENOMEM;
+		}
+		r[0].s = tbl_str(p->pslow, strobe_periods_def_path(p->eng, v[i].def));
+		r[1].u = v[i].begin;
+		r[2].u = v[i].dur;
+		j = 3 + ana_owner_vals(c, p->pslow, r + 3, &v[i].o);
+		r[j].u = v[i].ns[WS_RUN];
+		r[j + 1].u = v[i].ns[WS_RUNQ];
+		r[j + 2].u = v[i].ns[WS_BLOCK_D] + v[i].ns[WS_BLOCK_S];
+		r[j + 3].u = v[i].ns[WS_UNKNOWN];
+		if (v[i].top_ns)
+			who_phrase(a, &v[i].top, cause, sizeof(cause));
+		else
+			cause[0] = '\0';
+		r[j + 4].s = tbl_str(p->pslow, cause);
+		r[j + 5].d = pct(v[i].top_ns, v[i].dur);
+	}
+	free(v);
+	return 0;
 }
 
 static const struct ana_sub subs[] = {
@@ -919,6 +1135,8 @@ static int init(struct ana *a)
 	ana_map_init(&p->runners, sizeof(struct runner));
 	ana_map_init(&p->threads, sizeof(struct thread_sum));
 	p->futex_nr = strobe_syscall_nr("futex");
+	p->sleep_nr[0] = strobe_syscall_nr("nanosleep");
+	p->sleep_nr[1] = strobe_syscall_nr("clock_nanosleep");
 	p->answer = ana_add_table(a, "why.answer", "Why", STROBE_VIEW_TOP);
 	p->summary = ana_add_table(a, "why.summary", "Wall time of the selected tasks",
 				   STROBE_VIEW_TOP);
@@ -948,6 +1166,53 @@ static int init(struct ana *a)
 	ret |= who_cols(p->runq, false);
 	ret |= tbl_col(p->runq, "time", "Time(us)", STROBE_COL_DURATION);
 	ret |= tbl_col(p->runq, "pct", "Waiting%", STROBE_COL_PERCENT);
+	if (c->opts.nr_periods) {
+		struct strobe_error err = { 0 };
+		int i, r;
+
+		if (strobe_periods_new(on_period, a, &p->eng) < 0)
+			return -ENOMEM;
+		for (i = 0; i < c->opts.nr_periods; i++)
+			if ((r = strobe_periods_define(p->eng, c->opts.periods[i], &err)) < 0) {
+				ana_note(c, "--period: %s", err.msg);
+				return r;
+			}
+		for (i = 0; i < c->opts.nr_period_captures; i++)
+			if ((r = strobe_periods_capture(p->eng, c->opts.period_captures[i],
+							&err)) < 0) {
+				ana_note(c, "--period-captures: %s", err.msg);
+				return r;
+			}
+		p->nr_defs = strobe_periods_nr_defs(p->eng);
+		p->psums = calloc((size_t)p->nr_defs + 1, sizeof(*p->psums));
+		if (!p->psums || ana_topn_init(&p->slow, c->opts.top > 0 ? c->opts.top : 100,
+					       sizeof(struct pwhy), offsetof(struct pwhy, dur)) < 0)
+			return -ENOMEM;
+		p->ptable = ana_add_table(a, "why.periods", "Per request: the owner's time",
+					  STROBE_VIEW_TOP);
+		p->pslow = ana_add_table(a, "why.slowest", "The slowest requests, and why",
+					 STROBE_VIEW_TOP);
+		if (!p->ptable || !p->pslow)
+			return -ENOMEM;
+		ret |= tbl_col(p->ptable, "period", "Period", STROBE_COL_STR);
+		ret |= tbl_col(p->ptable, "count", "Count", STROBE_COL_INT);
+		ret |= tbl_col(p->ptable, "total", "Total(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->ptable, "running", "Running(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->ptable, "runq", "CPU wait(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->ptable, "blocked_d", "Blocked D(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->ptable, "blocked_s", "Blocked S(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->ptable, "unknown", "Unknown(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->pslow, "period", "Period", STROBE_COL_STR);
+		ret |= tbl_col(p->pslow, "begin", "Begin", STROBE_COL_TIMESTAMP);
+		ret |= tbl_col(p->pslow, "duration", "Duration(us)", STROBE_COL_DURATION);
+		ret |= ana_task_cols(p->pslow);
+		ret |= tbl_col(p->pslow, "running", "Running(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->pslow, "runq", "CPU wait(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->pslow, "blocked", "Blocked(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->pslow, "unknown", "Unknown(us)", STROBE_COL_DURATION);
+		ret |= tbl_col(p->pslow, "cause", "Mostly waiting on", STROBE_COL_STR);
+		ret |= tbl_col(p->pslow, "cause_pct", "Of it%", STROBE_COL_PERCENT);
+	}
 	if (ana_view(c, STROBE_VIEW_STATS)) {
 		p->per_thread = ana_add_table(a, "why.threads", "Wall time per thread",
 					      STROBE_VIEW_STATS);
@@ -995,6 +1260,17 @@ static int resolve(struct ana *a, struct strobe_formats *fmts)
 	    !strobe_field_resolve(e, "dev", &p->blk_dev) &&
 	    !strobe_field_resolve(e, "sector", &p->blk_sector))
 		p->have_blk = true;
+	if (p->eng) {
+		struct strobe_expr_env env;
+
+		if (strobe_syscall_args_new(&p->sysargs) < 0)
+			return -ENOMEM;
+		if (strobe_syscall_args_add_formats(p->sysargs, fmts) <= 0)
+			strobe_syscall_args_load_tracefs(p->sysargs, NULL, NULL);
+		strobe_periods_set_syscall_args(p->eng, p->sysargs);
+		strobe_expr_env_model(&env, a->core->model);
+		strobe_periods_set_env(p->eng, &env);
+	}
 	return 0;
 }
 
@@ -1240,6 +1516,8 @@ static int finish(struct ana *a)
 		v[5].u = u->ns;
 		v[6].d = pct(u->ns, p->ns[WS_RUNQ]);
 	}
+	if (p->eng && (ret = period_tables(a)) < 0)
+		goto out;
 	if (p->per_thread) {
 		struct thread_sum *g;
 
@@ -1272,6 +1550,9 @@ static void reset(struct ana *a, uint64_t ts)
 	ana_map_clear(&p->hops);
 	ana_map_clear(&p->runners);
 	ana_map_clear(&p->threads);
+	if (p->psums)
+		memset(p->psums, 0, (size_t)p->nr_defs * sizeof(*p->psums));
+	p->slow.n = 0;
 }
 
 static void fini(struct ana *a)
@@ -1284,6 +1565,10 @@ static void fini(struct ana *a)
 	ana_map_free(&p->runners);
 	ana_map_free(&p->threads);
 	free(p->cpus);
+	strobe_periods_free(p->eng);
+	strobe_syscall_args_free(p->sysargs);
+	ana_topn_free(&p->slow);
+	free(p->psums);
 }
 
 const struct ana_ops ana_why_ops = {
@@ -1294,7 +1579,9 @@ const struct ana_ops ana_why_ops = {
 	.priv_size = sizeof(struct why),
 	.init = init,
 	.subs = subs,
+	.subscribe = subscribe,
 	.resolve = resolve,
+	.check = check,
 	.lost = lost,
 	.finish = finish,
 	.reset = reset,

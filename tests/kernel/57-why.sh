@@ -97,6 +97,8 @@ serve 50 seed sleep || fail why-seed-workload "client: $(cat $ROOTFS/seed.out)"
 # the relay's upstream (b.rq, b.rp) is this helper; A measures in a.out
 $W serve $ROOTFS/b.rq $ROOTFS/b.rp 30 burn 20 > $WORK/burn.srv &
 wait_for $ROOTFS/a.out waited_ns= 60 || fail why-two-hop-workload "client: $(cat $ROOTFS/a.out)"
+# per request: a TCP server on the host whose requests sleep 5, 5, 5, 50 ms
+$HELPERS/req_server both 5x3,50 > $WORK/req.out 2>&1 || fail why-request-workload "$(cat $WORK/req.out)"
 run_ct -d $H "exec why_work hog 0 2500" && sleep 0.3 && echo > $ROOTFS/go &&
 wait_for $ROOTFS/tick.out cpu_ns= 60 || fail why-runq-workload "$(head -3 $WORK/podman.err)"
 
@@ -180,6 +182,22 @@ elif not other or other[0]["container"]!=sys.argv[2] or other[0]["time"] <= 0:
 else: print("ok")' $WORK/t.json $H)
 [ "$r" = ok ] && pass why-runq-names-the-hogs-container ||
 	fail why-runq-names-the-hogs-container "$r"
+
+# --- per request: the slowest is the 50 ms one, mostly a timer (its sleep) ----
+REQ='req : $evt.$name == "syscall_exit_accept4" && $evt.ret >= 0 : $evt.$name == "syscall_entry_close" && $evt.fd == $begin.$evt.ret && $evt.tid == $begin.$evt.tid'
+timeout 60 $STROBE why -p "$(sed -n 's/^server_pid=//p' $WORK/req.out)" -i $F --period "$REQ" \
+	--top 2 --json > $WORK/req.json 2> $WORK/req.err
+r=$(py 'import sys,json
+slow=[]; per=[]
+for l in open(sys.argv[1]):
+    o=json.loads(l)
+    if o.get("table")=="why.slowest": slow=o["rows"]
+    if o.get("table")=="why.periods": per=o["rows"]
+if not per or per[0]["count"]!=4: print("periods: %s" % per)
+elif not slow or not 50e6 <= slow[0]["duration"] < 60e6: print("slowest: %s" % slow[:1])
+elif slow[0]["cause"]!="a timer or sleep" or slow[0]["cause_pct"] < 90: print("cause: %s" % slow[0])
+else: print("ok")' $WORK/req.json)
+[ "$r" = ok ] && pass why-per-request-slowest-is-its-sleep || fail why-per-request-slowest-is-its-sleep "$r"
 
 # --- live -------------------------------------------------------------------------
 client $L 20 live || fail why-live-workload "$(head -3 $WORK/podman.err)"

@@ -49,7 +49,7 @@ static const char fmt_blk_done[] = "name: block_rq_complete\nID: 715\nformat:\n"
 
 static int tids[] = { 100, 101 };
 
-static bool start(struct feeder *f, int ntids, bool causes)
+static bool start_with(struct feeder *f, int ntids, bool causes, const char *period)
 {
 	static const struct fixture_fmt fm[] = {
 		{ fmt_switch, "sched" }, { fmt_waking, "sched" },
@@ -62,6 +62,12 @@ static bool start(struct feeder *f, int ntids, bool causes)
 	struct strobe_analysis_opts o = { .views = STROBE_VIEW_TOP | STROBE_VIEW_STATS,
 					  .tids = tids, .nr_tids = ntids, .top = 0 };
 	struct strobe_error err = { 0 };
+	const char *defs[1] = { period };
+
+	if (period) {
+		o.periods = defs;
+		o.nr_periods = 1;
+	}
 
 	memset(f, 0, sizeof(*f));
 	f->tep = fixture_tep(fm, causes ? 12 : 2);
@@ -72,6 +78,11 @@ static bool start(struct feeder *f, int ntids, bool causes)
 		return false;
 	}
 	return true;
+}
+
+static bool start(struct feeder *f, int ntids, bool causes)
+{
+	return start_with(f, ntids, causes, NULL);
 }
 
 static void wake(struct feeder *f, int waker, int cpu, uint64_t ts, int pid, int flags)
@@ -386,7 +397,40 @@ static void test_intervals(void)
 	stop(&f);
 }
 
+/* Per request: a getppid "request" [1000, 6000) of T that blocks on B:
+ * running 500 + 1000, waiting for a CPU 500, blocked 3000, mostly on B. */
+static void test_per_request(void)
+{
+	struct feeder f;
+	const union strobe_value *v;
+	const struct strobe_table *t;
+
+	REQUIRE(start_with(&f, 1, true, "r : $evt.$name == \"syscall_entry_getppid\" : "
+			   "$evt.$name == \"syscall_exit_getppid\" && $evt.tid == $begin.$evt.tid"));
+	sched_switch(&f, 0, 500, 0, 0, 100);
+	ev(&f, ID_ENTER, 100, 0, 1000, 0, 110, 0);
+	sched_switch(&f, 0, 1500, 100, S, 200);
+	wake(&f, 200, 0, 4500, 100, 0);
+	sched_switch(&f, 0, 5000, 200, S, 100);
+	ev(&f, ID_EXIT, 100, 0, 6000, 0, 110, 0);
+	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
+	t = table(f.a, "why.slowest");
+	REQUIRE(t && strobe_table_nr_rows(t) == 1);
+	v = strobe_table_row(t, 0);
+	CHECK_EQ(v[col(t, "duration")].u, 5000);
+	CHECK_EQ(v[col(t, "running")].u, 1500);
+	CHECK_EQ(v[col(t, "runq")].u, 500);
+	CHECK_EQ(v[col(t, "blocked")].u, 3000);
+	CHECK(strstr(v[col(t, "cause")].s, "(PID 200,") != NULL);
+	CHECK(v[col(t, "cause_pct")].d > 59.9 && v[col(t, "cause_pct")].d < 60.1);
+	t = table(f.a, "why.periods");
+	REQUIRE(t && strobe_table_nr_rows(t) == 1);
+	CHECK_EQ(strobe_table_row(t, 0)[col(t, "count")].i, 1);
+	stop(&f);
+}
+
 TESTS(T(test_two_hop_chain_is_charged_to_the_end_of_the_path),
+      T(test_per_request),
       T(test_cycle_is_unknown),
       T(test_waker_that_wakes_many),
       T(test_lost_events_in_the_middle),
