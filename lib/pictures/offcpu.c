@@ -119,7 +119,7 @@ static void attach(struct strobe_offcpu *oc, struct strobe_formats *fmts)
 		strobe_field_resolve(f, "size", &oc->ks_size);
 	}
 	f = strobe_formats_find(fmts, "ftrace", "user_stack");
-	if (f && !oc->o.no_user && !strobe_field_resolve(f, "caller", &oc->us_caller))
+	if (f && !strobe_field_resolve(f, "caller", &oc->us_caller))
 		oc->us_id = strobe_format_id(f);
 }
 
@@ -354,7 +354,9 @@ int strobe_offcpu_feed(struct strobe_offcpu *oc, const struct strobe_event *ev,
 	} else if (ev->type == oc->ks_id) {
 		on_stack(oc, ev, false);
 	} else if (ev->type == oc->us_id) {
-		on_stack(oc, ev, true);
+		/* also with no_user: it is part of the switch, not another event */
+		if (!oc->o.no_user)
+			on_stack(oc, ev, true);
 	} else if (ev->cpu < oc->nr_pend) {
 		pend = &oc->pend[ev->cpu];
 		*pend = -1;
