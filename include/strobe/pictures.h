@@ -178,6 +178,64 @@ struct strobe_offcpu_stats {
 };
 void strobe_offcpu_stats(const struct strobe_offcpu *oc, struct strobe_offcpu_stats *st);
 
+/* ---- latency heat maps ---------------------------------------------------- */
+
+struct strobe_heatmap_opts {
+	size_t size;		/* sizeof(struct strobe_heatmap_opts), or 0 */
+	/* "syscalls" (each call's duration), "schedlat" (wake-up to run
+	 * latency), "io" (I/O calls' duration), "irq" (handler runs),
+	 * "periods" (each period's duration: give its definitions in
+	 * analysis_opts) */
+	const char *analysis;
+	/* The analysis' options (may be NULL): filters (containers, pids,
+	 * comms, --filter expressions), window, periods; views and log are
+	 * the heat map's. Borrowed until strobe_heatmap_free. */
+	const struct strobe_analysis_opts *analysis_opts;
+	/* One panel per container (in order of first measurement; at most
+	 * 64), on one colour scale; else one panel for every task. */
+	bool per_container;
+	const char *title;	/* NULL: what is measured */
+	const char *subtitle;	/* NULL: the number of measurements */
+	int width;		/* pixels, 0: 1200 */
+};
+
+struct strobe_heatmap;
+
+/*
+ * A heat map of one analysis' measurements: each log row of the analysis
+ * (what `strobe ANALYSIS --log` prints) is counted in the cell of its
+ * timestamp (when it began: x, in columns of 1 ms doubled as needed to
+ * keep at most 240) and its duration (y: log2 buckets of ns).  Memory is
+ * bounded by the grid, not by the trace.  0, -EINVAL (an analysis with
+ * no heat map, bad options: *err says which), -ENOMEM.
+ */
+int strobe_heatmap_new(const struct strobe_heatmap_opts *o, struct strobe_heatmap **out,
+		       struct strobe_error *err);
+void strobe_heatmap_free(struct strobe_heatmap *h);	/* NULL ok */
+/* As a pipeline consumer of source `source` (the analysis' consumer,
+ * analysis.h, with the heat map's counting). */
+int strobe_heatmap_consumer(struct strobe_heatmap *h, int source, struct strobe_consumer *out);
+/* Measurements counted so far. */
+uint64_t strobe_heatmap_count(const struct strobe_heatmap *h);
+/* The analysis it runs (its notes: strobe_analysis_note). */
+struct strobe_analysis;
+const struct strobe_analysis *strobe_heatmap_analysis(const struct strobe_heatmap *h);
+/* The count of the cell holding a measurement at ts (trace clock) of
+ * latency_ns, in the panel of container (NULL or ignored without
+ * per_container); 0 when none. */
+uint64_t strobe_heatmap_cell(const struct strobe_heatmap *h, const char *container,
+			     uint64_t ts, uint64_t latency_ns);
+/*
+ * The heat map as one SVG: a panel per container (or one), cells
+ * coloured pale yellow (1) to dark red (the largest count) on a log
+ * scale, each with a tooltip (time range, latency range, count), a
+ * latency axis, a time axis in seconds since the first event, and a
+ * legend of the colour scale.  0, -ENOENT (nothing measured: *err says
+ * so), -ENOMEM.
+ */
+int strobe_heatmap_write_svg(const struct strobe_heatmap *h, struct strobe_buf *b,
+			     struct strobe_error *err);
+
 #ifdef __cplusplus
 }
 #endif
