@@ -153,6 +153,18 @@ void strobe_offcpu_free(struct strobe_offcpu *oc);	/* NULL ok */
  */
 int strobe_offcpu_consumer(struct strobe_offcpu *oc, int source, struct strobe_consumer *out);
 
+/*
+ * What the recording traced, as strobe_analysis_set_target takes it
+ * (analysis.h; the consumer reads it from the file's strobe info): for a
+ * command, a process ("command", "pid": target_pids and their
+ * descendants) or containers ("container": target_containers, full
+ * IDs), only those tasks count, as other tasks' switches are recorded
+ * only when they meet a traced one.  NULL or "system": every task.
+ * 0, -EINVAL (unknown target), -ENOMEM.
+ */
+int strobe_offcpu_set_target(struct strobe_offcpu *oc, const char *target, const char *pids,
+			     const char *containers, struct strobe_error *err);
+
 /* Feed one event directly (tests, callers with their own loop): the
  * catalogue of its format is looked up on the first event; the task
  * model may be NULL (then comms come from the switch's fields and every

@@ -44,6 +44,7 @@ struct thr {
 	uint64_t start;		/* switch-out */
 	uint32_t group, kst, ust;
 	uint8_t off;		/* off CPU since start */
+	uint8_t traced;		/* forked by a traced task (restricted recordings) */
 };
 
 struct strobe_offcpu {
@@ -53,7 +54,19 @@ struct strobe_offcpu {
 	struct strobe_model *model;
 	int source;
 	bool attached, done;
-	int sw_id, ks_id, us_id;	/* event ids, -1 absent */
+	int sw_id, ks_id, us_id, fork_id;	/* event ids, -1 absent */
+	struct strobe_field fork_parent, fork_child;
+	/*
+	 * What the recording traced (its strobe info): a recording of a
+	 * command, a process or containers holds the switches its tasks
+	 * share with others, so another task's switch-in may be missing and
+	 * its time off CPU unknown: only traced tasks count then.
+	 */
+	enum { TGT_SYSTEM, TGT_PIDS, TGT_CONTAINERS } target;
+	int *tgt_pids;
+	int nr_tgt_pids;
+	char **tgt_conts;
+	int nr_tgt_conts;
 	struct strobe_field prev_pid, next_pid, prev_comm, ks_caller, ks_size, us_caller;
 	struct thr *thr;
 	size_t nr_thr;
@@ -81,7 +94,7 @@ int strobe_offcpu_new(const struct strobe_offcpu_opts *o, struct strobe_offcpu *
 		strobe_offcpu_free(oc);
 		return strobe_err(err, -EINVAL, "unknown grouping %d", (int)o->group_by);
 	}
-	oc->sw_id = oc->ks_id = oc->us_id = -1;
+	oc->sw_id = oc->ks_id = oc->us_id = oc->fork_id = -1;
 	*out = oc;
 	return 0;
 }
@@ -93,6 +106,10 @@ void strobe_offcpu_free(struct strobe_offcpu *oc)
 	strobe_flame_free(oc->flame);
 	free(oc->thr);
 	free(oc->pend);
+	free(oc->tgt_pids);
+	while (oc->nr_tgt_conts > 0)
+		free(oc->tgt_conts[--oc->nr_tgt_conts]);
+	free(oc->tgt_conts);
 	pic_intern_free(&oc->kstacks);
 	pic_intern_free(&oc->ustacks);
 	pic_intern_free(&oc->groups);
@@ -118,14 +135,45 @@ static void attach(struct strobe_offcpu *oc, struct strobe_formats *fmts)
 		oc->ks_id = strobe_format_id(f);
 		strobe_field_resolve(f, "size", &oc->ks_size);
 	}
+	f = strobe_formats_find(fmts, "sched", "sched_process_fork");
+	if (f && !strobe_field_resolve(f, "parent_pid", &oc->fork_parent) &&
+	    !strobe_field_resolve(f, "child_pid", &oc->fork_child))
+		oc->fork_id = strobe_format_id(f);
 	f = strobe_formats_find(fmts, "ftrace", "user_stack");
 	if (f && !strobe_field_resolve(f, "caller", &oc->us_caller))
 		oc->us_id = strobe_format_id(f);
 }
 
+static struct thr *thread(struct strobe_offcpu *oc, int tid);
+
+/* A task the recording traced (always, for a whole-system recording). */
+static bool traced(struct strobe_offcpu *oc, const struct strobe_task *t, int tid)
+{
+	int i;
+
+	switch (oc->target) {
+	case TGT_SYSTEM:
+		return true;
+	case TGT_CONTAINERS:
+		for (i = 0; t && i < oc->nr_tgt_conts; i++)
+			if (t->container->id[0] && !strcmp(t->container->id, oc->tgt_conts[i]))
+				return true;
+		return false;
+	case TGT_PIDS:
+		for (i = 0; i < oc->nr_tgt_pids; i++)
+			if (oc->tgt_pids[i] == tid || (t && t->tgid == oc->tgt_pids[i]))
+				return true;
+		return (size_t)tid < oc->nr_thr && oc->thr[tid].traced;
+	}
+	return true;
+}
+
 static bool selected(struct strobe_offcpu *oc, const struct strobe_task *t, int tid)
 {
 	int i;
+
+	if (!traced(oc, t, tid))
+		return false;
 
 	if (oc->o.nr_containers) {
 		if (!t)
@@ -351,6 +399,16 @@ int strobe_offcpu_feed(struct strobe_offcpu *oc, const struct strobe_event *ev,
 	}
 	if (ev->type == oc->sw_id) {
 		on_switch(oc, ev, m);
+	} else if (ev->type == oc->fork_id && oc->target == TGT_PIDS) {
+		int parent = (int)strobe_field_int(ev, &oc->fork_parent);
+		int child = (int)strobe_field_int(ev, &oc->fork_child);
+		struct thr *t;
+
+		if (traced(oc, m ? strobe_model_task(m, parent) : NULL, parent) &&
+		    (t = thread(oc, child)))
+			t->traced = 1;
+		if (ev->cpu < oc->nr_pend)
+			oc->pend[ev->cpu] = -1;
 	} else if (ev->type == oc->ks_id) {
 		on_stack(oc, ev, false);
 	} else if (ev->type == oc->us_id) {
@@ -477,15 +535,84 @@ void strobe_offcpu_stats(const struct strobe_offcpu *oc, struct strobe_offcpu_st
 
 /* ---- as a pipeline consumer -------------------------------------------- */
 
+/* "a,b,c" into strings (conts) or numbers (pids); malformed entries
+ * skipped. */
+static int parse_list(struct strobe_offcpu *oc, const char *text, bool pids)
+{
+	const char *p = text, *e;
+	size_t n;
+
+	while (p && *p) {
+		e = strchr(p, ',');
+		n = e ? (size_t)(e - p) : strlen(p);
+		if (n && n < 128) {
+			char item[128];
+
+			memcpy(item, p, n);
+			item[n] = '\0';
+			if (pids) {
+				int *v = realloc(oc->tgt_pids, (oc->nr_tgt_pids + 1) * sizeof(*v));
+				long x = strtol(item, NULL, 10);
+
+				if (!v)
+					return -ENOMEM;
+				oc->tgt_pids = v;
+				if (x > 0 && x < MAX_TID)
+					oc->tgt_pids[oc->nr_tgt_pids++] = (int)x;
+			} else {
+				char **v = realloc(oc->tgt_conts, (oc->nr_tgt_conts + 1) * sizeof(*v));
+
+				if (!v)
+					return -ENOMEM;
+				oc->tgt_conts = v;
+				if (!(v[oc->nr_tgt_conts] = strdup(item)))
+					return -ENOMEM;
+				oc->nr_tgt_conts++;
+			}
+		}
+		p = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+int strobe_offcpu_set_target(struct strobe_offcpu *oc, const char *target, const char *pids,
+			     const char *containers, struct strobe_error *err)
+{
+	int r = 0;
+
+	if (!target || !strcmp(target, "system")) {
+		oc->target = TGT_SYSTEM;
+	} else if (!strcmp(target, "command") || !strcmp(target, "pid")) {
+		oc->target = TGT_PIDS;
+		r = parse_list(oc, pids, true);
+	} else if (!strcmp(target, "container")) {
+		oc->target = TGT_CONTAINERS;
+		r = parse_list(oc, containers, false);
+	} else {
+		return strobe_err(err, -EINVAL, "unknown recording target '%s'", target);
+	}
+	return r < 0 ? strobe_err(err, r, "out of memory") : 0;
+}
+
 static int c_start(const struct strobe_pipeline_source *sources, int nr, void *arg,
 		   struct strobe_error *err)
 {
 	struct strobe_offcpu *oc = arg;
-	int i;
+	struct strobe_tracefile *tf;
+	int i, r;
 
 	for (i = 0; i < nr; i++) {
 		if (sources[i].index != oc->source)
 			continue;
+		tf = sources[i].tf;
+		if (tf) {
+			r = strobe_offcpu_set_target(oc, strobe_tracefile_info(tf, "target"),
+						     strobe_tracefile_info(tf, "target_pids"),
+						     strobe_tracefile_info(tf, "target_containers"),
+						     err);
+			if (r < 0)
+				return r;
+		}
 		oc->model = sources[i].model;
 		attach(oc, sources[i].formats);
 		return 0;

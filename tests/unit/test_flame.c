@@ -97,7 +97,14 @@ static void test_flame_svg_escapes_names_and_scales_widths(void)
 
 /* ---- off-CPU folding ---------------------------------------------------- */
 
-enum { ID_SWITCH = 372, ID_KSTACK = 4, ID_USTACK = 13, ID_OTHER = 500 };
+enum { ID_SWITCH = 372, ID_KSTACK = 4, ID_USTACK = 13, ID_OTHER = 500, ID_FORK = 703 };
+
+static const char fmt_fork[] = "name: sched_process_fork\nID: 703\nformat:\n" FMT_COMMON
+	"\tfield:char parent_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t parent_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:char child_comm[16];\toffset:28;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t child_pid;\toffset:44;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"child_pid=%d\", REC->child_pid\n";
 
 static const char fmt_switch[] = "name: sched_switch\nID: 372\nformat:\n"
 	FMT_COMMON FMT_SWITCH_FIELDS
@@ -143,6 +150,7 @@ static void off_open(struct off *o, const struct strobe_offcpu_opts *opts)
 	tep_parse_event(o->tep, fmt_kstack, strlen(fmt_kstack), "ftrace");
 	tep_parse_event(o->tep, fmt_ustack, strlen(fmt_ustack), "ftrace");
 	tep_parse_event(o->tep, fmt_other, strlen(fmt_other), "test");
+	tep_parse_event(o->tep, fmt_fork, strlen(fmt_fork), "sched");
 	tep_parse_kallsyms(o->tep, kallsyms);
 	o->fmts = strobe_formats_adopt(o->tep);
 	strobe_offcpu_new(opts, &o->oc, NULL);
@@ -300,7 +308,44 @@ static void test_offcpu_without_stacks_says_how_to_record_them(void)
 	off_close(&o);
 }
 
-TESTS(T(test_flame_adds_equal_stacks_and_folds_sorted),
+/* A recording of a command: its task and what it forks count, another
+ * task met in a switch does not (its switch-in may not be recorded). */
+static void test_offcpu_restricted_recording_counts_traced_tasks(void)
+{
+	struct strobe_error err = { 0, "" };
+	struct strobe_buf *b = strobe_buf_new();
+	struct off o;
+	int v;
+
+	REQUIRE(b);
+	off_open(&o, NULL);
+	REQUIRE(o.oc);
+	CHECK_EQ(strobe_offcpu_set_target(o.oc, "bogus", NULL, NULL, &err), -EINVAL);
+	CHECK_EQ(strobe_offcpu_set_target(o.oc, "command", "100", NULL, &err), 0);
+	v = 100;
+	memcpy(o.d + 24, &v, 4);
+	v = 300;
+	memcpy(o.d + 44, &v, 4);
+	emit(&o, ID_FORK, 100, 0, 500, 48);
+	sw(&o, 0, 1000, 100, "cmd", 200);
+	kstack(&o, 0, 1001, 100, nsleep, 7);
+	sw(&o, 0, 2000, 200, "other", 300);	/* 200: not traced */
+	kstack(&o, 0, 2001, 200, io, 5);
+	sw(&o, 0, 2500, 300, "child", 100);	/* 100 back: 1500 */
+	kstack(&o, 0, 2501, 300, io, 5);
+	sw(&o, 1, 9000, 0, "swapper/1", 300);	/* 300 back: 6500 */
+	sw(&o, 1, 9500, 0, "swapper/1", 200);
+	CHECK_EQ(strobe_offcpu_done(o.oc, &err), 0);
+	strobe_flame_write_folded(strobe_offcpu_flame(o.oc), b);
+	CHECK_STR(strobe_buf_data(b),
+		  "host;child;do_syscall_64;io_schedule;__schedule 6500\n"
+		  "host;cmd;entry_SYSCALL_64;do_syscall_64;do_nanosleep;schedule;__schedule 1500\n");
+	off_close(&o);
+	strobe_buf_free(b);
+}
+
+TESTS(T(test_offcpu_restricted_recording_counts_traced_tasks),
+      T(test_flame_adds_equal_stacks_and_folds_sorted),
       T(test_flame_svg_escapes_names_and_scales_widths),
       T(test_offcpu_folds_time_off_cpu_by_stack), T(test_offcpu_selects_and_groups),
       T(test_offcpu_without_stacks_says_how_to_record_them));
