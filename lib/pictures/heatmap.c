@@ -533,9 +533,11 @@ int strobe_heatmap_write_svg(const struct strobe_heatmap *h, struct strobe_buf *
 		}
 		snprintf(lab, sizeof(lab), "%u", max);
 		text_at(&x, lx + 22, ly + 10, NULL, NULL, lab);
-		text_at(&x, lx + 22, ly + lh, NULL, NULL, "1");
+		if (max > 1)
+			text_at(&x, lx + 22, ly + lh, NULL, NULL, "1");
 	}
-	text_at(&x, LEFT + plot_w / 2, height - 8, "middle", "s", "time");
+	text_at(&x, LEFT + plot_w / 2, height - 14, "middle", "s",
+		"time since the first event");
 	strobe_xml_end(&x);	/* svg */
 	r = strobe_xml_finish(&x);
 	if (r < 0)
