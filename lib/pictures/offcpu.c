@@ -45,6 +45,9 @@ struct thr {
 	uint32_t group, kst, ust;
 	uint8_t off;		/* off CPU since start */
 	uint8_t traced;		/* forked by a traced task (restricted recordings) */
+	uint8_t has_group;	/* group below is that of (serial, comm) */
+	uint64_t serial;	/* the model's task instance the group is of */
+	char comm[16];
 };
 
 struct strobe_offcpu {
@@ -330,13 +333,23 @@ static void on_switch(struct strobe_offcpu *oc, const struct strobe_event *ev,
 	t = thread(oc, prev);
 	if (!t)
 		return;
-	g = group_of(oc, task, prev, ev);
-	if (g < 0) {
-		oc->err = (int)g;
-		return;
+	/* the group (container, comm) of the thread's last switch-out again,
+	 * unless the task or its comm changed: no formatting, no hashing */
+	if (!task || !t->has_group || t->serial != task->serial ||
+	    memcmp(t->comm, task->comm, sizeof(t->comm))) {
+		g = group_of(oc, task, prev, ev);
+		if (g < 0) {
+			oc->err = (int)g;
+			return;
+		}
+		t->group = (uint32_t)g;
+		t->has_group = task != NULL;
+		if (task) {
+			t->serial = task->serial;
+			memcpy(t->comm, task->comm, sizeof(t->comm));
+		}
 	}
 	t->start = ev->ts;
-	t->group = (uint32_t)g;
 	t->kst = t->ust = NONE;
 	t->off = 1;
 	oc->st.switches++;
