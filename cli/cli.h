@@ -40,6 +40,8 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv);
 void cli_periods_usage(FILE *f);
 extern const char cli_live_usage[];
 int cmd_export(int argc, char **argv);
+int cmd_flamegraph(int argc, char **argv);
+int cmd_heatmap(int argc, char **argv);
 
 /*
  * What to trace, as `strobe record` takes it (cli/target.c), for record

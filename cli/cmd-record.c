@@ -65,6 +65,10 @@ static void usage(FILE *f)
 		"                        (default OUTPUT.ch-spool; kept if not delivered)\n"
 		"      --sink-spool-max SIZE  its bound (default 1G; K, M, G suffixes)\n"
 		"      --sink-timeout SECS    last delivery attempts at the end (default 30)\n"
+		"      --stacks          also record the kernel stack at every context\n"
+		"                        switch (for strobe flamegraph --off-cpu)\n"
+		"      --user-stacks     and the user stack after every event (a user\n"
+		"                        stack walk per event: costly; frame pointers only)\n"
 		"  -q, --quiet           no summary\n"
 		"  -h, --help            this help\n"
 		"\n"
@@ -81,6 +85,7 @@ static void usage(FILE *f)
 		"  strobe record -c web -d 5                   one container, 5 s\n"
 		"  strobe record -d 10 -b 8192                 whole system, 10 s\n"
 		"  strobe record --sink clickhouse://db1:8123/strobe -c web -d 60\n"
+		"  strobe record --stacks -c web -d 10         off-CPU stacks of a container\n"
 		"\n"
 		"See strobe-record(1).\n");
 }
@@ -175,6 +180,9 @@ int cmd_record(int argc, char **argv)
 		{ "sink-spool", required_argument, NULL, 257 },
 		{ "sink-spool-max", required_argument, NULL, 258 },
 		{ "sink-timeout", required_argument, NULL, 259 },
+		/* off-CPU stacks */
+		{ "stacks", no_argument, NULL, 300 },
+		{ "user-stacks", no_argument, NULL, 301 },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_target t;
@@ -227,6 +235,12 @@ int cmd_record(int argc, char **argv)
 				cli_error(cmd, "bad --sink-timeout '%s' (seconds, e.g. 30)", optarg);
 				goto usage_err;
 			}
+			break;
+		case 300:	/* --stacks */
+			o->stacks = true;
+			break;
+		case 301:	/* --user-stacks */
+			o->stacks = o->user_stacks = true;
 			break;
 		case '?':
 		case ':':

@@ -37,6 +37,8 @@ static const struct command commands[] = {
 	{ "periods", cmd_periods, "user-defined periods (requests) from begin/end expressions" },
 	{ "sql", cmd_sql, "SQL queries over a trace file (SQLite)" },
 	{ "export", cmd_export, "export a trace file to ClickHouse" },
+	{ "flamegraph", cmd_flamegraph, "off-CPU time by stack as a flame graph (SVG) or folded" },
+	{ "heatmap", cmd_heatmap, "a latency heat map (SVG) of syscalls, schedlat, io, irq, periods" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

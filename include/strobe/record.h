@@ -132,6 +132,19 @@ struct strobe_record_opts {
 	/* stored as "host=" in the file (at most 64 bytes are kept); NULL =
 	 * the node name (uname -n) */
 	const char *host_name;
+	/*
+	 * Off-CPU stacks (strobe-flamegraph(1)): stacks records the kernel
+	 * stack at every context switch, a stacktrace trigger on
+	 * sched:sched_switch (enabled with it) that writes an
+	 * ftrace:kernel_stack record just before each switch's record, on
+	 * its CPU, in the context of the task switched out.  user_stacks
+	 * (implies stacks) also turns on the instance's userstacktrace
+	 * option: an ftrace:user_stack record after *every* event the
+	 * instance records (not only switches), which costs a user-stack
+	 * walk per event.  Both are removed with the instance at the end.
+	 */
+	bool stacks;
+	bool user_stacks;
 };
 
 struct strobe_record_cpu {

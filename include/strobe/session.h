@@ -196,6 +196,30 @@ int strobe_session_disable(struct strobe_session *s, const char *spec,
 int strobe_session_set_filter(struct strobe_session *s, const char *spec,
 			      const char *filter, struct strobe_error *err);
 
+/*
+ * Add an event trigger (tracefs events/SYS/EVENT/trigger: "stacktrace",
+ * "traceoff", ...) to the events of `spec` in the instance: a stacktrace
+ * trigger on sched:sched_switch records the kernel stack (an
+ * ftrace:kernel_stack record) just before each context switch's record.
+ * strobe_session_close() removes every trigger set here, whatever way
+ * the session ends (a kept instance included); after a SIGKILL the
+ * stale instance's removal drops them with it.  Returns the number of
+ * events changed, or -EINVAL for a trigger the kernel does not offer
+ * (message says so), -errno.
+ */
+int strobe_session_set_trigger(struct strobe_session *s, const char *spec,
+			       const char *trigger, struct strobe_error *err);
+
+/*
+ * Set the instance's trace option `name` (options/NAME, e.g.
+ * "userstacktrace": a user-space stack, an ftrace:user_stack record,
+ * after every event of the instance) on or off.  Options belong to the
+ * instance, so they go with it at close.  0 or -errno (-ENOENT: this
+ * kernel has no such option).
+ */
+int strobe_session_set_option(struct strobe_session *s, const char *name, bool on,
+			      struct strobe_error *err);
+
 /* The events enabled so far, as "system:event"; owned by s. */
 const struct strobe_strv *strobe_session_events(const struct strobe_session *s);
 

@@ -15,6 +15,44 @@
 #include "tep.h"
 #include "format-int.h"
 
+/*
+ * ftrace:kernel_stack as trace-cmd prints it (its trace-ftrace.c handler):
+ * the record holds as many return addresses as the stack had (the format
+ * declares caller[8], the kernel writes `size` of them, the record's
+ * length says how many), so the print format, which reads caller[0..7],
+ * cannot print it.  "<stack trace >", then "=> function (address)" per
+ * frame up to the record's end or a -1 address.
+ */
+int strobe_tep_kernel_stack(struct trace_seq *s, struct tep_record *record,
+			    struct tep_event *event, void *context)
+{
+	struct tep_format_field *field = tep_find_any_field(event, "caller");
+	int long_size = tep_get_long_size(event->tep);
+	unsigned long long addr;
+	const char *func;
+	int off;
+
+	(void)context;
+	if (!field) {
+		trace_seq_printf(s, "<CANT FIND FIELD %s>", "caller");
+		return 0;
+	}
+	trace_seq_puts(s, "<stack trace >\n");
+	if (long_size != 4 && long_size != 8)
+		long_size = 8;
+	for (off = field->offset; off >= 0 && off + long_size <= record->size; off += long_size) {
+		addr = tep_read_number(event->tep, (char *)record->data + off, long_size);
+		if ((long_size == 8 && addr == (unsigned long long)-1) || (int)addr == -1)
+			break;
+		func = tep_find_function(event->tep, addr);
+		if (func)
+			trace_seq_printf(s, "=> %s (%llx)\n", func, addr);
+		else
+			trace_seq_printf(s, "=> %llx\n", addr);
+	}
+	return 0;
+}
+
 int strobe_tep_init(struct strobe_tep *t, unsigned long_size, unsigned page_size)
 {
 	memset(t, 0, sizeof(*t));
@@ -33,6 +71,8 @@ int strobe_tep_init(struct strobe_tep *t, unsigned long_size, unsigned page_size
 	tep_set_page_size(t->tep, (int)page_size);
 	/* Plugins first, as trace-cmd does, so their handlers attach. */
 	t->plugins = tep_load_plugins(t->tep);
+	tep_register_event_handler(t->tep, -1, "ftrace", "kernel_stack",
+				   strobe_tep_kernel_stack, NULL);
 	return 0;
 }
 

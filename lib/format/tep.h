@@ -37,6 +37,14 @@ struct strobe_tep {
 	char clash_names[240];		/* its two formats, "sys:a, sys:b" */
 };
 
+/* The print handler of ftrace:kernel_stack (registered by
+ * strobe_tep_init): trace-cmd's text, reading only the record's bytes. */
+struct trace_seq;
+struct tep_record;
+struct tep_event;
+int strobe_tep_kernel_stack(struct trace_seq *s, struct tep_record *record,
+			    struct tep_event *event, void *context) STROBE_HIDDEN;
+
 /* Allocate the handle (little endian, plugins loaded) and its catalogue.
  * 0 or -ENOMEM. */
 int strobe_tep_init(struct strobe_tep *t, unsigned long_size, unsigned page_size) STROBE_HIDDEN;

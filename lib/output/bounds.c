@@ -27,6 +27,7 @@
 #include <strobe/stream.h>
 
 #include "format/format-int.h"
+#include "format/tep.h"
 #include "output/output-int.h"
 
 #define MAX_WALK 65536	/* argument nodes visited per record: a bound on time */
@@ -248,6 +249,11 @@ bool strobe_event_fits(const struct strobe_event *ev)
 
 	if (!event)
 		return false;
+	/* kernel_stack's handler reads the callers the record holds, no more */
+	if (event->handler == strobe_tep_kernel_stack) {
+		f = tep_find_any_field((struct tep_event *)event, "caller");
+		return f && f->offset >= 8 && (uint64_t)f->offset <= w.size;
+	}
 	failed = event->flags & TEP_EVENT_FL_FAILED;
 	if (event->tep)
 		w.long_size = tep_get_long_size(event->tep);

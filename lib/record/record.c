@@ -341,6 +341,24 @@ static int enable_events(struct rec *r, struct strobe_error *err)
 	return 0;
 }
 
+/* --stacks, --user-stacks: the kernel stack at each context switch (a
+ * stacktrace trigger on sched_switch, which is enabled for it) and the
+ * user stack after each event; the session removes both at close. */
+static int enable_stacks(struct rec *r, struct strobe_error *err)
+{
+	const struct strobe_record_opts *o = r->o;
+	int n;
+
+	if (!o->stacks && !o->user_stacks)
+		return 0;
+	n = strobe_session_enable(r->s, "sched:sched_switch", NULL, err);
+	if (n >= 0)
+		n = strobe_session_set_trigger(r->s, "sched:sched_switch", "stacktrace", err);
+	if (n >= 0 && o->user_stacks)
+		n = strobe_session_set_option(r->s, "userstacktrace", true, err);
+	return n < 0 ? n : 0;
+}
+
 static bool is_target(const struct rec *r, const struct strobe_container *c)
 {
 	size_t i;
@@ -1075,6 +1093,8 @@ int strobe_record(const struct strobe_record_opts *opts,
 		goto fail_nofile;
 	}
 	e = enable_events(&r, err);
+	if (e >= 0)
+		e = enable_stacks(&r, err);
 	if (e < 0)
 		goto fail_nofile;
 	e = open_model(&r, err);

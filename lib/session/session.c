@@ -762,6 +762,106 @@ int strobe_session_cpu_stats(struct strobe_session *s, int cpu, char **text,
 	return 0;
 }
 
+/*
+ * Event triggers (events/SYS/EVENT/trigger): a command written there runs
+ * whenever the event fires; "!command" removes it.  The session keeps
+ * what it set, so close removes each before the instance goes (rmdir
+ * would drop them too on this kernel, but a kept instance must not keep
+ * a trigger strobe set and forgot).
+ */
+static int trigger_path(struct strobe_session *s, const char *name, char *file, size_t size)
+{
+	char ev[256], *c;
+
+	snprintf(ev, sizeof(ev), "%s", name);
+	c = strchr(ev, ':');
+	if (c)
+		*c = '/';
+	return strobe_fs_path(file, size, "%s/events/%s/trigger", s->dir, ev);
+}
+
+static void remove_triggers(struct strobe_session *s)
+{
+	char file[512], cmd[160], *tab;
+	size_t i;
+
+	for (i = s->triggers.n; i-- > 0;) {
+		tab = strchr(s->triggers.v[i], '\t');
+		if (!tab)
+			continue;
+		*tab = '\0';
+		snprintf(cmd, sizeof(cmd), "!%s", tab + 1);
+		if (trigger_path(s, s->triggers.v[i], file, sizeof(file)) == 0)
+			strobe_fs_write(file, cmd, 1);
+		*tab = '\t';
+	}
+	strobe_strv_free(&s->triggers);
+}
+
+int strobe_session_set_trigger(struct strobe_session *s, const char *spec,
+			       const char *trigger, struct strobe_error *err)
+{
+	struct strobe_strv m = { NULL, 0 };
+	char file[512], *rec, **v;
+	size_t i;
+	int r;
+
+	if (!trigger || !*trigger || strlen(trigger) > 150 || strpbrk(trigger, "\n\t!"))
+		return strobe_err(err, -EINVAL, "bad trigger '%s'", trigger ? trigger : "");
+	r = load_avail(s, err);
+	if (r < 0)
+		return r;
+	r = strobe_events_expand(&s->avail, spec, &m, err);
+	if (r < 0)
+		return r;
+	for (i = 0, r = 0; i < m.n && r == 0; i++) {
+		r = trigger_path(s, m.v[i], file, sizeof(file));
+		if (r == 0)
+			r = strobe_fs_write(file, trigger, 1);
+		if (r < 0) {
+			strobe_err(err, r, "cannot set trigger '%s' on %s: %s%s", trigger, m.v[i],
+				   strerror(-r), r == -ENOENT ? " (this kernel has no event "
+				   "triggers)" : r == -EINVAL ? " (this kernel does not offer "
+				   "that trigger: see the event's trigger file)" : "");
+			break;
+		}
+		if (asprintf(&rec, "%s\t%s", m.v[i], trigger) < 0) {
+			r = strobe_err(err, -ENOMEM, "out of memory");
+			break;
+		}
+		v = realloc(s->triggers.v, (s->triggers.n + 1) * sizeof(*v));
+		if (!v) {
+			free(rec);
+			r = strobe_err(err, -ENOMEM, "out of memory");
+			break;
+		}
+		s->triggers.v = v;
+		s->triggers.v[s->triggers.n++] = rec;
+	}
+	if (r == 0)
+		r = (int)m.n;
+	strobe_strv_free(&m);
+	return r;
+}
+
+int strobe_session_set_option(struct strobe_session *s, const char *name, bool on,
+			      struct strobe_error *err)
+{
+	char file[512];
+	int r;
+
+	if (!name || !*name || strchr(name, '/') || strstr(name, ".."))
+		return strobe_err(err, -EINVAL, "bad option name '%s'", name ? name : "");
+	r = strobe_fs_path(file, sizeof(file), "%s/options/%s", s->dir, name);
+	if (r == 0)
+		r = strobe_fs_write(file, on ? "1" : "0", 0);
+	if (r < 0)
+		return strobe_err(err, r, "cannot set option %s of instance %s: %s%s", name,
+				  s->name, strerror(-r), r == -ENOENT ?
+				  " (this kernel has no such option)" : "");
+	return 0;
+}
+
 int strobe_session_close(struct strobe_session *s)
 {
 	int r = 0;
@@ -770,6 +870,7 @@ int strobe_session_close(struct strobe_session *s)
 		return 0;
 	if (s->created && !s->keep) {
 		inst_write(s, "tracing_on", "0", 0);
+		remove_triggers(s);
 		inst_write(s, "events/enable", "0", 0);
 		inst_write(s, "set_event_pid", "", 0);
 		inst_write(s, "set_event_notrace_pid", "", 0);
@@ -777,6 +878,7 @@ int strobe_session_close(struct strobe_session *s)
 	}
 	strobe_strv_free(&s->avail);
 	strobe_strv_free(&s->events);
+	strobe_strv_free(&s->triggers);
 	free(s);
 	return r;
 }

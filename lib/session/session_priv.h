@@ -21,6 +21,9 @@ struct strobe_session {
 	bool avail_loaded;
 	struct strobe_strv avail;	/* available_events, sorted */
 	struct strobe_strv events;	/* enabled, "system:event", in order */
+	/* triggers set (strobe_session_set_trigger), "system/event\ttrigger",
+	 * removed again at close */
+	struct strobe_strv triggers;
 };
 
 #endif

@@ -28,6 +28,7 @@ fail() { echo "FAIL $1${2:+: $2}"; }
 #              source: the live capture (session, a stream of its pages)
 #   analyses   over expr, table, stream, model
 #   sinks      SQLite and ClickHouse (run the analyses, write tables);
+#              pictures: flame graphs and heat maps (analyses, output's SVG);
 #              metrics: the Prometheus registry and its HTTP endpoint
 #   record     session + capture + writer (+ model, a live stream)
 #   pipeline   the one driver: sources in, consumers out; below the CLI
@@ -38,7 +39,7 @@ tracefile
 stream model output
 expr table source
 analyses
-sinks top metrics
+sinks top metrics pictures
 record
 pipeline
 "

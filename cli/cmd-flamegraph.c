@@ -1,0 +1,290 @@
+/*
+ * cmd-flamegraph.c - `strobe flamegraph`: off-CPU time by stack from a
+ * recording made with `strobe record --stacks`, as folded stacks
+ * (Brendan Gregg's format, for flamegraph.pl, speedscope, ...) or as one
+ * self-contained interactive SVG.  The folding is the library's
+ * (strobe_offcpu_*, a consumer of the one pipeline), the drawing its one
+ * flame-graph writer (strobe_flame_write_svg); this file parses options,
+ * runs the pipeline over the file and writes the result.  On-CPU flame
+ * graphs need sampled stacks (strobe profile, not there yet): --on-cpu
+ * says so.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <strobe/pictures.h>
+
+#include "cli.h"
+
+#define CMD "flamegraph"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: strobe flamegraph [--off-cpu] [options] [-i FILE]\n"
+		"\n"
+		"Where threads wait: the time each thread spends off CPU (blocked or\n"
+		"waiting to run), from its switch-out to its next switch-in, added to\n"
+		"the kernel stack it left the CPU with, per container and command.\n"
+		"Needs a recording made with 'strobe record --stacks'.  Writes an\n"
+		"interactive SVG flame graph (click to zoom, Search or Ctrl-F to\n"
+		"highlight) or, with --folded, one line per stack:\n"
+		"container;comm;frame;...;frame NANOSECONDS.  See strobe-flamegraph(1).\n"
+		"\n"
+		"Options:\n"
+		"  -i, --input FILE        trace file (default trace.dat)\n"
+		"  -o, --output FILE       write to FILE (default: standard output)\n"
+		"      --off-cpu           off-CPU time by stack (the default)\n"
+		"      --on-cpu            on-CPU samples: needs strobe profile data (not yet)\n"
+		"      --folded            folded stacks instead of the SVG\n"
+		"  -c, --container NAME    only tasks of this container (name, ID or ID\n"
+		"                          prefix); repeatable\n"
+		"  -p, --pid PID           only threads of process PID; repeatable\n"
+		"      --group-by KEY      root frames: container (container;comm, the\n"
+		"                          default), process (comm), thread (comm-TID),\n"
+		"                          none\n"
+		"      --min USECS         only off-CPU periods at least this long\n"
+		"      --no-user           leave user stacks (--user-stacks) out\n"
+		"      --title TEXT        the SVG's title\n"
+		"      --width PIXELS      the SVG's width (default 1200)\n"
+		"      --strict            fail on damaged data instead of skipping it\n"
+		"  -q, --quiet             no summary on stderr\n"
+		"  -h, --help              this help\n"
+		"\n"
+		"Examples:\n"
+		"  strobe record --stacks -c web -d 10 -o web.dat\n"
+		"  strobe flamegraph -i web.dat -o web-offcpu.svg\n"
+		"  strobe flamegraph -i web.dat --folded | sort -k2 -n | tail\n");
+}
+
+static int write_out(const char *path, struct strobe_buf *b)
+{
+	FILE *f;
+	size_t n = strobe_buf_len(b);
+
+	if (!path)
+		return cli_flush(b) ? 0 : -EIO;
+	f = fopen(path, "we");
+	if (!f) {
+		cli_error(CMD, "cannot create '%s': %s", path, strerror(errno));
+		return -errno;
+	}
+	if (fwrite(strobe_buf_data(b), 1, n, f) != n || fclose(f) != 0) {
+		int e = errno;
+
+		cli_error(CMD, "cannot write '%s': %s", path, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+static void human_ns(uint64_t ns, char *out, size_t size)
+{
+	if (ns >= 1000000000ull)
+		snprintf(out, size, "%.3f s", ns / 1e9);
+	else
+		snprintf(out, size, "%.3f ms", ns / 1e6);
+}
+
+int cmd_flamegraph(int argc, char **argv)
+{
+	enum { OPT_OFF = 256, OPT_ON, OPT_FOLDED, OPT_GROUP, OPT_MIN, OPT_NOUSER, OPT_TITLE,
+	       OPT_WIDTH, OPT_STRICT };
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "off-cpu", no_argument, NULL, OPT_OFF },
+		{ "on-cpu", no_argument, NULL, OPT_ON },
+		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "container", required_argument, NULL, 'c' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "group-by", required_argument, NULL, OPT_GROUP },
+		{ "min", required_argument, NULL, OPT_MIN },
+		{ "no-user", no_argument, NULL, OPT_NOUSER },
+		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "width", required_argument, NULL, OPT_WIDTH },
+		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct strobe_offcpu_opts oo = { .size = sizeof(oo) };
+	struct strobe_flame_svg_opts so = { .size = sizeof(so), .unit = "ns",
+					    .colors = STROBE_FLAME_OFFCPU };
+	struct strobe_pipeline_opts po = { .size = sizeof(po) };
+	struct strobe_error err = { 0, "" };
+	struct strobe_tracefile *tf = NULL;
+	struct strobe_pipeline *p = NULL;
+	struct strobe_offcpu *oc = NULL;
+	struct strobe_offcpu_stats st;
+	struct strobe_consumer c;
+	struct strobe_buf *b = NULL;
+	const char *input = "trace.dat", *output = NULL, *title = NULL;
+	const char **conts = NULL;
+	int *pids = NULL, nconts = 0, npids = 0, c2, v, status = CLI_USAGE, src;
+	bool folded = false, on_cpu = false, quiet = false, strict = false;
+	char subtitle[512], t1[32];
+	double us;
+
+	conts = calloc((size_t)argc + 1, sizeof(*conts));
+	pids = calloc((size_t)argc + 1, sizeof(*pids));
+	if (!conts || !pids) {
+		cli_error(CMD, "out of memory");
+		status = CLI_FAIL;
+		goto out;
+	}
+	optind = 1;
+	while ((c2 = getopt_long(argc, argv, "i:o:c:p:qh", longopts, NULL)) != -1) {
+		switch (c2) {
+		case 'i':
+			input = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_OFF:
+			break;
+		case OPT_ON:
+			on_cpu = true;
+			break;
+		case OPT_FOLDED:
+			folded = true;
+			break;
+		case 'c':
+			conts[nconts++] = optarg;
+			break;
+		case 'p':
+			if (cli_parse_int(optarg, 1, 1 << 22, &v) < 0) {
+				cli_error(CMD, "bad PID '%s'", optarg);
+				goto out;
+			}
+			pids[npids++] = v;
+			break;
+		case OPT_GROUP:
+			if (!strcmp(optarg, "container"))
+				oo.group_by = STROBE_FLAME_BY_CONTAINER;
+			else if (!strcmp(optarg, "process"))
+				oo.group_by = STROBE_FLAME_BY_PROCESS;
+			else if (!strcmp(optarg, "thread"))
+				oo.group_by = STROBE_FLAME_BY_THREAD;
+			else if (!strcmp(optarg, "none"))
+				oo.group_by = STROBE_FLAME_BY_NONE;
+			else {
+				cli_error(CMD, "bad --group-by '%s' (container, process, thread "
+					  "or none)", optarg);
+				goto out;
+			}
+			break;
+		case OPT_MIN:
+			if (cli_parse_seconds(optarg, &us) < 0) {
+				cli_error(CMD, "bad --min '%s' (microseconds)", optarg);
+				goto out;
+			}
+			oo.min_ns = (uint64_t)(us * 1000.0);
+			break;
+		case OPT_NOUSER:
+			oo.no_user = true;
+			break;
+		case OPT_TITLE:
+			title = optarg;
+			break;
+		case OPT_WIDTH:
+			if (cli_parse_int(optarg, 200, 100000, &so.width) < 0) {
+				cli_error(CMD, "bad --width '%s' (200 to 100000 pixels)", optarg);
+				goto out;
+			}
+			break;
+		case OPT_STRICT:
+			strict = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			status = CLI_OK;
+			goto out;
+		default:
+			usage(stderr);
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		cli_error(CMD, "unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (on_cpu) {
+		cli_error(CMD, "--on-cpu needs sampled stacks from 'strobe profile', which strobe "
+			  "does not record yet; --off-cpu (the default) draws where threads wait, "
+			  "from 'strobe record --stacks'");
+		goto out;
+	}
+	oo.containers = conts;
+	oo.nr_containers = nconts;
+	oo.pids = pids;
+	oo.nr_pids = npids;
+	so.root_levels = oo.group_by == STROBE_FLAME_BY_CONTAINER ? 2 :
+			 oo.group_by == STROBE_FLAME_BY_NONE ? 0 : 1;
+
+	status = CLI_FAIL;
+	po.strict = strict;
+	if (strobe_tracefile_open(input, &tf, &err) < 0 ||
+	    strobe_pipeline_new(&po, &p, &err) < 0 ||
+	    strobe_offcpu_new(&oo, &oc, &err) < 0) {
+		cli_error_e(CMD, &err);
+		goto out;
+	}
+	src = strobe_pipeline_add_file(p, tf, NULL, &err);
+	if (src < 0 || strobe_offcpu_consumer(oc, src, &c) < 0 ||
+	    strobe_pipeline_add_consumer(p, &c, &err) < 0 ||
+	    strobe_pipeline_run(p, &err) < 0) {
+		cli_error_e(CMD, &err);
+		goto out;
+	}
+	strobe_offcpu_stats(oc, &st);
+	b = cli_buf_new();
+	if (folded) {
+		if (strobe_flame_write_folded(strobe_offcpu_flame(oc), b) < 0) {
+			cli_error(CMD, "out of memory");
+			goto out;
+		}
+	} else {
+		human_ns(st.off_ns, t1, sizeof(t1));
+		snprintf(subtitle, sizeof(subtitle), "%s: %s off CPU in %llu periods of %llu "
+			 "switches%s%s", input, t1, (unsigned long long)st.periods,
+			 (unsigned long long)st.switches, nconts ? ", containers " : "",
+			 nconts ? conts[0] : "");
+		so.title = title ? title : "Off-CPU Time Flame Graph";
+		so.subtitle = subtitle;
+		if (strobe_flame_write_svg(strobe_offcpu_flame(oc), &so, b, &err) < 0) {
+			cli_error(CMD, "%s: %s", input, err.msg);
+			goto out;
+		}
+	}
+	if (write_out(output, b) < 0)
+		goto out;
+	if (!quiet) {
+		human_ns(st.off_ns, t1, sizeof(t1));
+		fprintf(stderr, "strobe flamegraph: %s off CPU in %llu periods, %zu stacks "
+			"(%llu switch-outs, %llu kernel stacks, %llu user stacks, %llu periods "
+			"without a stack, %llu threads still off CPU at the end not counted)%s%s\n",
+			t1, (unsigned long long)st.periods,
+			strobe_flame_nr_stacks(strobe_offcpu_flame(oc)),
+			(unsigned long long)st.switches, (unsigned long long)st.kernel_stacks,
+			(unsigned long long)st.user_stacks, (unsigned long long)st.no_stack,
+			(unsigned long long)st.still_off, output ? ": " : "", output ? output : "");
+	}
+	status = cli_pipeline_diags(CMD, p, strict);
+out:
+	strobe_buf_free(b);
+	strobe_offcpu_free(oc);
+	strobe_pipeline_free(p);
+	strobe_tracefile_close(tf);
+	free(conts);
+	free(pids);
+	return status;
+}

@@ -1,0 +1,250 @@
+/*
+ * cmd-heatmap.c - `strobe heatmap`: a latency heat map (Brendan Gregg's)
+ * of one analysis' measurements as an SVG: time on x, latency in log2
+ * buckets on y, the number of measurements as colour, one panel per
+ * container with -c or --group-by container.  The measurements are the
+ * analysis' own log rows (strobe_heatmap_*: the analysis run as a
+ * consumer of the one pipeline, each row counted into a bounded grid);
+ * this file parses options, runs the pipeline over the file and writes
+ * the picture.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <strobe/analysis.h>
+#include <strobe/pictures.h>
+
+#include "cli.h"
+
+#define CMD "heatmap"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: strobe heatmap -a ANALYSIS [options] [-i FILE] [-o OUT.svg]\n"
+		"\n"
+		"A latency heat map as an SVG: time on x, latency (log2 buckets) on y,\n"
+		"how many measurements fell in each cell as colour.  ANALYSIS is one of\n"
+		"syscalls (each call's duration), schedlat (wake-up to run latency), io\n"
+		"(I/O calls), irq (handler runs), periods (each period, with --period).\n"
+		"The measurements are those 'strobe ANALYSIS --log' prints.  See\n"
+		"strobe-heatmap(1).\n"
+		"\n"
+		"Options:\n"
+		"  -a, --analysis NAME     what to draw (required)\n"
+		"  -i, --input FILE        trace file (default trace.dat)\n"
+		"  -o, --output FILE       write to FILE (default: standard output)\n"
+		"  -c, --container NAME    only tasks of this container (name, ID or ID\n"
+		"                          prefix), each in a panel of its own; repeatable\n"
+		"      --group-by container  a panel per container (one colour scale)\n"
+		"  -p, --pid PID           only tasks of process PID; repeatable\n"
+		"      --filter EXPR       only measurements the expression holds for\n"
+		"                          (strobe-expr(7)); repeatable\n"
+		"      --period DEF        a period definition (strobe-periods(1)), for -a\n"
+		"                          periods; repeatable\n"
+		"      --title TEXT        the picture's title\n"
+		"      --width PIXELS      its width (default 1200)\n"
+		"      --strict            fail on damaged data instead of skipping it\n"
+		"  -q, --quiet             no summary on stderr\n"
+		"  -h, --help              this help\n"
+		"\n"
+		"Examples:\n"
+		"  strobe heatmap -a syscalls -i web.dat -o syscalls.svg\n"
+		"  strobe heatmap -a schedlat -c web -c db -o runq.svg\n");
+}
+
+static int write_out(const char *path, struct strobe_buf *b)
+{
+	size_t n = strobe_buf_len(b);
+	FILE *f;
+
+	if (!path)
+		return cli_flush(b) ? 0 : -EIO;
+	f = fopen(path, "we");
+	if (!f) {
+		cli_error(CMD, "cannot create '%s': %s", path, strerror(errno));
+		return -errno;
+	}
+	if (fwrite(strobe_buf_data(b), 1, n, f) != n || fclose(f) != 0) {
+		int e = errno;
+
+		cli_error(CMD, "cannot write '%s': %s", path, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+int cmd_heatmap(int argc, char **argv)
+{
+	enum { OPT_GROUP = 256, OPT_FILTER, OPT_PERIOD, OPT_TITLE, OPT_WIDTH, OPT_STRICT };
+	static const struct option longopts[] = {
+		{ "analysis", required_argument, NULL, 'a' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "container", required_argument, NULL, 'c' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "group-by", required_argument, NULL, OPT_GROUP },
+		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "period", required_argument, NULL, OPT_PERIOD },
+		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "width", required_argument, NULL, OPT_WIDTH },
+		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct strobe_analysis_opts ao = { .size = sizeof(ao) };
+	struct strobe_heatmap_opts ho = { .size = sizeof(ho) };
+	struct strobe_pipeline_opts po = { .size = sizeof(po) };
+	struct strobe_error err = { 0, "" };
+	struct strobe_tracefile *tf = NULL;
+	struct strobe_pipeline *p = NULL;
+	struct strobe_heatmap *h = NULL;
+	struct strobe_consumer c;
+	struct strobe_buf *b = NULL;
+	const char *input = "trace.dat", *output = NULL;
+	const char **conts = NULL, **filters = NULL, **periods = NULL;
+	int *pids = NULL, nconts = 0, nfilters = 0, nperiods = 0, npids = 0, o, v, i, src;
+	int status = CLI_USAGE;
+	bool quiet = false, strict = false;
+	const struct strobe_analysis *an;
+
+	conts = calloc((size_t)argc + 1, sizeof(*conts));
+	filters = calloc((size_t)argc + 1, sizeof(*filters));
+	periods = calloc((size_t)argc + 1, sizeof(*periods));
+	pids = calloc((size_t)argc + 1, sizeof(*pids));
+	if (!conts || !filters || !periods || !pids) {
+		cli_error(CMD, "out of memory");
+		status = CLI_FAIL;
+		goto out;
+	}
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "a:i:o:c:p:qh", longopts, NULL)) != -1) {
+		switch (o) {
+		case 'a':
+			ho.analysis = optarg;
+			break;
+		case 'i':
+			input = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'c':
+			conts[nconts++] = optarg;
+			break;
+		case 'p':
+			if (cli_parse_int(optarg, 1, 1 << 22, &v) < 0) {
+				cli_error(CMD, "bad PID '%s'", optarg);
+				goto out;
+			}
+			pids[npids++] = v;
+			break;
+		case OPT_GROUP:
+			if (strcmp(optarg, "container")) {
+				cli_error(CMD, "bad --group-by '%s' (container)", optarg);
+				goto out;
+			}
+			ho.per_container = true;
+			break;
+		case OPT_FILTER:
+			filters[nfilters++] = optarg;
+			break;
+		case OPT_PERIOD:
+			periods[nperiods++] = optarg;
+			break;
+		case OPT_TITLE:
+			ho.title = optarg;
+			break;
+		case OPT_WIDTH:
+			if (cli_parse_int(optarg, 400, 100000, &ho.width) < 0) {
+				cli_error(CMD, "bad --width '%s' (400 to 100000 pixels)", optarg);
+				goto out;
+			}
+			break;
+		case OPT_STRICT:
+			strict = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			status = CLI_OK;
+			goto out;
+		default:
+			usage(stderr);
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		cli_error(CMD, "unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (!ho.analysis) {
+		cli_error(CMD, "which measurements? -a syscalls|schedlat|io|irq|periods");
+		goto out;
+	}
+	if (!strcmp(ho.analysis, "periods") && !nperiods) {
+		cli_error(CMD, "-a periods needs --period definitions (see strobe-periods(1))");
+		goto out;
+	}
+	ao.containers = conts;
+	ao.nr_containers = nconts;
+	ao.pids = pids;
+	ao.nr_pids = npids;
+	ao.filters = filters;
+	ao.nr_filters = nfilters;
+	ao.periods = periods;
+	ao.nr_periods = nperiods;
+	ho.analysis_opts = &ao;
+	if (nconts)
+		ho.per_container = true;
+	if (strobe_heatmap_new(&ho, &h, &err) < 0) {
+		cli_error_e(CMD, &err);
+		goto out;
+	}
+
+	status = CLI_FAIL;
+	po.strict = strict;
+	if (strobe_tracefile_open(input, &tf, &err) < 0 ||
+	    strobe_pipeline_new(&po, &p, &err) < 0) {
+		cli_error_e(CMD, &err);
+		goto out;
+	}
+	src = strobe_pipeline_add_file(p, tf, NULL, &err);
+	if (src < 0 || strobe_heatmap_consumer(h, src, &c) < 0 ||
+	    strobe_pipeline_add_consumer(p, &c, &err) < 0 ||
+	    strobe_pipeline_run(p, &err) < 0) {
+		cli_error_e(CMD, &err);
+		goto out;
+	}
+	an = strobe_heatmap_analysis(h);
+	for (i = 0; !quiet && i < strobe_analysis_nr_notes(an); i++)
+		cli_warn(CMD, "%s", strobe_analysis_note(an, i));
+	b = cli_buf_new();
+	if (strobe_heatmap_write_svg(h, b, &err) < 0) {
+		cli_error(CMD, "%s: %s", input, err.msg);
+		goto out;
+	}
+	if (write_out(output, b) < 0)
+		goto out;
+	if (!quiet)
+		fprintf(stderr, "strobe heatmap: %llu %s measurements%s%s\n",
+			(unsigned long long)strobe_heatmap_count(h), ho.analysis,
+			output ? " drawn into " : "", output ? output : "");
+	status = cli_pipeline_diags(CMD, p, strict);
+out:
+	strobe_buf_free(b);
+	strobe_heatmap_free(h);
+	strobe_pipeline_free(p);
+	strobe_tracefile_close(tf);
+	free(conts);
+	free(filters);
+	free(periods);
+	free(pids);
+	return status;
+}
