@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "record-sink.h"
+#include "record-flight.h"
 
 static const char *const cmd = "record";
 
@@ -65,6 +66,7 @@ static void usage(FILE *f)
 		"                        (default OUTPUT.ch-spool; kept if not delivered)\n"
 		"      --sink-spool-max SIZE  its bound (default 1G; K, M, G suffixes)\n"
 		"      --sink-timeout SECS    last delivery attempts at the end (default 30)\n"
+		REC_FLIGHT_USAGE
 		"  -q, --quiet           no summary\n"
 		"  -h, --help            this help\n"
 		"\n"
@@ -81,6 +83,9 @@ static void usage(FILE *f)
 		"  strobe record -c web -d 5                   one container, 5 s\n"
 		"  strobe record -d 10 -b 8192                 whole system, 10 s\n"
 		"  strobe record --sink clickhouse://db1:8123/strobe -c web -d 60\n"
+		"  strobe record --flight-recorder 64M -c web -o web.dat\n"
+		"                                              snapshots on SIGUSR1 or\n"
+		"                                              strobe trigger\n"
 		"\n"
 		"See strobe-record(1).\n");
 }
@@ -175,6 +180,7 @@ int cmd_record(int argc, char **argv)
 		{ "sink-spool", required_argument, NULL, 257 },
 		{ "sink-spool-max", required_argument, NULL, 258 },
 		{ "sink-timeout", required_argument, NULL, 259 },
+		REC_FLIGHT_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_target t;
@@ -187,6 +193,7 @@ int cmd_record(int argc, char **argv)
 	struct strobe_error err = { 0, "" };
 	char *cmdline = NULL;
 	bool quiet = false;
+	struct rec_flight fl = { 0 };
 	int c, r, status = CLI_FAIL;
 
 	memset(&t, 0, sizeof(t));
@@ -239,6 +246,11 @@ int cmd_record(int argc, char **argv)
 			else
 				cli_error(cmd, "unknown option '%s'", argv[optind - 1]);
 			goto usage_err;
+		case REC_FLIGHT_OPT: case REC_FLIGHT_POST: case REC_FLIGHT_ON_EXIT:
+		case REC_FLIGHT_MIN_INTERVAL: case REC_FLIGHT_MAX:
+			if (rec_flight_option(&fl, o, c, optarg) < 0)
+				goto usage_err;
+			break;
 		default:
 			r = cli_target_option(&t, cmd, c, optarg);
 			if (r == -ENOMEM)
@@ -268,12 +280,18 @@ int cmd_record(int argc, char **argv)
 		o->event_arg = sink;
 		o->event_err = &sink_err;
 	}
+	/* the flight recorder (record-flight.c) */
+	fl.quiet = quiet;
+	if (rec_flight_finish(&fl, o) < 0)
+		goto usage_err;
 	o->on_tracing = on_tracing;
 	o->arg = o;
 	cmdline = cli_join_args(argc - 1, argv + 1);
 	o->command_line = cmdline;
 
+	rec_flight_arm(&fl, o);
 	r = cli_target_record(&t, &res, &err);
+	rec_flight_disarm(&fl);
 
 	if (r < 0 && res.exec_errno) {
 		cli_error_e(cmd, &err);
@@ -285,7 +303,9 @@ int cmd_record(int argc, char **argv)
 		status = CLI_FAIL;
 		goto out_res;
 	}
-	if (!quiet)
+	if (fl.given)
+		rec_flight_summary(&fl, o, &res, res.stopped ? t.stop_signal : 0);
+	else if (!quiet)
 		summary(&res);
 	if (sink) {	/* the file is complete whatever the sink says */
 		rec_sink_close(sink, res.stream_missed, quiet);
