@@ -649,11 +649,17 @@ static char *snapshot_info(struct strobe_flight *f, bool cut_short)
 	if (f->o->flight_post > 0)
 		append(&s, &len, "flight_post=%g s%s\n", f->o->flight_post,
 		       cut_short ? " (cut short: the recording ended)" : "");
-	append(&s, &len, "flight_trimmed=from %" PRIu64 ".%06" PRIu64
-	       " (the span every CPU's ring covers); events left out:",
-	       f->from_ts / 1000000000, f->from_ts % 1000000000 / 1000);
-	for (c = 0; c < f->nr_cpus; c++)
-		append(&s, &len, " cpu%d %" PRIu64, c, f->cpu_trimmed[c]);
+	if (!f->from_ts) {
+		append(&s, &len, "flight_trimmed=none (every CPU's ring holds the recording "
+		       "from its start)");
+	} else {
+		append(&s, &len, "flight_trimmed=from %" PRIu64 ".%06" PRIu64 " (%s); "
+		       "events left out:", f->from_ts / 1000000000, f->from_ts % 1000000000 / 1000,
+		       f->o->flight_span > 0 ? "the --flight-recorder span, or the span every "
+		       "CPU's ring covers" : "the span every CPU's ring covers");
+		for (c = 0; c < f->nr_cpus; c++)
+			append(&s, &len, " cpu%d %" PRIu64, c, f->cpu_trimmed[c]);
+	}
 	append(&s, &len, "\ncommand=%s\n", f->o->command_line ? f->o->command_line : "");
 	return s;
 }
