@@ -8,6 +8,9 @@
 #   - --post 1: what follows the trigger is in the snapshot too;
 #   - a ring far smaller than the run: the snapshot starts where every
 #     CPU's ring still has events, and the file says what was left out;
+#   - the C API: strobe_flight_trigger from another thread
+#     (tests/live/flight_check.c), a second one within --min-interval
+#     suppressed;
 #   - a storm of 100 triggers over ~4 s with --max-snapshots 3
 #     --min-interval 1: 3 snapshots, 97 reported suppressed;
 #   - SIGINT without --snapshot-on-exit says nothing was kept, SIGTERM
@@ -102,6 +105,23 @@ if [ "$nf" = 3 ] && grep -q "100 triggers" "$WORK/storm.err" &&
    grep -q "97 triggers suppressed" "$WORK/storm.err"; then
 	pass flight-storm-3-snapshots-97-suppressed
 else fail flight-storm-3-snapshots-97-suppressed "files=$nf $(cat "$WORK/storm.err")"; fi
+
+# 5b. the C API: strobe_flight_trigger from a thread (sanitizer build)
+FC=$ROOT/build/live/flight_check
+if [ -x "$FC" ]; then
+	out=$(cd "$WORK" && timeout 60 "$FC" "$WORK/api.dat" 0.5 sh -c "$GETPPID 2000; sleep 1.2" 2>&1)
+	f=$(sed -n 's/^path=//p' <<<"$out")
+	n=$([ -f "$f" ] && n_getppid "$f")
+	if grep -qx rc=0 <<<"$out" && grep -qx snapshots=1 <<<"$out" &&
+	   grep -qx suppressed_interval=1 <<<"$out" && grep -qx callbacks=1 <<<"$out" &&
+	   [ "$n" = 2000 ] && [ "$(info "$f" flight_trigger)" = api ] &&
+	   [ "$(info "$f" flight_reason)" = "from a thread" ] && [[ "$out" != *Sanitizer* ]] &&
+	   [[ "$out" != *accepted* ]]; then
+		pass flight-c-api-trigger-from-a-thread
+	else fail flight-c-api-trigger-from-a-thread "getppid=$n $out"; fi
+else
+	fail flight-c-api-trigger-from-a-thread "build/live/flight_check missing (make check builds it)"
+fi
 
 # 6. signals: tracefs as found, no FIFO left
 sig_run() {	# sig_run SIGNAL EXTRA-OPTIONS...
