@@ -247,7 +247,8 @@ int cmd_record(int argc, char **argv)
 				cli_error(cmd, "unknown option '%s'", argv[optind - 1]);
 			goto usage_err;
 		case REC_FLIGHT_OPT: case REC_FLIGHT_POST: case REC_FLIGHT_ON_EXIT:
-		case REC_FLIGHT_MIN_INTERVAL: case REC_FLIGHT_MAX:
+		case REC_FLIGHT_MIN_INTERVAL: case REC_FLIGHT_MAX: case REC_FLIGHT_TRIGGER_ON:
+		case REC_FLIGHT_TRIGGER_OOM:
 			if (rec_flight_option(&fl, o, c, optarg) < 0)
 				goto usage_err;
 			break;
@@ -284,6 +285,8 @@ int cmd_record(int argc, char **argv)
 	fl.quiet = quiet;
 	if (rec_flight_finish(&fl, o) < 0)
 		goto usage_err;
+	if (rec_flight_add_events(&fl, &t) < 0)
+		goto out;
 	o->on_tracing = on_tracing;
 	o->arg = o;
 	cmdline = cli_join_args(argc - 1, argv + 1);
@@ -336,6 +339,7 @@ out:
 	if (sink)	/* the recording failed: say what happened to what was sent */
 		rec_sink_close(sink, 0, quiet);
 	cli_target_free(&t);
+	rec_flight_free(&fl);
 	free(cmdline);
 	return status;
 }

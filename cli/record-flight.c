@@ -112,6 +112,27 @@ int rec_flight_option(struct rec_flight *fl, struct strobe_record_opts *o, int c
 		}
 		o->flight_max_snapshots = (unsigned)n;
 		break;
+	case REC_FLIGHT_TRIGGER_ON:
+	case REC_FLIGHT_TRIGGER_OOM: {
+		struct strobe_error err = { 0, "" };
+		const char *text = c == REC_FLIGHT_TRIGGER_OOM ? "$evt.$name == \"mark_victim\""
+							       : arg;
+
+		if (fl->nr_exprs == REC_FLIGHT_MAX_EXPRS) {
+			cli_error(cmd, "at most %d --trigger-on and --trigger-oom",
+				  REC_FLIGHT_MAX_EXPRS);
+			return -1;
+		}
+		if (strobe_expr_parse(text, STROBE_EXPR_EVT_ONLY, &fl->exprs[fl->nr_exprs],
+				      &err) < 0) {
+			cli_error(cmd, "bad --trigger-on '%s': %s", text, err.msg);
+			return -1;
+		}
+		fl->expr_text[fl->nr_exprs] = text;
+		fl->expr_trigger[fl->nr_exprs] = c == REC_FLIGHT_TRIGGER_OOM ? "oom" : "expr";
+		fl->nr_exprs++;
+		break;
+	}
 	default:
 		return 0;
 	}
@@ -136,11 +157,69 @@ static void on_snapshot(const struct strobe_flight_snapshot *s, void *arg)
 		s->trimmed);
 }
 
+static void on_flight(struct strobe_flight *f, void *arg)
+{
+	((struct rec_flight *)arg)->f = f;
+}
+
+/* The live stream's events against the --trigger-on expressions: a
+ * match is a trigger whose reason names the expression and the event. */
+static int on_event(const struct strobe_event *ev, struct strobe_model *m, void *arg)
+{
+	struct rec_flight *fl = arg;
+	struct strobe_expr_env env;
+	char reason[256];
+	int i;
+
+	if (!fl->f)
+		return 0;
+	strobe_expr_env_model(&env, m);
+	for (i = 0; i < fl->nr_exprs; i++) {
+		if (!strobe_expr_match_event(fl->exprs[i], &env, ev))
+			continue;
+		snprintf(reason, sizeof(reason), "%.150s (%s of pid %d at %" PRIu64 ".%06" PRIu64
+			 ")", fl->expr_text[i], ev->format ? strobe_format_name(ev->format) : "?",
+			 ev->pid, ev->ts / 1000000000, ev->ts % 1000000000 / 1000);
+		strobe_flight_trigger(fl->f, fl->expr_trigger[i], reason);
+	}
+	return 0;
+}
+
+int rec_flight_add_events(struct rec_flight *fl, struct cli_target *t)
+{
+	int i;
+
+	for (i = 0; i < fl->nr_exprs; i++) {
+		if (strcmp(fl->expr_trigger[i], "oom"))
+			continue;
+		/* after cli_target_finish: the default presets stay the default */
+		if ((!t->nev && (cli_target_add_event_copy(t, "sched") < 0 ||
+				 cli_target_add_event_copy(t, "syscalls") < 0)) ||
+		    cli_target_add_event_copy(t, "oom:mark_victim") < 0) {
+			cli_error(cmd, "out of memory");
+			return -1;
+		}
+		t->o.events = t->ev;
+		t->o.nr_events = t->nev;
+		break;
+	}
+	return 0;
+}
+
+void rec_flight_free(struct rec_flight *fl)
+{
+	int i;
+
+	for (i = 0; i < fl->nr_exprs; i++)
+		strobe_expr_free(fl->exprs[i]);
+	fl->nr_exprs = 0;
+}
+
 int rec_flight_finish(struct rec_flight *fl, struct strobe_record_opts *o)
 {
 	if (fl->other && !fl->given) {
-		cli_error(cmd, "--post, --snapshot-on-exit, --min-interval and --max-snapshots "
-			  "go with --flight-recorder");
+		cli_error(cmd, "--post, --snapshot-on-exit, --min-interval, --max-snapshots, "
+			  "--trigger-on and --trigger-oom go with --flight-recorder");
 		return -1;
 	}
 	if (!fl->given)
@@ -152,7 +231,10 @@ int rec_flight_finish(struct rec_flight *fl, struct strobe_record_opts *o)
 	o->flight_control_dir = REC_FLIGHT_DIR;
 	o->flight_signal = &usr1_count;
 	o->on_snapshot = on_snapshot;
+	o->on_flight = on_flight;
 	o->event_arg = fl;
+	if (fl->nr_exprs)
+		o->on_event = on_event;	/* the recording runs live */
 	return 0;
 }
 

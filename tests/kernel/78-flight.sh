@@ -11,6 +11,7 @@
 #   - the C API: strobe_flight_trigger from another thread
 #     (tests/live/flight_check.c), a second one within --min-interval
 #     suppressed;
+#   - --trigger-on EXPR: one snapshot when the helper exits;
 #   - a storm of 100 triggers over ~4 s with --max-snapshots 3
 #     --min-interval 1: 3 snapshots, 97 reported suppressed;
 #   - SIGINT without --snapshot-on-exit says nothing was kept, SIGTERM
@@ -122,6 +123,26 @@ if [ -x "$FC" ]; then
 else
 	fail flight-c-api-trigger-from-a-thread "build/live/flight_check missing (make check builds it)"
 fi
+
+# 5c. --trigger-on: the helper's exit (sched_process_exit, a model
+# event) fires exactly one snapshot holding its 4000 calls; the other
+# processes' exits do not match
+O=$WORK/expr.dat
+timeout 60 "$STROBE" record --flight-recorder 4M \
+	--trigger-on '$evt.$name == "sched_process_exit" && $evt.comm == "getppid_n"' \
+	-e syscalls:sys_enter_getppid -o "$O" -- sh -c "$GETPPID 4000; sleep 0.5; true" \
+	2>"$WORK/expr.err"
+files=$(ls "$WORK"/expr.*.dat 2>/dev/null)
+f=$(ls "$WORK"/expr.001-*-expr.dat 2>/dev/null)
+n=$([ -n "$f" ] && n_getppid "$f")
+if [ "$(echo "$files" | wc -w)" = 1 ] && [ "$n" = 4000 ] &&
+   [[ "$(info "$f" flight_reason)" == '$evt.$name == "sched_process_exit"'*"sched_process_exit of pid"* ]]; then
+	pass flight-trigger-on-expression-one-snapshot
+else fail flight-trigger-on-expression-one-snapshot "files=$files getppid=$n $(cat "$WORK/expr.err")"; fi
+out=$("$STROBE" record --flight-recorder 4M --trigger-on '$evt.x ==' -- true 2>&1); rc=$?
+if [ $rc = 2 ] && [[ "$out" == *"bad --trigger-on"* ]]; then
+	pass flight-trigger-on-syntax-error-is-usage-error
+else fail flight-trigger-on-syntax-error-is-usage-error "rc=$rc $out"; fi
 
 # 6. signals: tracefs as found, no FIFO left
 sig_run() {	# sig_run SIGNAL EXTRA-OPTIONS...
