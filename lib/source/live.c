@@ -61,7 +61,9 @@ struct live_cpu {
 	pid_t tid;		/* atomic: the thread's id once it runs, else 0 */
 	uint64_t bytes;		/* atomic: written into sink */
 	int error;		/* atomic: first -errno */
-	char *buf;		/* one page, for read() paths */
+	char *buf;		/* buf_size bytes, for read() paths */
+	size_t buf_size;	/* a page; with a ring the pipe's size, so
+				 * one read takes every page the pipe holds */
 };
 
 struct strobe_live {
@@ -140,7 +142,7 @@ static int pipe_to_sink(struct live_cpu *c, size_t n)
 			if (r == 0)
 				return -EIO;
 		} else {
-			size_t want = n < c->l->page_size ? n : c->l->page_size;
+			size_t want = n < c->buf_size ? n : c->buf_size;
 
 			r = read(c->pipe[0], c->buf, want);
 			if (r < 0 && errno == EINTR)
@@ -393,7 +395,10 @@ int strobe_live_open(const char *instance_dir, int nr_cpus,
 		c->pipe_size = fcntl(c->pipe[0], F_GETPIPE_SZ);
 		if (c->pipe_size < (int)page_size)
 			c->pipe_size = page_size;
-		c->buf = malloc(page_size);
+		c->buf_size = page_size;
+		if (c->ring && !c->q && c->pipe_size > (int)page_size)
+			c->buf_size = (size_t)c->pipe_size / page_size * page_size;
+		c->buf = malloc(c->buf_size);
 		if (!c->buf) {
 			r = strobe_err(err, -ENOMEM, "out of memory");
 			goto fail;

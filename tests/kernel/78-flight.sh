@@ -86,10 +86,14 @@ n=$([ -n "$f" ] && n_getppid "$f")
 trim=$([ -n "$f" ] && info "$f" flight_trimmed)
 from=$(sed -n 's/^from \([0-9.]*\) .*/\1/p' <<<"$trim")
 # every CPU's first event at or after the common start
-first=$([ -n "$f" ] && trace-cmd report "$f" 2>/dev/null |
-	awk '/\[[0-9]+\]/ { match($0, /\[[0-9]+\]/); c = substr($0, RSTART, RLENGTH);
-	     t = $0; sub(/.*\] /, "", t); sub(/:.*/, "", t); if (!(c in m)) m[c] = t }
-	     END { for (c in m) print m[c] }' | sort -n | head -1)
+first=$([ -n "$f" ] && trace-cmd report "$f" 2>/dev/null | py '
+import re, sys
+m = {}
+for l in sys.stdin:
+    r = re.search(r"\[(\d+)\]\s+(\d+\.\d+):", l)
+    if r and r.group(1) not in m:
+        m[r.group(1)] = float(r.group(2))
+print(min(m.values()) if m else "")')
 if [ -n "$n" ] && [ "$n" -gt 100 ] && [ "$n" -lt 200000 ] && [ -n "$from" ] &&
    py 'import sys; sys.exit(0 if float(sys.argv[1]) >= float(sys.argv[2]) - 1e-6 else 1)' "$first" "$from"; then
 	pass flight-small-ring-trimmed-to-common-span
