@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "record-sink.h"
+#include "record-flight.h"
 
 static const char *const cmd = "record";
 
@@ -69,6 +70,7 @@ static void usage(FILE *f)
 		"                        switch (for strobe flamegraph --off-cpu)\n"
 		"      --user-stacks     and the user stack after every event (a user\n"
 		"                        stack walk per event: costly; frame pointers only)\n"
+		REC_FLIGHT_USAGE
 		"  -q, --quiet           no summary\n"
 		"  -h, --help            this help\n"
 		"\n"
@@ -86,6 +88,9 @@ static void usage(FILE *f)
 		"  strobe record -d 10 -b 8192                 whole system, 10 s\n"
 		"  strobe record --sink clickhouse://db1:8123/strobe -c web -d 60\n"
 		"  strobe record --stacks -c web -d 10         off-CPU stacks of a container\n"
+		"  strobe record --flight-recorder 64M -c web -o web.dat\n"
+		"                                              snapshots on SIGUSR1 or\n"
+		"                                              strobe trigger\n"
 		"\n"
 		"See strobe-record(1).\n");
 }
@@ -181,8 +186,9 @@ int cmd_record(int argc, char **argv)
 		{ "sink-spool-max", required_argument, NULL, 258 },
 		{ "sink-timeout", required_argument, NULL, 259 },
 		/* off-CPU stacks */
-		{ "stacks", no_argument, NULL, 300 },
-		{ "user-stacks", no_argument, NULL, 301 },
+		{ "stacks", no_argument, NULL, 320 },
+		{ "user-stacks", no_argument, NULL, 321 },
+		REC_FLIGHT_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_target t;
@@ -195,6 +201,7 @@ int cmd_record(int argc, char **argv)
 	struct strobe_error err = { 0, "" };
 	char *cmdline = NULL;
 	bool quiet = false;
+	struct rec_flight fl = { 0 };
 	int c, r, status = CLI_FAIL;
 
 	memset(&t, 0, sizeof(t));
@@ -236,10 +243,10 @@ int cmd_record(int argc, char **argv)
 				goto usage_err;
 			}
 			break;
-		case 300:	/* --stacks */
+		case 320:	/* --stacks */
 			o->stacks = true;
 			break;
-		case 301:	/* --user-stacks */
+		case 321:	/* --user-stacks */
 			o->stacks = o->user_stacks = true;
 			break;
 		case '?':
@@ -253,6 +260,12 @@ int cmd_record(int argc, char **argv)
 			else
 				cli_error(cmd, "unknown option '%s'", argv[optind - 1]);
 			goto usage_err;
+		case REC_FLIGHT_OPT: case REC_FLIGHT_POST: case REC_FLIGHT_ON_EXIT:
+		case REC_FLIGHT_MIN_INTERVAL: case REC_FLIGHT_MAX: case REC_FLIGHT_TRIGGER_ON:
+		case REC_FLIGHT_TRIGGER_OOM:
+			if (rec_flight_option(&fl, o, c, optarg) < 0)
+				goto usage_err;
+			break;
 		default:
 			r = cli_target_option(&t, cmd, c, optarg);
 			if (r == -ENOMEM)
@@ -282,12 +295,20 @@ int cmd_record(int argc, char **argv)
 		o->event_arg = sink;
 		o->event_err = &sink_err;
 	}
+	/* the flight recorder (record-flight.c) */
+	fl.quiet = quiet;
+	if (rec_flight_finish(&fl, o) < 0)
+		goto usage_err;
+	if (rec_flight_add_events(&fl, &t) < 0)
+		goto out;
 	o->on_tracing = on_tracing;
 	o->arg = o;
 	cmdline = cli_join_args(argc - 1, argv + 1);
 	o->command_line = cmdline;
 
+	rec_flight_arm(&fl, o);
 	r = cli_target_record(&t, &res, &err);
+	rec_flight_disarm(&fl);
 
 	if (r < 0 && res.exec_errno) {
 		cli_error_e(cmd, &err);
@@ -299,7 +320,9 @@ int cmd_record(int argc, char **argv)
 		status = CLI_FAIL;
 		goto out_res;
 	}
-	if (!quiet)
+	if (fl.given)
+		rec_flight_summary(&fl, o, &res, res.stopped ? t.stop_signal : 0);
+	else if (!quiet)
 		summary(&res);
 	if (sink) {	/* the file is complete whatever the sink says */
 		rec_sink_close(sink, res.stream_missed, quiet);
@@ -330,6 +353,7 @@ out:
 	if (sink)	/* the recording failed: say what happened to what was sent */
 		rec_sink_close(sink, 0, quiet);
 	cli_target_free(&t);
+	rec_flight_free(&fl);
 	free(cmdline);
 	return status;
 }

@@ -59,6 +59,9 @@ static void usage(FILE *f)
 		"      --json          one JSON object per event (see strobe-report(1));\n"
 		"                      \"container\" is its container's name when known\n"
 		"  -t, --ns            timestamps with nanoseconds (like trace-cmd report -t)\n"
+		"      --info          print what strobe record stored about the recording\n"
+		"                      (key=value lines: host, target, command, a flight\n"
+		"                      recorder's trigger, reason and trimming) and exit\n"
 		"      --strict        fail on damaged data instead of skipping it with a\n"
 		"                      warning (strobe-damage(7))\n"
 		"  -h, --help          show this help\n"
@@ -761,10 +764,32 @@ out:
 	return status;
 }
 
+/* --info: the file's strobe info block as it is stored (text up to its
+ * first NUL: the writer reserves room after it). */
+static int print_info(const char *path)
+{
+	struct strobe_error err = { 0, "" };
+	struct strobe_tracefile *tf = NULL;
+	const char *t;
+	size_t size = 0;
+
+	if (strobe_tracefile_open(path, &tf, &err) < 0) {
+		cli_error_e(CMD, &err);
+		return CLI_FAIL;
+	}
+	t = strobe_tracefile_option(tf, STROBE_TFO_STROBE_INFO, &size);
+	if (!t || !size)
+		cli_error(CMD, "%s: no strobe info (not recorded by strobe record)", path);
+	else
+		printf("%.*s", (int)strnlen(t, size), t);
+	strobe_tracefile_close(tf);
+	return t && size ? CLI_OK : CLI_FAIL;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	enum { OPT_CPU = 256, OPT_PID, OPT_COMM, OPT_JSON, OPT_CONTAINER, OPT_COLUMNS,
-	       OPT_FILTER, OPT_STRICT };
+	       OPT_FILTER, OPT_STRICT, OPT_INFO };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "event", required_argument, NULL, 'e' },
@@ -777,11 +802,13 @@ int cmd_report(int argc, char **argv)
 		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "ns", no_argument, NULL, 't' },
 		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "info", no_argument, NULL, OPT_INFO },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct report_args a = { 0 };
 	const char **lists;
+	bool info = false;
 	int c, status;
 
 	/* Every repeatable option's values fit in argc slots each. */
@@ -853,6 +880,9 @@ int cmd_report(int argc, char **argv)
 		case OPT_STRICT:
 			a.strict = true;
 			break;
+		case OPT_INFO:
+			info = true;
+			break;
 		case 'h':
 			usage(stdout);
 			free(lists);
@@ -873,6 +903,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!a.input)
 		a.input = "trace.dat";
+	if (info) {
+		free(lists);
+		return print_info(a.input);
+	}
 	for (c = 0; c < a.nr_filters; c++) {	/* a syntax error is a usage error */
 		struct strobe_expr_filter *fe = NULL;
 		struct strobe_error err = { 0 };

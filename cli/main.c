@@ -22,6 +22,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "record", cmd_record, "record a trace of a command, a process or the system" },
+	{ "trigger", cmd_trigger, "make running flight recorders write a snapshot" },
 	{ "report", cmd_report, "print the events of a trace file as text or JSON" },
 	{ "list", cmd_list, "list available events, event systems and presets" },
 	{ "ps", cmd_ps, "list processes and their containers, live or of a trace file" },

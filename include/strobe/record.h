@@ -44,6 +44,8 @@ struct strobe_record_event {
 };
 
 struct strobe_consumer;
+struct strobe_flight;		/* a running flight recorder (opaque) */
+struct strobe_flight_snapshot;
 
 struct strobe_record_opts {
 	size_t size;			/* sizeof(struct strobe_record_opts), or 0 */
@@ -145,7 +147,87 @@ struct strobe_record_opts {
 	 */
 	bool stacks;
 	bool user_stacks;
+	/*
+	 * Flight recorder (strobe-record(3), "Flight recorder"): with
+	 * flight_size, nothing is written while recording; each CPU's pages
+	 * go to a ring of flight_size bytes in strobe's memory (the last
+	 * flight_size of that CPU's events), and a trigger writes a snapshot:
+	 * a complete trace file named OUTPUT.SEQ-TIME-TRIGGER.EXT, trimmed to
+	 * the span every CPU's ring covers.  Not with no_output.
+	 */
+	uint64_t flight_size;		/* ring bytes per CPU; 0: no flight recorder */
+	double flight_span;		/* > 0: keep only this many seconds back */
+	double flight_post;		/* seconds after a trigger also kept */
+	double flight_min_interval;	/* seconds between two snapshots' triggers */
+	unsigned flight_max_snapshots;	/* 0: no limit */
+	bool flight_on_exit;		/* one more snapshot at the end ("exit") */
+	/* Each increment is a trigger "signal" (a SIGUSR1 handler adds 1;
+	 * strobe_record only reads it).  May be NULL. */
+	volatile sig_atomic_t *flight_signal;
+	/* Directory of the control FIFO `strobe trigger` writes to
+	 * (DIR/flight-PID, made at start, removed at the end); NULL: none. */
+	const char *flight_control_dir;
+	/* Called on the recording's thread once the flight recorder runs
+	 * (f is valid until strobe_record returns: strobe_flight_trigger may
+	 * be called from any thread meanwhile), and after each snapshot or
+	 * failed snapshot.  Either may be NULL; arg is event_arg. */
+	void (*on_flight)(struct strobe_flight *f, void *arg);
+	void (*on_snapshot)(const struct strobe_flight_snapshot *s, void *arg);
 };
+
+/* One snapshot of a flight recorder (a trigger that was not suppressed). */
+struct strobe_flight_snapshot {
+	unsigned seq;			/* 1, 2, ... */
+	char path[4096];		/* the file written */
+	char trigger[16];		/* "signal", "trigger", "exit", "api", ... */
+	char reason[256];		/* the trigger's text ("" if none) */
+	double time;			/* the trigger's CLOCK_REALTIME, seconds */
+	uint64_t events;		/* events in the file */
+	uint64_t lost;			/* lost events inside its span (page headers) */
+	uint64_t trimmed;		/* events left out: before the common span */
+	uint64_t first_ts, last_ts;	/* trace-clock span of the file */
+	uint64_t file_size;
+	int error;			/* 0, or -errno: no file; see msg */
+	char msg[256];
+};
+
+/* Triggers of a flight recorder that wrote no snapshot. */
+struct strobe_flight_result {
+	uint64_t triggers;		/* triggers seen, all kinds */
+	uint64_t suppressed_interval;	/* within flight_min_interval of the last */
+	uint64_t suppressed_limit;	/* after flight_max_snapshots */
+	uint64_t suppressed_busy;	/* while a snapshot's --post ran */
+	struct strobe_flight_snapshot *snapshots;	/* see _result_free */
+	size_t nr_snapshots;
+	uint64_t ring_bytes;		/* per CPU */
+	uint64_t ring_resident;		/* bytes of every ring ever written */
+	uint64_t ring_waits;		/* pushes that waited for a snapshot */
+	double ring_wait_s;
+};
+
+/*
+ * A trigger on a running flight recorder, from any thread: trigger is a
+ * short word naming the kind ("api" if NULL; [a-z0-9-], at most 15
+ * bytes), reason a text stored in the file (NULL ok; cut at 255 bytes).
+ * The recording's thread writes the snapshot within about 20 ms,
+ * unless rate limits suppress it.  0, -EINVAL (bad trigger word) or
+ * -ENOMEM.
+ */
+int strobe_flight_trigger(struct strobe_flight *f, const char *trigger, const char *reason);
+
+/*
+ * The running flight recorders whose control FIFOs are in dir (see
+ * flight_control_dir): their PIDs, sorted, into a malloc'd *pids (free()).
+ * FIFOs of processes that are gone are removed.  0 or -errno.
+ */
+int strobe_flight_list(const char *dir, pid_t **pids, size_t *nr, struct strobe_error *err);
+/*
+ * Send a trigger "trigger" with reason (NULL ok, at most 200 bytes, no
+ * newline) to the flight recorder of pid through its FIFO in dir.
+ * 0, -ESRCH (no such flight recorder) or -errno.
+ */
+int strobe_flight_send(const char *dir, pid_t pid, const char *reason,
+		       struct strobe_error *err);
 
 struct strobe_record_cpu {
 	uint64_t events;	/* events in this CPU's pages */
@@ -176,6 +258,8 @@ struct strobe_record_result {
 	/* argv given: the command's PID, set once it is forked (before
 	 * on_tracing is called), so a consumer may know its target. */
 	pid_t child_pid;
+	/* With flight_size: the snapshots and suppressed triggers. */
+	struct strobe_flight_result flight;
 };
 
 /*

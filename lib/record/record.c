@@ -78,6 +78,8 @@
 #include "../session/internal.h"
 #include "../stream/page.h"
 #include "../util/file.h"
+#include "../source/ring.h"
+#include "flight.h"
 
 struct rec {
 	const struct strobe_record_opts *o;	/* &oc */
@@ -111,12 +113,14 @@ struct rec {
 	double t0;		/* when tracing went on */
 	bool ended;		/* an end condition was met */
 	int cap_err;		/* the capture's error, when it failed */
+	struct strobe_flight *flight;	/* --flight-recorder, or NULL */
 	/* "clock_sync_start=...\n", "clock_sync_end=...\n" or "" */
 	char clock_sync[2][112];
 };
 
 #define TICK_S 0.1
 #define LIVE(o) ((o)->on_event || (o)->nr_consumers)
+#define FLIGHT(o) ((o)->flight_size > 0)
 #define WAIT_S 0.02
 
 #define MODEL_SCAN_S 0.25
@@ -619,6 +623,7 @@ static int wait_for_end(struct rec *r)
 
 	while (!check_end(r)) {
 		model_scan(r, false);
+		flight_poll(r->flight);
 		left = o->duration > 0 ? o->duration - (now_s() - r->t0) : 1;
 		sleep_s(left > WAIT_S ? WAIT_S : left > 0 ? left : 0);
 	}
@@ -662,11 +667,13 @@ static int live_poll(void *arg, struct strobe_error *err)
 
 	if (!r->ended && check_end(r)) {
 		r->ended = true;
+		flight_end(r->flight);	/* before the pipeline stops the capture */
 		if (r->cap_err && !is_disk_full(r->cap_err))
 			return r->cap_err;	/* nothing to drain */
 		return 1;	/* the pipeline stops the capture and drains it */
 	}
 	model_scan(r, false);
+	flight_poll(r->flight);
 	if (now_s() >= r->next_tick)
 		tick(r, false);
 	return r->consumer_err;
@@ -750,7 +757,9 @@ static void guardian_recover(struct rec *r)
 	int i;
 
 	strobe_session_stop(r->s, NULL);	/* tracing off first */
-	if (!r->w) {			/* no_output: nothing to save */
+	if (flight_fifo(r->flight))
+		unlink(flight_fifo(r->flight));
+	if (!r->w) {			/* no_output, a flight recorder: nothing to save */
 		strobe_session_close(r->s);
 		return;
 	}
@@ -792,6 +801,7 @@ static int start_guardian(struct rec *r, struct strobe_error *err)
 		prctl(PR_SET_NAME, "strobe-guard");
 		if (r->go_fd >= 0)
 			close(r->go_fd);	/* the command waits on strobe only */
+		flight_close_fifo(r->flight);
 		do
 			n = read(p[0], &c, 1);
 		while (n < 0 && errno == EINTR);
@@ -825,6 +835,9 @@ static void cleanup(struct rec *r, bool keep_output)
 
 	strobe_stream_close(r->st);
 	strobe_capture_free(r->cap);
+	r->cap = NULL;
+	flight_free(r->flight);		/* after the readers that fill it */
+	r->flight = NULL;
 	if (r->go_fd >= 0)
 		close(r->go_fd);	/* an unreleased child sees EOF and exits */
 	if (r->exec_fd >= 0)
@@ -1047,6 +1060,39 @@ static int consumer_error(struct rec *r, struct strobe_error *err)
 			  strerror(-r->consumer_err));
 }
 
+/* A flight recorder's snapshot: the lines finish_file's info starts
+ * with (the end pairing taken now), command= left to flight.c. */
+static char *flight_base_info(void *arg)
+{
+	struct rec *r = arg;
+	struct utsname un;
+	char *info = NULL, *target;
+
+	clock_sync_info(r, 1);
+	target = target_info(r);
+	if (uname(&un) < 0)
+		un.nodename[0] = '\0';
+	if (r->o->host_name && r->o->host_name[0])
+		snprintf(un.nodename, sizeof(un.nodename), "%s", r->o->host_name);
+	if (asprintf(&info, "strobe_version=%s\n%s%s%s%s%s%s", STROBE_VERSION,
+		     un.nodename[0] ? "host=" : "", un.nodename, un.nodename[0] ? "\n" : "",
+		     r->clock_sync[0], r->clock_sync[1], target ? target : "") < 0)
+		info = NULL;
+	free(target);
+	return info;
+}
+
+static int open_flight(struct rec *r, struct strobe_error *err)
+{
+	struct flight_ctx fc = {
+		.o = r->o, .s = r->s, .meta = r->meta, .model = r->model,
+		.extra_cmdlines = r->extra_cmdlines, .out = r->out, .nr_cpus = r->nr_cpus,
+		.base_info = flight_base_info, .arg = r,
+	};
+
+	return flight_open(&fc, &r->flight, err);
+}
+
 int strobe_record(const struct strobe_record_opts *opts,
 		  struct strobe_record_result *resp, struct strobe_error *err)
 {
@@ -1064,13 +1110,16 @@ int strobe_record(const struct strobe_record_opts *opts,
 	memset(r.res, 0, sizeof(*r.res));
 	r.go_fd = r.exec_fd = r.guard_fd = -1;
 	r.out = opts->output ? opts->output : "trace.dat";
-	if (!opts->no_output)
+	if (!opts->no_output && !FLIGHT(opts))
 		snprintf(r.res->output, sizeof(r.res->output), "%s", r.out);
 	strobe_err_clear(err);
 	if (opts->no_output && !LIVE(opts))
 		return strobe_err(err, -EINVAL, "no output file and no live consumer: "
 				  "nothing to record into");
 
+	if (FLIGHT(opts) && opts->no_output)
+		return strobe_err(err, -EINVAL, "a flight recorder writes snapshot files: "
+				  "not with no output");
 	if (opts->argv && opts->argv[0] && opts->pid > 0)
 		return strobe_err(err, -EINVAL, "give either a command or -p PID, not both");
 	if (opts->nr_containers && ((opts->argv && opts->argv[0]) || opts->pid > 0))
@@ -1119,7 +1168,11 @@ int strobe_record(const struct strobe_record_opts *opts,
 					      &r.meta, err);
 	if (e < 0)
 		goto fail_nofile;
-	if (!opts->no_output) {
+	if (FLIGHT(opts)) {
+		e = open_flight(&r, err);
+		if (e < 0)
+			goto fail_nofile;
+	} else if (!opts->no_output) {
 		e = open_tmp_files(&r, err);
 		if (e < 0)
 			goto fail_nofile;
@@ -1156,8 +1209,10 @@ int strobe_record(const struct strobe_record_opts *opts,
 
 		e = strobe_capture_open(r.s, &co, &r.cap, err);
 	}
-	if (e == 0 && !opts->no_output)
+	if (e == 0 && r.fds)
 		e = strobe_capture_add_fds(r.cap, r.fds, err);
+	if (e == 0 && r.flight)
+		e = strobe_capture_add_rings(r.cap, flight_rings(r.flight), err);
 	if (e == 0 && LIVE(opts))
 		e = strobe_capture_stream(r.cap, &r.st, err);
 	if (e == 0)
@@ -1169,6 +1224,8 @@ int strobe_record(const struct strobe_record_opts *opts,
 	clock_sync_info(&r, 0);
 	if (opts->on_tracing)
 		opts->on_tracing(opts->arg);
+	if (r.flight && opts->on_flight)
+		opts->on_flight(r.flight, opts->event_arg);
 	e = release_child(&r, err);
 	if (e < 0) {
 		strobe_session_stop(r.s, NULL);
@@ -1177,6 +1234,7 @@ int strobe_record(const struct strobe_record_opts *opts,
 
 	/* with a live consumer, what the readers drained at stop went to it */
 	cap_err = r.st ? run_live(&r) : wait_for_end(&r);
+	flight_end(r.flight);	/* a --post ends before the readers drain */
 	e = strobe_capture_stop(r.cap, NULL);
 	model_scan(&r, true);
 	t1 = now_s();
@@ -1198,7 +1256,12 @@ int strobe_record(const struct strobe_record_opts *opts,
 		reap_child(&r, SIGTERM);
 	strobe_capture_free(r.cap);
 	r.cap = NULL;
-	if (opts->no_output) {
+	if (r.flight) {
+		flight_exit(r.flight);	/* the rings hold everything now */
+		flight_result(r.flight, &r.res->flight);
+		finish_live(&r);
+		e = 0;
+	} else if (opts->no_output) {
 		finish_live(&r);
 		e = 0;
 	} else {
@@ -1220,6 +1283,9 @@ void strobe_record_result_free(struct strobe_record_result *res)
 {
 	if (!res)
 		return;
+	free(res->flight.snapshots);
+	res->flight.snapshots = NULL;
+	res->flight.nr_snapshots = 0;
 	free(res->cpus);
 	res->cpus = NULL;
 	res->nr_cpus = 0;

@@ -31,6 +31,7 @@
 #include "format/tep.h"
 #include "live.h"
 #include "pageq.h"
+#include "ring.h"
 
 #define DEFAULT_FLUSH_MS 50
 #define DEFAULT_QUEUE_PAGES 256
@@ -43,6 +44,7 @@ struct strobe_capture {
 	unsigned flush_ms, queue_pages;
 	int *fds;			/* NULL: no file sinks */
 	struct strobe_pageq **queues;	/* NULL: no stream */
+	struct strobe_ring **rings;	/* NULL: no flight recorder (borrowed) */
 	struct strobe_live *live;
 	bool started, stopped;
 	bool queues_given;		/* the readers hold the queues' 2nd refs */
@@ -135,6 +137,19 @@ int strobe_capture_add_fds(struct strobe_capture *c, const int *fds, struct stro
 	if (!c->fds)
 		return strobe_err(err, -ENOMEM, "out of memory");
 	memcpy(c->fds, fds, c->nr_cpus * sizeof(*c->fds));
+	return 0;
+}
+
+int strobe_capture_add_rings(struct strobe_capture *c, struct strobe_ring *const *rings,
+			     struct strobe_error *err)
+{
+	if (c->started)
+		return strobe_err(err, -EBUSY, "the capture has started");
+	free(c->rings);
+	c->rings = malloc(c->nr_cpus * sizeof(*c->rings));
+	if (!c->rings)
+		return strobe_err(err, -ENOMEM, "out of memory");
+	memcpy(c->rings, rings, c->nr_cpus * sizeof(*c->rings));
 	return 0;
 }
 
@@ -253,7 +268,7 @@ int strobe_capture_start(struct strobe_capture *c, struct strobe_error *err)
 
 	if (c->started)
 		return strobe_err(err, -EBUSY, "the capture has started");
-	if (!c->fds && !c->queues)
+	if (!c->fds && !c->queues && !c->rings)
 		return strobe_err(err, -EINVAL, "the capture has no sink (files or a stream)");
 	if (c->meta) {
 		page_size = strobe_session_meta_tf(c->meta)->page_size;
@@ -272,6 +287,7 @@ int strobe_capture_start(struct strobe_capture *c, struct strobe_error *err)
 	}
 	sinks.fds = c->fds;
 	sinks.queues = c->queues;
+	sinks.rings = c->rings;
 	sinks.flush_ms = c->queues ? c->flush_ms : 0;
 	c->started = true;
 	/* the readers hold the queues' second references from here, even
@@ -344,6 +360,7 @@ void strobe_capture_free(struct strobe_capture *c)
 		}
 	}
 	free(c->queues);
+	free(c->rings);
 	free(c->fds);
 	strobe_session_meta_free(c->own_meta);
 	free(c);

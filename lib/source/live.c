@@ -34,6 +34,7 @@
 
 #include "live.h"
 #include "pageq.h"
+#include "ring.h"
 #include "util/thread.h"
 
 /* Events reserved before "now ts" may commit a little later: by the
@@ -49,6 +50,7 @@ struct live_cpu {
 	int fd;			/* trace_pipe_raw, O_NONBLOCK */
 	int sink;		/* caller's fd, or -1 */
 	struct strobe_pageq *q;	/* page queue, or NULL */
+	struct strobe_ring *ring;	/* flight recorder's ring, or NULL */
 	int stats_fd;		/* per_cpu/cpuN/stats (flush_ms only), or -1 */
 	uint64_t last_flush;	/* CLOCK_MONOTONIC ns of the last flush */
 	int pipe[2];		/* splice staging */
@@ -59,7 +61,9 @@ struct live_cpu {
 	pid_t tid;		/* atomic: the thread's id once it runs, else 0 */
 	uint64_t bytes;		/* atomic: written into sink */
 	int error;		/* atomic: first -errno */
-	char *buf;		/* one page, for read() paths */
+	char *buf;		/* buf_size bytes, for read() paths */
+	size_t buf_size;	/* a page; with a ring the pipe's size, so
+				 * one read takes every page the pipe holds */
 };
 
 struct strobe_live {
@@ -112,6 +116,8 @@ static int deliver(struct live_cpu *c, const char *b, size_t r)
 		if (e < 0)
 			return e;
 	}
+	for (off = 0; c->ring && off < r; off += ps)
+		strobe_ring_push(c->ring, (const uint8_t *)b + off, r - off < ps ? r - off : ps);
 	__atomic_add_fetch(&c->bytes, (uint64_t)r, __ATOMIC_RELAXED);
 	return 0;
 }
@@ -123,7 +129,7 @@ static int pipe_to_sink(struct live_cpu *c, size_t n)
 	int e;
 
 	while (n) {
-		if (c->use_splice && !c->q) {
+		if (c->use_splice && !c->q && !c->ring) {
 			r = splice(c->pipe[0], NULL, c->sink, NULL, n, SPLICE_F_MOVE);
 			if (r < 0 && errno == EINTR)
 				continue;
@@ -136,7 +142,7 @@ static int pipe_to_sink(struct live_cpu *c, size_t n)
 			if (r == 0)
 				return -EIO;
 		} else {
-			size_t want = n < c->l->page_size ? n : c->l->page_size;
+			size_t want = n < c->buf_size ? n : c->buf_size;
 
 			r = read(c->pipe[0], c->buf, want);
 			if (r < 0 && errno == EINTR)
@@ -266,8 +272,8 @@ static void *reader(void *arg)
 {
 	struct live_cpu *c = arg;
 	unsigned fl = c->l->flush_ms;
-	struct pollfd pfd[3];
-	bool moved, kicked;
+	struct pollfd pfd[4];
+	bool moved, kicked, ring_kick;
 	uint64_t v;
 	int e, r;
 
@@ -280,8 +286,12 @@ static void *reader(void *arg)
 	pfd[2].fd = c->q ? strobe_pageq_kick_fd(c->q) : -1;
 	pfd[2].events = POLLIN;
 	pfd[2].revents = 0;
+	/* a flight recorder's snapshot asks for the partial page */
+	pfd[3].fd = c->ring ? strobe_ring_kick_fd(c->ring) : -1;
+	pfd[3].events = POLLIN;
+	pfd[3].revents = 0;
 	for (;;) {
-		r = poll(pfd, 3, fl ? (int)fl : -1);
+		r = poll(pfd, 4, fl ? (int)fl : -1);
 		if (r < 0 && errno != EINTR) {
 			set_error(c, -errno);
 			goto out;
@@ -291,15 +301,23 @@ static void *reader(void *arg)
 		kicked = r > 0 && (pfd[2].revents & POLLIN);
 		if (kicked)
 			(void)!read(pfd[2].fd, &v, sizeof(v));
+		ring_kick = r > 0 && (pfd[3].revents & POLLIN);
+		if (ring_kick)
+			(void)!read(pfd[3].fd, &v, sizeof(v));
 		moved = false;
 		e = move_pages(c, &moved);
-		if (e == 0 && fl && (kicked || mono_ns() - c->last_flush >= fl * 1000000ULL))
+		if (e == 0 && fl && (kicked || ring_kick ||
+				     mono_ns() - c->last_flush >= fl * 1000000ULL))
 			e = flush(c);
+		else if (e == 0 && ring_kick)
+			e = read_partial(c, &moved);
+		if (ring_kick)
+			strobe_ring_flushed(c->ring);
 		if (e < 0) {
 			set_error(c, e);
 			goto out;
 		}
-		if (!moved && r > 0 && !kicked) {
+		if (!moved && r > 0 && !kicked && !ring_kick) {
 			/* readable without a full page: do not spin */
 			struct timespec ts = { 0, 10 * 1000 * 1000 };
 
@@ -312,6 +330,8 @@ static void *reader(void *arg)
 out:
 	if (c->q)
 		strobe_pageq_end(c->q);
+	if (c->ring)
+		strobe_ring_close(c->ring);
 	return NULL;
 }
 
@@ -341,6 +361,7 @@ int strobe_live_open(const char *instance_dir, int nr_cpus,
 		l->cpus[i].stats_fd = -1;
 		/* the queue reference is the reader's from here on */
 		l->cpus[i].q = sinks->queues ? sinks->queues[i] : NULL;
+		l->cpus[i].ring = sinks->rings ? sinks->rings[i] : NULL;
 	}
 	if (pipe2(l->wake, O_CLOEXEC) < 0) {
 		r = strobe_err(err, -errno, "pipe: %s", strerror(errno));
@@ -374,7 +395,10 @@ int strobe_live_open(const char *instance_dir, int nr_cpus,
 		c->pipe_size = fcntl(c->pipe[0], F_GETPIPE_SZ);
 		if (c->pipe_size < (int)page_size)
 			c->pipe_size = page_size;
-		c->buf = malloc(page_size);
+		c->buf_size = page_size;
+		if (c->ring && !c->q && c->pipe_size > (int)page_size)
+			c->buf_size = (size_t)c->pipe_size / page_size * page_size;
+		c->buf = malloc(c->buf_size);
 		if (!c->buf) {
 			r = strobe_err(err, -ENOMEM, "out of memory");
 			goto fail;

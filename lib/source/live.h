@@ -24,6 +24,7 @@
 
 struct strobe_live;
 struct strobe_pageq;
+struct strobe_ring;
 
 /* Where each CPU's pages go (either or both). */
 struct strobe_live_sinks {
@@ -33,6 +34,10 @@ struct strobe_live_sinks {
 				 * the reader drops its reference at free */
 	unsigned flush_ms;	/* 0: full pages only until stop; else also
 				 * partial pages and idle watermarks */
+	struct strobe_ring *const *rings;	/* per CPU: a flight recorder's
+				 * ring (ring.h; pages copied in, partial
+				 * page on its flush request; closed when the
+				 * reader ends; not owned); NULL: none */
 };
 
 /*

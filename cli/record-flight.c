@@ -1,0 +1,326 @@
+/*
+ * record-flight.c - the command-line side of the flight recorder (see
+ * record-flight.h): options into struct strobe_record_opts, SIGUSR1 as a
+ * trigger (the handler only counts; the library reads the count), a
+ * line per snapshot as it is written, and the summary at exit, which
+ * never lets a suppressed trigger or a lost event go without a word.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "record-flight.h"
+
+static const char *const cmd = "record";
+static volatile sig_atomic_t usr1_count;
+static struct sigaction old_usr1;
+static bool armed;
+
+#define DEFAULT_SPAN_SIZE (64ull << 20)
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	usr1_count++;
+}
+
+/* "64M", "1G", "4096" (bytes), K/M/G with an optional "iB"/"B". */
+static int parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+	int shift = 0;
+
+	if (!*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'K': case 'k': shift = 10; end++; break;
+	case 'M': case 'm': shift = 20; end++; break;
+	case 'G': case 'g': shift = 30; end++; break;
+	}
+	if (shift && (!strcmp(end, "iB") || !strcmp(end, "B")))
+		end += strlen(end);
+	if (*end || !v || (shift && v > (UINT64_MAX >> shift)))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+/* SIZE, or SECS[,SIZE] (seconds end with 's'). */
+static int parse_flight(const char *arg, struct strobe_record_opts *o)
+{
+	const char *comma = strchr(arg, ',');
+	char secs[64];
+	size_t n = comma ? (size_t)(comma - arg) : strlen(arg);
+
+	if (n && n < sizeof(secs) && arg[n - 1] == 's') {
+		memcpy(secs, arg, n);
+		secs[n] = '\0';
+		if (cli_parse_seconds(secs, &o->flight_span) < 0 || o->flight_span <= 0)
+			return -EINVAL;
+		o->flight_size = DEFAULT_SPAN_SIZE;
+		return comma ? parse_size(comma + 1, &o->flight_size) : 0;
+	}
+	if (comma)
+		return -EINVAL;
+	return parse_size(arg, &o->flight_size);
+}
+
+int rec_flight_option(struct rec_flight *fl, struct strobe_record_opts *o, int c,
+		      const char *arg)
+{
+	int n;
+
+	switch (c) {
+	case REC_FLIGHT_OPT:
+		if (parse_flight(arg, o) < 0 || o->flight_size < 8192) {
+			cli_error(cmd, "bad --flight-recorder '%s' (a size per CPU such as 64M, "
+				  "or seconds such as 30s, optionally with a size: 30s,128M)", arg);
+			return -1;
+		}
+		fl->given = true;
+		return 1;
+	case REC_FLIGHT_POST:
+		if (cli_parse_seconds(arg, &o->flight_post) < 0) {
+			cli_error(cmd, "bad --post '%s' (seconds, e.g. 2)", arg);
+			return -1;
+		}
+		break;
+	case REC_FLIGHT_ON_EXIT:
+		o->flight_on_exit = true;
+		break;
+	case REC_FLIGHT_MIN_INTERVAL:
+		if (cli_parse_seconds(arg, &o->flight_min_interval) < 0) {
+			cli_error(cmd, "bad --min-interval '%s' (seconds, e.g. 10)", arg);
+			return -1;
+		}
+		break;
+	case REC_FLIGHT_MAX:
+		if (cli_parse_int(arg, 1, 1000000, &n) < 0) {
+			cli_error(cmd, "bad --max-snapshots '%s' (1 or more)", arg);
+			return -1;
+		}
+		o->flight_max_snapshots = (unsigned)n;
+		break;
+	case REC_FLIGHT_TRIGGER_ON:
+	case REC_FLIGHT_TRIGGER_OOM: {
+		struct strobe_error err = { 0, "" };
+		const char *text = c == REC_FLIGHT_TRIGGER_OOM ? "$evt.$name == \"mark_victim\""
+							       : arg;
+
+		if (fl->nr_exprs == REC_FLIGHT_MAX_EXPRS) {
+			cli_error(cmd, "at most %d --trigger-on and --trigger-oom",
+				  REC_FLIGHT_MAX_EXPRS);
+			return -1;
+		}
+		if (strobe_expr_parse(text, STROBE_EXPR_EVT_ONLY, &fl->exprs[fl->nr_exprs],
+				      &err) < 0) {
+			cli_error(cmd, "bad --trigger-on '%s': %s", text, err.msg);
+			return -1;
+		}
+		fl->expr_text[fl->nr_exprs] = text;
+		fl->expr_trigger[fl->nr_exprs] = c == REC_FLIGHT_TRIGGER_OOM ? "oom" : "expr";
+		fl->nr_exprs++;
+		break;
+	}
+	default:
+		return 0;
+	}
+	fl->other = true;
+	return 1;
+}
+
+static void on_snapshot(const struct strobe_flight_snapshot *s, void *arg)
+{
+	const struct rec_flight *fl = arg;
+
+	if (s->error) {
+		cli_error(cmd, "snapshot %u (%s) failed: %s", s->seq, s->trigger, s->msg);
+		return;
+	}
+	if (fl->quiet)
+		return;
+	fprintf(stderr, "strobe record: snapshot %u: %s (%s%s%s), %" PRIu64 " events over "
+		"%.3f s, %" PRIu64 " lost, %" PRIu64 " left out before the common span\n",
+		s->seq, s->path, s->trigger, s->reason[0] ? ": " : "", s->reason, s->events,
+		s->last_ts > s->first_ts ? (s->last_ts - s->first_ts) / 1e9 : 0.0, s->lost,
+		s->trimmed);
+}
+
+static void on_flight(struct strobe_flight *f, void *arg)
+{
+	((struct rec_flight *)arg)->f = f;
+}
+
+/* The live stream's events against the --trigger-on expressions: a
+ * match is a trigger whose reason names the expression and the event. */
+static int on_event(const struct strobe_event *ev, struct strobe_model *m, void *arg)
+{
+	struct rec_flight *fl = arg;
+	struct strobe_expr_env env;
+	char reason[256];
+	int i;
+
+	if (!fl->f)
+		return 0;
+	strobe_expr_env_model(&env, m);
+	for (i = 0; i < fl->nr_exprs; i++) {
+		if (!strobe_expr_match_event(fl->exprs[i], &env, ev))
+			continue;
+		snprintf(reason, sizeof(reason), "%.150s (%s of pid %d at %" PRIu64 ".%06" PRIu64
+			 ")", fl->expr_text[i], ev->format ? strobe_format_name(ev->format) : "?",
+			 ev->pid, ev->ts / 1000000000, ev->ts % 1000000000 / 1000);
+		strobe_flight_trigger(fl->f, fl->expr_trigger[i], reason);
+	}
+	return 0;
+}
+
+int rec_flight_add_events(struct rec_flight *fl, struct cli_target *t)
+{
+	int i;
+
+	for (i = 0; i < fl->nr_exprs; i++) {
+		if (strcmp(fl->expr_trigger[i], "oom"))
+			continue;
+		/* after cli_target_finish: the default presets stay the default */
+		if ((!t->nev && (cli_target_add_event_copy(t, "sched") < 0 ||
+				 cli_target_add_event_copy(t, "syscalls") < 0)) ||
+		    cli_target_add_event_copy(t, "oom:mark_victim") < 0) {
+			cli_error(cmd, "out of memory");
+			return -1;
+		}
+		t->o.events = t->ev;
+		t->o.nr_events = t->nev;
+		break;
+	}
+	return 0;
+}
+
+void rec_flight_free(struct rec_flight *fl)
+{
+	int i;
+
+	for (i = 0; i < fl->nr_exprs; i++)
+		strobe_expr_free(fl->exprs[i]);
+	fl->nr_exprs = 0;
+}
+
+int rec_flight_finish(struct rec_flight *fl, struct strobe_record_opts *o)
+{
+	if (fl->other && !fl->given) {
+		cli_error(cmd, "--post, --snapshot-on-exit, --min-interval, --max-snapshots, "
+			  "--trigger-on and --trigger-oom go with --flight-recorder");
+		return -1;
+	}
+	if (!fl->given)
+		return 0;
+	if (o->on_event || o->nr_consumers) {
+		cli_error(cmd, "--flight-recorder does not go with --sink");
+		return -1;
+	}
+	o->flight_control_dir = REC_FLIGHT_DIR;
+	o->flight_signal = &usr1_count;
+	o->on_snapshot = on_snapshot;
+	o->on_flight = on_flight;
+	o->event_arg = fl;
+	if (fl->nr_exprs)
+		o->on_event = on_event;	/* the recording runs live */
+	return 0;
+}
+
+void rec_flight_arm(struct rec_flight *fl, struct strobe_record_opts *o)
+{
+	struct sigaction sa;
+
+	if (!fl->given)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	usr1_count = 0;
+	sigaction(SIGUSR1, &sa, &old_usr1);
+	armed = true;
+}
+
+void rec_flight_disarm(struct rec_flight *fl)
+{
+	if (armed)
+		sigaction(SIGUSR1, &old_usr1, NULL);
+	armed = false;
+}
+
+static void mib(uint64_t b, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.1f MiB", b / 1048576.0);
+}
+
+void rec_flight_summary(const struct rec_flight *fl, const struct strobe_record_opts *o,
+			const struct strobe_record_result *res, int stopped_by)
+{
+	const struct strobe_flight_result *f = &res->flight;
+	uint64_t supp = f->suppressed_interval + f->suppressed_limit + f->suppressed_busy;
+	uint64_t lost = 0;
+	char ring[32], resid[32];
+	size_t i;
+	int c;
+
+	for (c = 0; c < res->nr_cpus; c++)
+		lost += res->cpus[c].overrun;
+	mib(f->ring_bytes, ring, sizeof(ring));
+	mib(f->ring_resident, resid, sizeof(resid));
+	/* what was suppressed or lost is said even with -q */
+	if (!fl->quiet) {
+		fprintf(stderr, "strobe record: flight recorder: %d CPUs x %s ring (%s resident), "
+			"%.3f s, %zu snapshot%s, %" PRIu64 " trigger%s, %" PRIu64 " lost events\n",
+			res->nr_cpus, ring, resid, res->duration, f->nr_snapshots,
+			f->nr_snapshots == 1 ? "" : "s", f->triggers, f->triggers == 1 ? "" : "s",
+			lost);
+		for (i = 0; i < f->nr_snapshots; i++) {
+			const struct strobe_flight_snapshot *s = &f->snapshots[i];
+			char when[32];
+			time_t t = (time_t)s->time;
+			struct tm tm;
+
+			localtime_r(&t, &tm);
+			strftime(when, sizeof(when), "%H:%M:%S", &tm);
+			if (s->error)
+				fprintf(stderr, "  #%u %s at %s.%03d: failed: %s\n", s->seq, s->trigger,
+					when, (int)((s->time - (double)t) * 1000), s->msg);
+			else
+				fprintf(stderr, "  #%u %s at %s.%03d%s%s%s: %s, %" PRIu64 " events, %"
+					PRIu64 " lost\n", s->seq, s->trigger, when,
+					(int)((s->time - (double)t) * 1000),
+					s->reason[0] ? " (" : "", s->reason, s->reason[0] ? ")" : "",
+					s->path, s->events, s->lost);
+		}
+	}
+	if (supp)
+		fprintf(stderr, "strobe record: %" PRIu64 " trigger%s suppressed: %" PRIu64
+			" within --min-interval %g s, %" PRIu64 " after --max-snapshots %u, %" PRIu64
+			" while a snapshot's --post ran\n", supp, supp == 1 ? "" : "s",
+			f->suppressed_interval, o->flight_min_interval, f->suppressed_limit,
+			o->flight_max_snapshots, f->suppressed_busy);
+	if (f->ring_waits)
+		fprintf(stderr, "strobe record: the readers waited %.3f s for snapshots being "
+			"written (%" PRIu64 " times); the kernel's buffer held the events meanwhile\n",
+			f->ring_wait_s, f->ring_waits);
+	if (lost)
+		fprintf(stderr, "strobe record: warning: the kernel lost %" PRIu64 " events "
+			"(a bigger -b helps)\n", lost);
+	if (!o->flight_on_exit)
+		fprintf(stderr, "strobe record: %s: the recent past in memory was not kept "
+			"(--snapshot-on-exit keeps it)%s\n",
+			stopped_by == SIGINT ? "interrupted" : stopped_by ? "stopped" : "ended",
+			f->nr_snapshots ? "" : "; no snapshot was written");
+}

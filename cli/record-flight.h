@@ -1,0 +1,89 @@
+/*
+ * record-flight.h - `strobe record --flight-recorder` (record-flight.c):
+ * the flight recorder's options, the SIGUSR1 handler that triggers a
+ * snapshot, a line per snapshot as it is written and the exit summary.
+ * cmd-record.c hands it the options it does not know (REC_FLIGHT_OPTIONS)
+ * and calls it around cli_target_record; the flight recorder itself is
+ * the library's (strobe_record with flight_size, record.h).
+ */
+#ifndef STROBE_CLI_RECORD_FLIGHT_H
+#define STROBE_CLI_RECORD_FLIGHT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <strobe/strobe.h>
+
+/* Where running flight recorders keep their control FIFOs (root only). */
+#define REC_FLIGHT_DIR "/run/strobe"
+
+enum {
+	REC_FLIGHT_OPT = 300, REC_FLIGHT_POST, REC_FLIGHT_ON_EXIT, REC_FLIGHT_MIN_INTERVAL,
+	REC_FLIGHT_MAX, REC_FLIGHT_TRIGGER_ON, REC_FLIGHT_TRIGGER_OOM,
+};
+
+#define REC_FLIGHT_OPTIONS \
+	{ "flight-recorder", required_argument, NULL, REC_FLIGHT_OPT }, \
+	{ "post", required_argument, NULL, REC_FLIGHT_POST }, \
+	{ "snapshot-on-exit", no_argument, NULL, REC_FLIGHT_ON_EXIT }, \
+	{ "min-interval", required_argument, NULL, REC_FLIGHT_MIN_INTERVAL }, \
+	{ "max-snapshots", required_argument, NULL, REC_FLIGHT_MAX }, \
+	{ "trigger-on", required_argument, NULL, REC_FLIGHT_TRIGGER_ON }, \
+	{ "trigger-oom", no_argument, NULL, REC_FLIGHT_TRIGGER_OOM }
+
+#define REC_FLIGHT_USAGE \
+	"      --flight-recorder SIZE|SECS[,SIZE]\n" \
+	"                        keep the recent past in memory instead of writing\n" \
+	"                        a file: the last SIZE of events per CPU (e.g. 64M;\n" \
+	"                        memory: SIZE x CPUs), or the last SECS seconds\n" \
+	"                        within SIZE per CPU (default 64M); a trigger writes\n" \
+	"                        a snapshot OUTPUT.SEQ-TIME-TRIGGER.EXT: SIGUSR1,\n" \
+	"                        strobe trigger [--reason TEXT] [PID]\n" \
+	"      --post SECS       a snapshot also holds SECS after its trigger\n" \
+	"      --snapshot-on-exit  one more snapshot when the recording ends\n" \
+	"      --min-interval SECS  at least SECS between snapshots' triggers\n" \
+	"      --max-snapshots N at most N snapshots (later triggers counted)\n" \
+	"      --trigger-on EXPR a snapshot when an event matches EXPR (strobe-expr(7),\n" \
+	"                        as --filter; enable its events with -e); repeatable\n" \
+	"      --trigger-oom     a snapshot when the kernel's OOM killer picks a\n" \
+	"                        victim (oom:mark_victim, enabled)\n"
+
+#define REC_FLIGHT_MAX_EXPRS 16
+
+struct strobe_expr;
+struct strobe_flight;
+struct cli_target;
+
+struct rec_flight {
+	bool given;		/* --flight-recorder */
+	bool other;		/* one of the other flight options */
+	bool quiet;
+	/* --trigger-on / --trigger-oom: expressions the live stream's
+	 * events are matched against, each with its trigger word */
+	struct strobe_expr *exprs[REC_FLIGHT_MAX_EXPRS];
+	const char *expr_text[REC_FLIGHT_MAX_EXPRS];
+	const char *expr_trigger[REC_FLIGHT_MAX_EXPRS];
+	int nr_exprs;
+	struct strobe_flight *f;	/* the running flight recorder */
+};
+
+/* One of REC_FLIGHT_OPTIONS into o.  1: taken, 0: not ours, -1: bad
+ * (message printed). */
+int rec_flight_option(struct rec_flight *fl, struct strobe_record_opts *o, int c,
+		      const char *arg);
+/* After parsing: -1 (message printed) if the options do not go together. */
+int rec_flight_finish(struct rec_flight *fl, struct strobe_record_opts *o);
+/* --trigger-oom's event goes into the target's events (before
+ * cli_target_finish).  -1 on ENOMEM (message printed). */
+int rec_flight_add_events(struct rec_flight *fl, struct cli_target *t);
+/* Free the expressions. */
+void rec_flight_free(struct rec_flight *fl);
+/* Around the recording: the SIGUSR1 handler (each signal a trigger). */
+void rec_flight_arm(struct rec_flight *fl, struct strobe_record_opts *o);
+void rec_flight_disarm(struct rec_flight *fl);
+/* The exit summary on stderr (snapshots, reasons, lost events, suppressed
+ * triggers); stopped_by: the signal that ended the recording, or 0. */
+void rec_flight_summary(const struct rec_flight *fl, const struct strobe_record_opts *o,
+			const struct strobe_record_result *res, int stopped_by);
+
+#endif
