@@ -39,6 +39,8 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv);
 void cli_periods_usage(FILE *f);
 extern const char cli_live_usage[];
 int cmd_export(int argc, char **argv);
+int cmd_opensnoop(int argc, char **argv);	/* cmd-snoop.c */
+int cmd_execsnoop(int argc, char **argv);
 
 /*
  * What to trace, as `strobe record` takes it (cli/target.c), for record

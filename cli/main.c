@@ -36,6 +36,8 @@ static const struct command commands[] = {
 	{ "periods", cmd_periods, "user-defined periods (requests) from begin/end expressions" },
 	{ "sql", cmd_sql, "SQL queries over a trace file (SQLite)" },
 	{ "export", cmd_export, "export a trace file to ClickHouse" },
+	{ "opensnoop", cmd_opensnoop, "one line per file open, with its path and container" },
+	{ "execsnoop", cmd_execsnoop, "one line per exec, with its arguments and container" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
