@@ -27,6 +27,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -456,13 +457,14 @@ static int container_tasks(const char *cmd, const char *const *names, size_t n, 
 	for (i = 0; i < n; i++) {
 		const struct strobe_task *t;
 
+		/* the oldest live task (the container's init, usually): the
+		 * snapshot also holds tasks that have exited since */
 		out[i] = 0;
 		for (cur = 0; (t = strobe_model_next_task(m, &cur));)
 			if (t->container && t->container->index >= 2 &&
-			    strobe_container_matches(t->container, names[i])) {
+			    strobe_container_matches(t->container, names[i]) &&
+			    (!out[i] || t->tid < out[i]) && kill(t->tid, 0) == 0)
 				out[i] = t->tid;
-				break;
-			}
 		if (!out[i]) {
 			cli_error(cmd, "no running container '%s'", names[i]);
 			strobe_model_free(m);

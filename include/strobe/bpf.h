@@ -113,8 +113,10 @@ int strobe_bpf_declare(struct strobe_bpf *b, struct strobe_formats *f,
  * A record source (pipeline.h) reading b's ring buffer, for
  * strobe_pipeline_add_records or strobe_record_opts.add_records: b is
  * borrowed (close it after the pipeline), records come out in time
- * order (those of the last millisecond wait for the next poll, so a call
- * still on its way to the ring cannot come out of order).
+ * order (those of the last 2 ms wait for the next poll, so a call still
+ * on its way to the ring cannot come out of order), from the time of
+ * this call on: what the programs saw before (while a recording was
+ * being set up, its task model not yet fed) is dropped.
  */
 void strobe_bpf_records(struct strobe_bpf *b, struct strobe_record_source *rs);
 

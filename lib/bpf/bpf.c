@@ -80,6 +80,7 @@ struct strobe_bpf {
 	size_t dlen, dcap;
 	uint64_t seq;
 	uint64_t safe;		/* handed out up to here (the clock's ns) */
+	uint64_t since;		/* records before this are dropped */
 	uint64_t records, bad;
 	int last_decode;	/* the last record's decode answer */
 };
@@ -148,6 +149,8 @@ static int queue_add(struct strobe_bpf *b, const void *rec, size_t len)
 		b->bad++;
 		return 0;	/* not one of ours: skipped, counted */
 	}
+	if (ts < b->since)
+		return 0;	/* from before strobe_bpf_records */
 	b->q[b->nq++] = (struct qrec){ ts, b->seq++, b->dlen, size, cpu };
 	b->dlen += (size + 7) & ~7u;
 	return 0;
@@ -270,6 +273,7 @@ void strobe_bpf_records(struct strobe_bpf *b, struct strobe_record_source *rs)
 	rs->next = rs_next;
 	rs->idle_until = rs_idle_until;
 	rs->ctx = b;
+	b->since = clock_ns(b->clock);
 }
 
 /* The cgroup v2 mount point (the unified hierarchy, wherever it is). */
