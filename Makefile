@@ -22,18 +22,40 @@ PKGS    := libtraceevent libzstd sqlite3 libcurl zlib libdeflate libmicrohttpd l
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
+# BPF programs (lib/bpf/*.bpf.c): compiled by clang against a vmlinux.h
+# dumped from the running kernel's BTF, embedded through bpftool skeletons
+# (build/bpf/*.skel.h) and loaded with libbpf.  Without bpftool, clang,
+# libbpf or BTF the rest builds without them (strobe-bpf(3) says what the
+# tools do then); BPF=0 leaves them out on purpose.
+BPFTOOL ?= $(firstword $(wildcard /usr/sbin/bpftool /usr/bin/bpftool) $(shell command -v bpftool 2>/dev/null))
+BPF_CLANG ?= clang
+BTF_FILE ?= /sys/kernel/btf/vmlinux
+BPF_ARCH := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(shell uname -m)))
+ifneq ($(BPF),0)
+BPF := $(if $(and $(BPFTOOL),$(shell command -v $(BPF_CLANG) 2>/dev/null),$(wildcard $(BTF_FILE)),$(shell pkg-config --exists libbpf && echo y)),1,0)
+endif
+BPF_SRC := $(sort $(wildcard lib/bpf/*.bpf.c))
+BPF_SKEL := $(BPF_SRC:lib/bpf/%.bpf.c=$(O)/bpf/%.skel.h)
+ifeq ($(BPF),1)
+PKG_CFLAGS += $(shell pkg-config --cflags libbpf)
+PKG_LIBS   += $(shell pkg-config --libs libbpf)
+endif
+
 WARN    := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 -Wvla
 ifeq ($(WERROR),1)
 WARN    += -Werror
 endif
 CFLAGS  ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib $(PKG_CFLAGS) $(WARN) -MMD -MP
+ifeq ($(BPF),1)
+BASE_CFLAGS += -DSTROBE_HAVE_BPF -I$(O)/bpf
+endif
 LIBS    := $(PKG_LIBS) -lpthread -lm
 # The CLI alone draws on a terminal (strobe top's interactive view)
 CURSES_CFLAGS := $(shell pkg-config --cflags ncursesw 2>/dev/null || pkg-config --cflags ncurses 2>/dev/null)
 CURSES_LIBS   := $(shell pkg-config --libs ncursesw 2>/dev/null || pkg-config --libs ncurses 2>/dev/null)
 
-LIB_SRC := $(sort $(wildcard lib/*/*.c))
+LIB_SRC := $(sort $(filter-out %.bpf.c,$(wildcard lib/*/*.c)))
 CLI_SRC := $(sort $(wildcard cli/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
@@ -74,6 +96,9 @@ PY_ALL  := $(if $(PY_CFLAGS),$(PY_EXTMOD) $(PY_SRC:python/%=$(O)/python/%))
 
 .PHONY: all check demo fuzz install clean deps bench bench-python bench-instr
 all: $(O)/strobe $(O)/libstrobe.a $(O)/$(SONAME) $(O)/strobe.pc $(HELPER_BIN) $(EXAMPLE_BIN) $(PY_ALL)
+ifneq ($(BPF),1)
+	@echo "note: bpftool, clang, libbpf-dev or $(BTF_FILE) is missing: strobe is built without BPF"
+endif
 ifeq ($(PY_CFLAGS),)
 	@echo "note: python3-dev is missing: the strobe Python module is not built"
 endif
@@ -87,6 +112,22 @@ $(O)/pic/%.o: %.c
 $(O)/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -c $< -o $@
+
+# The BPF objects: vmlinux.h from this kernel's BTF (not committed), one
+# object and one skeleton per lib/bpf/NAME.bpf.c, included by lib/bpf/*.c
+$(O)/bpf/vmlinux.h:
+	@mkdir -p $(dir $@)
+	$(BPFTOOL) btf dump file $(BTF_FILE) format c > $@.tmp && mv $@.tmp $@
+$(O)/bpf/%.bpf.o: lib/bpf/%.bpf.c lib/bpf/*.h $(O)/bpf/vmlinux.h
+	$(BPF_CLANG) -O2 -g -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(O)/bpf -Ilib/bpf \
+		$(WARN) -c $< -o $@
+$(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name strobe_$* > $@.tmp && mv $@.tmp $@
+ifeq ($(BPF),1)
+$(patsubst %.c,$(O)/%.o,$(filter-out %.bpf.c,$(wildcard lib/bpf/*.c))) \
+$(patsubst %.c,$(O)/pic/%.o,$(filter-out %.bpf.c,$(wildcard lib/bpf/*.c))) \
+$(patsubst %.c,$(O)/san/%.o,$(filter-out %.bpf.c,$(wildcard lib/bpf/*.c))): $(BPF_SKEL)
+endif
 
 $(O)/libstrobe.a: $(LIB_OBJ)
 	@rm -f $@
@@ -113,7 +154,7 @@ $(O)/python/%.py: python/%.py
 	cp $< $@
 
 $(O)/strobe.pc: strobe.pc.in
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/.*STROBE_VERSION "\(.*\)"/\1/p' include/strobe/strobe.h)|' $< > $@
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@BPF_REQUIRES@|$(if $(filter 1,$(BPF)), libbpf)|' -e 's|@VERSION@|$(shell sed -n 's/.*STROBE_VERSION "\(.*\)"/\1/p' include/strobe/strobe.h)|' $< > $@
 
 # Test programs (workloads) are plain, static where possible so they also
 # run inside a busybox container rootfs.
@@ -158,9 +199,10 @@ $(O)/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/replay.c $(O)/san/libstrobe.a
 
 # ... and with libFuzzer (clang) for make fuzz
 FUZZ_CC ?= clang
-$(O)/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
+$(O)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(if $(filter 1,$(BPF)),$(BPF_SKEL))
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib $(PKG_CFLAGS) -g -O1 \
+	$(FUZZ_CC) -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib $(PKG_CFLAGS) \
+		$(if $(filter 1,$(BPF)),-DSTROBE_HAVE_BPF -I$(O)/bpf) -g -O1 \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-o $@ $< $(LIB_SRC) $(LIBS)
 

@@ -208,7 +208,10 @@ int strobe_pipeline_set_model(struct strobe_pipeline *p, int source, struct stro
  * 1, 0 at the end, -EAGAIN when a live source has nothing yet, or
  * -errno (damage: skipped and counted unless strict).  *ev's pointers
  * stay valid until the next call.  idle_until (may be NULL) as for page
- * feeds.  close (may be NULL) runs at strobe_pipeline_free.
+ * feeds.  close (may be NULL) runs at strobe_pipeline_free.  Live, once
+ * the capture was stopped and its stream has ended, a record source
+ * that answers -EAGAIN has ended too (what it holds came after the
+ * stop).
  */
 struct strobe_record_source {
 	size_t size;		/* sizeof(struct strobe_record_source) */

@@ -46,6 +46,8 @@ struct strobe_record_event {
 struct strobe_consumer;
 struct strobe_flight;		/* a running flight recorder (opaque) */
 struct strobe_flight_snapshot;
+struct strobe_formats;
+struct strobe_record_source;
 
 struct strobe_record_opts {
 	size_t size;			/* sizeof(struct strobe_record_opts), or 0 */
@@ -173,6 +175,22 @@ struct strobe_record_opts {
 	 * failed snapshot.  Either may be NULL; arg is event_arg. */
 	void (*on_flight)(struct strobe_flight *f, void *arg);
 	void (*on_snapshot)(const struct strobe_flight_snapshot *s, void *arg);
+	/*
+	 * Records that are not ftrace pages (a BPF ring buffer, bpf.h),
+	 * merged into the live stream's timeline; live with no_output only
+	 * for now (-ENOTSUP with a file: they are not stored in it yet).
+	 * Called once on the calling thread before tracing starts, when the
+	 * live stream's formats exist and the command (argv) is forked but
+	 * not released (child: its PID, else 0): declare the records'
+	 * formats into f and fill *rs (borrowed by the recording: rs->ctx
+	 * outlives strobe_record; close is not called).  0, or -errno with
+	 * *err to fail the recording.  May be NULL.  Once the capture was
+	 * stopped and drained, the source ends when it has nothing ready.
+	 */
+	int (*add_records)(struct strobe_formats *f, pid_t child,
+			   struct strobe_record_source *rs, void *arg,
+			   struct strobe_error *err);
+	void *records_arg;
 };
 
 /* One snapshot of a flight recorder (a trigger that was not suppressed). */

@@ -589,6 +589,20 @@ static uint64_t on_timeline(const struct strobe_pipeline *p, const struct input 
 	return ts;
 }
 
+/* A stopped live capture whose stream has ended: what a record source
+ * has not handed out by now came after the stop. */
+static bool streams_done(const struct strobe_pipeline *p)
+{
+	int i;
+
+	if (!p->stopping)
+		return false;
+	for (i = 0; i < p->nr_in; i++)
+		if (p->in[i].kind == IN_STREAM && !p->in[i].done)
+			return false;
+	return true;
+}
+
 /*
  * Several inputs: the earliest head.  1 with *ev and *src, 0 when all
  * ended, -EAGAIN when a waiting input may still bring something earlier,
@@ -615,6 +629,8 @@ static int merged_next(struct strobe_pipeline *p, struct strobe_event *ev, int *
 				: in->head.ts;
 		} else if (r == 0) {
 			in->done = true;
+		} else if (r == -EAGAIN && in->kind == IN_RECORDS && streams_done(p)) {
+			in->done = true;	/* live: its producer stopped with the capture */
 		} else if (r == -EAGAIN) {
 			in->waiting = true;
 			t = in->kind == IN_STREAM ? strobe_stream_safe_ts(in->s)

@@ -83,6 +83,7 @@
 
 struct rec {
 	const struct strobe_record_opts *o;	/* &oc */
+	struct strobe_record_source rs;	/* add_records' (rs.next NULL: none) */
 	struct strobe_record_opts oc;	/* the caller's, as this library knows them */
 	struct strobe_record_result *res;
 	const char *out;
@@ -698,6 +699,8 @@ static int run_live(struct rec *r)
 	e = strobe_pipeline_new(&po, &p, &e2);
 	if (e >= 0)
 		e = strobe_pipeline_add_stream(p, r->st, r->cap, r->live_model, &e2);
+	if (e >= 0 && r->rs.next)
+		e = strobe_pipeline_add_records(p, e, &r->rs, &e2);
 	if (e >= 0)
 		e = strobe_pipeline_add_consumer(p, &c, &e2);
 	for (i = 0; e >= 0 && i < r->o->nr_consumers; i++)
@@ -1215,6 +1218,14 @@ int strobe_record(const struct strobe_record_opts *opts,
 		e = strobe_capture_add_rings(r.cap, flight_rings(r.flight), err);
 	if (e == 0 && LIVE(opts))
 		e = strobe_capture_stream(r.cap, &r.st, err);
+	if (e == 0 && opts->add_records) {
+		if (!opts->no_output || !r.st)
+			e = strobe_err(err, -ENOTSUP, "records beyond ftrace pages need a live "
+				       "consumer and no output file");
+		else
+			e = opts->add_records(strobe_stream_formats(r.st), r.child, &r.rs,
+					      opts->records_arg, err);
+	}
 	if (e == 0)
 		e = strobe_capture_start(r.cap, err);
 	if (e < 0)

@@ -25,7 +25,9 @@ fail() { echo "FAIL $1${2:+: $2}"; }
 #              text and JSON of events, diagnostics
 #   expr       expressions (the model's tasks, syscall names); table:
 #              result tables (output's JSON strings, the merge's hosts);
-#              source: the live capture (session, a stream of its pages)
+#              source: the live capture (session, a stream of its pages);
+#              bpf: the BPF source (declared formats, records for the
+#              pipeline)
 #   analyses   over expr, table, stream, model
 #   sinks      SQLite and ClickHouse (run the analyses, write tables);
 #              pictures: flame graphs and heat maps (analyses, output's SVG);
@@ -37,7 +39,7 @@ util
 syscalls format session
 tracefile
 stream model output
-expr table source
+expr table source bpf
 analyses
 sinks top metrics pictures
 record
@@ -69,6 +71,7 @@ for f in lib/*/*.c lib/*/*.h; do
 		inc=${inc#../}
 		case $inc in
 		strobe/*) continue ;;
+		*.skel.h|vmlinux.h) continue ;;	# made by the build (build/bpf)
 		*/*) to=${inc%%/*} ;;
 		*) to=$from ;;
 		esac

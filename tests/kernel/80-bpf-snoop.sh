@@ -1,0 +1,186 @@
+# 80-bpf-snoop.sh - strobe opensnoop and execsnoop on the BPF source, in a
+# real container (podman + runc, a busybox rootfs) and on commands:
+#   - opensnoop -x -c NAME --json: a container program opens a missing
+#     path three times: exactly three ENOENT rows with that path under
+#     the container's name (stopped with SIGINT);
+#   - execsnoop -c NAME --json: the container's exec of a program with
+#     arguments shows the whole argument vector, ret 0, under its name
+#     (stopped with SIGTERM);
+#   - opensnoop -x --json -- CMD: the command's own opens and its
+#     children's (followed at fork in the kernel), and it ends with CMD;
+#   - every exit path (normal, SIGINT, SIGTERM, SIGKILL) leaves no BPF
+#     program or map of strobe's (bpftool prog / map);
+#   - --no-bpf: the same rows from tracefs alone, path null, and a note
+#     that says paths are missing;
+#   - tracefs is left as it was.
+. "$(dirname "$0")/lib.sh"
+need_tracefs bpf-snoop
+if [ ! -e "$ROOT/build/bpf/snoop.skel.h" ]; then
+	skip bpf-snoop "strobe was built without BPF (bpftool, clang, libbpf or BTF missing)"
+	exit 0
+fi
+BPFTOOL=$(command -v bpftool || echo /usr/sbin/bpftool)
+if [ ! -x "$BPFTOOL" ]; then
+	skip bpf-snoop "bpftool not installed: BPF clean-up cannot be checked"
+	exit 0
+fi
+state() { tracefs_state | grep -v '^instance: '; }
+before=$(state)
+C=snoop-$$
+trap 'podman rm -f $C probe-$$ >/dev/null 2>&1; rm -rf "$WORK"' EXIT
+
+# strobe's BPF programs and maps still loaded (names of snoop.bpf.c)
+leftovers() {
+	"$BPFTOOL" -j prog show 2>/dev/null > $WORK/progs.json
+	"$BPFTOOL" -j map show 2>/dev/null > $WORK/maps.json
+	py 'import sys,json
+progs={"open_at","open_at2","open_plain","open_creat","open_at_exit","open_at2_exit",
+       "open_plain_exit","open_creat_exit","exec_ve","exec_veat","exec_ve_exit",
+       "exec_veat_exit","fork_follow","exit_forget"}
+maps={"pids","events","opens","execs","open_scratch","lost"}
+n=0
+for f,names in ((sys.argv[1],progs),(sys.argv[2],maps)):
+    try: l=json.load(open(f))
+    except Exception: l=[]
+    n+=sum(1 for x in l if x.get("name") in names or x.get("name","").startswith("strobe_s"))
+print(n)' $WORK/progs.json $WORK/maps.json
+}
+# clean LABEL: nothing of strobe's is loaded (the kernel frees them soon
+# after the last descriptor closes)
+clean() {
+	local i n
+	for i in $(seq 40); do
+		n=$(leftovers)
+		[ "$n" = 0 ] && break
+		sleep 0.1
+	done
+	[ "$n" = 0 ] && pass bpf-snoop-$1-leaves-no-bpf-objects ||
+		fail bpf-snoop-$1-leaves-no-bpf-objects "$n programs and maps left"
+}
+if [ "$(leftovers)" != 0 ]; then
+	skip bpf-snoop "BPF programs named like strobe's are loaded already (another strobe?)"
+	exit 0
+fi
+
+# ready PID: strobe's instance has its events and tracing on (the BPF
+# programs are attached before the recording starts)
+ready() {
+	local i
+	for i in $(seq 1000); do
+		[ -n "$(head -c 1 $TRACEFS/instances/strobe-$1/set_event 2>/dev/null)" ] &&
+		[ "$(cat $TRACEFS/instances/strobe-$1/tracing_on 2>/dev/null)" = 1 ] && return 0
+		kill -0 $1 2>/dev/null || return 1
+		sleep 0.02
+	done
+	return 1
+}
+
+make_rootfs
+if ! run_ct probe-$$ 'true'; then
+	skip bpf-snoop "cannot run a container: $(head -1 $WORK/podman.err)"
+	exit 0
+fi
+MISSING=/missing-$$
+SCRIPT="while [ ! -e /go ]; do sleep 0.02; done
+for i in 1 2 3; do busybox cat $MISSING 2>/dev/null; done
+busybox echo alpha 'two words' --gamma=1 > /dev/null
+echo > /done"
+
+# in_container SIGNAL OUT STROBE-ARGS...: strobe on container $C while it
+# runs $SCRIPT, stopped with SIGNAL after /done
+in_container() {
+	local sig=$1 out=$2 sp i
+	shift 2
+	rm -f $ROOTFS/go $ROOTFS/done
+	run_ct -d $C "$SCRIPT" || return 1
+	$STROBE "$@" -d 60 > $out 2> $out.err & sp=$!
+	ready $sp || { kill $sp 2>/dev/null; wait $sp; return 1; }
+	touch $ROOTFS/go
+	for i in $(seq 200); do [ -e $ROOTFS/done ] && break; sleep 0.05; done
+	sleep 0.3
+	kill -$sig $sp
+	wait $sp
+	local rc=$?
+	timeout 30 podman wait $C >/dev/null 2>&1
+	podman rm -f $C >/dev/null 2>&1
+	return $rc
+}
+
+# ---- opensnoop -x -c NAME --json (SIGINT) ----
+if in_container INT $WORK/open.json opensnoop -x -c $C --json; then
+	pass bpf-snoop-opensnoop-container-exits-0-on-sigint
+else
+	fail bpf-snoop-opensnoop-container-exits-0-on-sigint "$(head -3 $WORK/open.json.err)"
+fi
+r=$(py 'import sys,json
+rows=[json.loads(l) for l in open(sys.argv[1])]
+m=[r for r in rows if r.get("path")==sys.argv[2]]
+ok=[r for r in m if r.get("errno")=="ENOENT" and r["ret"]==-2 and r["container"]==sys.argv[3]
+    and r["comm"]=="busybox" and "fd" not in r]
+print(len(m), len(ok), sum(1 for r in rows if r["ret"]>=0), sum(1 for r in rows if r["container"]!=sys.argv[3]))' \
+	$WORK/open.json $MISSING $C 2>&1)
+[ "$r" = "3 3 0 0" ] && pass bpf-snoop-opensnoop-three-enoent-rows-with-path-under-container ||
+	fail bpf-snoop-opensnoop-three-enoent-rows-with-path-under-container \
+		"want '3 3 0 0' (rows of the path, right ones, successes, other containers) got '$r'"
+clean opensnoop-sigint
+
+# ---- execsnoop -c NAME --json (SIGTERM) ----
+if in_container TERM $WORK/exec.json execsnoop -c $C --json; then
+	pass bpf-snoop-execsnoop-container-exits-0-on-sigterm
+else
+	fail bpf-snoop-execsnoop-container-exits-0-on-sigterm "$(head -3 $WORK/exec.json.err)"
+fi
+r=$(py 'import sys,json
+rows=[json.loads(l) for l in open(sys.argv[1])]
+m=[r for r in rows if r.get("argv") and r["argv"][1:]==["echo","alpha","two words","--gamma=1"]]
+print(len(m), all(r["ret"]==0 and r["container"]==sys.argv[2] and not r["cut"] for r in m),
+      sum(1 for r in rows if r["container"]!=sys.argv[2]),
+      *sorted({(r["container"],r["comm"],r["ret"],r["pid"],r["ppid"],tuple(r["argv"] or [])) for r in rows if r["container"]!=sys.argv[2]}))' $WORK/exec.json $C 2>&1)
+[ "$r" = "1 True 0" ] && pass bpf-snoop-execsnoop-full-argv-under-container ||
+	fail bpf-snoop-execsnoop-full-argv-under-container "want '1 True 0' got '$r'"
+clean execsnoop-sigterm
+
+# ---- opensnoop -- CMD: children followed, ends with the command ----
+BB=$ROOTFS/bin/busybox
+CMD="for i in 1 2 3; do $BB cat $MISSING-cmd 2>/dev/null; done; $BB cat /etc/hostname >/dev/null"
+timeout 60 $STROBE opensnoop --json -- sh -c "$CMD" > $WORK/cmd.json 2> $WORK/cmd.err
+rc=$?
+r=$(py 'import sys,json
+rows=[json.loads(l) for l in open(sys.argv[1])]
+m=[r for r in rows if r.get("path")==sys.argv[2] and r.get("errno")=="ENOENT" and r["comm"]=="busybox"]
+h=[r for r in rows if r.get("path")=="/etc/hostname" and r["ret"]>=0 and r["fd"]>=0]
+print(len(m), len(h), len({r["pid"] for r in m}))' $WORK/cmd.json $MISSING-cmd 2>&1)
+[ $rc = 0 ] && [ "$r" = "3 1 3" ] && pass bpf-snoop-opensnoop-command-and-children ||
+	fail bpf-snoop-opensnoop-command-and-children "exit $rc, want '3 1 3' got '$r': $(head -2 $WORK/cmd.err)"
+clean opensnoop-normal-exit
+
+# ---- SIGKILL: nothing outlives the process ----
+$STROBE execsnoop -d 30 > /dev/null 2> $WORK/kill.err & sp=$!
+if ready $sp && [ "$(leftovers)" != 0 ]; then
+	kill -KILL $sp
+	wait $sp 2>/dev/null
+	clean sigkill
+	# the guardian removes the instance
+	for i in $(seq 50); do [ -d $TRACEFS/instances/strobe-$sp ] || break; sleep 0.1; done
+else
+	kill $sp 2>/dev/null
+	wait $sp 2>/dev/null
+	fail bpf-snoop-sigkill-leaves-no-bpf-objects "execsnoop did not start with BPF: $(head -2 $WORK/kill.err)"
+fi
+
+# ---- --no-bpf: tracefs only, paths missing, said once ----
+timeout 60 $STROBE opensnoop --no-bpf -x --json -- sh -c "$CMD" > $WORK/nobpf.json 2> $WORK/nobpf.err
+rc=$?
+r=$(py 'import sys,json
+rows=[json.loads(l) for l in open(sys.argv[1])]
+m=[r for r in rows if r.get("errno")=="ENOENT" and r["comm"]=="busybox" and r["path"] is None]
+print(len(m), sum(1 for r in rows if r["path"] is not None))' $WORK/nobpf.json 2>&1)
+said=$(grep -c 'without paths' $WORK/nobpf.err)
+[ $rc = 0 ] && [ "$r" = "3 0" ] && [ "$said" = 1 ] && pass bpf-snoop-no-bpf-tracefs-rows-paths-missing-said-once ||
+	fail bpf-snoop-no-bpf-tracefs-rows-paths-missing-said-once "exit $rc, want '3 0' got '$r', said $said times"
+[ "$(leftovers)" = 0 ] && pass bpf-snoop-no-bpf-loads-nothing ||
+	fail bpf-snoop-no-bpf-loads-nothing
+
+after=$(state)
+[ "$before" = "$after" ] && pass bpf-snoop-tracefs-left-as-found ||
+	fail bpf-snoop-tracefs-left-as-found "$(diff <(echo "$before") <(echo "$after") | head -5)"
