@@ -39,6 +39,9 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv);
 void cli_periods_usage(FILE *f);
 extern const char cli_live_usage[];
 int cmd_export(int argc, char **argv);
+/* `strobe export --format perfetto` (export-perfetto.c), called by
+ * cmd_export with its whole command line. */
+int cli_export_perfetto(int argc, char **argv);
 
 /*
  * What to trace, as `strobe record` takes it (cli/target.c), for record
