@@ -343,7 +343,7 @@ int cli_export_perfetto(int argc, char **argv)
 	const char **filters = calloc((size_t)argc + 1, sizeof(char *));
 	const char **periods = calloc((size_t)argc + 1, sizeof(char *));
 	const char **caps = calloc((size_t)argc + 1, sizeof(char *));
-	char *lists[4] = { NULL, NULL, NULL, NULL };	/* tid, pid, comm, container */
+	char *lists[5] = { NULL };	/* tid, pid, comm, container; scratch */
 	const char *output = NULL, *begin = NULL, *end = NULL;
 	bool quiet = false, strict = false;
 	int c, r, n_in = 0, status = CLI_USAGE;
@@ -456,6 +456,16 @@ int cli_export_perfetto(int argc, char **argv)
 	}
 	if (!n_in)
 		inputs[n_in++] = "trace.dat";
+	/* live -c: the recording also holds the switches and wake-ups its
+	 * containers share with other tasks; only theirs are written */
+	for (c = 0; t.given && !lists[3] && c < (int)t.o.nr_containers; c++)
+		if (add_list(&lists[4], t.o.containers[c]) < 0) {
+			cli_error(CMD, "out of memory");
+			status = CLI_FAIL;
+			goto out;
+		}
+	if (lists[4])
+		lists[3] = lists[4], lists[4] = NULL;
 	po.tids = lists[0];
 	po.pids = lists[1];
 	po.comms = lists[2];
@@ -489,7 +499,7 @@ out:
 	free(filters);
 	free(periods);
 	free(caps);
-	for (c = 0; c < 4; c++)
+	for (c = 0; c < 5; c++)
 		free(lists[c]);
 	return status;
 }
