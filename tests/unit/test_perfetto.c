@@ -137,9 +137,9 @@ static void schedule(struct evs *v, uint64_t t0)
 	waking(v, t0 + 25 * MS, 1, 300, 100);
 }
 
-/* The schedule at t0 as a trace file with the model table (path
- * malloc'd), NULL on failure. */
-static char *write_file(uint64_t t0)
+/* The schedule at t0 as a trace file with the model table and the
+ * strobe info `info` (may be NULL); its path (malloc'd), NULL on failure. */
+static char *write_file_info(uint64_t t0, const char *info)
 {
 	struct evs v;
 	struct strobe_tf_meta m;
@@ -157,6 +157,7 @@ static char *write_file(uint64_t t0)
 	fx_meta(&m);
 	m.formats = formats;
 	m.nr_formats = sizeof(formats) / sizeof(formats[0]);
+	m.strobe_info = info;
 	if (strobe_tf_writer_open(path, &m, 2, &w, &err) || fx_add_cpus(w, v.e, v.n, 2, &err) ||
 	    strobe_tf_writer_add_model(w, table, sizeof(table) - 1, &err)) {
 		fprintf(stderr, "  fixture: %s\n", err.msg);
@@ -165,12 +166,17 @@ static char *write_file(uint64_t t0)
 		free(path);
 		return NULL;
 	}
-	if (strobe_tf_writer_close(w, NULL, NULL, &err)) {
+	if (strobe_tf_writer_close(w, NULL, info, &err)) {
 		fprintf(stderr, "  fixture: %s\n", err.msg);
 		free(path);
 		return NULL;
 	}
 	return path;
+}
+
+static char *write_file(uint64_t t0)
+{
+	return write_file_info(t0, NULL);
 }
 
 /* ---- the export into memory ---------------------------------------------- */
@@ -864,6 +870,62 @@ static void test_perfetto_far_timestamps_keep_ns(void)
 	free(path);
 }
 
+/* Two hosts' files on one wall-clock timeline: names say the host, the
+ * second file's ids move past 4194304, times count from the first second. */
+static void test_perfetto_two_hosts(void)
+{
+	struct strobe_perfetto_opts o = { .size = sizeof(o), .write = mem_write };
+	struct strobe_tracefile *tf[2] = { NULL, NULL };
+	struct strobe_pipeline *p = NULL;
+	struct strobe_perfetto *x = NULL;
+	struct strobe_error err = { 0 };
+	struct strobe_consumer c;
+	struct mem out = { 0 };
+	char *path[2] = { write_file_info(T0, fx_info_web), write_file_info(5000000000ULL,
+									       fx_info_db) };
+	const struct rec *r;
+	int i, ret = 0;
+
+	REQUIRE(path[0] && path[1]);
+	o.write_arg = &out;
+	for (i = 0; i < 2 && !ret; i++)
+		ret = strobe_tracefile_open(path[i], &tf[i], &err);
+	if (!ret)
+		ret = strobe_pipeline_new(NULL, &p, &err);
+	for (i = 0; i < 2 && ret >= 0; i++)
+		ret = strobe_pipeline_add_file(p, tf[i], NULL, &err);
+	if (ret >= 0)
+		ret = strobe_perfetto_new(&o, &x, &err);
+	if (!ret) {
+		strobe_perfetto_consumer(x, &c);
+		ret = strobe_pipeline_add_consumer(p, &c, &err);
+	}
+	if (!ret)
+		ret = strobe_pipeline_run(p, &err);
+	if (ret < 0)
+		fprintf(stderr, "  %s\n", err.msg);
+	CHECK(ret >= 0);
+	if (ret >= 0 && out.p) {
+		CHECK_EQ(check_doc(out.p, out.len, &doc), 0);
+		CHECK(find(&doc, "M", "args.name", "web (web)"));
+		CHECK(find(&doc, "M", "args.name", "web (db)"));
+		CHECK(find(&doc, "M", "args.name", "CPUs (db)"));
+		CHECK(find(&doc, "B", "tid", "100"));
+		r = find(&doc, "B", "tid", "4194404");	/* db's nginx */
+		CHECK(r && !strcmp(get(r, "name"), "read"));
+		CHECK(strstr(out.p, "\"ts_origin_ns\":1795545551000000000,"));
+		CHECK(strstr(out.p, "\"hosts\":[\"web\",\"db\"]"));
+	}
+	strobe_perfetto_free(x);
+	strobe_pipeline_free(p);
+	for (i = 0; i < 2; i++) {
+		strobe_tracefile_close(tf[i]);
+		unlink(path[i]);
+		free(path[i]);
+	}
+	free(out.p);
+}
+
 static void test_perfetto_errors(void)
 {
 	const char *bad[] = { "$evt.nope == 1" };
@@ -932,4 +994,4 @@ static void test_perfetto_schema_check_refuses(void)
 
 TESTS(T(test_perfetto_schema_check_refuses), T(test_perfetto_schema_and_facts), T(test_perfetto_window_and_container_filter),
       T(test_perfetto_periods_async), T(test_perfetto_far_timestamps_keep_ns),
-      T(test_perfetto_errors));
+      T(test_perfetto_two_hosts), T(test_perfetto_errors));
