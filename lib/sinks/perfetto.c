@@ -467,6 +467,8 @@ static void thr_set_identity(struct src *s, struct thr *t, const struct strobe_t
 	int cidx = k && k->container ? k->container->index : STROBE_CONTAINER_UNKNOWN;
 	int tgid = k && k->tgid > 0 ? k->tgid : t->tid;
 
+	if (cidx >= 65536)		/* cont_group leaves 65536 a source */
+		cidx = STROBE_CONTAINER_HOST;
 	t->cidx = cidx;
 	t->group = (int)(cidx > STROBE_CONTAINER_HOST ? cont_group(s, cidx) : jid(s, tgid));
 	t->jtid = (int)jid(s, t->tid);
@@ -673,6 +675,8 @@ static struct thr *thread(struct strobe_perfetto *x, struct src *s, int tid, uin
 	if (!t)
 		return NULL;
 	cidx = k && k->container ? k->container->index : STROBE_CONTAINER_UNKNOWN;
+	if (cidx >= 65536)
+		cidx = STROBE_CONTAINER_HOST;
 	if (t->fresh) {
 		t->fresh = 0;
 		t->serial = k ? k->serial : 0;
@@ -709,7 +713,7 @@ static struct cpu *cpu_of(struct src *s, int cpu)
 {
 	int old = s->nr_cpus, i;
 
-	if (cpu < 0 || cpu > 65535)
+	if (cpu < 0 || cpu >= 4096)	/* TID_CPU leaves 4096 a source */
 		return NULL;
 	if (cpu >= old) {
 		if (!grow((void **)&s->cpus, &s->nr_cpus, cpu, sizeof(*s->cpus)))
@@ -1182,6 +1186,8 @@ static int px_start(const struct strobe_pipeline_source *src, int nr, void *arg,
 	if (x->started)
 		return strobe_err(err, -EINVAL, "perfetto: an export runs once");
 	x->started = true;
+	if (nr > 255)	/* ids: 255 sources fit below the container groups */
+		return strobe_err(err, -EINVAL, "perfetto: at most 255 sources, not %d", nr);
 	x->src = calloc((size_t)(nr > 0 ? nr : 1), sizeof(*x->src));
 	if (!x->src)
 		return strobe_err(err, -ENOMEM, "out of memory");
