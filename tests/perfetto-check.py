@@ -8,7 +8,8 @@
     for X, B, M, C, s, f, b, e; "id" for s, f, b, e; "args" with "name"
     for process_name/thread_name metadata; numeric args for C;
   - per thread track (pid, tid): B and E balance and nest (an E never
-    comes before its B; none left open), and the start times of its
+    comes before its B, and names the B it ends, which speedscope needs;
+    none left open), and the start times of its
     slices (X, B, E) never go backwards in the file;
   - "X" slices of one track never overlap except by nesting;
   - flows: every "s" has exactly one "f" with its id, not earlier;
@@ -93,8 +94,8 @@ def main(path):
         elif ph == "E":
             if not stack[key]:
                 bad("record %d: E on %s without B" % (i, key))
-            else:
-                stack[key].pop()
+            elif stack[key].pop() != e.get("name"):
+                bad("record %d: E %r on %s ends another slice" % (i, e.get("name"), key))
         elif ph == "C":
             for k, v in e.get("args", {}).items():
                 if not isinstance(v, (int, float)):

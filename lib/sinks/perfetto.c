@@ -15,20 +15,21 @@
  *
  * How it works, per source (file or live capture):
  *   - each CPU remembers who runs there since when (from sched_switch, or
- *     any event's common_pid when no switch was seen): a switch writes
- *     the CPU track's slice of the task switched out ("X", name = comm);
- *   - each thread remembers whether it runs, since when, and its open
- *     system call: a switch out, a sys_enter and a sys_exit end the
- *     running piece ("X" "running"), so running pieces nest inside the
- *     call's "B"/"E" pair and never cross it; the tracks of a thread stay
- *     properly nested, as Perfetto and speedscope need;
+ *     any event's common_pid when no switch was seen): a switch ends the
+ *     CPU track's slice of the task switched out and begins the next
+ *     ("B"/"E", name = comm);
+ *   - each thread remembers whether it runs and its open system call: a
+ *     switch out, a sys_enter and a sys_exit end the running piece ("B"/
+ *     "E" "running"), so running pieces nest inside the call's "B"/"E"
+ *     pair and never cross it; the tracks of a thread stay properly
+ *     nested, as Perfetto and speedscope need, and every E names its B;
  *   - a wake-up writes a flow start ("s") on the waker's thread and a
  *     flow end ("f", bound to the wakee's next slice) on the wakee's;
  *   - CPU time is charged per CPU to the running task's container and
  *     written as counters ("C") every counter_ns when it changed;
  *   - periods come from the engine when they end: "b" and "e" at once.
- * Records of one track are written in time order ("X" when it ends, with
- * its start time: no earlier record of that track starts later).
+ * Every slice is a B/E pair written in time order, never an X: viewers
+ * compute an X's end in floating point, which may cross the next slice.
  *
  * Process ids in the document: a host process keeps its tgid, a thread
  * its tid (plus source * 4194304 for the second and later files, whose
@@ -83,10 +84,13 @@ struct thr {
 	int jtid;			/* document tid */
 	int cidx;			/* container index (counters) */
 	uint64_t serial;		/* the model's task instance */
-	uint64_t run_start;		/* running since (on_cpu) */
 	int cpu;
 	int sys_nr;			/* open call's number (in_sys) */
+	const char *ename;		/* ... its name, escaped (the exporter's) */
 	uint8_t on_cpu, in_sys, sel, named, exiting, proc_named, fresh;
+	uint8_t run_open;		/* a running piece's B is written, not
+					 * ended: 1 "running", 2 "running (in
+					 * call)" */
 	char comm[16];
 	char ecomm[ESC_COMM];		/* comm escaped, quotes included */
 	char head[48];			/* ',"pid":G,"tid":T' */
@@ -95,10 +99,13 @@ struct thr {
 
 struct cpu {
 	int cur;			/* tid running, -1 unknown */
-	uint64_t since;			/* ... since (CPU slice) */
+	uint64_t since;			/* ... since */
 	uint64_t charged;		/* CPU time charged up to */
 	int cidx;			/* its container index, -1 none */
 	bool named;
+	bool open;			/* a B of the CPU track is not ended */
+	char ename[ESC_COMM];		/* ... its name */
+	int open_tid, open_group;	/* ... its args */
 };
 
 struct src {
@@ -530,27 +537,50 @@ static char *thr_head(struct strobe_perfetto *x, const struct thr *t, char *p, c
 	return p + t->head_len;
 }
 
-static void running_piece(struct strobe_perfetto *x, struct thr *t, uint64_t to)
+/*
+ * A "running" piece of a thread: B where it starts (a switch in, the
+ * edges of a system call), E where it ends.  B/E rather than one X at the
+ * end: a piece that ends with its call then carries the very timestamp
+ * text of the call's E, where an X's end would be ts + dur computed in
+ * floating point by the viewer, which may land after the call's end
+ * (speedscope then ends the call inside the piece and stacks everything
+ * after it).  Pieces inside a call are named apart ("running (in call)")
+ * so that no piece ends where one of the same name begins: speedscope,
+ * at one timestamp, takes a B before an E of the same name.
+ */
+static void run_begin(struct strobe_perfetto *x, struct thr *t, uint64_t ts)
 {
 	char *p;
 
-	if (!t->on_cpu || to <= t->run_start) {
-		t->run_start = to > t->run_start ? to : t->run_start;
+	if (!t->on_cpu || t->run_open || !t->sel || !(p = rec(x)))
 		return;
-	}
-	if (t->sel && (p = rec(x))) {
-		p = thr_head(x, t, p, "X");
-		p = LIT(p, ",\"name\":\"running\",\"cat\":\"sched\",\"ts\":");
-		p = put_ts(x, p, t->run_start);
-		p = LIT(p, ",\"dur\":");
-		p = put_us(p, to - t->run_start);
-		p = LIT(p, ",\"args\":{\"cpu\":");
-		p = put_i64(p, t->cpu);
-		p = LIT(p, "}}");
-		done(x, p);
-		x->st.slices++;
-	}
-	t->run_start = to;
+	p = thr_head(x, t, p, "B");
+	p = t->in_sys ? LIT(p, ",\"name\":\"running (in call)\",\"cat\":\"sched\",\"ts\":")
+		      : LIT(p, ",\"name\":\"running\",\"cat\":\"sched\",\"ts\":");
+	p = put_ts(x, p, ts);
+	p = LIT(p, "}");
+	done(x, p);
+	t->run_open = t->in_sys ? 2 : 1;
+}
+
+static void run_end(struct strobe_perfetto *x, struct thr *t, uint64_t ts)
+{
+	char *p;
+
+	uint8_t kind = t->run_open;
+
+	if (!kind)
+		return;
+	t->run_open = 0;
+	if (!(p = rec(x)))
+		return;
+	p = thr_head(x, t, p, "E");
+	p = kind == 2 ? LIT(p, ",\"name\":\"running (in call)\",\"ts\":")
+		      : LIT(p, ",\"name\":\"running\",\"ts\":");
+	p = put_ts(x, p, ts);
+	p = LIT(p, "}");
+	done(x, p);
+	x->st.slices++;
 }
 
 static const char *sys_name(struct strobe_perfetto *x, int nr)
@@ -596,7 +626,11 @@ static void sys_end(struct strobe_perfetto *x, struct thr *t, uint64_t ts, bool 
 
 	if (!t->sel || !(p = rec(x)))
 		return;
+	/* E names its B: speedscope ignores an E whose name is not the
+	 * open slice's */
 	p = thr_head(x, t, p, "E");
+	p = LIT(p, ",\"name\":");
+	p = put_raw(p, t->ename ? t->ename : "\"syscall\"");
 	p = LIT(p, ",\"ts\":");
 	p = put_ts(x, p, ts);
 	if (have_ret) {
@@ -654,7 +688,7 @@ static void thr_name(struct strobe_perfetto *x, struct src *s, struct thr *t)
 /* Close the thread's open slices at ts (before a move, at the end). */
 static void thr_close(struct strobe_perfetto *x, struct thr *t, uint64_t ts)
 {
-	running_piece(x, t, ts);
+	run_end(x, t, ts);
 	if (t->in_sys)
 		sys_end(x, t, ts, false, 0);
 }
@@ -681,26 +715,31 @@ static struct thr *thread(struct strobe_perfetto *x, struct src *s, int tid, uin
 		t->fresh = 0;
 		t->serial = k ? k->serial : 0;
 		thr_set_identity(s, t, k, ev);
-	} else if (k && (k->serial != t->serial || cidx != t->cidx ||
-			 strncmp(k->comm, t->comm, 15))) {
-		bool new_task = k->serial != t->serial;
-		uint8_t in_sys = t->in_sys, on = t->on_cpu;
-		int nr = t->sys_nr;
-
+	} else if (k && k->serial != t->serial) {	/* a new task on the tid */
 		thr_close(x, t, ts);
 		t->serial = k->serial;
 		thr_set_identity(s, t, k, ev);
-		if (new_task) {
-			t->in_sys = 0;
-			t->on_cpu = 0;
-		} else {
-			t->on_cpu = on;
-			t->run_start = ts;
+		t->in_sys = 0;
+		t->on_cpu = 0;
+	} else if (k && (cidx != t->cidx || strncmp(k->comm, t->comm, 15))) {
+		struct thr nw = *t;
+
+		thr_set_identity(s, &nw, k, ev);
+		if (nw.group != t->group || nw.sel != t->sel) {
+			/* another track (a move into a container), or in or
+			 * out of the selection: close there, open here */
+			thr_close(x, t, ts);
+			nw.run_open = 0;
+			*t = nw;
 			thr_name(x, s, t);
-			if (in_sys) {
-				sys_begin(x, t, ts, sys_name(x, nr));
-				t->in_sys = 1;
-			}
+			if (t->in_sys)
+				sys_begin(x, t, ts, t->ename);
+			run_begin(x, t, ts);
+		} else {
+			/* a rename (exec): the same track, slices go on
+			 * (closing them would tie a B and an E of one name at
+			 * one time, which speedscope misreads); new names */
+			*t = nw;
 		}
 	}
 	thr_name(x, s, t);
@@ -735,18 +774,19 @@ static void charge(struct src *s, struct cpu *c, uint64_t ts)
 		c->charged = ts;
 }
 
-/* The CPU track's slice of what ran on CPU n until ts. */
-static void cpu_slice(struct strobe_perfetto *x, struct src *s, struct cpu *c, int n,
-		      uint64_t ts)
+/*
+ * The CPU track's slice of a run: B at the switch in, named by the
+ * task's comm (args: its tid and process), E at the switch out with the
+ * same name and args.  B/E, not X, for the reason run_begin says; the
+ * same args on both ends make a zero-length run one slice in speedscope
+ * (at one time it takes a B before an E of the same name and args) and
+ * keep two same-named tasks that meet apart (their tids differ).
+ */
+static void cpu_open(struct strobe_perfetto *x, struct src *s, struct cpu *c, int n,
+		     const struct thr *t, uint64_t ts)
 {
-	struct thr *t;
 	char *p;
 
-	if (c->cur <= 0 || ts <= c->since)
-		return;
-	t = thr_find(s, c->cur);
-	if (!t || !t->sel)
-		return;
 	if (!c->named) {
 		char name[32];
 
@@ -758,20 +798,48 @@ static void cpu_slice(struct strobe_perfetto *x, struct src *s, struct cpu *c, i
 	}
 	if (!(p = rec(x)))
 		return;
-	p = LIT(p, "{\"ph\":\"X\",\"pid\":");
+	p = LIT(p, "{\"ph\":\"B\",\"pid\":");
 	p = put_i64(p, GROUP_CPUS + s->index);
 	p = LIT(p, ",\"tid\":");
 	p = put_i64(p, TID_CPU + (int64_t)s->index * 4096 + n);
 	p = LIT(p, ",\"name\":");
 	p = put_raw(p, t->ecomm);
 	p = LIT(p, ",\"cat\":\"cpu\",\"ts\":");
-	p = put_ts(x, p, c->since);
-	p = LIT(p, ",\"dur\":");
-	p = put_us(p, ts - c->since);
+	p = put_ts(x, p, ts);
 	p = LIT(p, ",\"args\":{\"tid\":");
 	p = put_i64(p, t->tid);
 	p = LIT(p, ",\"pid\":");
 	p = put_i64(p, t->group);
+	p = LIT(p, "}}");
+	done(x, p);
+	memcpy(c->ename, t->ecomm, sizeof(c->ename));
+	c->open_tid = t->tid;
+	c->open_group = t->group;
+	c->open = true;
+}
+
+static void cpu_close(struct strobe_perfetto *x, struct src *s, struct cpu *c, int n,
+		      uint64_t ts)
+{
+	char *p;
+
+	if (!c->open)
+		return;
+	c->open = false;
+	if (!(p = rec(x)))
+		return;
+	p = LIT(p, "{\"ph\":\"E\",\"pid\":");
+	p = put_i64(p, GROUP_CPUS + s->index);
+	p = LIT(p, ",\"tid\":");
+	p = put_i64(p, TID_CPU + (int64_t)s->index * 4096 + n);
+	p = LIT(p, ",\"name\":");
+	p = put_raw(p, c->ename);
+	p = LIT(p, ",\"ts\":");
+	p = put_ts(x, p, ts);
+	p = LIT(p, ",\"args\":{\"tid\":");
+	p = put_i64(p, c->open_tid);
+	p = LIT(p, ",\"pid\":");
+	p = put_i64(p, c->open_group);
 	p = LIT(p, "}}");
 	done(x, p);
 	x->st.slices++;
@@ -785,10 +853,10 @@ static void cpu_set(struct strobe_perfetto *x, struct src *s, struct cpu *c, int
 	struct thr *t;
 
 	if (c->cur > 0) {
-		cpu_slice(x, s, c, n, ts);
+		cpu_close(x, s, c, n, ts);
 		t = thr_find(s, c->cur);
 		if (t && t->on_cpu && t->cpu == n) {
-			running_piece(x, t, ts);
+			run_end(x, t, ts);
 			t->on_cpu = 0;
 		}
 	}
@@ -802,10 +870,12 @@ static void cpu_set(struct strobe_perfetto *x, struct src *s, struct cpu *c, int
 	if (!t)
 		return;
 	if (t->on_cpu && t->cpu != n)	/* a switch out elsewhere was lost */
-		running_piece(x, t, ts);
+		run_end(x, t, ts);
 	t->on_cpu = 1;
 	t->cpu = n;
-	t->run_start = ts;
+	run_begin(x, t, ts);
+	if (t->sel)
+		cpu_open(x, s, c, n, t, ts);
 	if (t->sel && cont_ensure(s, t->cidx))
 		c->cidx = t->cidx;
 }
@@ -944,10 +1014,14 @@ static void on_switch(struct strobe_perfetto *x, struct src *s, struct ttype *ty
 	int prev = (int)strobe_field_int(ev, &ty->a), next = (int)strobe_field_int(ev, &ty->b);
 	struct thr *t;
 
-	if (prev > 0 && c->cur != prev)	/* prev ran without our knowing */
-		cpu_set(x, s, c, ev->cpu, prev, ev->ts, ev);
+	if (prev > 0 && c->cur != prev && c->cur > 0)	/* a switch was lost: */
+		cpu_set(x, s, c, ev->cpu, 0, ev->ts, ev);	/* end who ran */
 	t = prev > 0 ? thr_find(s, prev) : NULL;
 	cpu_set(x, s, c, ev->cpu, next, ev->ts, ev);
+	if (t && t->on_cpu && t->cpu == ev->cpu && t->tid != next) {
+		run_end(x, t, ev->ts);
+		t->on_cpu = 0;
+	}
 	if (t && t->exiting) {
 		thr_close(x, t, ev->ts);
 		thr_remove(s, t);
@@ -992,23 +1066,24 @@ static void on_wake(struct strobe_perfetto *x, struct src *s, struct ttype *ty,
 static void on_enter(struct strobe_perfetto *x, struct thr *t, uint64_t ts, int nr,
 		     const char *ename)
 {
-	if (t->in_sys) {		/* its exit was lost */
-		running_piece(x, t, ts);
+	run_end(x, t, ts);
+	if (t->in_sys)			/* its exit was lost */
 		sys_end(x, t, ts, false, 0);
-	}
-	running_piece(x, t, ts);
+	t->ename = ename;
 	sys_begin(x, t, ts, ename);
 	t->in_sys = 1;
 	t->sys_nr = nr;
+	run_begin(x, t, ts);
 }
 
 static void on_exit_call(struct strobe_perfetto *x, struct thr *t, uint64_t ts, int64_t ret)
 {
 	if (!t->in_sys)
 		return;		/* entered before the window or the trace */
-	running_piece(x, t, ts);
+	run_end(x, t, ts);
 	sys_end(x, t, ts, true, ret);
 	t->in_sys = 0;
+	run_begin(x, t, ts);
 }
 
 /* ---- periods ------------------------------------------------------------------ */
@@ -1283,10 +1358,11 @@ static int px_event(const struct strobe_event *ev, int source, void *arg,
 			break;
 		case K_EXIT:
 			if (ev->pid > 0 && (t = thread(x, s, ev->pid, ev->ts, ev))) {
-				running_piece(x, t, ev->ts);
-				if (t->in_sys) {
+				if (t->in_sys) {	/* exit ends no call */
+					run_end(x, t, ev->ts);
 					sys_end(x, t, ev->ts, false, 0);
 					t->in_sys = 0;
+					run_begin(x, t, ev->ts);
 				}
 				t->exiting = 1;
 			}
@@ -1343,8 +1419,7 @@ static int px_finish(void *arg, struct strobe_error *err)
 		if (s->per)
 			strobe_periods_finish(s->per);
 		for (n = 0; n < s->nr_cpus; n++)
-			if (s->cpus[n].cur > 0)
-				cpu_slice(x, s, &s->cpus[n], n, end);
+			cpu_close(x, s, &s->cpus[n], n, end);
 		for (k = 0; k < s->thr_cap; k++)
 			if (s->thr[k].tid && !s->thr[k].fresh)
 				thr_close(x, &s->thr[k], end);

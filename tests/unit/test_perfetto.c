@@ -9,11 +9,12 @@
  *     whole document parses as JSON (a small strict parser), every record
  *     has the keys its phase needs (ph, pid, tid, ts; dur for X; name; id
  *     for flows and async slices; args.name for names), B and E balance
- *     per thread and never end what did not begin, slice starts never go
+ *     per thread, never end what did not begin and name the B they end
+ *     (speedscope ignores an E that does not), slice starts never go
  *     backwards per track, X slices nest, flows and async slices pair;
  *   - for exact facts: container names as process names, timestamps as
  *     microseconds with the nanoseconds kept, the running pieces inside
- *     the read call, the wake-up arrow, the counters' values, the period,
+ *     the read call (named apart from those outside), the CPU tracks, the wake-up arrow, the counters' values, the period,
  *     the window, the container filter, the origin of far timestamps;
  *   - for errors: a failing write fails the run with its message, a bad
  *     filter names its column.
@@ -491,6 +492,7 @@ struct doc {
 struct track {
 	long long pid, tid;
 	int open;		/* B not yet ended */
+	char names[8][48];	/* ... their names, innermost last */
 	int64_t last;		/* latest slice start */
 	int64_t xend[16];	/* ends of the X slices enclosing the latest */
 	int nx;
@@ -592,10 +594,15 @@ static int check_doc(const char *text, size_t len, struct doc *d)
 			t->last = s;
 			while (t->nx && t->xend[t->nx - 1] <= s)
 				t->nx--;
+			if (ph[0] == 'B' && t->open < 8)
+				snprintf(t->names[t->open], sizeof(t->names[0]), "%s", get(r, "name"));
 			if (ph[0] == 'B')
 				t->open++;
 			if (ph[0] == 'E' && --t->open < 0)
 				PROB("record %d: E without B", d->n - 1);
+			else if (ph[0] == 'E' && t->open < 8 &&
+				 (!get(r, "name") || strcmp(get(r, "name"), t->names[t->open])))
+				PROB("record %d: E does not name the B it ends", d->n - 1);
 			if (ph[0] == 'X') {
 				int64_t e = s + us_ns(get(r, "dur"));
 
@@ -718,28 +725,53 @@ static void test_perfetto_schema_and_facts(void)
 	CHECK_STR(get(r, "ts"), "1000000005.500");
 	/* the open futex of postgres ends at the last event, without ret */
 	CHECK_EQ(count(&doc, "B", "name", "futex"), 1);
-	CHECK_EQ(count(&doc, "B", NULL, NULL), 3);
-	CHECK_EQ(count(&doc, "E", NULL, NULL), 3);
-	/* nginx's running pieces: cut at the call's edges and the switch */
-	CHECK(find(&doc, "X", "ts", "1000000000.000") &&
-	      !strcmp(get(find(&doc, "X", "ts", "1000000000.000"), "dur"), "1.000"));
-	r = find(&doc, "X", "ts", "1000000001.000");	/* inside read until blocked */
-	REQUIRE(r);
-	CHECK_STR(get(r, "name"), "running");
-	CHECK_STR(get(r, "dur"), "1.000");
-	r = find(&doc, "X", "ts", "1000000003.000");	/* woken, back in read */
-	REQUIRE(r);
-	CHECK_STR(get(r, "dur"), "1.000");
-	r = find(&doc, "X", "ts", "1000000005.500");	/* after getpid to the switch */
-	REQUIRE(r);
-	CHECK_STR(get(r, "dur"), "5994.500");
-	/* the CPU track: bash between nginx's two runs */
-	r = find(&doc, "X", "name", "bash");
+	CHECK_EQ(count(&doc, "B", "cat", "syscall"), 3);
+	CHECK_EQ(count(&doc, "E", "name", "futex"), 1);
+	/* nginx's running pieces: cut at the call's edges and the switch,
+	 * in file order: B 0, E 1, [B read 1], B 1, E 2 (blocked), B 3
+	 * (woken), E 4, [E read 4], B 4, E 5, [B getpid], B 5, E 5.5, [E
+	 * getpid], B 5.5, E 6000 us */
+	{
+		static const char *const want[] = {
+			"B1000000000.000", "E1000000001.000", "B1000000001.000 in call",
+			"E1000000002.000 in call", "B1000000003.000 in call",
+			"E1000000004.000 in call", "B1000000004.000", "E1000000005.000",
+			"B1000000005.000 in call", "E1000000005.500 in call",
+			"B1000000005.500", "E1000006000.000" };
+		int i, k = 0;
+
+		for (i = 0; i < doc.n && k < 12; i++) {
+			const struct rec *q = &doc.r[i];
+			char got[40];
+
+			if (strncmp(get(q, "name") ? get(q, "name") : "", "running", 7) ||
+			    strcmp(get(q, "tid"), "100"))
+				continue;
+			snprintf(got, sizeof(got), "%s%s%s", get(q, "ph"), get(q, "ts"),
+				 strstr(get(q, "name"), "in call") ? " in call" : "");
+			CHECK_STR(got, want[k]);
+			k++;
+		}
+		CHECK_EQ(k, 12);
+		CHECK_EQ(count(&doc, "B", "name", "running"), count(&doc, "E", "name", "running"));
+		CHECK_EQ(count(&doc, "B", "name", "running (in call)"),
+			 count(&doc, "E", "name", "running (in call)"));
+	}
+	/* the CPU track: bash between nginx's two runs, ends named and with
+	 * the args of their beginnings */
+	r = find(&doc, "B", "name", "bash");
 	REQUIRE(r);
 	CHECK_STR(get(r, "ts"), "1000000002.000");
-	CHECK_STR(get(r, "dur"), "1.000");
 	CHECK_STR(get(r, "pid"), "1610612736");
+	CHECK_STR(get(r, "tid"), "1744830464");
 	CHECK_STR(get(r, "cat"), "cpu");
+	CHECK_STR(get(r, "args.tid"), "200");
+	r = find(&doc, "E", "name", "bash");
+	REQUIRE(r);
+	CHECK_STR(get(r, "ts"), "1000000003.000");
+	CHECK_STR(get(r, "args.tid"), "200");
+	CHECK_EQ(count(&doc, "B", "cat", "cpu"), 4);	/* nginx, bash, nginx, postgres */
+	CHECK_EQ(count(&doc, "X", NULL, NULL), 0);
 	/* the wake-up: bash's flow start, nginx's flow end, one id */
 	r = find(&doc, "s", NULL, NULL);
 	REQUIRE(r);
@@ -912,7 +944,8 @@ static void test_perfetto_two_hosts(void)
 		CHECK(find(&doc, "M", "args.name", "CPUs (db)"));
 		CHECK(find(&doc, "B", "tid", "100"));
 		r = find(&doc, "B", "tid", "4194404");	/* db's nginx */
-		CHECK(r && !strcmp(get(r, "name"), "read"));
+		CHECK(r != NULL);
+		CHECK(strstr(out.p, "\"tid\":4194404,\"name\":\"read\",\"cat\":\"syscall\""));
 		CHECK(strstr(out.p, "\"ts_origin_ns\":1795545551000000000,"));
 		CHECK(strstr(out.p, "\"hosts\":[\"web\",\"db\"]"));
 	}
@@ -976,10 +1009,13 @@ static void test_perfetto_schema_check_refuses(void)
 		HEAD "{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"process_name\"}" TAIL,
 		HEAD "{\"ph\":\"B\",\"pid\":1,\"tid\":1,\"name\":\"a\",\"ts\":1.000" TAIL,
 		HEAD "{\"ph\":\"C\",\"pid\":1,\"name\":\"c\",\"ts\":1.000,\"args\":{}}" TAIL,
+		HEAD "{\"ph\":\"B\",\"pid\":1,\"tid\":1,\"name\":\"a\",\"ts\":1.000},\n"
+		"{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":2.000}" TAIL,
 	};
 	static const char good[] = HEAD "{\"ph\":\"B\",\"pid\":1,\"tid\":1,\"name\":\"a\","
 		"\"ts\":1.000},\n{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"r\",\"ts\":1.000,"
-		"\"dur\":0.500},\n{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":2.000}" TAIL;
+		"\"dur\":0.500},\n{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"name\":\"a\","
+		"\"ts\":2.000}" TAIL;
 	size_t i;
 
 	CHECK_EQ(check_doc(good, strlen(good), &doc), 0);
