@@ -146,6 +146,9 @@ struct strobe_perfetto {
 	size_t used;
 	bool first_rec;
 	char sysname[NR_SYSNAMES][40];	/* escaped names by number, "" unset */
+	uint64_t ts_last;		/* put_ts's cache: the last time ... */
+	char ts_text[32];		/* ... its text (ts_len bytes) */
+	uint8_t ts_len;
 	struct strobe_perfetto_stats st;
 	struct strobe_error werr;
 };
@@ -254,9 +257,17 @@ static char *put_us(char *p, uint64_t ns)
 	return p + 4;
 }
 
+/* A timestamp; the last one's text is kept, since the records of one
+ * event (a call's end, the pieces around it) share it. */
 static char *put_ts(struct strobe_perfetto *x, char *p, uint64_t ts)
 {
-	return put_us(p, ts >= x->origin ? ts - x->origin : 0);
+	if (ts != x->ts_last || !x->ts_len) {
+		x->ts_last = ts;
+		x->ts_len = (uint8_t)(put_us(x->ts_text, ts >= x->origin ? ts - x->origin : 0) -
+				      x->ts_text);
+	}
+	memcpy(p, x->ts_text, sizeof(x->ts_text));	/* fixed size: one move */
+	return p + x->ts_len;
 }
 
 /* s[0..len) as a JSON string of at most max bytes escaped (cut at the
