@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,18 @@ struct out {
 	bool direct;		/* path itself is written (not a regular file) */
 };
 
+/* The file being written, removed when a signal ends the export (a live
+ * recording handles SIGINT, SIGTERM and SIGHUP itself, and finishes). */
+static const char *volatile tmp_to_remove;
+
+static void on_fatal(int sig)
+{
+	if (tmp_to_remove)
+		unlink(tmp_to_remove);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static int out_write(void *arg, const void *buf, size_t len, struct strobe_error *err)
 {
 	struct out *o = arg;
@@ -168,6 +181,11 @@ static int out_open(struct out *o, const char *path)
 		o->tmp = NULL;
 		return -errno;
 	}
+	tmp_to_remove = o->tmp;
+	signal(SIGINT, on_fatal);
+	signal(SIGTERM, on_fatal);
+	signal(SIGHUP, on_fatal);
+	signal(SIGPIPE, on_fatal);
 	return 0;
 }
 
@@ -182,6 +200,7 @@ static int out_close(struct out *o, bool keep)
 	}
 	if (!o->tmp)
 		return 0;
+	tmp_to_remove = NULL;
 	if (close(o->fd) < 0 && keep) {
 		cli_error(CMD, "cannot write '%s': %s", o->path, strerror(errno));
 		keep = false;
