@@ -1,6 +1,7 @@
 /*
  * cmd-export.c - `strobe export`: trace files into an external store.
- * Today one format, ClickHouse (the library's strobe_clickhouse_*:
+ * --format perfetto (Chrome trace-event JSON) is export-perfetto.c's,
+ * handed the whole command line; here ClickHouse (the library's strobe_clickhouse_*:
  * schema created when missing, events and per-second per-container
  * aggregates inserted in compressed batches over HTTP); this file parses
  * options, reads the password from a file or the environment (never from
@@ -29,6 +30,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: strobe export --format clickhouse [options] [-i FILE]...\n"
 		"       strobe export --format clickhouse [options] --spool SPOOL\n"
+		"       strobe export --format perfetto -o OUT.json [options] [-i FILE]...\n"
+		"         (its options: strobe export --format perfetto --help)\n"
 		"\n"
 		"Export trace files (default trace.dat) to ClickHouse over HTTP: the\n"
 		"database and its tables are created when missing, then every event goes\n"
@@ -42,7 +45,8 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -i, --input FILE        trace file to read (default: trace.dat); several\n"
 		"                          -i export several files (hosts) in one pass\n"
-		"      --format FORMAT     clickhouse (the only one so far; required)\n"
+		"      --format FORMAT     clickhouse, or perfetto (Chrome trace-event JSON\n"
+		"                          for Perfetto UI; required)\n"
 		"      --url URL           server's HTTP interface (default:\n"
 		"                          http://localhost:8123)\n"
 		"      --database DB       database (default: strobe)\n"
@@ -329,6 +333,19 @@ out:
 	return status;
 }
 
+/* --format perfetto anywhere before a "--": export-perfetto.c's. */
+static bool wants_perfetto(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--format=perfetto") ||
+		    (!strcmp(argv[i], "--format") && i + 1 < argc &&
+		     !strcmp(argv[i + 1], "perfetto")))
+			return true;
+	return false;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	enum { OPT_FORMAT = 256, OPT_URL, OPT_DB, OPT_HOST, OPT_USER, OPT_PWFILE, OPT_BATCH,
@@ -364,6 +381,8 @@ int cmd_export(int argc, char **argv)
 	uint64_t u;
 	int c, i, status = CLI_OK;
 
+	if (wants_perfetto(argc, argv))
+		return cli_export_perfetto(argc, argv);
 	in.paths = calloc((size_t)argc + 1, sizeof(*in.paths));
 	if (!in.paths) {
 		cli_error(CMD, "out of memory");
@@ -452,12 +471,12 @@ int cmd_export(int argc, char **argv)
 		goto out;
 	}
 	if (!format) {
-		cli_error(CMD, "which format? --format clickhouse");
+		cli_error(CMD, "which format? --format clickhouse or --format perfetto");
 		status = CLI_USAGE;
 		goto out;
 	}
 	if (strcmp(format, "clickhouse")) {
-		cli_error(CMD, "unknown format '%s' (known: clickhouse)", format);
+		cli_error(CMD, "unknown format '%s' (known: clickhouse, perfetto)", format);
 		status = CLI_USAGE;
 		goto out;
 	}

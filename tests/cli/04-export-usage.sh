@@ -9,6 +9,19 @@ t export_help_exits_0 0 'format clickhouse' $S export --help
 t export_help_lists_retry 0 '\-\-retry' $S export --help
 t export_without_format_is_usage_error 2 'strobe export: which format' $S export
 t export_unknown_format_is_usage_error 2 "unknown format 'csv'" $S export --format csv
+t export_perfetto_help_exits_0 0 'counter-interval' $S export --format perfetto --help
+t export_perfetto_without_output_is_usage_error 2 'strobe export: where to? -o' \
+	$S export --format perfetto -i x.dat
+t export_perfetto_bad_time_is_usage_error 2 "bad time 'soon'" \
+	$S export --format perfetto -o x.json --begin soon
+t export_perfetto_absolute_time_with_two_files 2 'take +SECONDS' \
+	$S export --format perfetto -o x.json -i a.dat -i b.dat --end 5
+t export_perfetto_files_and_live_is_usage_error 2 'not both' \
+	$S export --format perfetto -o x.json -i a.dat -d 1
+t export_perfetto_bad_counter_interval 2 "bad --counter-interval 'x'" \
+	$S export --format perfetto -o x.json --counter-interval x
+t export_perfetto_missing_trace_fails 1 "strobe export: .*nosuch.dat" \
+	$S export --format perfetto -o /tmp/strobe-px-$$.json -i /nonexistent/nosuch.dat
 t export_bad_url_is_usage_error 2 'must start with http' $S export --format clickhouse --url ftp://x
 t export_bad_batch_is_usage_error 2 'batch-rows wants' $S export --format clickhouse --batch-rows 0
 t export_bad_retry_is_usage_error 2 'retry wants seconds' $S export --format clickhouse --retry x
