@@ -294,6 +294,14 @@ static void task_facts(struct snoop *s, int tid, struct row *r)
 		r->pid = t->tgid > 0 ? t->tgid : tid;
 	if (t && r->ppid <= 0)
 		r->ppid = t->ppid;
+	/* a task the model has not placed yet (its fork not seen before its
+	 * record: an exec right after fork) is in its parent's container */
+	if ((!t || !t->container || t->container->index == 0) && r->ppid > 0 && s->model) {
+		const struct strobe_task *pt = strobe_model_task(s->model, r->ppid);
+
+		if (pt && pt->container && pt->container->index != 0)
+			r->container = pt->container->name;
+	}
 }
 
 static int snoop_start(const struct strobe_pipeline_source *src, int nr, void *arg,

@@ -725,6 +725,18 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 	int nr;
 	int64_t ret;
 
+	if (cookie != EV_SWITCH && ev->pid > 0) {
+		struct wtask *o = task_get(p, ev->pid);
+
+		/* an event of its own: it runs, though its switch-in was not
+		 * recorded (this kernel drops some switches out of idle under
+		 * set_event_pid); a block that ends so has no known waker */
+		if (o && o->since && ev->ts > o->since &&
+		    (o->state == WS_RUNQ || o->state == WS_BLOCK_S || o->state == WS_BLOCK_D))
+			transition(a, ev->pid, o, ev->ts, WS_RUN,
+				   o->state == WS_RUNQ ? 0 : K_UNKNOWN,
+				   o->state == WS_RUNQ ? 0 : U_NOWAKE, 0, ev->cpu);
+	}
 	switch (cookie) {
 	case ANA_SYS_ENTER_RAW:
 	case ANA_SYS_EXIT_RAW:

@@ -410,6 +410,20 @@ int strobe_offcpu_feed(struct strobe_offcpu *oc, const struct strobe_event *ev,
 			return 0;
 		attach(oc, strobe_format_catalogue(ev->format));
 	}
+	if (ev->type != oc->sw_id && ev->type != oc->ks_id && ev->type != oc->us_id &&
+	    ev->pid > 0 && (size_t)ev->pid < oc->nr_thr && oc->thr[ev->pid].off) {
+		/*
+		 * An event of its own: it runs again, and its switch-in was not
+		 * recorded (this kernel drops some switches out of idle to a
+		 * task under set_event_pid): that event ends its time off CPU,
+		 * the nearest evidence after the switch-in.
+		 */
+		struct thr *t = &oc->thr[ev->pid];
+
+		t->off = 0;
+		if (ev->ts >= t->start && ev->ts - t->start >= oc->o.min_ns)
+			add_weight(oc, t, ev->ts - t->start);
+	}
 	if (ev->type == oc->sw_id) {
 		on_switch(oc, ev, m);
 	} else if (ev->type == oc->fork_id && oc->target == TGT_PIDS) {

@@ -1,7 +1,8 @@
 /*
  * test_why.c - strobe why on synthetic event sequences with hand-computed
  * breakdowns: a two-hop critical path (the target waits on B, B on C:
- * charged to C's running, not B's blocked time), a cycle, a waker that
+ * charged to C's running, not B's blocked time), an own event that ends
+ * a block whose wake-up was not recorded, a waker that
  * wakes many, lost events in the middle, interrupts, timers, disk and
  * network as causes, a futex wake-up as a lock, a task exiting mid-chain,
  * and who ran while the target waited for a CPU.
@@ -197,28 +198,30 @@ static void test_two_hop_chain_is_charged_to_the_end_of_the_path(void)
 	stop(&f);
 }
 
-/* B's block was ended by the target itself (a cycle in the data): the
- * piece is unknown (cycle), the rest is B's own. */
-static void test_cycle_is_unknown(void)
+/* An event of the target's own while it is blocked (here it wakes B, in
+ * process context) means it runs: its switch-in and its wake-up were
+ * not recorded, so the block ends there with no known waker, and the
+ * later wake-up by B does not end a block (no cycle T -> B -> T). */
+static void test_own_event_ends_a_block_with_no_waker(void)
 {
 	struct feeder f;
 	const union strobe_value *v;
 
 	REQUIRE(start(&f, 1, false));
 	sched_switch(&f, 0, 500, 0, 0, 200);
-	sched_switch(&f, 0, 1000, 200, S, 100);	/* B blocks */
+	sched_switch(&f, 0, 1000, 200, S, 100);	/* B blocks, T runs */
 	sched_switch(&f, 0, 1500, 100, S, 0);	/* T blocks */
-	wake(&f, 100, 1, 4500, 200, 0);		/* "by T": cycle */
+	wake(&f, 100, 1, 4500, 200, 0);		/* by T: T runs again */
 	sched_switch(&f, 1, 4600, 0, 0, 200);
-	wake(&f, 200, 1, 5000, 100, 0);
+	wake(&f, 200, 1, 5000, 100, 0);		/* T runs already */
 	sched_switch(&f, 1, 5100, 200, S, 100);
 	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
-	/* [1500, 5000): B running 400, waiting 100, cycle 3000 */
-	v = row(f.a, "why.path", "kind", "unknown", "what", "cycle", -1);
-	CHECK_EQ(cell_u(f.a, "why.path", v, "time"), 3000);
-	v = row(f.a, "why.path", "kind", "running", NULL, NULL, 200);
-	CHECK_EQ(cell_u(f.a, "why.path", v, "time"), 400);
-	CHECK_EQ(sum(f.a, "why.path", "time"), 3500);
+	v = row(f.a, "why.waits", "kind", "unknown", "what", "no wake-up recorded", -1);
+	CHECK_EQ(cell_u(f.a, "why.waits", v, "time"), 3000);
+	CHECK_EQ(sum(f.a, "why.waits", "time"), 3000);
+	CHECK(row(f.a, "why.path", "kind", "unknown", "what", "cycle", -1) == NULL);
+	v = row(f.a, "why.summary", "state", "running", NULL, NULL, -1);
+	CHECK_EQ(cell_u(f.a, "why.summary", v, "time"), 1100);
 	stop(&f);
 }
 
@@ -431,7 +434,7 @@ static void test_per_request(void)
 
 TESTS(T(test_two_hop_chain_is_charged_to_the_end_of_the_path),
       T(test_per_request),
-      T(test_cycle_is_unknown),
+      T(test_own_event_ends_a_block_with_no_waker),
       T(test_waker_that_wakes_many),
       T(test_lost_events_in_the_middle),
       T(test_causes_timer_disk_network_irq_lock),
