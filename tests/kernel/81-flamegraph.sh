@@ -33,7 +33,9 @@ else fail flamegraph-record-stacks-leaves-nothing "rc=$rc $(head -c 300 $WORK/re
 $STROBE report -i $F > $WORK/strobe.txt 2>&1
 trace-cmd report -i $F 2>/dev/null > $WORK/tc.txt
 n=$(grep -c '<stack trace >' $WORK/tc.txt)
-if [ "$n" -ge 20 ] && diff -q $WORK/strobe.txt $WORK/tc.txt >/dev/null; then
+# at least the ten sleeps' switch-outs (the switch-ins out of idle this
+# kernel may drop under set_event_pid, and their stacks with them)
+if [ "$n" -ge 10 ] && diff -q $WORK/strobe.txt $WORK/tc.txt >/dev/null; then
 	pass flamegraph-report-prints-stacks-as-trace-cmd
 else fail flamegraph-report-prints-stacks-as-trace-cmd \
 	"$n stacks; $(diff $WORK/strobe.txt $WORK/tc.txt | head -4 | tr '\n' ' ')"; fi
