@@ -107,6 +107,14 @@ static inline struct tep_handle *strobe_formats_tep(const struct strobe_formats 
 	return f ? f->tep : NULL;
 }
 
+/* The kernel function holding addr in the file's or the machine's
+ * kallsyms, or NULL (ksym.c). */
+const char *strobe_formats_ksym(const struct strobe_formats *f, uint64_t addr) STROBE_HIDDEN;
+/* The index of the first frame of a kernel stack record (innermost
+ * first) past the tracing machinery that took it (the stacktrace
+ * trigger's own frames at the top of a switch's stack); n when none. */
+int strobe_kstack_skip(const struct strobe_formats *f, const uint64_t *addrs, int n) STROBE_HIDDEN;
+
 /* Raw bits of a fixed 1/2/4/8-byte field, and whether it could be read. */
 static inline int strobe_field_read_raw(const struct strobe_event *e,
 					const struct strobe_field *f, uint64_t *v)

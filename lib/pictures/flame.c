@@ -21,14 +21,14 @@
 #include <strobe/strobe.h>
 
 #include "output/svg.h"
-#include "pictures-int.h"
+#include "util/intern.h"
 #include "util/buf.h"
 
 #define NONE UINT32_MAX
 
 struct strobe_flame {
-	struct pic_intern names;
-	struct pic_intern edges;	/* key {parent + 1, name}: node id */
+	struct strobe_intern names;
+	struct strobe_intern edges;	/* key {parent + 1, name}: node id */
 	uint32_t *parent, *name;
 	uint64_t *self;
 	size_t nr_alloc;
@@ -46,8 +46,8 @@ void strobe_flame_free(struct strobe_flame *f)
 {
 	if (!f)
 		return;
-	pic_intern_free(&f->names);
-	pic_intern_free(&f->edges);
+	strobe_intern_free(&f->names);
+	strobe_intern_free(&f->edges);
 	free(f->parent);
 	free(f->name);
 	free(f->self);
@@ -60,12 +60,12 @@ static int64_t child(struct strobe_flame *f, uint32_t parent, const char *name)
 	int64_t nid, id;
 	int added;
 
-	nid = pic_intern(&f->names, name, strlen(name), NULL);
+	nid = strobe_intern_add(&f->names, name, strlen(name), NULL);
 	if (nid < 0)
 		return nid;
 	key[0] = parent == NONE ? 0 : parent + 1;
 	key[1] = (uint32_t)nid;
-	id = pic_intern(&f->edges, key, sizeof(key), &added);
+	id = strobe_intern_add(&f->edges, key, sizeof(key), &added);
 	if (id < 0 || !added)
 		return id;
 	if ((size_t)id >= f->nr_alloc) {
@@ -142,8 +142,8 @@ static int by_name(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	return strcmp(pic_key(&sort_f->names, sort_f->name[x]),
-		      pic_key(&sort_f->names, sort_f->name[y]));
+	return strcmp(strobe_intern_key(&sort_f->names, sort_f->name[x]),
+		      strobe_intern_key(&sort_f->names, sort_f->name[y]));
 }
 
 static void tree_free(struct tree *t)
@@ -214,12 +214,12 @@ uint64_t strobe_flame_weight(const struct strobe_flame *f, const char *const *fr
 	if (!f || n < 1)
 		return 0;
 	for (i = 0; i < n; i++) {
-		nid = pic_find(&f->names, frames[i], strlen(frames[i]));
+		nid = strobe_intern_find(&f->names, frames[i], strlen(frames[i]));
 		if (nid < 0)
 			return 0;
 		key[0] = node == NONE ? 0 : node + 1;
 		key[1] = (uint32_t)nid;
-		id = pic_find(&f->edges, key, sizeof(key));
+		id = strobe_intern_find(&f->edges, key, sizeof(key));
 		if (id < 0)
 			return 0;
 		node = (uint32_t)id;
@@ -274,7 +274,7 @@ int strobe_flame_write_folded(const struct strobe_flame *f, struct strobe_buf *b
 
 				if (i)
 					strobe_buf_putc(b, ';');
-				put_frame(b, pic_key(&f->names, nm), pic_key_len(&f->names, nm));
+				put_frame(b, strobe_intern_key(&f->names, nm), strobe_intern_key_len(&f->names, nm));
 			}
 			strobe_buf_printf(b, " %llu\n", (unsigned long long)f->self[node]);
 		}
@@ -305,7 +305,7 @@ int strobe_flame_write_folded(const struct strobe_flame *f, struct strobe_buf *b
 static void color(const char *name, int kind, enum strobe_flame_colors scheme, char *out,
 		  size_t size)
 {
-	uint32_t h = pic_hash(name, strlen(name));
+	uint32_t h = strobe_intern_hash(name, strlen(name));
 	double v1 = (h & 0xff) / 255.0, v2 = ((h >> 8) & 0xff) / 255.0;
 	int r, g, bl;
 
@@ -505,8 +505,8 @@ int strobe_flame_write_svg(const struct strobe_flame *f, const struct strobe_fla
 	xs[0] = PAD_X;
 	node = t.roots;
 	while (node != NONE && !x.err) {
-		const char *name = pic_key(&f->names, f->name[node]);
-		size_t len = pic_key_len(&f->names, f->name[node]);
+		const char *name = strobe_intern_key(&f->names, f->name[node]);
+		size_t len = strobe_intern_key_len(&f->names, f->name[node]);
 		double fx = xs[depth], fy = height - PAD_BOTTOM - (depth + 1) * FRAME_H;
 
 		path[depth] = node;

@@ -33,7 +33,7 @@
 #include <strobe/stream.h>
 
 #include "format/format-int.h"
-#include "pictures-int.h"
+#include "util/intern.h"
 #include "util/opts.h"
 
 #define NONE UINT32_MAX
@@ -75,7 +75,7 @@ struct strobe_offcpu {
 	size_t nr_thr;
 	int *pend;			/* per CPU: tid switched out last, -1 */
 	int nr_pend;
-	struct pic_intern kstacks, ustacks, groups, tuples;
+	struct strobe_intern kstacks, ustacks, groups, tuples;
 	uint64_t *weights;		/* per tuple id */
 	size_t nr_weights;
 	struct strobe_offcpu_stats st;
@@ -113,10 +113,10 @@ void strobe_offcpu_free(struct strobe_offcpu *oc)
 	while (oc->nr_tgt_conts > 0)
 		free(oc->tgt_conts[--oc->nr_tgt_conts]);
 	free(oc->tgt_conts);
-	pic_intern_free(&oc->kstacks);
-	pic_intern_free(&oc->ustacks);
-	pic_intern_free(&oc->groups);
-	pic_intern_free(&oc->tuples);
+	strobe_intern_free(&oc->kstacks);
+	strobe_intern_free(&oc->ustacks);
+	strobe_intern_free(&oc->groups);
+	strobe_intern_free(&oc->tuples);
 	free(oc->weights);
 	free(oc);
 }
@@ -232,7 +232,7 @@ static int64_t group_of(struct strobe_offcpu *oc, const struct strobe_task *t, i
 	case STROBE_FLAME_BY_NONE:
 		break;
 	}
-	return pic_intern(&oc->groups, key, (size_t)n, NULL);
+	return strobe_intern_add(&oc->groups, key, (size_t)n, NULL);
 }
 
 static struct thr *thread(struct strobe_offcpu *oc, int tid)
@@ -282,7 +282,7 @@ static int *pend_of(struct strobe_offcpu *oc, int cpu)
 static void add_weight(struct strobe_offcpu *oc, const struct thr *t, uint64_t w)
 {
 	uint32_t key[3] = { t->group, t->kst, t->ust };
-	int64_t id = pic_intern(&oc->tuples, key, sizeof(key), NULL);
+	int64_t id = strobe_intern_add(&oc->tuples, key, sizeof(key), NULL);
 
 	if (id < 0) {
 		oc->err = (int)id;
@@ -386,7 +386,7 @@ static void on_stack(struct strobe_offcpu *oc, const struct strobe_event *ev, bo
 			break;
 		addrs[i] = a;
 	}
-	id = pic_intern(user ? &oc->ustacks : &oc->kstacks, addrs, i * sizeof(*addrs), NULL);
+	id = strobe_intern_add(user ? &oc->ustacks : &oc->kstacks, addrs, i * sizeof(*addrs), NULL);
 	if (id < 0) {
 		oc->err = (int)id;
 		return;
@@ -451,17 +451,9 @@ int strobe_offcpu_feed(struct strobe_offcpu *oc, const struct strobe_event *ev,
 
 /* ---- the end: distinct triples into frame names -------------------------- */
 
-/* Kernel frames of the tracing machinery at the top of a switch's stack. */
-static bool tracing_frame(const char *name)
-{
-	return !strncmp(name, "trace_event_raw_event_", 22) || !strncmp(name, "__traceiter_", 12) ||
-	       !strncmp(name, "event_triggers_", 15) || !strncmp(name, "__trace_stack", 13) ||
-	       !strncmp(name, "stacktrace_trigger", 18) || !strncmp(name, "__ftrace_trace_stack", 20);
-}
-
 static int fold_tuple(struct strobe_offcpu *oc, uint32_t id, char *names, size_t names_size)
 {
-	const uint32_t *key = (const uint32_t *)(const void *)pic_key(&oc->tuples, id);
+	const uint32_t *key = (const uint32_t *)(const void *)strobe_intern_key(&oc->tuples, id);
 	struct tep_handle *tep = strobe_formats_tep(oc->fmts);
 	const char *frames[MAX_FRAMES * 2 + 4];
 	uint64_t addrs[MAX_FRAMES];
@@ -473,14 +465,14 @@ static int fold_tuple(struct strobe_offcpu *oc, uint32_t id, char *names, size_t
 	memcpy(&grp, &key[0], 4);
 	memcpy(&kst, &key[1], 4);
 	memcpy(&ust, &key[2], 4);
-	g = pic_key(&oc->groups, grp);
-	len = pic_key_len(&oc->groups, grp);
+	g = strobe_intern_key(&oc->groups, grp);
+	len = strobe_intern_key_len(&oc->groups, grp);
 	/* the group's frames: its NUL-separated parts */
 	for (i = 0; i < len; i += (uint32_t)strlen(g + i) + 1)
 		frames[n++] = g + i;
 	if (ust != NONE) {
-		k = pic_key_len(&oc->ustacks, ust) / 8;
-		memcpy(addrs, pic_key(&oc->ustacks, ust), (size_t)k * 8);
+		k = strobe_intern_key_len(&oc->ustacks, ust) / 8;
+		memcpy(addrs, strobe_intern_key(&oc->ustacks, ust), (size_t)k * 8);
 		for (i = k; i-- > 0;) {
 			int w = snprintf(names + used, names_size - used, "0x%llx",
 					 (unsigned long long)addrs[i]);
@@ -494,14 +486,10 @@ static int fold_tuple(struct strobe_offcpu *oc, uint32_t id, char *names, size_t
 	if (kst == NONE) {
 		frames[n++] = "[no stack]";
 	} else {
-		k = pic_key_len(&oc->kstacks, kst) / 8;
-		memcpy(addrs, pic_key(&oc->kstacks, kst), (size_t)k * 8);
+		k = strobe_intern_key_len(&oc->kstacks, kst) / 8;
+		memcpy(addrs, strobe_intern_key(&oc->kstacks, kst), (size_t)k * 8);
 		/* innermost first in the record: skip the tracing frames there */
-		for (first = 0; first < (int)k; first++) {
-			fn = tep ? tep_find_function(tep, addrs[first]) : NULL;
-			if (!fn || !tracing_frame(fn))
-				break;
-		}
+		first = strobe_kstack_skip(oc->fmts, addrs, (int)k);
 		for (i = k; i-- > (uint32_t)first;) {
 			fn = tep ? tep_find_function(tep, addrs[i]) : NULL;
 			if (!fn) {

@@ -1,5 +1,5 @@
 /*
- * intern.c - dense ids for byte strings (pictures-int.h): names of
+ * intern.c - dense ids for byte strings (util/intern.h): names of
  * frames, whole stacks of addresses, group keys.  One hash per key, keys
  * copied once into an arena.
  */
@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pictures-int.h"
+#include "util/intern.h"
 
 /* FNV-1a over 8 bytes at a time, then mixed: keys are short (names) or
  * arrays of addresses (stacks). */
-uint32_t pic_hash(const void *p, size_t n)
+uint32_t strobe_intern_hash(const void *p, size_t n)
 {
 	const unsigned char *c = p;
 	uint64_t h = 0xcbf29ce484222325ull, w;
@@ -31,7 +31,7 @@ uint32_t pic_hash(const void *p, size_t n)
 	return (uint32_t)h;
 }
 
-static int64_t lookup(const struct pic_intern *t, const void *key, size_t n, uint32_t h,
+static int64_t lookup(const struct strobe_intern *t, const void *key, size_t n, uint32_t h,
 		      size_t *slot)
 {
 	size_t i, mask = t->cap - 1;
@@ -52,14 +52,14 @@ static int64_t lookup(const struct pic_intern *t, const void *key, size_t n, uin
 	}
 }
 
-int64_t pic_find(const struct pic_intern *t, const void *key, size_t n)
+int64_t strobe_intern_find(const struct strobe_intern *t, const void *key, size_t n)
 {
 	size_t slot;
 
-	return lookup(t, key, n, pic_hash(key, n), &slot);
+	return lookup(t, key, n, strobe_intern_hash(key, n), &slot);
 }
 
-static int grow_slots(struct pic_intern *t)
+static int grow_slots(struct strobe_intern *t)
 {
 	size_t cap = t->cap ? t->cap * 2 : 1024, i, j;
 	uint32_t *s = calloc(cap, sizeof(*s));
@@ -77,9 +77,9 @@ static int grow_slots(struct pic_intern *t)
 	return 0;
 }
 
-int64_t pic_intern(struct pic_intern *t, const void *key, size_t n, int *added)
+int64_t strobe_intern_add(struct strobe_intern *t, const void *key, size_t n, int *added)
 {
-	uint32_t h = pic_hash(key, n);
+	uint32_t h = strobe_intern_hash(key, n);
 	size_t slot;
 	int64_t id;
 
@@ -139,7 +139,7 @@ int64_t pic_intern(struct pic_intern *t, const void *key, size_t n, int *added)
 	return id;
 }
 
-void pic_intern_free(struct pic_intern *t)
+void strobe_intern_free(struct strobe_intern *t)
 {
 	free(t->slots);
 	free(t->hashes);
