@@ -77,9 +77,10 @@ static void usage(FILE *f, const char *cmd)
 			"blocked in D or S) and whom they wait for: what ended each block (a\n"
 			"task, a lock holder, a disk, the network, a timer, an interrupt),\n"
 			"followed along the wake-up chain to the task that did the work, across\n"
-			"containers; the answer first, in sentences, then the tables.  -c and -p\n"
-			"select in user space: live, the whole machine is recorded (--preset\n"
-			"why), so chains through other containers and the host are seen.\n"
+			"containers; the answer first, in sentences, then the tables.  -c, -p\n"
+			"and -- CMD select in user space: live, the whole machine is recorded\n"
+			"(--preset why), so chains through other containers and the host are\n"
+			"seen.  With a recording made with --stacks, the blocking kernel stacks.\n"
 			"See strobe-why(1) for the rule and its limits.\n");
 	else if (all)
 		fprintf(f,
@@ -439,8 +440,9 @@ static int live_target(struct live_run *l, struct strobe_model *m)
 
 	if (o->argv || o->pid > 0) {
 		snprintf(pids, sizeof(pids), "%d", o->argv ? (int)l->res->child_pid : (int)o->pid);
-		return strobe_analysis_set_target(*l->an, o->argv ? "command" : "pid", pids, NULL,
-						  &l->err);
+		return strobe_analysis_set_target(*l->an, !o->argv ? "pid" : o->argv_whole_system
+							  ? "command-all" : "command",
+						  pids, NULL, &l->err);
 	}
 	if (!o->nr_containers)
 		return 0;
@@ -1309,6 +1311,10 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		if (cli_target_finish(&t, cmd, target_argv) < 0)
 			goto out;
 		t.o.command_line = cmdline;
+		/* strobe why -- CMD: the whole machine, the command's tasks
+		 * selected in user space (its wakers are other tasks) */
+		if (why && target_argv)
+			t.o.argv_whole_system = true;
 		a.live = &t;
 	}
 	if (!a.input)

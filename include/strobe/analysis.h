@@ -144,7 +144,10 @@ void strobe_analysis_free(struct strobe_analysis *a);	/* NULL ok */
  * with untraced tasks, so an untraced task's time between two of those
  * is unknown: the analyses then measure traced tasks only (a target, a
  * thread of one, a task forked by a traced task, a task of a target
- * container) and add a note saying so.  pids and containers may be NULL;
+ * container) and add a note saying so.  target "command-all" (pids: the
+ * command's) selects a command's tasks in the same way on a recording of
+ * the whole machine (strobe_record_opts.argv_whole_system), with no
+ * note.  pids and containers may be NULL;
  * malformed entries are skipped.  Call before attach.  Returns 0,
  * -EINVAL (an unknown target: nothing changed, *err says which) or
  * -ENOMEM.

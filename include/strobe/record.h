@@ -191,6 +191,16 @@ struct strobe_record_opts {
 			   struct strobe_record_source *rs, void *arg,
 			   struct strobe_error *err);
 	void *records_arg;
+	/*
+	 * With argv: trace the whole machine, not only the command and its
+	 * descendants (no kernel PID filter); the command is still started
+	 * once tracing is on and the recording ends when it exits, and the
+	 * file says "target=system" with the command's PID as
+	 * "command_pid=".  For consumers that select the command's tasks
+	 * themselves and need the others' events (strobe why -- CMD: its
+	 * wakers outside it).
+	 */
+	bool argv_whole_system;
 };
 
 /* One snapshot of a flight recorder (a trigger that was not suppressed). */

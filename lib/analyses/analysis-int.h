@@ -270,6 +270,11 @@ struct ana_core {
 	 * them is not in the trace.  Set by strobe_analysis_set_target().
 	 */
 	bool filtered;
+	/* ... or the whole machine recorded with a command's tasks as the
+	 * target, selected in user space (strobe why -- CMD: target
+	 * "command-all"): filtered and descendants as for -- CMD, though
+	 * the other tasks' events are all there */
+	bool whole;
 	const char *target;	/* "-- CMD", "-p PID" or "-c NAME" (static) */
 	bool by_container;	/* -c: traced = in a target container */
 	bool descendants;	/* -- CMD: every task whose parent chain leads

@@ -248,7 +248,7 @@ bool ana_tid_traced(struct ana_core *c, int tid)
 
 void ana_note_filtered(struct ana_core *c, const char *name, const char *what)
 {
-	if (c->filtered)
+	if (c->filtered && !c->whole)
 		ana_note(c, "%s: the recording was PID-filtered (strobe record %s): %s",
 			 name, c->target, what);
 }
@@ -264,7 +264,7 @@ void ana_targets_free(struct ana_core *c)
 	c->target_conts = NULL;
 	c->target_pids = NULL;
 	c->nr_target_conts = c->nr_target_pids = 0;
-	c->filtered = c->by_container = c->descendants = false;
+	c->filtered = c->by_container = c->descendants = c->whole = false;
 	c->target = NULL;
 }
 
@@ -324,6 +324,7 @@ int ana_set_target(struct ana_core *c, const char *target, const char *pids,
 {
 	static const struct { const char *name, *desc; } kinds[] = {
 		{ "command", "-- CMD" }, { "pid", "-p PID" }, { "container", "-c NAME" },
+		{ "command-all", "-- CMD" },
 	};
 	size_t i;
 
@@ -340,7 +341,8 @@ int ana_set_target(struct ana_core *c, const char *target, const char *pids,
 	c->filtered = true;
 	c->target = kinds[i].desc;
 	c->by_container = i == 2;
-	c->descendants = i == 0;
+	c->descendants = i == 0 || i == 3;
+	c->whole = i == 3;
 	if ((!c->by_container && parse_pids(c, pids) < 0) ||
 	    (c->by_container && parse_conts(c, containers) < 0)) {
 		ana_targets_free(c);

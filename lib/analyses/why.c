@@ -66,11 +66,17 @@
 #include <strobe/expr.h>
 
 #include "analyses/analysis-int.h"
+#include "format/format-int.h"
+#include "util/intern.h"
 
 #define WHY_HIST 48		/* closed segments kept per task */
 #define WHY_DEPTH 8		/* hops of a critical path */
 #define WHY_RAN 32		/* on-CPU intervals kept per CPU */
 #define WHY_LEAVES 12		/* path ends kept per first hop (then "other") */
+#define WHY_FRAMES 64		/* kernel frames kept of a switch's stack */
+#define WHY_STACK_OWNERS 5	/* wakers whose blocking stacks are listed */
+#define WHY_STACKS_EACH 3	/* stacks listed per waker */
+#define WHY_STACK_TARGET 0	/* the owner key of the selected tasks' stacks */
 
 #define TRACE_FLAG_HARDIRQ 0x08
 #define TRACE_FLAG_SOFTIRQ 0x10
@@ -110,6 +116,7 @@ struct seg {
 	uint8_t ckind;		/* BLOCK: enum wkind of its cause */
 	int cid;		/* cause: waker tid, device, irq, vector, reason */
 	uint64_t clat;		/* disk: the request's latency */
+	uint32_t kst;		/* BLOCK: its switch-out's kernel stack id + 1, 0 none */
 };
 
 struct wtask {
@@ -117,6 +124,7 @@ struct wtask {
 	uint8_t unknown;	/* UNKNOWN: the reason (U_*) */
 	int sys1;		/* the system call it is in plus 1; 0: none or not known */
 	uint64_t since;
+	uint32_t kst;		/* BLOCK: the open block's kernel stack id + 1 */
 	int n, head;		/* history: h[head-1] newest, n kept */
 	struct seg h[WHY_HIST];
 };
@@ -134,6 +142,8 @@ struct wcpu {
 	int blk_dev;
 	uint64_t blk_lat;
 	int cur;		/* running tid, -1 unknown */
+	int pend;		/* switched out to a block here: its stack record
+				 * comes next (--stacks), 0 none */
 	uint64_t cur_since;
 	int rn, rh;
 	struct ran ran[WHY_RAN];
@@ -164,6 +174,12 @@ struct hop {
 
 struct runner {
 	struct who w;
+	uint64_t ns;
+};
+
+struct stack_sum {
+	struct who w;		/* the owner (a waker), or kind K_NONE: the target */
+	uint32_t kst;
 	uint64_t ns;
 };
 
@@ -207,6 +223,16 @@ struct why {
 	int irq_names_n;
 	struct { int nr; char name[16]; } irq_names[32];
 	struct strobe_table *answer, *summary, *waits, *path, *runq, *per_thread;
+	/* --stacks recordings: the kernel stack of each switch-out into a
+	 * block, interned; blocked time per (owner, stack): the selected
+	 * tasks (WHY_STACK_TARGET) and, on their critical paths, each waker
+	 * process (its tgid) */
+	bool have_kstack;
+	struct strobe_field ks_size, ks_caller;
+	const struct strobe_formats *fmts;
+	struct strobe_intern kstacks;
+	struct ana_map stacks;	/* owner << 32 | stack id -> struct stack_sum */
+	struct strobe_table *stack_table;
 	/* per request, with --period: the engine, per definition sums, the
 	 * slowest --top */
 	struct strobe_periods *eng;
@@ -221,7 +247,7 @@ struct why {
 enum {
 	EV_SWITCH = ANA_SYS_NR_COOKIES, EV_WAKING, EV_WAKEUP, EV_WAKEUP_NEW,
 	EV_IRQ_IN, EV_IRQ_OUT, EV_SIRQ_IN, EV_SIRQ_OUT, EV_TIMER_IN, EV_TIMER_OUT,
-	EV_BLK_ISSUE, EV_BLK_DONE,
+	EV_BLK_ISSUE, EV_BLK_DONE, EV_KSTACK,
 };
 
 static uint64_t who_key(const struct who *w)
@@ -345,6 +371,30 @@ static struct wtask *task_get(struct why *p, int tid)
 	return tid > 0 ? ana_map_get(&p->tasks, (uint64_t)(uint32_t)tid) : NULL;
 }
 
+/* ns of blocked time in kernel stack kst (id + 1; 0: none recorded) to
+ * owner w (NULL: the selected tasks). */
+static void stack_add(struct ana *a, const struct who *w, uint32_t kst, uint64_t ns)
+{
+	struct why *p = a->priv;
+	struct stack_sum *g;
+	bool created;
+
+	if (!kst || !ns)
+		return;
+	g = ana_map_put(&p->stacks, ((uint64_t)(uint32_t)(w ? w->id : WHY_STACK_TARGET) << 32) |
+				    kst, &created);
+	if (!g)
+		return;
+	if (created) {
+		if (w)
+			g->w = *w;
+		else
+			g->w.kind = K_NONE;
+		g->kst = kst;
+	}
+	g->ns += ns;
+}
+
 /*
  * Charge [t0, t1) of a path through task tid, walking its history back
  * from t1 (the rule at the top).  vis holds the tasks on the path.
@@ -376,6 +426,7 @@ static void path(struct ana *a, struct hop *h, int tid, uint64_t t0, uint64_t t1
 			s.state = w->state;
 			s.ckind = K_UNKNOWN;
 			s.cid = U_STATE;
+			s.kst = w->kst;
 			sp = &s;
 		} else {
 			sp = &w->h[(w->head - 1 - i + WHY_HIST) % WHY_HIST];
@@ -396,6 +447,10 @@ static void path(struct ana *a, struct hop *h, int tid, uint64_t t0, uint64_t t1
 				break;
 			case WS_BLOCK_S:
 			case WS_BLOCK_D:
+				if (p->have_kstack) {	/* a waker blocked on the path */
+					who_task(a, &x, K_TASK, tid);
+					stack_add(a, &x, sp->kst, hi - lo);
+				}
 				if (sp->ckind == K_TASK || sp->ckind == K_LOCK) {
 					int k, next = sp->cid;
 
@@ -470,6 +525,8 @@ static void account(struct ana *a, int tid, const struct seg *s, int cpu)
 		int vis[WHY_DEPTH];
 
 		who_of(a, &w, s->ckind, s->cid);
+		if (p->have_kstack)
+			stack_add(a, NULL, s->kst, ns);
 		h = hop_get(a, &w);
 		if (!h)
 			return;
@@ -567,6 +624,7 @@ static void transition(struct ana *a, int tid, struct wtask *w, uint64_t ts, int
 			s->cid = cid;
 		}
 		s->clat = clat;
+		s->kst = w->state == WS_BLOCK_S || w->state == WS_BLOCK_D ? w->kst : 0;
 		w->head = (w->head + 1) % WHY_HIST;
 		if (w->n < WHY_HIST)
 			w->n++;
@@ -575,6 +633,7 @@ static void transition(struct ana *a, int tid, struct wtask *w, uint64_t ts, int
 	w->state = (uint8_t)next;
 	w->unknown = next == WS_UNKNOWN ? U_STATE : 0;
 	w->since = ts;
+	w->kst = 0;
 }
 
 static void on_switch(struct ana *a, const struct strobe_event *ev)
@@ -586,6 +645,8 @@ static void on_switch(struct ana *a, const struct strobe_event *ev)
 	struct wcpu *c = get_cpu(p, ev->cpu);
 	struct wtask *w;
 
+	if (c)
+		c->pend = 0;
 	if (prev > 0 && (w = task_put(p, prev))) {
 		int ns;
 
@@ -622,6 +683,8 @@ static void on_switch(struct ana *a, const struct strobe_event *ev)
 		transition(a, prev, w, ev->ts, ns, 0, 0, 0, ev->cpu);
 		if (ns == WS_UNKNOWN)	/* exited: a reused tid starts afresh */
 			w->since = 0;
+		else if (c && (ns == WS_BLOCK_S || ns == WS_BLOCK_D))
+			c->pend = prev;
 	} else if (prev == 0 && c && c->cur == 0) {
 		c->ran[c->rh].tid = 0;
 		c->ran[c->rh].t0 = c->cur_since;
@@ -718,6 +781,39 @@ static void on_wake(struct ana *a, const struct strobe_event *ev, int tid,
 	transition(a, tid, w, ev->ts, WS_RUNQ, kind, id, lat, ev->cpu);
 }
 
+/* A switch-out's kernel stack (ftrace:kernel_stack, from the stacktrace
+ * trigger of record --stacks): the open block's. */
+static void on_kstack(struct ana *a, const struct strobe_event *ev)
+{
+	struct why *p = a->priv;
+	struct wtask *w = task_get(p, ev->pid);
+	uint64_t addrs[WHY_FRAMES], v;
+	uint32_t i, n, room;
+	int64_t id;
+
+	if (!w || (w->state != WS_BLOCK_S && w->state != WS_BLOCK_D) || w->kst)
+		return;
+	/* the kernel writes `size` callers and shortens the record to them */
+	room = p->ks_caller.offset < ev->size ? (ev->size - p->ks_caller.offset) / 8 : 0;
+	n = (uint32_t)strobe_field_int(ev, &p->ks_size);
+	if (n > room)
+		n = room;
+	if (n > WHY_FRAMES)
+		n = WHY_FRAMES;
+	for (i = 0; i < n; i++) {
+		memcpy(&v, (const char *)ev->data + p->ks_caller.offset + 8 * i, 8);
+		v = le64toh(v);
+		if (v == 0 || v == UINT64_MAX)
+			break;
+		addrs[i] = v;
+	}
+	if (!i)
+		return;
+	id = strobe_intern_add(&p->kstacks, addrs, i * sizeof(*addrs), NULL);
+	if (id >= 0)
+		w->kst = (uint32_t)id + 1;
+}
+
 static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 {
 	struct why *p = a->priv;
@@ -725,7 +821,7 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 	int nr;
 	int64_t ret;
 
-	if (cookie != EV_SWITCH && ev->pid > 0) {
+	if (cookie != EV_SWITCH && cookie != EV_KSTACK && ev->pid > 0) {
 		struct wtask *o = task_get(p, ev->pid);
 
 		/* an event of its own: it runs, though its switch-in was not
@@ -799,6 +895,12 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 	case EV_TIMER_OUT:
 		if (c->hrtimer > 0)
 			c->hrtimer--;
+		break;
+	case EV_KSTACK:
+		/* the stack of the switch-out just before, in its context */
+		if (c->pend > 0 && c->pend == ev->pid)
+			on_kstack(a, ev);
+		c->pend = 0;
 		break;
 	case EV_BLK_ISSUE:
 	case EV_BLK_DONE: {
@@ -1054,6 +1156,7 @@ static const struct ana_sub subs[] = {
 	{ "timer", "timer_expire_exit", on_event, EV_TIMER_OUT },
 	{ "block", "block_rq_issue", on_event, EV_BLK_ISSUE },
 	{ "block", "block_rq_complete", on_event, EV_BLK_DONE },
+	{ "ftrace", "kernel_stack", on_event, EV_KSTACK },
 	{ NULL, NULL, NULL, 0 }
 };
 
@@ -1146,6 +1249,7 @@ static int init(struct ana *a)
 	ana_map_init(&p->hops, sizeof(struct hop));
 	ana_map_init(&p->runners, sizeof(struct runner));
 	ana_map_init(&p->threads, sizeof(struct thread_sum));
+	ana_map_init(&p->stacks, sizeof(struct stack_sum));
 	p->futex_nr = strobe_syscall_nr("futex");
 	p->sleep_nr[0] = strobe_syscall_nr("nanosleep");
 	p->sleep_nr[1] = strobe_syscall_nr("clock_nanosleep");
@@ -1272,6 +1376,29 @@ static int resolve(struct ana *a, struct strobe_formats *fmts)
 	    !strobe_field_resolve(e, "dev", &p->blk_dev) &&
 	    !strobe_field_resolve(e, "sector", &p->blk_sector))
 		p->have_blk = true;
+	if ((e = strobe_formats_find(fmts, "ftrace", "kernel_stack")) &&
+	    !strobe_field_resolve(e, "caller", &p->ks_caller) &&
+	    !strobe_field_resolve(e, "size", &p->ks_size)) {
+		p->have_kstack = true;
+		p->fmts = fmts;
+		if (!p->stack_table) {
+			int ret = 0;
+
+			p->stack_table = ana_add_table(a, "why.stacks",
+						       "Blocked time by kernel stack (--stacks)",
+						       STROBE_VIEW_TOP);
+			if (!p->stack_table)
+				return -ENOMEM;
+			ret |= tbl_col(p->stack_table, "whose", "Whose", STROBE_COL_STR);
+			ret |= who_cols(p->stack_table, false);
+			ret |= tbl_col(p->stack_table, "time", "Time(us)", STROBE_COL_DURATION);
+			ret |= tbl_col(p->stack_table, "pct", "Share%", STROBE_COL_PERCENT);
+			ret |= tbl_col(p->stack_table, "stack", "Kernel stack (innermost first)",
+				       STROBE_COL_STR);
+			if (ret)
+				return -ENOMEM;
+		}
+	}
 	if (p->eng) {
 		struct strobe_expr_env env;
 
@@ -1354,6 +1481,100 @@ static int leaf_cmp(const void *x, const void *y)
 	const struct leaf *l = x, *r = y;
 
 	return l->ns != r->ns ? (l->ns > r->ns ? -1 : 1) : 0;
+}
+
+/* A kernel stack (id + 1) as text: its frames innermost first, past the
+ * tracing machinery's, at most `frames` of them, " <- " between. */
+static void stack_text(struct why *p, uint32_t kst, int frames, char *buf, size_t size)
+{
+	uint64_t addrs[WHY_FRAMES];
+	int n, i, first, shown = 0;
+	size_t m = 0;
+
+	buf[0] = '\0';
+	if (!kst || kst > p->kstacks.n)
+		return;
+	n = (int)(strobe_intern_key_len(&p->kstacks, kst - 1) / 8);
+	memcpy(addrs, strobe_intern_key(&p->kstacks, kst - 1), (size_t)n * 8);
+	first = strobe_kstack_skip(p->fmts, addrs, n);
+	for (i = first; i < n && m < size; i++) {
+		const char *fn = strobe_formats_ksym(p->fmts, addrs[i]);
+		int w;
+
+		if (shown == frames) {
+			snprintf(buf + m, size - m, " <- ...");
+			return;
+		}
+		w = fn ? snprintf(buf + m, size - m, "%s%s", shown ? " <- " : "", fn)
+		       : snprintf(buf + m, size - m, "%s0x%llx", shown ? " <- " : "",
+				  (unsigned long long)addrs[i]);
+		if (w < 0)
+			return;
+		m += (size_t)w;
+		shown++;
+	}
+}
+
+/* why.stacks: the selected tasks' blocked time by kernel stack (the top
+ * --top), then the blocking stacks of the wakers on their critical paths
+ * (WHY_STACK_OWNERS wakers, WHY_STACKS_EACH stacks each, wakers in the
+ * order of their largest stack); shares of the selected tasks' blocked
+ * time.  The answer gets the selected tasks' top stack. */
+static int stack_rows(struct ana *a, uint64_t blocked, int *rank)
+{
+	struct why *p = a->priv;
+	struct ana_core *c = a->core;
+	struct ana_rank *r = NULL;
+	int owners[WHY_STACK_OWNERS], shown[WHY_STACK_OWNERS] = { 0 }, no = 0, j;
+	size_t n, i, tn = 0;
+	char st[1024], s[1200];
+
+	if (ana_rank_map(&p->stacks, offsetof(struct stack_sum, ns), &r, &n) < 0)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct stack_sum *g = r[i].item;
+		union strobe_value *v;
+
+		if (g->w.kind == K_NONE) {
+			if (tn == 0 && *rank < 7 && pct(g->ns, blocked) >= 5.0) {
+				stack_text(p, g->kst, 5, st, sizeof(st));
+				snprintf(s, sizeof(s), "%.0f%% of the blocked time (%.3f s) was spent "
+					 "in the kernel stack %s", pct(g->ns, blocked),
+					 (double)g->ns / 1e9, st);
+				if (!(v = tbl_row(p->answer)))
+					goto nomem;
+				v[0].i = ++*rank;
+				v[1].d = pct(g->ns, blocked);
+				v[2].s = tbl_str(p->answer, s);
+			}
+			if (tn++ >= ana_top_n(c, n))
+				continue;
+		} else {
+			for (j = 0; j < no && owners[j] != g->w.id; j++)
+				;
+			if (j == no) {
+				if (no == WHY_STACK_OWNERS)
+					continue;
+				owners[no++] = g->w.id;
+			}
+			if (shown[j]++ >= WHY_STACKS_EACH)
+				continue;
+		}
+		stack_text(p, g->kst, WHY_FRAMES, st, sizeof(st));
+		if (!(v = tbl_row(p->stack_table)))
+			goto nomem;
+		v[0].s = tbl_str(p->stack_table, g->w.kind == K_NONE ? "selected" : "waker");
+		if (who_vals(a, p->stack_table, v + 1, &g->w) < 0)
+			goto nomem;
+		v[6].u = g->ns;
+		v[7].d = pct(g->ns, blocked);
+		v[8].s = tbl_str(p->stack_table, st);
+	}
+	free(r);
+	return 0;
+nomem:
+	free(r);
+	return -ENOMEM;
 }
 
 static int finish(struct ana *a)
@@ -1466,6 +1687,8 @@ static int finish(struct ana *a)
 			v[2].s = tbl_str(p->answer, s);
 		}
 	}
+	if (p->stack_table && (ret = stack_rows(a, blocked, &rank)) < 0)
+		goto out;
 	if (open_block) {
 		union strobe_value *v = tbl_row(p->waits);
 		struct who o = { .kind = K_OPEN, .container = -1 };
@@ -1562,6 +1785,7 @@ static void reset(struct ana *a, uint64_t ts)
 	ana_map_clear(&p->hops);
 	ana_map_clear(&p->runners);
 	ana_map_clear(&p->threads);
+	ana_map_clear(&p->stacks);
 	if (p->psums)
 		memset(p->psums, 0, (size_t)p->nr_defs * sizeof(*p->psums));
 	p->slow.n = 0;
@@ -1576,6 +1800,8 @@ static void fini(struct ana *a)
 	ana_map_free(&p->hops);
 	ana_map_free(&p->runners);
 	ana_map_free(&p->threads);
+	ana_map_free(&p->stacks);
+	strobe_intern_free(&p->kstacks);
 	free(p->cpus);
 	strobe_periods_free(p->eng);
 	strobe_syscall_args_free(p->sysargs);

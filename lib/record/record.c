@@ -508,9 +508,11 @@ static int set_target(struct rec *r, struct strobe_error *err)
 		e = spawn_child(r, err);
 		if (e < 0)
 			return e;
-		e = strobe_session_set_pids(r->s, &r->child, 1, true, err);
-		if (e < 0)
-			return e;
+		if (!o->argv_whole_system) {
+			e = strobe_session_set_pids(r->s, &r->child, 1, true, err);
+			if (e < 0)
+				return e;
+		}
 		return known_comms(r, NULL, 0);
 	}
 	if (o->pid > 0) {
@@ -875,7 +877,8 @@ static void cleanup(struct rec *r, bool keep_output)
  * target=system|command|pid|container, then target_pids=PID[,TGID] (the
  * command's child, or -p's task and its process) or target_containers=ID,..
  * (full IDs of the target containers met, at most MAX_INFO_CONTS so the
- * info fits its 4 KiB slot).  NULL on ENOMEM.
+ * info fits its 4 KiB slot); a command run with argv_whole_system is
+ * target=system with command_pid=PID.  NULL on ENOMEM.
  */
 #define MAX_INFO_CONTS 48
 static char *target_info(struct rec *r)
@@ -885,6 +888,9 @@ static char *target_info(struct rec *r)
 	char *s = NULL;
 	int i, n = 0;
 
+	if (r->child > 0 && o->argv_whole_system)
+		return asprintf(&s, "target=system\ncommand_pid=%d\n", (int)r->child) < 0
+		       ? NULL : s;
 	if (r->child > 0)
 		return asprintf(&s, "target=command\ntarget_pids=%d\n", (int)r->child) < 0
 		       ? NULL : s;

@@ -11,9 +11,16 @@
 #             (at least 80%), not to B's blocked time;
 #   run queue: a task pinned to the CPU of a CPU hog in another container
 #             waits for a CPU, and who ran instead is the hog's container;
+#   stacks:   the recording has --stacks: the client's blocked time is in
+#             a pipe read's kernel stack, and the host helper, its waker,
+#             blocked in nanosleep's (why.stacks);
 #   live:     `strobe why -c NAME -d SECS` (the whole machine recorded,
 #             the container selected in user space) gives the seed's
 #             answer;
+#   command:  `strobe why -- CMD` (a client on the host whose server is
+#             another host process) records the whole machine too: the
+#             server, outside the command, ranks first within 10%, and
+#             no note says that wakers are missing;
 # and tracefs is left as found.
 . "$(dirname "$0")/lib.sh"
 need_tracefs why
@@ -87,7 +94,7 @@ run_ct -d $T "exec why_work tick 0 150 5 /go > /tick.out" ||
 	fail why-runq-workload "$(head -3 $WORK/podman.err)"
 
 F=$WORK/why.dat
-$STROBE record --preset why -b 8192 -o $F > $WORK/rec.out 2> $WORK/rec.err & sp=$!
+$STROBE record --preset why --stacks -b 8192 -o $F > $WORK/rec.out 2> $WORK/rec.err & sp=$!
 SP=$sp
 if ! tracing_on $sp; then
 	fail why-record "$(tail -3 $WORK/rec.err)"
@@ -136,6 +143,20 @@ cw=$(sed -n 's/^waited_ns=//p' $ROOTFS/seed.out)
 timeout 60 $STROBE why -c $S -i $F --json > $WORK/seed.json 2> $WORK/seed.err
 seed_check seed $WORK/seed.json "$hp" "$cw"
 timeout 60 $STROBE why -c $S -i $F > $WORK/seed.txt 2>&1
+r=$(py 'import sys,json
+rows=[]
+for l in open(sys.argv[1]):
+    o=json.loads(l)
+    if o.get("table")=="why.stacks": rows=o["rows"]
+sel=[r for r in rows if r["whose"]=="selected"]
+wk=[r for r in rows if r["whose"]=="waker" and r["pid"]==int(sys.argv[2])]
+if not sel or "pipe_read" not in sel[0]["stack"]:
+    print("selected: %s" % [(r["stack"], r["time"]) for r in sel[:2]]); sys.exit()
+if not wk or "nanosleep" not in wk[0]["stack"]:
+    print("waker %s: %s" % (sys.argv[2], [(r["pid"], r["stack"]) for r in rows if r["whose"]=="waker"][:3])); sys.exit()
+print("ok")' $WORK/seed.json "$hp")
+[ "$r" = ok ] && pass why-stacks-target-in-pipe-read-waker-in-nanosleep ||
+	fail why-stacks-target-in-pipe-read-waker-in-nanosleep "$r"
 echo "--- strobe why -c $S (the seed's shape):"; head -4 $WORK/seed.txt
 
 # --- two hops -------------------------------------------------------------------
@@ -212,6 +233,18 @@ if tracing_on $sp; then
 else
 	fail why-live "$(tail -3 $WORK/live.err)"
 fi
+
+# --- live, -- CMD -----------------------------------------------------------------
+rm -f $WORK/c.rq $WORK/c.rp
+mkfifo $WORK/c.rq $WORK/c.rp
+$W serve $WORK/c.rq $WORK/c.rp 10 sleep 20 > $WORK/c.srv & cs=$!
+timeout 60 $STROBE why --json -- sh -c "exec $W client $WORK/c.rq $WORK/c.rp 10 > $WORK/c.out" \
+	> $WORK/cmd.json 2> $WORK/cmd.err || fail why-command "exit $?: $(tail -3 $WORK/cmd.err)"
+kill $cs 2>/dev/null; wait $cs 2>/dev/null
+seed_check command $WORK/cmd.json "$(sed -n 's/^pid=//p' $WORK/c.srv)" \
+	"$(sed -n 's/^waited_ns=//p' $WORK/c.out)"
+grep -q "PID-filtered" $WORK/cmd.err && fail why-command-no-missing-wakers-note "$(cat $WORK/cmd.err)" ||
+	pass why-command-no-missing-wakers-note
 
 after=$(state)
 [ "$before" = "$after" ] && ! ls $TRACEFS/instances | grep -q "^strobe-\($sp\)\$" &&

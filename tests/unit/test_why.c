@@ -432,7 +432,125 @@ static void test_per_request(void)
 	stop(&f);
 }
 
+/* --stacks recordings: the kernel stack after each switch-out */
+static const char fmt_kstack[] = "name: kernel_stack\nID: 716\nformat:\n" FMT_COMMON
+	"\tfield:int size;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n\n"
+	"print fmt: \"\\t=> %ps\\n\", (void *)REC->caller[0]\n";
+static char kallsyms[] =
+	"ffffffff81001000 T stacktrace_trigger\n"
+	"ffffffff81002000 T __schedule\n"
+	"ffffffff81003000 T schedule\n"
+	"ffffffff81004000 T pipe_read\n"
+	"ffffffff81005000 T do_nanosleep\n"
+	"ffffffff81006000 T ksys_read\n"
+	"ffffffff81007000 T _etext\n";
+
+static void kstack(struct feeder *f, int pid, int cpu, uint64_t ts, const char *const *fns, int n)
+{
+	int i;
+
+	put32(f->d + 8, (uint32_t)n);
+	for (i = 0; i < n; i++) {
+		unsigned long long a = 0;
+		char needle[64];
+
+		snprintf(needle, sizeof(needle), " T %s\n", fns[i]);
+		sscanf(strstr(kallsyms, needle) - 16, "%llx", &a);
+		put64(f->d + 16 + 8 * i, a + 8);
+	}
+	feed(f, 716, pid, cpu, ts, 0);
+}
+
+/*
+ * T (100) runs [1000, 2000) and blocks in pipe_read (a stack record after
+ * its switch-out, under the tracing frame); B (200) runs [2000, 3000),
+ * blocks in do_nanosleep until a hard irq wakes it at 6000, runs, wakes T
+ * at 6500.  T's 4500 ns blocked are in pipe_read's stack; on its path B
+ * blocked 3000 ns in do_nanosleep's; a block with no stack record adds
+ * nothing.
+ */
+static void test_blocking_kernel_stacks_of_target_and_waker(void)
+{
+	static const char *const a[] = { "stacktrace_trigger", "__schedule", "schedule",
+					 "pipe_read", "ksys_read" };
+	static const char *const b[] = { "stacktrace_trigger", "__schedule", "schedule",
+					 "do_nanosleep" };
+	static const struct fixture_fmt fm[] = {
+		{ fmt_switch, "sched" }, { fmt_waking, "sched" },
+		{ fmt_enter, "raw_syscalls" }, { fmt_exit, "raw_syscalls" },
+		{ fmt_kstack, "ftrace" },
+	};
+	struct strobe_analysis_opts o = { .views = STROBE_VIEW_TOP, .tids = tids, .nr_tids = 1 };
+	struct strobe_error err = { 0 };
+	const struct strobe_table *t;
+	const union strobe_value *v;
+	struct feeder f;
+	size_t r;
+	int found = 0;
+
+	memset(&f, 0, sizeof(f));
+	f.tep = fixture_tep(fm, 5);
+	REQUIRE(f.tep);
+	tep_parse_kallsyms(f.tep, kallsyms);
+	REQUIRE(strobe_analysis_new("why", &o, &f.a, &err) == 0);
+	REQUIRE(strobe_analysis_attach(f.a, fixture_fmts(&f), NULL, &err) == 0);
+	sched_switch(&f, 0, 1000, 0, 0, 100);
+	sched_switch(&f, 0, 2000, 100, S, 200);
+	kstack(&f, 100, 0, 2000, a, 5);
+	sched_switch(&f, 0, 3000, 200, S, 0);
+	kstack(&f, 200, 0, 3000, b, 4);
+	wake(&f, 0, 0, 6000, 200, HARDIRQ);
+	sched_switch(&f, 0, 6000, 0, 0, 200);
+	wake(&f, 200, 0, 6500, 100, 0);
+	sched_switch(&f, 0, 6600, 200, S, 100);
+	sched_switch(&f, 0, 7000, 100, S, 0);	/* no stack record */
+	wake(&f, 0, 0, 7500, 100, HARDIRQ);
+	sched_switch(&f, 0, 7500, 0, 0, 100);
+	ev(&f, ID_ENTER, 100, 0, 8000, 0, 39, 0);
+	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
+	t = table(f.a, "why.stacks");
+	REQUIRE(t);
+	CHECK_EQ(strobe_table_nr_rows(t), 2);
+	for (r = 0; r < strobe_table_nr_rows(t); r++) {
+		v = strobe_table_row(t, r);
+		if (!strcmp(v[col(t, "whose")].s, "selected")) {
+			CHECK_EQ(v[col(t, "time")].u, 4500);
+			CHECK_STR(v[col(t, "stack")].s, "__schedule <- schedule <- pipe_read <- ksys_read");
+			found |= 1;
+		} else {
+			CHECK_STR(v[col(t, "whose")].s, "waker");
+			CHECK_EQ(v[col(t, "pid")].i, 200);
+			CHECK_EQ(v[col(t, "time")].u, 3000);
+			CHECK_STR(v[col(t, "stack")].s, "__schedule <- schedule <- do_nanosleep");
+			found |= 2;
+		}
+	}
+	CHECK_EQ(found, 3);
+	/* the answer names the stack */
+	t = table(f.a, "why.answer");
+	for (r = 0, found = 0; t && r < strobe_table_nr_rows(t); r++)
+		found |= strstr(strobe_table_row(t, r)[2].s,
+				"in the kernel stack __schedule <- schedule <- pipe_read") != NULL;
+	CHECK(found);
+	stop(&f);
+}
+
+/* Without stack records in the file, no why.stacks table. */
+static void test_no_stacks_table_without_stack_events(void)
+{
+	struct feeder f;
+
+	REQUIRE(start(&f, 1, false));
+	sched_switch(&f, 0, 1000, 0, 0, 100);
+	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
+	CHECK(table(f.a, "why.stacks") == NULL);
+	stop(&f);
+}
+
 TESTS(T(test_two_hop_chain_is_charged_to_the_end_of_the_path),
+      T(test_blocking_kernel_stacks_of_target_and_waker),
+      T(test_no_stacks_table_without_stack_events),
       T(test_per_request),
       T(test_own_event_ends_a_block_with_no_waker),
       T(test_waker_that_wakes_many),
