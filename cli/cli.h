@@ -110,6 +110,22 @@ void cli_warn_diags(const char *cmd, const struct strobe_tracefile *tf);
  */
 int cli_pipeline_diags(const char *cmd, const struct strobe_pipeline *p, bool strict);
 
+/*
+ * One picture from one trace file (one-file.c).  cli_run_one_consumer:
+ * open input, a pipeline (strict as asked) with it as its only source,
+ * the consumer that consumer(arg, source, &c) makes, and run it; 0, or
+ * -1 with the message printed.  *pp and *tfp are the caller's to free
+ * (NULL when not made), *pp also for cli_pipeline_diags.
+ * cli_write_buf: b into path (created) or, NULL, to stdout; 0, or
+ * -errno with the message printed.
+ */
+struct strobe_consumer;
+struct strobe_tracefile;
+int cli_run_one_consumer(const char *cmd, const char *input, bool strict,
+			 int (*consumer)(void *arg, int source, struct strobe_consumer *c),
+			 void *arg, struct strobe_pipeline **pp, struct strobe_tracefile **tfp);
+int cli_write_buf(const char *cmd, const char *path, struct strobe_buf *b);
+
 /* Progress of p's file reading on stderr (progress.c) when stderr is a
  * terminal and not quiet; a command that prints as it reads
  * (prints_as_it_reads) shows it only when its output goes to a file.

@@ -61,25 +61,9 @@ static void usage(FILE *f)
 		"  strobe flamegraph -i web.dat --folded | sort -k2 -n | tail\n");
 }
 
-static int write_out(const char *path, struct strobe_buf *b)
+static int offcpu_consumer(void *oc, int source, struct strobe_consumer *c)
 {
-	FILE *f;
-	size_t n = strobe_buf_len(b);
-
-	if (!path)
-		return cli_flush(b) ? 0 : -EIO;
-	f = fopen(path, "we");
-	if (!f) {
-		cli_error(CMD, "cannot create '%s': %s", path, strerror(errno));
-		return -errno;
-	}
-	if (fwrite(strobe_buf_data(b), 1, n, f) != n || fclose(f) != 0) {
-		int e = errno;
-
-		cli_error(CMD, "cannot write '%s': %s", path, strerror(e));
-		return -e;
-	}
-	return 0;
+	return strobe_offcpu_consumer(oc, source, c);
 }
 
 static void human_ns(uint64_t ns, char *out, size_t size)
@@ -115,17 +99,15 @@ int cmd_flamegraph(int argc, char **argv)
 	struct strobe_offcpu_opts oo = { .size = sizeof(oo) };
 	struct strobe_flame_svg_opts so = { .size = sizeof(so), .unit = "ns",
 					    .colors = STROBE_FLAME_OFFCPU };
-	struct strobe_pipeline_opts po = { .size = sizeof(po) };
 	struct strobe_error err = { 0, "" };
 	struct strobe_tracefile *tf = NULL;
 	struct strobe_pipeline *p = NULL;
 	struct strobe_offcpu *oc = NULL;
 	struct strobe_offcpu_stats st;
-	struct strobe_consumer c;
 	struct strobe_buf *b = NULL;
 	const char *input = "trace.dat", *output = NULL, *title = NULL;
 	const char **conts = NULL;
-	int *pids = NULL, nconts = 0, npids = 0, c2, v, status = CLI_USAGE, src;
+	int *pids = NULL, nconts = 0, npids = 0, c2, v, status = CLI_USAGE;
 	bool folded = false, on_cpu = false, quiet = false, strict = false;
 	char subtitle[512], t1[32];
 	double us;
@@ -231,20 +213,12 @@ int cmd_flamegraph(int argc, char **argv)
 			 oo.group_by == STROBE_FLAME_BY_NONE ? 0 : 1;
 
 	status = CLI_FAIL;
-	po.strict = strict;
-	if (strobe_tracefile_open(input, &tf, &err) < 0 ||
-	    strobe_pipeline_new(&po, &p, &err) < 0 ||
-	    strobe_offcpu_new(&oo, &oc, &err) < 0) {
+	if (strobe_offcpu_new(&oo, &oc, &err) < 0) {
 		cli_error_e(CMD, &err);
 		goto out;
 	}
-	src = strobe_pipeline_add_file(p, tf, NULL, &err);
-	if (src < 0 || strobe_offcpu_consumer(oc, src, &c) < 0 ||
-	    strobe_pipeline_add_consumer(p, &c, &err) < 0 ||
-	    strobe_pipeline_run(p, &err) < 0) {
-		cli_error_e(CMD, &err);
+	if (cli_run_one_consumer(CMD, input, strict, offcpu_consumer, oc, &p, &tf) < 0)
 		goto out;
-	}
 	strobe_offcpu_stats(oc, &st);
 	b = cli_buf_new();
 	if (folded) {
@@ -265,7 +239,7 @@ int cmd_flamegraph(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (write_out(output, b) < 0)
+	if (cli_write_buf(CMD, output, b) < 0)
 		goto out;
 	if (!quiet) {
 		human_ns(st.off_ns, t1, sizeof(t1));

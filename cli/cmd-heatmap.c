@@ -56,25 +56,9 @@ static void usage(FILE *f)
 		"  strobe heatmap -a schedlat -c web -c db -o runq.svg\n");
 }
 
-static int write_out(const char *path, struct strobe_buf *b)
+static int heatmap_consumer(void *h, int source, struct strobe_consumer *c)
 {
-	size_t n = strobe_buf_len(b);
-	FILE *f;
-
-	if (!path)
-		return cli_flush(b) ? 0 : -EIO;
-	f = fopen(path, "we");
-	if (!f) {
-		cli_error(CMD, "cannot create '%s': %s", path, strerror(errno));
-		return -errno;
-	}
-	if (fwrite(strobe_buf_data(b), 1, n, f) != n || fclose(f) != 0) {
-		int e = errno;
-
-		cli_error(CMD, "cannot write '%s': %s", path, strerror(e));
-		return -e;
-	}
-	return 0;
+	return strobe_heatmap_consumer(h, source, c);
 }
 
 int cmd_heatmap(int argc, char **argv)
@@ -98,16 +82,14 @@ int cmd_heatmap(int argc, char **argv)
 	};
 	struct strobe_analysis_opts ao = { .size = sizeof(ao) };
 	struct strobe_heatmap_opts ho = { .size = sizeof(ho) };
-	struct strobe_pipeline_opts po = { .size = sizeof(po) };
 	struct strobe_error err = { 0, "" };
 	struct strobe_tracefile *tf = NULL;
 	struct strobe_pipeline *p = NULL;
 	struct strobe_heatmap *h = NULL;
-	struct strobe_consumer c;
 	struct strobe_buf *b = NULL;
 	const char *input = "trace.dat", *output = NULL;
 	const char **conts = NULL, **filters = NULL, **periods = NULL;
-	int *pids = NULL, nconts = 0, nfilters = 0, nperiods = 0, npids = 0, o, v, i, src;
+	int *pids = NULL, nconts = 0, nfilters = 0, nperiods = 0, npids = 0, o, v, i;
 	int status = CLI_USAGE;
 	bool quiet = false, strict = false;
 	const struct strobe_analysis *an;
@@ -209,19 +191,8 @@ int cmd_heatmap(int argc, char **argv)
 	}
 
 	status = CLI_FAIL;
-	po.strict = strict;
-	if (strobe_tracefile_open(input, &tf, &err) < 0 ||
-	    strobe_pipeline_new(&po, &p, &err) < 0) {
-		cli_error_e(CMD, &err);
+	if (cli_run_one_consumer(CMD, input, strict, heatmap_consumer, h, &p, &tf) < 0)
 		goto out;
-	}
-	src = strobe_pipeline_add_file(p, tf, NULL, &err);
-	if (src < 0 || strobe_heatmap_consumer(h, src, &c) < 0 ||
-	    strobe_pipeline_add_consumer(p, &c, &err) < 0 ||
-	    strobe_pipeline_run(p, &err) < 0) {
-		cli_error_e(CMD, &err);
-		goto out;
-	}
 	an = strobe_heatmap_analysis(h);
 	for (i = 0; !quiet && i < strobe_analysis_nr_notes(an); i++)
 		cli_warn(CMD, "%s", strobe_analysis_note(an, i));
@@ -230,7 +201,7 @@ int cmd_heatmap(int argc, char **argv)
 		cli_error(CMD, "%s: %s", input, err.msg);
 		goto out;
 	}
-	if (write_out(output, b) < 0)
+	if (cli_write_buf(CMD, output, b) < 0)
 		goto out;
 	if (!quiet)
 		fprintf(stderr, "strobe heatmap: %llu %s measurements%s%s\n",
