@@ -396,6 +396,65 @@ static void stack_add(struct ana *a, const struct who *w, uint32_t kst, uint64_t
 }
 
 /*
+ * A walk back through a task's history inside [t0, t1): its open segment
+ * (up to now, with the cause open_kind/open_cid) and then its closed ones,
+ * newest first.  walk_next gives each piece [*lo, *hi) of a segment that
+ * lies in the window, non-empty; NULL at the end, when k->cur is where
+ * the covered part begins (t0 when the history covers it all).
+ */
+struct walk {
+	const struct wtask *w;
+	uint64_t t0, cur;
+	int i;
+	struct seg open;
+};
+
+static void walk_init(struct walk *k, const struct wtask *w, uint64_t t0, uint64_t t1,
+		      uint8_t open_kind, int open_cid)
+{
+	memset(k, 0, sizeof(*k));
+	k->w = w;
+	k->t0 = t0;
+	k->cur = t1;
+	k->i = -1;
+	if (w) {
+		k->open.t0 = w->since;
+		k->open.t1 = UINT64_MAX;
+		k->open.state = w->state;
+		k->open.ckind = open_kind;
+		k->open.cid = open_cid;
+		k->open.kst = w->kst;
+	}
+}
+
+static const struct seg *walk_next(struct walk *k, uint64_t *lo, uint64_t *hi)
+{
+	const struct wtask *w = k->w;
+
+	for (; w && k->i < w->n && k->cur > k->t0; k->i++) {
+		const struct seg *sp;
+
+		if (k->i < 0) {
+			if (!w->since)
+				continue;	/* exited, or never seen in a state */
+			sp = &k->open;
+		} else {
+			sp = &w->h[(w->head - 1 - k->i + WHY_HIST) % WHY_HIST];
+		}
+		if (sp->t0 >= k->cur)
+			continue;
+		*lo = sp->t0 > k->t0 ? sp->t0 : k->t0;
+		*hi = sp->t1 < k->cur ? sp->t1 : k->cur;
+		k->cur = *lo;
+		if (*hi > *lo) {
+			k->i++;
+			return sp;
+		}
+	}
+	return NULL;
+}
+
+/*
  * Charge [t0, t1) of a path through task tid, walking its history back
  * from t1 (the rule at the top).  vis holds the tasks on the path.
  */
@@ -404,9 +463,10 @@ static void path(struct ana *a, struct hop *h, int tid, uint64_t t0, uint64_t t1
 {
 	struct why *p = a->priv;
 	struct wtask *w = task_get(p, tid);
+	const struct seg *sp;
+	struct walk k;
 	struct who x;
-	uint64_t cur = t1;
-	int i;
+	uint64_t lo, hi;
 
 	if (!w) {
 		who_of(a, &x, K_UNKNOWN, U_HISTORY);
@@ -414,73 +474,51 @@ static void path(struct ana *a, struct hop *h, int tid, uint64_t t0, uint64_t t1
 		return;
 	}
 	vis[depth] = tid;
-	for (i = -1; i < w->n && cur > t0; i++) {
-		struct seg s, *sp;
-		uint64_t lo, hi;
-
-		if (i < 0) {	/* the open segment, up to now */
-			if (!w->since)
-				continue;	/* exited, or never seen in a state */
-			s.t0 = w->since;
-			s.t1 = UINT64_MAX;
-			s.state = w->state;
-			s.ckind = K_UNKNOWN;
-			s.cid = U_STATE;
-			s.kst = w->kst;
-			sp = &s;
-		} else {
-			sp = &w->h[(w->head - 1 - i + WHY_HIST) % WHY_HIST];
-		}
-		if (sp->t0 >= cur)
-			continue;
-		lo = sp->t0 > t0 ? sp->t0 : t0;
-		hi = sp->t1 < cur ? sp->t1 : cur;
-		if (hi > lo) {
-			switch (sp->state) {
-			case WS_RUN:
-				who_task(a, &x, K_RUN, tid);
-				leaf_add(h, &x, hi - lo);
-				break;
-			case WS_RUNQ:
-				who_task(a, &x, K_RUNQ, tid);
-				leaf_add(h, &x, hi - lo);
-				break;
-			case WS_BLOCK_S:
-			case WS_BLOCK_D:
-				if (p->have_kstack) {	/* a waker blocked on the path */
-					who_task(a, &x, K_TASK, tid);
-					stack_add(a, &x, sp->kst, hi - lo);
-				}
-				if (sp->ckind == K_TASK || sp->ckind == K_LOCK) {
-					int k, next = sp->cid;
-
-					for (k = 0; k <= depth && vis[k] != next; k++)
-						;
-					if (k <= depth) {
-						who_of(a, &x, K_UNKNOWN, U_CYCLE);
-						leaf_add(h, &x, hi - lo);
-					} else if (depth + 1 >= WHY_DEPTH) {
-						who_of(a, &x, K_UNKNOWN, U_DEPTH);
-						leaf_add(h, &x, hi - lo);
-					} else {
-						path(a, h, next, lo, hi, depth + 1, vis);
-					}
-				} else {
-					who_of(a, &x, sp->ckind, sp->cid);
-					leaf_add(h, &x, hi - lo);
-				}
-				break;
-			default:
-				who_of(a, &x, K_UNKNOWN, sp->ckind == K_UNKNOWN ? sp->cid : U_STATE);
-				leaf_add(h, &x, hi - lo);
-				break;
+	walk_init(&k, w, t0, t1, K_UNKNOWN, U_STATE);
+	while ((sp = walk_next(&k, &lo, &hi))) {
+		switch (sp->state) {
+		case WS_RUN:
+			who_task(a, &x, K_RUN, tid);
+			leaf_add(h, &x, hi - lo);
+			break;
+		case WS_RUNQ:
+			who_task(a, &x, K_RUNQ, tid);
+			leaf_add(h, &x, hi - lo);
+			break;
+		case WS_BLOCK_S:
+		case WS_BLOCK_D:
+			if (p->have_kstack) {	/* a waker blocked on the path */
+				who_task(a, &x, K_TASK, tid);
+				stack_add(a, &x, sp->kst, hi - lo);
 			}
+			if (sp->ckind == K_TASK || sp->ckind == K_LOCK) {
+				int d, next = sp->cid;
+
+				for (d = 0; d <= depth && vis[d] != next; d++)
+					;
+				if (d <= depth) {
+					who_of(a, &x, K_UNKNOWN, U_CYCLE);
+					leaf_add(h, &x, hi - lo);
+				} else if (depth + 1 >= WHY_DEPTH) {
+					who_of(a, &x, K_UNKNOWN, U_DEPTH);
+					leaf_add(h, &x, hi - lo);
+				} else {
+					path(a, h, next, lo, hi, depth + 1, vis);
+				}
+			} else {
+				who_of(a, &x, sp->ckind, sp->cid);
+				leaf_add(h, &x, hi - lo);
+			}
+			break;
+		default:
+			who_of(a, &x, K_UNKNOWN, sp->ckind == K_UNKNOWN ? sp->cid : U_STATE);
+			leaf_add(h, &x, hi - lo);
+			break;
 		}
-		cur = lo;
 	}
-	if (cur > t0) {
+	if (k.cur > t0) {
 		who_of(a, &x, K_UNKNOWN, U_HISTORY);
-		leaf_add(h, &x, cur - t0);
+		leaf_add(h, &x, k.cur - t0);
 	}
 }
 
@@ -967,49 +1005,27 @@ static void breakdown(struct ana *a, int tid, uint64_t t0, uint64_t t1, uint64_t
 		      struct hop *h)
 {
 	struct why *p = a->priv;
-	struct wtask *w = task_get(p, tid);
-	uint64_t cur = t1;
+	const struct seg *sp;
+	uint64_t lo, hi;
+	struct walk k;
 	struct who x;
-	int i;
 
-	for (i = -1; w && i < w->n && cur > t0; i++) {
-		const struct seg *sp;
-		struct seg s;
-		uint64_t lo, hi;
-
-		if (i < 0) {
-			if (!w->since)
-				continue;
-			s.t0 = w->since;
-			s.t1 = UINT64_MAX;
-			s.state = w->state;
-			s.ckind = K_OPEN;
-			s.cid = 0;
-			sp = &s;
-		} else {
-			sp = &w->h[(w->head - 1 - i + WHY_HIST) % WHY_HIST];
-		}
-		if (sp->t0 >= cur)
+	walk_init(&k, task_get(p, tid), t0, t1, K_OPEN, 0);
+	while ((sp = walk_next(&k, &lo, &hi))) {
+		ns[sp->state] += hi - lo;
+		if (sp->state != WS_BLOCK_S && sp->state != WS_BLOCK_D)
 			continue;
-		lo = sp->t0 > t0 ? sp->t0 : t0;
-		hi = sp->t1 < cur ? sp->t1 : cur;
-		if (hi > lo) {
-			ns[sp->state] += hi - lo;
-			if (sp->state == WS_BLOCK_S || sp->state == WS_BLOCK_D) {
-				if (sp->ckind == K_OPEN) {
-					memset(&x, 0, sizeof(x));
-					x.kind = K_OPEN;
-					x.container = -1;
-				} else {
-					who_of(a, &x, sp->ckind, sp->cid);
-				}
-				leaf_add(h, &x, hi - lo);
-			}
+		if (sp->ckind == K_OPEN) {
+			memset(&x, 0, sizeof(x));
+			x.kind = K_OPEN;
+			x.container = -1;
+		} else {
+			who_of(a, &x, sp->ckind, sp->cid);
 		}
-		cur = lo;
+		leaf_add(h, &x, hi - lo);
 	}
-	if (cur > t0)
-		ns[WS_UNKNOWN] += cur - t0;
+	if (k.cur > t0)
+		ns[WS_UNKNOWN] += k.cur - t0;
 }
 
 static void on_period(void *arg, const struct strobe_period *pd)
