@@ -122,6 +122,7 @@ struct seg {
 struct wtask {
 	uint8_t state;
 	uint8_t unknown;	/* UNKNOWN: the reason (U_*) */
+	uint8_t listed;		/* in why.known since the last lost events */
 	int sys1;		/* the system call it is in plus 1; 0: none or not known */
 	uint64_t since;
 	uint32_t kst;		/* BLOCK: the open block's kernel stack id + 1 */
@@ -212,6 +213,10 @@ struct why {
 	bool have_waking, have_sys, have_irq, have_blk;
 	int futex_nr, sleep_nr[2];	/* futex; nanosleep, clock_nanosleep */
 	struct ana_map tasks;	/* tid -> struct wtask */
+	int *known;		/* tids that entered a known state since the
+				 * last lost events (each once: wtask.listed) */
+	size_t nr_known, cap_known;
+	bool oom_known;		/* a tid could not be listed: look at all */
 	struct ana_map issued;	/* (dev, sector) -> issue ts */
 	struct wcpu *cpus;
 	int nr_cpus;
@@ -672,6 +677,23 @@ static void transition(struct ana *a, int tid, struct wtask *w, uint64_t ts, int
 	w->unknown = next == WS_UNKNOWN ? U_STATE : 0;
 	w->since = ts;
 	w->kst = 0;
+	if (next != WS_UNKNOWN && !w->listed) {
+		struct why *p = a->priv;
+
+		if (p->nr_known == p->cap_known) {
+			size_t n = p->cap_known ? p->cap_known * 2 : 256;
+			int *k = realloc(p->known, n * sizeof(*k));
+
+			if (!k) {
+				p->oom_known = true;	/* lost() looks at every task */
+				return;
+			}
+			p->known = k;
+			p->cap_known = n;
+		}
+		p->known[p->nr_known++] = tid;
+		w->listed = 1;
+	}
 }
 
 static void on_switch(struct ana *a, const struct strobe_event *ev)
@@ -963,24 +985,40 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 	}
 }
 
+static void to_unknown(struct ana *a, int tid, struct wtask *w, uint64_t ts, int cpu)
+{
+	transition(a, tid, w, ts, WS_UNKNOWN, K_UNKNOWN, U_LOST, 0, cpu);
+	w->unknown = U_LOST;
+}
+
 static void lost(struct ana *a, int cpu, uint64_t ts)
 {
 	struct why *p = a->priv;
 	struct wtask *w;
 	uint64_t key;
-	size_t pos = 0;
+	size_t pos = 0, i;
 
 	if (p->eng)
 		strobe_periods_note_lost(p->eng);
 	/* a state may have changed unseen: every task's is unknown from the
 	 * gap to its next event (the lost events' CPU is not enough: tasks
-	 * migrate and wake each other across CPUs) */
-	while ((w = ana_map_next(&p->tasks, &pos, &key))) {
-		if (w->state == WS_UNKNOWN || !w->since)
-			continue;
-		transition(a, (int)key, w, ts, WS_UNKNOWN, K_UNKNOWN, U_LOST, 0, cpu);
-		w->unknown = U_LOST;
+	 * migrate and wake each other across CPUs).  Only the tasks that
+	 * entered a known state since the last gap can be in one. */
+	if (p->oom_known) {
+		while ((w = ana_map_next(&p->tasks, &pos, &key)))
+			if (w->state != WS_UNKNOWN && w->since)
+				to_unknown(a, (int)key, w, ts, cpu);
+		p->oom_known = false;
 	}
+	for (i = 0; i < p->nr_known; i++) {
+		w = task_get(p, p->known[i]);
+		if (w && w->state != WS_UNKNOWN && w->since)
+			to_unknown(a, p->known[i], w, ts, cpu);
+	}
+	for (i = 0; i < p->nr_known; i++)
+		if ((w = task_get(p, p->known[i])))
+			w->listed = 0;
+	p->nr_known = 0;
 	{
 		struct wcpu *c = get_cpu(p, cpu);
 
@@ -1812,6 +1850,7 @@ static void fini(struct ana *a)
 	struct why *p = a->priv;
 
 	ana_map_free(&p->tasks);
+	free(p->known);
 	ana_map_free(&p->issued);
 	ana_map_free(&p->hops);
 	ana_map_free(&p->runners);
