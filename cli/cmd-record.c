@@ -70,6 +70,11 @@ static void usage(FILE *f)
 		"                        switch (for strobe flamegraph --off-cpu)\n"
 		"      --user-stacks     and the user stack after every event (a user\n"
 		"                        stack walk per event: costly; frame pointers only)\n"
+		"      --tracer NAME     also the instance's tracer: function (every kernel\n"
+		"                        function entry: costly) or function_graph\n"
+		"  -l, --ftrace-filter FUNC   trace only functions matching FUNC (a glob)\n"
+		"  -n, --ftrace-notrace FUNC  leave out functions matching FUNC\n"
+		"  -g, --graph-function FUNC  function_graph: follow the calls of FUNC\n"
 		REC_FLIGHT_USAGE
 		"  -q, --quiet           no summary\n"
 		"  -h, --help            this help\n"
@@ -188,6 +193,11 @@ int cmd_record(int argc, char **argv)
 		/* off-CPU stacks */
 		{ "stacks", no_argument, NULL, 320 },
 		{ "user-stacks", no_argument, NULL, 321 },
+		/* kernel function tracing */
+		{ "tracer", required_argument, NULL, 340 },
+		{ "ftrace-filter", required_argument, NULL, 'l' },
+		{ "ftrace-notrace", required_argument, NULL, 'n' },
+		{ "graph-function", required_argument, NULL, 'g' },
 		REC_FLIGHT_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -202,13 +212,32 @@ int cmd_record(int argc, char **argv)
 	char *cmdline = NULL;
 	bool quiet = false;
 	struct rec_flight fl = { 0 };
+	const char **ffilter = calloc((size_t)argc + 1, sizeof(char *));
+	const char **fnotrace = calloc((size_t)argc + 1, sizeof(char *));
+	const char **fgraph = calloc((size_t)argc + 1, sizeof(char *));
 	int c, r, status = CLI_FAIL;
 
 	memset(&t, 0, sizeof(t));
+	if (!ffilter || !fnotrace || !fgraph) {
+		cli_error(cmd, "out of memory");
+		goto out;
+	}
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+e:f:o:b:C:p:c:d:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:f:o:b:C:p:c:d:qhl:n:g:", longopts, NULL)) != -1) {
 		switch (c) {
+		case 340:
+			o->tracer = optarg;
+			break;
+		case 'l':
+			ffilter[o->nr_ftrace_filter++] = optarg;
+			break;
+		case 'n':
+			fnotrace[o->nr_ftrace_notrace++] = optarg;
+			break;
+		case 'g':
+			fgraph[o->nr_graph_function++] = optarg;
+			break;
 		case 'H':
 			if (!optarg[0] || strlen(optarg) > 64 || strpbrk(optarg, "\n\t")) {
 				cli_error(cmd, "bad host name '%s' (1 to 64 bytes, no tab or newline)",
@@ -253,7 +282,7 @@ int cmd_record(int argc, char **argv)
 		case ':':
 			if (optopt == 'H')
 				cli_error(cmd, "option --host-name needs an argument");
-			else if (optopt && strchr("efobCpcd", optopt))
+			else if (optopt && strchr("efobCpcdlng", optopt))
 				cli_error(cmd, "option -%c needs an argument", optopt);
 			else if (optopt)
 				cli_error(cmd, "unknown option -%c", optopt);
@@ -274,6 +303,15 @@ int cmd_record(int argc, char **argv)
 				goto usage_err;
 		}
 	}
+	if ((o->nr_ftrace_filter || o->nr_ftrace_notrace || o->nr_graph_function) &&
+	    !o->tracer) {
+		cli_error(cmd, "-l, -n and -g filter a tracer's functions: which tracer? "
+			  "--tracer function or --tracer function_graph");
+		goto usage_err;
+	}
+	o->ftrace_filter = ffilter;
+	o->ftrace_notrace = fnotrace;
+	o->graph_function = fgraph;
 	if (cli_target_finish(&t, cmd, optind < argc ? &argv[optind] : NULL) < 0)
 		goto usage_err;
 	if ((sko.spool || sko.spool_max || sko.timeout_s >= 0) && !sink_url) {
@@ -355,5 +393,8 @@ out:
 	cli_target_free(&t);
 	rec_flight_free(&fl);
 	free(cmdline);
+	free(ffilter);
+	free(fnotrace);
+	free(fgraph);
 	return status;
 }

@@ -201,6 +201,19 @@ struct strobe_record_opts {
 	 * wakers outside it).
 	 */
 	bool argv_whole_system;
+	/*
+	 * A tracer in the instance (strobe_session_set_tracer: "function",
+	 * "function_graph"), with its function filters (NULL lists: none):
+	 * its records (ftrace:function, ftrace:funcgraph_entry/exit) go into
+	 * the file with the events.  NULL: none (nop).
+	 */
+	const char *tracer;
+	const char *const *ftrace_filter;	/* -l */
+	size_t nr_ftrace_filter;
+	const char *const *ftrace_notrace;	/* -n */
+	size_t nr_ftrace_notrace;
+	const char *const *graph_function;	/* -g */
+	size_t nr_graph_function;
 };
 
 /* One snapshot of a flight recorder (a trigger that was not suppressed). */

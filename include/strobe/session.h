@@ -220,6 +220,27 @@ int strobe_session_set_trigger(struct strobe_session *s, const char *spec,
 int strobe_session_set_option(struct strobe_session *s, const char *name, bool on,
 			      struct strobe_error *err);
 
+/*
+ * The instance's tracer (current_tracer), as trace-cmd record -p sets
+ * it: "function" (every kernel function entry, an ftrace:function
+ * record: costly), "function_graph" (entries and returns with their
+ * durations), "nop".  Before it, the functions to trace or leave out
+ * (set_ftrace_filter, set_ftrace_notrace: globs, trace-cmd's -l and -n)
+ * and, for function_graph, the functions whose calls to follow
+ * (set_graph_function: trace-cmd's -g); each list may be NULL.  The
+ * instance's removal at close takes the tracer and its filters with it.
+ * Returns 0 or -errno with a message that names the file or tracer the
+ * kernel lacks or refuses: -ENOENT (no such tracer: the available ones
+ * are listed; or no such filter file), -EPERM or -EACCES (the kernel
+ * refuses it in an instance), -EINVAL (a bad name or a function it
+ * does not know).
+ */
+int strobe_session_set_tracer(struct strobe_session *s, const char *tracer,
+			      const char *const *filter, size_t nr_filter,
+			      const char *const *notrace, size_t nr_notrace,
+			      const char *const *graph, size_t nr_graph,
+			      struct strobe_error *err);
+
 /* The events enabled so far, as "system:event"; owned by s. */
 const struct strobe_strv *strobe_session_events(const struct strobe_session *s);
 

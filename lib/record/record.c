@@ -1153,6 +1153,11 @@ int strobe_record(const struct strobe_record_opts *opts,
 	e = enable_events(&r, err);
 	if (e >= 0)
 		e = enable_stacks(&r, err);
+	if (e >= 0 && opts->tracer)
+		e = strobe_session_set_tracer(r.s, opts->tracer, opts->ftrace_filter,
+					      opts->nr_ftrace_filter, opts->ftrace_notrace,
+					      opts->nr_ftrace_notrace, opts->graph_function,
+					      opts->nr_graph_function, err);
 	if (e < 0)
 		goto fail_nofile;
 	e = open_model(&r, err);

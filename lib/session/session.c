@@ -862,6 +862,93 @@ int strobe_session_set_option(struct strobe_session *s, const char *name, bool o
 	return 0;
 }
 
+/* Write each of the n patterns into the instance's file (appending), or
+ * say which one the kernel refused. */
+static int write_patterns(struct strobe_session *s, const char *file, const char *opt,
+			  const char *const *v, size_t n, struct strobe_error *err)
+{
+	char path[512];
+	size_t i;
+	int r;
+
+	if (!n)
+		return 0;
+	r = strobe_fs_path(path, sizeof(path), "%s/%s", s->dir, file);
+	for (i = 0; r == 0 && i < n; i++) {
+		if (!v[i] || !*v[i] || strpbrk(v[i], "\n\t"))
+			return strobe_err(err, -EINVAL, "%s: bad function pattern '%s'", opt,
+					  v[i] ? v[i] : "");
+		r = strobe_fs_write(path, v[i], i > 0);
+		if (r < 0)
+			return strobe_err(err, r, "%s %s: cannot write %s of instance %s: %s%s",
+					  opt, v[i], file, s->name, strerror(-r),
+					  r == -ENOENT ? " (this kernel has no such file)"
+					  : r == -EPERM || r == -EACCES ? " (the kernel refuses "
+					  "function filters here)" : r == -EINVAL ?
+					  " (no kernel function matches)" : "");
+	}
+	return r;
+}
+
+int strobe_session_set_tracer(struct strobe_session *s, const char *tracer,
+			      const char *const *filter, size_t nr_filter,
+			      const char *const *notrace, size_t nr_notrace,
+			      const char *const *graph, size_t nr_graph,
+			      struct strobe_error *err)
+{
+	char path[512], *avail = NULL;
+	size_t len = 0, i, n;
+	bool known = false;
+	int r;
+
+	if (!tracer || !*tracer || strpbrk(tracer, "/ \n\t") || strlen(tracer) > 64)
+		return strobe_err(err, -EINVAL, "bad tracer name '%s'", tracer ? tracer : "");
+	r = strobe_fs_path(path, sizeof(path), "%s/available_tracers", s->dir);
+	if (r == 0)
+		r = strobe_fs_read(path, &avail, &len);
+	if (r < 0)
+		return strobe_err(err, r, "--tracer %s: cannot read available_tracers of instance "
+				  "%s: %s", tracer, s->name, strerror(-r));
+	n = strlen(tracer);
+	for (i = 0; avail && avail[i];) {
+		size_t w = strcspn(avail + i, " \n");
+
+		if (w == n && !strncmp(avail + i, tracer, n))
+			known = true;
+		i += w;
+		i += strspn(avail + i, " \n");
+	}
+	if (!known) {
+		while (len && (avail[len - 1] == '\n' || avail[len - 1] == ' '))
+			avail[--len] = '\0';
+		r = strobe_err(err, -ENOENT, "--tracer %s: this kernel has no %s tracer "
+			       "(available_tracers: %s); events (-e, --preset) still work",
+			       tracer, tracer, avail && *avail ? avail : "none");
+		free(avail);
+		return r;
+	}
+	free(avail);
+	if (nr_graph && strcmp(tracer, "function_graph"))
+		return strobe_err(err, -EINVAL, "-g (set_graph_function) needs --tracer "
+				  "function_graph, not %s", tracer);
+	r = write_patterns(s, "set_ftrace_filter", "-l", filter, nr_filter, err);
+	if (r == 0)
+		r = write_patterns(s, "set_ftrace_notrace", "-n", notrace, nr_notrace, err);
+	if (r == 0)
+		r = write_patterns(s, "set_graph_function", "-g", graph, nr_graph, err);
+	if (r < 0)
+		return r;
+	r = strobe_fs_path(path, sizeof(path), "%s/current_tracer", s->dir);
+	if (r == 0)
+		r = strobe_fs_write(path, tracer, 0);
+	if (r < 0)
+		return strobe_err(err, r, "--tracer %s: cannot write current_tracer of instance "
+				  "%s: %s%s; events (-e, --preset) still work", tracer, s->name,
+				  strerror(-r), r == -EPERM || r == -EACCES ? " (this kernel "
+				  "refuses that tracer in a tracefs instance)" : "");
+	return 0;
+}
+
 int strobe_session_close(struct strobe_session *s)
 {
 	int r = 0;
