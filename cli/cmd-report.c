@@ -334,6 +334,12 @@ struct report_src {
 	struct strobe_text_opts *topts;	/* per buffer */
 	int nbuf;
 	bool none;			/* the selection names nothing of this file */
+	/* a function_graph entry held until the next event (text only: the
+	 * leaf rule, strobe_fgraph_leaf): a copy of it and its task */
+	bool has_pend;
+	struct strobe_event pend;
+	const struct strobe_task *pend_task;
+	uint8_t pend_data[256];
 };
 
 /*
@@ -521,16 +527,12 @@ static int report_start(const struct strobe_pipeline_source *ps, int nr, void *a
 	return strobe_buf_failed(c->s) ? -ENOMEM : 0;
 }
 
-static int report_event(const struct strobe_event *ev, int source, void *arg,
-			struct strobe_error *err)
+/* One event of source r, selected or not, printed. */
+static int report_one(struct report_ctx *c, struct report_src *r, int source,
+		      const struct strobe_event *ev, const struct strobe_task *task)
 {
-	struct report_ctx *c = arg;
-	struct report_src *r = &c->src[source];
-	const struct strobe_task *task = NULL;
 	const char *host = NULL;
 
-	if (r->model && !(task = strobe_model_task(r->model, ev->pid)))
-		return -ENOMEM;
 	if (r->none || !strobe_expr_filter_match(r->filter, &r->env, ev))
 		return 0;
 	if (c->n > 1) {
@@ -545,6 +547,63 @@ static int report_event(const struct strobe_event *ev, int source, void *arg,
 		c->stdout_failed = true;	/* main reports it */
 		return STROBE_CONSUMER_DONE;
 	}
+	return 0;
+}
+
+/* The held function_graph entry of r, printed: a leaf when next (may be
+ * NULL: the end) is its own exit, then *consumed.  report_one's return. */
+static int report_pending(struct report_ctx *c, struct report_src *r, int source,
+			  const struct strobe_event *next, bool *consumed)
+{
+	struct strobe_formats *fmts = strobe_tracefile_formats(r->tf);
+	bool leaf = next && strobe_fgraph_leaf(fmts, &r->pend, next);
+	int ret;
+
+	r->has_pend = false;
+	strobe_fgraph_set_leaf(fmts, leaf ? next : NULL);
+	ret = report_one(c, r, source, &r->pend, r->pend_task);
+	strobe_fgraph_set_leaf(fmts, NULL);
+	*consumed = leaf;
+	return ret;
+}
+
+static int report_event(const struct strobe_event *ev, int source, void *arg,
+			struct strobe_error *err)
+{
+	struct report_ctx *c = arg;
+	struct report_src *r = &c->src[source];
+	const struct strobe_task *task = NULL;
+	bool consumed = false;
+	int ret;
+
+	if (r->model && !(task = strobe_model_task(r->model, ev->pid)))
+		return -ENOMEM;
+	if (r->has_pend && ((ret = report_pending(c, r, source, ev, &consumed)) || consumed))
+		return ret;
+	/* trace-cmd peeks at the record after an entry: hold it one event */
+	if (!c->a->json && ev->size <= sizeof(r->pend_data) &&
+	    strobe_fgraph_is_entry(strobe_tracefile_formats(r->tf), ev)) {
+		r->pend = *ev;
+		memcpy(r->pend_data, ev->data, ev->size);
+		r->pend.data = r->pend_data;
+		r->pend_task = task;
+		r->has_pend = true;
+		return 0;
+	}
+	return report_one(c, r, source, ev, task);
+}
+
+/* The end: an entry still held is printed (nested). */
+static int report_finish(void *arg, struct strobe_error *err)
+{
+	struct report_ctx *c = arg;
+	bool consumed;
+	int i, ret;
+
+	for (i = 0; i < c->n; i++)
+		if (c->src[i].has_pend &&
+		    (ret = report_pending(c, &c->src[i], i, NULL, &consumed)) < 0)
+			return ret;
 	return 0;
 }
 
@@ -637,7 +696,7 @@ static int report_files(const struct report_args *a)
 	struct report_ctx c = { .a = a };
 	struct strobe_consumer cons = {
 		.size = sizeof(cons), .name = "report", .start = report_start,
-		.event = report_event, .arg = &c,
+		.event = report_event, .finish = report_finish, .arg = &c,
 	};
 	struct strobe_error err = { 0 };
 	struct strobe_stream_opts sopts = { 0 };

@@ -106,6 +106,23 @@ int strobe_format_event_text(struct strobe_formats *fmts, const struct strobe_ev
 			     const struct strobe_text_opts *opts,
 			     struct strobe_buf *b);
 
+/*
+ * function_graph records as trace-cmd report prints them.  An entry
+ * (ftrace:funcgraph_entry) whose next record in the timeline is its own
+ * exit (ftrace:funcgraph_exit of the same task and function) is printed
+ * as one leaf line, "func();" with the call's duration, and that exit is
+ * not printed.  A printer holds each entry (strobe_fgraph_is_entry) until
+ * the next event; when strobe_fgraph_leaf(fmts, entry, next) is true it
+ * calls strobe_fgraph_set_leaf(fmts, next), formats the entry, calls
+ * strobe_fgraph_set_leaf(fmts, NULL) and drops next; otherwise it formats
+ * the entry (a nested "func() {") and goes on with next.  next is only
+ * read while set (its data must stay valid that long).
+ */
+bool strobe_fgraph_is_entry(struct strobe_formats *fmts, const struct strobe_event *ev);
+bool strobe_fgraph_leaf(struct strobe_formats *fmts, const struct strobe_event *entry,
+			const struct strobe_event *next);
+void strobe_fgraph_set_leaf(struct strobe_formats *fmts, const struct strobe_event *exit);
+
 /* ---- JSON ----------------------------------------------------------- */
 
 /*

@@ -50,6 +50,14 @@ struct strobe_formats {
 	struct strobe_format **by_id;
 	uint32_t nr_ids;
 	bool owns_tep;		/* tep_free()d with the catalogue */
+	/* strobe_fgraph_set_leaf: the exit the next funcgraph_entry printed
+	 * is a leaf with (NULL: none) */
+	const struct strobe_event *fgraph_leaf;
+	/* function_graph's formats, looked up once (fgraph.c in output/):
+	 * ids (-1 none) and their func fields */
+	bool fg_looked;
+	int fg_entry, fg_exit;
+	struct strobe_field fg_entry_func, fg_exit_func;
 };
 
 /* Catalogue over tep (borrowed: must outlive it).  NULL when out of

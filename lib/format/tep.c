@@ -53,6 +53,123 @@ int strobe_tep_kernel_stack(struct trace_seq *s, struct tep_record *record,
 	return 0;
 }
 
+/*
+ * The function_graph tracer's records as trace-cmd report prints them
+ * (the handlers of its trace-ftrace.c, default options; ftrace:function
+ * is libtraceevent's function plugin's, as for trace-cmd): an overhead
+ * mark ("+ " over 10 us, "! " 100 us, "# " 1 ms, "$ " 1 s), the duration
+ * in microseconds with three decimals, padded to a column, "|  ", then
+ * two spaces per depth and "func() {" (an entry), "}" (an exit) or
+ * "func();" (an entry printed with its own exit, a leaf: see
+ * strobe_fgraph_leaf in output.h).  Unknown addresses are hex.
+ */
+static int fg_field(struct trace_seq *s, struct tep_event *event, const char *name,
+		    struct tep_record *record, unsigned long long *val)
+{
+	return tep_get_field_val(s, event, name, record, val, 1);
+}
+
+static void fg_overhead(struct trace_seq *s, unsigned long long d)
+{
+	trace_seq_puts(s, d == ~0ULL ? "  " : d > 1000000000ULL ? "$ " : d > 1000000ULL ? "# "
+			  : d > 100000ULL ? "! " : d > 10000ULL ? "+ " : "  ");
+}
+
+static void fg_duration(struct trace_seq *s, unsigned long long d)
+{
+	char us[24];
+	int len = snprintf(us, sizeof(us), "%llu", d / 1000), i;
+
+	trace_seq_puts(s, us);
+	if (len < 7) {
+		trace_seq_printf(s, ".%03llu", d % 1000);
+		len += 4;
+	}
+	trace_seq_puts(s, " us ");
+	for (i = len; i < 7; i++)
+		trace_seq_putc(s, ' ');
+	trace_seq_puts(s, "|  ");
+}
+
+static int fg_indent_func(struct trace_seq *s, struct tep_event *event,
+			  struct tep_record *record, const char *tail)
+{
+	unsigned long long depth, val;
+	const char *func;
+	unsigned long long i;
+
+	if (fg_field(s, event, "depth", record, &depth))
+		return trace_seq_putc(s, '!');
+	for (i = 0; i < depth * 2 && i < 4096; i++)
+		trace_seq_putc(s, ' ');
+	if (!tail)
+		return trace_seq_putc(s, '}');
+	if (fg_field(s, event, "func", record, &val))
+		return trace_seq_putc(s, '!');
+	func = tep_find_function(event->tep, val);
+	if (func)
+		return trace_seq_printf(s, "%s%s", func, tail);
+	return trace_seq_printf(s, "%llx%s", val, tail);
+}
+
+static int fg_times(struct trace_seq *s, struct tep_event *event, struct tep_record *record,
+		    unsigned long long *d)
+{
+	unsigned long long call, ret;
+
+	if (fg_field(s, event, "rettime", record, &ret) ||
+	    fg_field(s, event, "calltime", record, &call))
+		return -1;
+	*d = ret - call;
+	return 0;
+}
+
+static int tep_fgraph_entry(struct trace_seq *s, struct tep_record *record,
+			    struct tep_event *event, void *context)
+{
+	const struct strobe_formats *f = context;
+	const struct strobe_event *leaf = f ? f->fgraph_leaf : NULL;
+	struct tep_event *exit_ev;
+	struct tep_record r;
+	unsigned long long d;
+
+	if (leaf && (exit_ev = tep_find_event_by_name(event->tep, "ftrace", "funcgraph_exit"))) {
+		memset(&r, 0, sizeof(r));
+		r.data = (void *)leaf->data;
+		r.size = (int)leaf->size;
+		r.cpu = leaf->cpu;
+		r.ts = leaf->ts;
+		if (fg_times(s, exit_ev, &r, &d)) {
+			trace_seq_putc(s, '!');
+			return 0;
+		}
+		fg_overhead(s, d);
+		fg_duration(s, d);
+		fg_indent_func(s, event, record, "();");
+		return 0;
+	}
+	fg_overhead(s, ~0ULL);
+	trace_seq_puts(s, "           |  ");
+	fg_indent_func(s, event, record, "() {");
+	return 0;
+}
+
+static int tep_fgraph_exit(struct trace_seq *s, struct tep_record *record,
+			   struct tep_event *event, void *context)
+{
+	unsigned long long d;
+
+	(void)context;
+	if (fg_times(s, event, record, &d)) {
+		trace_seq_putc(s, '!');
+		return 0;
+	}
+	fg_overhead(s, d);
+	fg_duration(s, d);
+	fg_indent_func(s, event, record, NULL);
+	return 0;
+}
+
 int strobe_tep_init(struct strobe_tep *t, unsigned long_size, unsigned page_size)
 {
 	memset(t, 0, sizeof(*t));
@@ -73,6 +190,10 @@ int strobe_tep_init(struct strobe_tep *t, unsigned long_size, unsigned page_size
 	t->plugins = tep_load_plugins(t->tep);
 	tep_register_event_handler(t->tep, -1, "ftrace", "kernel_stack",
 				   strobe_tep_kernel_stack, NULL);
+	tep_register_event_handler(t->tep, -1, "ftrace", "funcgraph_entry", tep_fgraph_entry,
+				   t->formats);
+	tep_register_event_handler(t->tep, -1, "ftrace", "funcgraph_exit", tep_fgraph_exit,
+				   NULL);
 	return 0;
 }
 
