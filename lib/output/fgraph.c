@@ -11,6 +11,7 @@
 #include <strobe/stream.h>
 
 #include "format/format-int.h"
+#include "output/output-int.h"
 
 static void look(struct strobe_formats *f)
 {
@@ -40,7 +41,8 @@ bool strobe_fgraph_leaf(struct strobe_formats *f, const struct strobe_event *ent
 {
 	if (!strobe_fgraph_is_entry(f, entry) || !next->format || (int)next->type != f->fg_exit)
 		return false;
-	return next->pid == entry->pid &&
+	/* a damaged exit (shorter than its fields) is printed as such */
+	return next->pid == entry->pid && strobe_event_fits(next) &&
 	       strobe_field_uint(next, &f->fg_exit_func) ==
 	       strobe_field_uint(entry, &f->fg_entry_func);
 }
