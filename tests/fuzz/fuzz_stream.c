@@ -42,6 +42,9 @@ static void stream_all(struct strobe_tracefile *tf, size_t size)
 	struct strobe_error err;
 	struct strobe_event ev;
 	struct trace_seq seq;
+	struct strobe_event held;
+	uint8_t held_data[256];
+	bool have = false;
 	uint64_t steps = 0, limit = size / 4 + 1024;
 	int r;
 
@@ -55,6 +58,18 @@ static void stream_all(struct strobe_tracefile *tf, size_t size)
 			__builtin_trap();	/* the stream does not advance */
 		if (r < 0)
 			continue;
+		/* report's function_graph leaf rule (output.h) */
+		if (have && strobe_fgraph_leaf(fmts, &held, &ev)) {
+			strobe_fgraph_set_leaf(fmts, &ev);
+			strobe_format_event_text(fmts, &held, NULL, &plain, buf_of(&seq));
+			strobe_fgraph_set_leaf(fmts, NULL);
+		}
+		have = strobe_fgraph_is_entry(fmts, &ev) && ev.size <= sizeof(held_data);
+		if (have) {
+			held = ev;
+			memcpy(held_data, ev.data, ev.size);
+			held.data = held_data;
+		}
 		strobe_format_event_text(fmts, &ev, NULL, &plain, buf_of(&seq));
 		strobe_format_event_text(fmts, &ev, "buf", &cached, buf_of(&seq));
 		strobe_format_event_json(fmts, &ev, NULL, cache, buf_of(&seq));
