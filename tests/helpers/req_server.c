@@ -53,10 +53,17 @@ static int listener(int port, int *bound)
 	return fd;
 }
 
+/* n requests; then each one's time from accept4's return to just
+ * before its close, as "served_ns=" lines in order (printed at the end,
+ * so that no write falls inside a request) */
 static void serve(int lfd, long n)
 {
+	long long *served = calloc((size_t)n + 1, sizeof(*served));
+	struct timespec a0, a1;
 	long i;
 
+	if (!served)
+		die("calloc");
 	for (i = 0; i < n; i++) {
 		char buf[32];
 		ssize_t k;
@@ -66,6 +73,7 @@ static void serve(int lfd, long n)
 
 		if (c < 0)
 			die("accept4");
+		clock_gettime(CLOCK_MONOTONIC, &a0);
 		k = read(c, buf, sizeof(buf) - 1);
 		if (k <= 0)
 			die("read");
@@ -76,8 +84,15 @@ static void serve(int lfd, long n)
 		syscall(SYS_nanosleep, &ts, NULL);
 		if (write(c, "ok\n", 3) != 3)
 			die("write");
+		clock_gettime(CLOCK_MONOTONIC, &a1);
 		close(c);
+		served[i] = (long long)(a1.tv_sec - a0.tv_sec) * 1000000000LL +
+			    (a1.tv_nsec - a0.tv_nsec);
 	}
+	for (i = 0; i < n; i++)
+		printf("served_ns=%lld\n", served[i]);
+	fflush(stdout);
+	free(served);
 }
 
 static void request(int port, const char *tok);

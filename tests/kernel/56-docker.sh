@@ -172,9 +172,15 @@ print("names-%s cpu-%s" % ("ok" if all(names) else "missing", "ok" if not bad el
 	port=$(py 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 	timeout 60 $STROBE top --batch --iterations 4 --interval 1 --group-by container --json \
 		--metrics 127.0.0.1:$port > $WORK/topm.json 2> $WORK/topm.err & TP=$!
-	sleep 3
-	py 'import sys,urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' \
-		http://127.0.0.1:$port/metrics > $WORK/metrics.txt 2>&1
+	# scrape until a refresh has fed the registry (a loaded machine may
+	# take seconds to start), while top runs
+	for _ in $(seq 300); do
+		py 'import sys,urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' \
+			http://127.0.0.1:$port/metrics > $WORK/metrics.txt 2>&1
+		grep -q "^strobe_container_cpu_seconds_total{[^}]*container=\"$S\"" $WORK/metrics.txt && break
+		kill -0 $TP 2>/dev/null || break
+		sleep 0.2
+	done
 	wait $TP; rc=$?
 	[ $rc = 0 ] && grep -q "^strobe_container_cpu_seconds_total{[^}]*container=\"$S\"" $WORK/metrics.txt &&
 		! grep -q "container=\"$(head -c 12 $WORK/spin.id)\"" $WORK/metrics.txt &&
