@@ -18,7 +18,7 @@ DESTDIR ?=
 CC      ?= cc
 O       := build
 
-PKGS    := libtraceevent libzstd sqlite3 libcurl zlib libdeflate libmicrohttpd libcrypt
+PKGS    := libtraceevent libzstd sqlite3 libcurl zlib libdeflate libmicrohttpd libcrypt libelf
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
