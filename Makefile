@@ -162,6 +162,15 @@ $(O)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -static -o $@ $< -lpthread 2>/dev/null || $(CC) -O2 -Wall -o $@ $< -lpthread
 
+# strobe profile's workloads (86-profile), with frame pointers;
+# profile_libc is dynamic on purpose (its libc frames are named through its maps)
+$(O)/helpers/profile_work: tests/helpers/profile_work.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -static -o $@ $<
+$(O)/helpers/profile_libc: tests/helpers/profile_libc.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -fno-omit-frame-pointer -o $@ $<
+
 $(O)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(O)/san/libstrobe.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -Itests/unit -O1 -g $(SAN_FLAGS) -o $@ $< $(O)/san/libstrobe.a $(LIBS)

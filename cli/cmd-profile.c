@@ -212,7 +212,7 @@ static int write_json(struct strobe_profile *prof, const struct strobe_table *ta
 		if (sp <= p)
 			continue;
 		strobe_json_escape_buf(esc, sizeof(esc), p, (size_t)(sp - 1 - p));
-		strobe_buf_printf(b, "%s{\"stack\":\"%s\",\"samples\":%.*s}", first ? "" : ",", esc,
+		strobe_buf_printf(b, "%s{\"stack\":%s,\"samples\":%.*s}", first ? "" : ",", esc,
 				  (int)(nl - sp), sp);
 		first = false;
 	}
