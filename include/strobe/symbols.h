@@ -91,6 +91,14 @@ int strobe_symbols_mmap(struct strobe_symbols *s, pid_t pid, uint64_t start, uin
 void strobe_symbols_exec(struct strobe_symbols *s, pid_t pid);
 int strobe_symbols_fork(struct strobe_symbols *s, pid_t parent, pid_t child);
 
+/*
+ * Make sure the maps of process pid are known now, while it runs (read
+ * /proc/PID/maps if nothing told them yet): the perf source calls it when
+ * it reads a sample, so a process that exits or execs before its samples
+ * are named still has them.  0 or -ENOMEM.
+ */
+int strobe_symbols_touch(struct strobe_symbols *s, pid_t pid);
+
 struct strobe_symbols_stats {
 	uint64_t files;		/* ELF files loaded (distinct dev/inode) */
 	uint64_t files_failed;	/* could not be opened or read */

@@ -410,6 +410,10 @@ static int queue_sample(struct strobe_perf *p, const uint8_t *rec, size_t len)
 	memcpy(out + 12, &loc, 4);
 	memcpy(out + 16, &period, 8);
 	memcpy(out + PAYLOAD_FIXED, b + 48, (size_t)nr * 8);
+	/* the process's maps while it runs (it may exec or exit before its
+	 * samples are named) */
+	if (p->o.symbols && nr && (int32_t)pid > 0)
+		strobe_symbols_touch(p->o.symbols, (pid_t)pid);
 	p->q[p->nq].ts = ts;
 	p->q[p->nq].off = p->dlen;
 	p->q[p->nq].size = size;

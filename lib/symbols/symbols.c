@@ -356,14 +356,33 @@ void strobe_symbols_exec(struct strobe_symbols *s, pid_t pid)
 	sym_table_release(&p->perf_map);
 }
 
+static void proc_read_maps(struct strobe_symbols *s, struct sym_proc *p);
+
+int strobe_symbols_touch(struct strobe_symbols *s, pid_t pid)
+{
+	struct sym_proc *p = proc_get(s, pid, true);
+
+	if (!p)
+		return -ENOMEM;
+	if (!p->proc_read)
+		proc_read_maps(s, p);
+	return 0;
+}
+
 int strobe_symbols_fork(struct strobe_symbols *s, pid_t parent, pid_t child)
 {
-	struct sym_proc *pp = proc_get(s, parent, false), *c;
+	struct sym_proc *pp, *c;
 	size_t i;
 	int r;
 
 	if (parent == child)
 		return 0;
+	/* the child starts as a copy of the parent: learn the parent's maps
+	 * now if nothing told them */
+	r = strobe_symbols_touch(s, parent);
+	if (r < 0)
+		return r;
+	pp = proc_get(s, parent, false);
 	c = proc_get(s, child, true);
 	if (!c)
 		return -ENOMEM;
