@@ -649,6 +649,10 @@ int strobe_perf_cgroup_dir(pid_t pid, char *out, size_t size, struct strobe_erro
 	fclose(f);
 	if (!found)
 		return strobe_err(err, -ENOENT, "process %d is in no cgroup v2 group", (int)pid);
+	/* the root group holds every task: no scope at all */
+	if (!strcmp(line, "/"))
+		return strobe_err(err, -ENOENT, "process %d is in the root cgroup v2 group: "
+				  "its tasks cannot be told from the host's", (int)pid);
 	f = fopen("/proc/self/mountinfo", "re");
 	if (!f)
 		return strobe_err(err, -errno, "cannot read /proc/self/mountinfo: %s",
