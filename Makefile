@@ -18,7 +18,7 @@ DESTDIR ?=
 CC      ?= cc
 O       := build
 
-PKGS    := libtraceevent libzstd sqlite3 libcurl zlib libdeflate libmicrohttpd libcrypt
+PKGS    := libtraceevent libzstd sqlite3 libcurl zlib libdeflate libmicrohttpd libcrypt libelf
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -161,6 +161,15 @@ $(O)/strobe.pc: strobe.pc.in
 $(O)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -static -o $@ $< -lpthread 2>/dev/null || $(CC) -O2 -Wall -o $@ $< -lpthread
+
+# strobe profile's workloads (86-profile), with frame pointers;
+# profile_libc is dynamic on purpose (its libc frames are named through its maps)
+$(O)/helpers/profile_work: tests/helpers/profile_work.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -static -o $@ $<
+$(O)/helpers/profile_libc: tests/helpers/profile_libc.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -fno-omit-frame-pointer -o $@ $<
 
 $(O)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(O)/san/libstrobe.a
 	@mkdir -p $(dir $@)

@@ -42,6 +42,7 @@ void cli_periods_usage(FILE *f);
 extern const char cli_live_usage[];
 int cmd_export(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
 int cmd_heatmap(int argc, char **argv);
 int cmd_opensnoop(int argc, char **argv);	/* cmd-snoop.c */
 int cmd_execsnoop(int argc, char **argv);

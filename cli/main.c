@@ -39,6 +39,7 @@ static const struct command commands[] = {
 	{ "sql", cmd_sql, "SQL queries over a trace file (SQLite)" },
 	{ "export", cmd_export, "export a trace file to ClickHouse" },
 	{ "flamegraph", cmd_flamegraph, "off-CPU time by stack as a flame graph (SVG) or folded" },
+	{ "profile", cmd_profile, "CPU samples by function and stack, per container (perf)" },
 	{ "heatmap", cmd_heatmap, "a latency heat map (SVG) of syscalls, schedlat, io, irq, periods" },
 	{ "opensnoop", cmd_opensnoop, "one line per file open, with its path and container" },
 	{ "execsnoop", cmd_execsnoop, "one line per exec, with its arguments and container" },

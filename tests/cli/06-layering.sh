@@ -18,7 +18,8 @@ fail() { echo "FAIL $1${2:+: $2}"; }
 # what each folder includes and calls:
 #   util       errors, text buffers, files, threads
 #   syscalls   syscall and errno names; format: event formats, fields,
-#              the tep_handle; session: tracefs control (util only)
+#              the tep_handle; session: tracefs control (util only);
+#              symbols: names of code addresses (ELF, maps, kallsyms)
 #   tracefile  trace.dat reader and writer (formats from format/)
 #   stream     pages and the merge of CPUs, buffers, files; model: tasks
 #              and containers (formats, the file's stored table); output:
@@ -27,7 +28,7 @@ fail() { echo "FAIL $1${2:+: $2}"; }
 #              result tables (output's JSON strings, the merge's hosts);
 #              source: the live capture (session, a stream of its pages);
 #              bpf: the BPF source (declared formats, records for the
-#              pipeline)
+#              pipeline); source/perf.c: perf samples (the same shape)
 #   analyses   over expr, table, stream, model
 #   sinks      SQLite and ClickHouse (run the analyses, write tables);
 #              pictures: flame graphs and heat maps (analyses, output's SVG);
@@ -36,7 +37,7 @@ fail() { echo "FAIL $1${2:+: $2}"; }
 #   pipeline   the one driver: sources in, consumers out; below the CLI
 LAYERS="
 util
-syscalls format session
+syscalls format session symbols
 tracefile
 stream model output
 expr table source bpf

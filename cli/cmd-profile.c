@@ -1,0 +1,491 @@
+/*
+ * cmd-profile.c - `strobe profile`: where the CPU time of the system, a
+ * container, a process or a command goes, by function and stack.
+ *
+ * A consumer of one pipeline like every command: the perf sampling
+ * source (profile.h: cpu-clock at -F Hz with kernel and user call
+ * chains) is merged into a live recording (strobe_record with
+ * add_records, no file) whose tracefs events are only the task model's,
+ * so comms and container names come from the same model as everywhere
+ * else; the session runs on the "mono" trace clock, the clock the
+ * samples carry.  The profile consumer names the frames (symbols.h:
+ * through each process's own root, so a binary that exists only in a
+ * container is named) and folds them.
+ *
+ * Output: the top functions (self and total samples) through the table
+ * writer; --folded stacks; -o OUT.svg, a flame graph through the one
+ * flame-graph writer (containers at the root when grouping by
+ * container); --json.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <strobe/strobe.h>
+#include <strobe/model.h>
+#include <strobe/output.h>
+#include <strobe/pictures.h>
+#include <strobe/pipeline.h>
+#include <strobe/profile.h>
+#include <strobe/record.h>
+#include <strobe/symbols.h>
+#include <strobe/table.h>
+
+#include "cli.h"
+
+#define CMD "profile"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: strobe profile [options] [-c NAME|ID ... | -p PID | -- CMD [ARGS]]\n"
+		"\n"
+		"Sample where the CPU time goes (perf_event_open, cpu-clock, kernel and user\n"
+		"call chains through frame pointers) on the whole system, in containers, in a\n"
+		"process and its descendants, or in a command; name the functions through\n"
+		"each process's own root file system (binaries that exist only in a\n"
+		"container are named) and print the top functions, folded stacks or a\n"
+		"flame graph.\n"
+		"\n"
+		"Target (one of; none: the whole system):\n"
+		"  -c, --container NAME|ID  the tasks of this container (repeatable)\n"
+		"  -p, --pid PID            this process and what it starts\n"
+		"  -- CMD [ARGS]            run CMD and profile it until it exits\n"
+		"\n"
+		"Options:\n"
+		"  -F, --freq HZ            samples per second per CPU (default 99)\n"
+		"  -d, --duration S         stop after S seconds (else at Ctrl-C or the\n"
+		"                           command's exit)\n"
+		"  -e, --event EVENT        cpu-clock (default) or cycles (hardware)\n"
+		"  -g, --group-by G         root frames: container (default: container;comm),\n"
+		"                           process (comm), thread (comm-TID), none\n"
+		"      --no-kernel          leave kernel frames out\n"
+		"  -n, --top N              functions in the table (default 20, 0: all)\n"
+		"      --folded             print folded stacks (flamegraph.pl's input)\n"
+		"  -o, --output FILE.svg    write a flame graph\n"
+		"      --title TEXT         the flame graph's title\n"
+		"      --json               one JSON object: samples, functions, stacks\n"
+		"  -q, --quiet              no summary on stderr\n"
+		"  -h, --help               this help\n"
+		"\n"
+		"Call chains use frame pointers (--call-graph dwarf is not done yet): code\n"
+		"built without them shows its innermost function only.\n"
+		"\n"
+		"Examples:\n"
+		"  strobe profile -c web -d 10\n"
+		"  strobe profile -c web -d 10 -o web.svg\n"
+		"  strobe profile -F 999 --folded -- ./bench > out.folded\n");
+}
+
+/* A task of each -c container (for its cgroup), from a /proc snapshot. */
+static int container_cgroups(const char *const *names, size_t n, char ***out)
+{
+	struct strobe_error err = { 0, "" };
+	struct strobe_model *m = NULL;
+	char **dirs = calloc(n ? n : 1, sizeof(*dirs));
+	size_t i, cur;
+	int r;
+
+	*out = NULL;
+	if (!dirs) {
+		cli_error(CMD, "out of memory");
+		return -ENOMEM;
+	}
+	r = strobe_model_new(&m, &err);
+	if (r == 0)
+		r = strobe_model_load_proc(m, &err);
+	for (i = 0; r == 0 && i < n; i++) {
+		const struct strobe_task *t;
+		pid_t pid = 0;
+		char dir[4096];
+
+		for (cur = 0; (t = strobe_model_next_task(m, &cur));)
+			if (t->container && t->container->index >= 2 &&
+			    strobe_container_matches(t->container, names[i]) &&
+			    (!pid || t->tid < pid) && kill(t->tid, 0) == 0)
+				pid = t->tid;
+		if (!pid) {
+			snprintf(err.msg, sizeof(err.msg), "no running container '%s'", names[i]);
+			r = -ESRCH;
+			break;
+		}
+		r = strobe_perf_cgroup_dir(pid, dir, sizeof(dir), &err);
+		if (r == 0 && !(dirs[i] = strdup(dir))) {
+			snprintf(err.msg, sizeof(err.msg), "out of memory");
+			r = -ENOMEM;
+		}
+	}
+	strobe_model_free(m);
+	if (r < 0) {
+		cli_error_e(CMD, &err);
+		for (i = 0; i < n; i++)
+			free(dirs[i]);
+		free(dirs);
+		return r;
+	}
+	*out = dirs;
+	return 0;
+}
+
+struct perf_ctx {
+	struct strobe_perf_opts po;
+	struct strobe_perf *perf;
+	bool follow_child;
+};
+
+static int add_records(struct strobe_formats *f, pid_t child, struct strobe_record_source *rs,
+		       void *arg, struct strobe_error *err)
+{
+	struct perf_ctx *pc = arg;
+	int r;
+
+	if (pc->follow_child && child > 0)
+		pc->po.pid = child;
+	r = strobe_perf_open(&pc->po, &pc->perf, err);
+	if (r == 0)
+		r = strobe_perf_declare(pc->perf, f, err);
+	if (r == 0)
+		r = strobe_perf_enable(pc->perf, err);
+	if (r < 0)
+		return r;
+	strobe_perf_records(pc->perf, rs);
+	return 0;
+}
+
+static int write_out(const char *path, struct strobe_buf *b)
+{
+	FILE *f;
+	size_t n = strobe_buf_len(b);
+
+	if (!path)
+		return cli_flush(b) ? 0 : -EIO;
+	f = fopen(path, "we");
+	if (!f) {
+		cli_error(CMD, "cannot create '%s': %s", path, strerror(errno));
+		return -errno;
+	}
+	if (fwrite(strobe_buf_data(b), 1, n, f) != n || fclose(f) != 0) {
+		int e = errno;
+
+		cli_error(CMD, "cannot write '%s': %s", path, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+/* {"samples":N,"lost":L,"freq":F,"functions":TABLE,"stacks":[{"stack":..,"samples":n}]} */
+static int write_json(struct strobe_profile *prof, const struct strobe_table *tab,
+		      const struct strobe_perf_stats *st, unsigned freq, struct strobe_buf *b)
+{
+	struct strobe_buf *folded = cli_buf_new(), *tj = cli_buf_new();
+	const char *p, *end, *nl;
+	bool first = true;
+	size_t tl;
+	int r;
+
+	r = strobe_flame_write_folded(strobe_profile_flame(prof), folded);
+	if (r == 0)
+		r = strobe_table_write_json(tab, tj);
+	if (r < 0)
+		goto out;
+	tl = strobe_buf_len(tj);
+	while (tl && strobe_buf_data(tj)[tl - 1] == '\n')
+		tl--;
+	strobe_buf_printf(b, "{\"samples\":%llu,\"lost\":%llu,\"freq\":%u,\"functions\":%.*s,"
+			  "\"stacks\":[", (unsigned long long)strobe_profile_samples(prof),
+			  (unsigned long long)st->lost, freq, (int)tl, strobe_buf_data(tj));
+	p = strobe_buf_data(folded);
+	end = p + strobe_buf_len(folded);
+	for (; p < end; p = nl + 1) {
+		const char *sp;
+		char esc[16384];
+
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		sp = nl;
+		while (sp > p && sp[-1] != ' ')
+			sp--;
+		if (sp <= p)
+			continue;
+		strobe_json_escape_buf(esc, sizeof(esc), p, (size_t)(sp - 1 - p));
+		strobe_buf_printf(b, "%s{\"stack\":%s,\"samples\":%.*s}", first ? "" : ",", esc,
+				  (int)(nl - sp), sp);
+		first = false;
+	}
+	strobe_buf_printf(b, "]}\n");
+out:
+	strobe_buf_free(folded);
+	strobe_buf_free(tj);
+	return r;
+}
+
+int cmd_profile(int argc, char **argv)
+{
+	enum { O_FOLDED = 256, O_JSON, O_NO_KERNEL, O_TITLE };
+	static const struct option longopts[] = {
+		{ "container", required_argument, NULL, 'c' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "group-by", required_argument, NULL, 'g' },
+		{ "no-kernel", no_argument, NULL, O_NO_KERNEL },
+		{ "top", required_argument, NULL, 'n' },
+		{ "folded", no_argument, NULL, O_FOLDED },
+		{ "output", required_argument, NULL, 'o' },
+		{ "title", required_argument, NULL, O_TITLE },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_target t;
+	struct strobe_record_result res;
+	struct strobe_error err = { 0, "" };
+	struct perf_ctx pc;
+	struct strobe_symbols *syms = NULL;
+	struct strobe_profile *prof = NULL;
+	struct strobe_profile_opts pro = { .size = sizeof(pro) };
+	struct strobe_flame_svg_opts so = { .size = sizeof(so), .colors = STROBE_FLAME_ONCPU };
+	struct strobe_perf_stats st;
+	struct strobe_table *tab = NULL;
+	struct strobe_consumer c;
+	struct strobe_buf *b = NULL;
+	const char *output = NULL, *title = NULL;
+	char **target_argv = NULL, **cgroups = NULL;
+	bool folded = false, json = false, quiet = false;
+	int ch, r, ret = CLI_FAIL, i, freq = 99, top = 20;
+	char subtitle[512];
+
+	memset(&t, 0, sizeof(t));
+	memset(&res, 0, sizeof(res));
+	memset(&pc, 0, sizeof(pc));
+	pc.po.size = sizeof(pc.po);
+	pro.group_by = STROBE_FLAME_BY_CONTAINER;
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			target_argv = &argv[i + 1];
+			argc = i;
+			break;
+		}
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "+c:p:F:d:e:g:n:o:qh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'F':
+			if (cli_parse_int(optarg, 1, 100000, &freq) < 0) {
+				cli_error(CMD, "bad frequency '%s' (samples per second, 1-100000)",
+					  optarg);
+				ret = CLI_USAGE;
+				goto out;
+			}
+			break;
+		case 'e':
+			if (strcmp(optarg, "cpu-clock") && strcmp(optarg, "cycles")) {
+				cli_error(CMD, "unknown event '%s' (cpu-clock or cycles)", optarg);
+				ret = CLI_USAGE;
+				goto out;
+			}
+			pc.po.event = optarg;
+			break;
+		case 'g':
+			if (!strcmp(optarg, "container"))
+				pro.group_by = STROBE_FLAME_BY_CONTAINER;
+			else if (!strcmp(optarg, "process"))
+				pro.group_by = STROBE_FLAME_BY_PROCESS;
+			else if (!strcmp(optarg, "thread"))
+				pro.group_by = STROBE_FLAME_BY_THREAD;
+			else if (!strcmp(optarg, "none"))
+				pro.group_by = STROBE_FLAME_BY_NONE;
+			else {
+				cli_error(CMD, "unknown grouping '%s' (container, process, thread, "
+					  "none)", optarg);
+				ret = CLI_USAGE;
+				goto out;
+			}
+			break;
+		case 'n':
+			if (cli_parse_int(optarg, 0, 1 << 30, &top) < 0) {
+				cli_error(CMD, "bad number of functions '%s'", optarg);
+				ret = CLI_USAGE;
+				goto out;
+			}
+			break;
+		case O_NO_KERNEL:
+			pro.no_kernel = true;
+			break;
+		case O_FOLDED:
+			folded = true;
+			break;
+		case 'o':
+			if (!*optarg) {
+				cli_error(CMD, "empty output file name");
+				ret = CLI_USAGE;
+				goto out;
+			}
+			output = optarg;
+			break;
+		case O_TITLE:
+			title = optarg;
+			break;
+		case O_JSON:
+			json = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			ret = CLI_OK;
+			goto out;
+		case 'c':
+		case 'p':
+		case 'd':
+			r = cli_target_option(&t, CMD, ch, optarg);
+			if (r < 0) {
+				ret = CLI_USAGE;
+				goto out;
+			}
+			break;
+		default:
+			usage(stderr);
+			ret = CLI_USAGE;
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		cli_error(CMD, "unexpected argument '%s' (a command goes after --)", argv[optind]);
+		ret = CLI_USAGE;
+		goto out;
+	}
+	if (target_argv && !target_argv[0]) {
+		cli_error(CMD, "no command after --");
+		ret = CLI_USAGE;
+		goto out;
+	}
+	if ((folded && json) || (folded && output) || (json && output)) {
+		cli_error(CMD, "give one of --folded, --json and -o");
+		ret = CLI_USAGE;
+		goto out;
+	}
+	if (cli_target_finish(&t, CMD, target_argv) < 0) {
+		ret = CLI_USAGE;
+		goto out;
+	}
+	if (t.o.nr_containers && container_cgroups(t.o.containers, t.o.nr_containers,
+						   &cgroups) < 0)
+		goto out;
+	if (strobe_symbols_new(NULL, &syms, &err) < 0) {
+		cli_error_e(CMD, &err);
+		goto out;
+	}
+	pc.po.freq = (unsigned)freq;
+	pc.po.symbols = syms;
+	pc.po.pid = t.o.pid;
+	pc.po.cgroups = (const char *const *)cgroups;
+	pc.po.nr_cgroups = (int)t.o.nr_containers;
+	pc.follow_child = t.o.argv != NULL;
+	pro.symbols = syms;
+	if (strobe_profile_new(&pro, &prof, &err) < 0 ||
+	    strobe_profile_consumer(prof, 0, &c) < 0) {
+		cli_error_e(CMD, &err);
+		goto out;
+	}
+	t.o.no_output = true;
+	t.o.buffer_kb = 1024;
+	t.o.clock = "mono";
+	t.o.add_records = add_records;
+	t.o.records_arg = &pc;
+	/* only the model's events from tracefs: the samples come from perf */
+	cli_target_add_event(&t, "sched:sched_process_fork");
+	t.o.events = t.ev;
+	t.o.nr_events = t.nev;
+	t.o.consumers = &c;
+	t.o.nr_consumers = 1;
+	r = cli_target_record(&t, &res, &err);
+	if (r < 0) {
+		cli_error_e(CMD, &err);
+		goto out;
+	}
+	if (t.o.argv && !res.child_started) {
+		cli_error(CMD, "cannot run '%s'", t.o.argv[0]);
+		goto out;
+	}
+	memset(&st, 0, sizeof(st));
+	if (pc.perf)
+		strobe_perf_stats(pc.perf, &st);
+	if (!strobe_profile_samples(prof)) {
+		cli_error(CMD, "no samples (the target used no CPU%s)",
+			  t.o.duration > 0 ? " in that time" : "");
+		goto out;
+	}
+	b = cli_buf_new();
+	if (strobe_profile_table(prof, json ? 0 : top, &tab, &err) < 0) {
+		cli_error_e(CMD, &err);
+		goto out;
+	}
+	if (folded) {
+		r = strobe_flame_write_folded(strobe_profile_flame(prof), b);
+	} else if (json) {
+		r = write_json(prof, tab, &st, (unsigned)freq, b);
+	} else if (output) {
+		snprintf(subtitle, sizeof(subtitle), "%llu samples at %d Hz%s%s",
+			 (unsigned long long)strobe_profile_samples(prof), freq,
+			 t.o.nr_containers ? ", container " : "",
+			 t.o.nr_containers ? t.o.containers[0] : "");
+		so.title = title ? title : "CPU Flame Graph";
+		so.subtitle = subtitle;
+		so.root_levels = pro.group_by == STROBE_FLAME_BY_CONTAINER ? 2 :
+				 pro.group_by == STROBE_FLAME_BY_NONE ? 0 : 1;
+		r = strobe_flame_write_svg(strobe_profile_flame(prof), &so, b, &err);
+		if (r < 0) {
+			cli_error_e(CMD, &err);
+			goto out;
+		}
+	} else {
+		strobe_buf_printf(b, "%llu samples at %d Hz, %llu lost\n",
+				  (unsigned long long)strobe_profile_samples(prof), freq,
+				  (unsigned long long)st.lost);
+		r = strobe_table_write_text(tab, b);
+	}
+	if (r < 0) {
+		cli_error(CMD, "out of memory");
+		goto out;
+	}
+	if (write_out(output, b) < 0)
+		goto out;
+	if (!quiet && (folded || json || output)) {
+		struct strobe_symbols_stats ss;
+
+		strobe_symbols_stats(syms, &ss);
+		fprintf(stderr, "strobe profile: %llu samples, %zu stacks, %llu lost; %llu files "
+			"read for symbols (%llu debug files, %llu perf maps, %llu unreadable)%s%s\n",
+			(unsigned long long)strobe_profile_samples(prof),
+			strobe_flame_nr_stacks(strobe_profile_flame(prof)),
+			(unsigned long long)st.lost, (unsigned long long)ss.files,
+			(unsigned long long)ss.debug_files, (unsigned long long)ss.perf_maps,
+			(unsigned long long)ss.files_failed, output ? ": " : "",
+			output ? output : "");
+	}
+	if (st.lost)
+		cli_warn(CMD, "%llu samples lost: the perf rings were full",
+			 (unsigned long long)st.lost);
+	ret = CLI_OK;
+out:
+	strobe_record_result_free(&res);
+	strobe_table_free(tab);
+	strobe_buf_free(b);
+	strobe_profile_free(prof);
+	strobe_perf_close(pc.perf);
+	strobe_symbols_free(syms);
+	if (cgroups) {
+		for (i = 0; i < (int)t.o.nr_containers; i++)
+			free(cgroups[i]);
+		free(cgroups);
+	}
+	cli_target_free(&t);
+	return ret;
+}
