@@ -48,6 +48,7 @@ int cmd_execsnoop(int argc, char **argv);
 /* `strobe export --format perfetto` (export-perfetto.c), called by
  * cmd_export with its whole command line. */
 int cli_export_perfetto(int argc, char **argv);
+int cli_export_otlp(int argc, char **argv);
 
 /*
  * What to trace, as `strobe record` takes it (cli/target.c), for record
