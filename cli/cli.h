@@ -43,6 +43,7 @@ extern const char cli_live_usage[];
 int cmd_export(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_heatmap(int argc, char **argv);
+int cmd_html(int argc, char **argv);
 int cmd_opensnoop(int argc, char **argv);	/* cmd-snoop.c */
 int cmd_execsnoop(int argc, char **argv);
 /* `strobe export --format perfetto` (export-perfetto.c), called by
