@@ -44,11 +44,13 @@ int cmd_export(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_heatmap(int argc, char **argv);
+int cmd_html(int argc, char **argv);
 int cmd_opensnoop(int argc, char **argv);	/* cmd-snoop.c */
 int cmd_execsnoop(int argc, char **argv);
 /* `strobe export --format perfetto` (export-perfetto.c), called by
  * cmd_export with its whole command line. */
 int cli_export_perfetto(int argc, char **argv);
+int cli_export_otlp(int argc, char **argv);
 
 /*
  * What to trace, as `strobe record` takes it (cli/target.c), for record

@@ -1,6 +1,7 @@
 /*
  * cmd-export.c - `strobe export`: trace files into an external store.
  * --format perfetto (Chrome trace-event JSON) is export-perfetto.c's,
+ * --format otlp (OpenTelemetry spans) export-otlp.c's,
  * handed the whole command line; here ClickHouse (the library's strobe_clickhouse_*:
  * schema created when missing, events and per-second per-container
  * aggregates inserted in compressed batches over HTTP); this file parses
@@ -32,6 +33,8 @@ static void usage(FILE *f)
 		"       strobe export --format clickhouse [options] --spool SPOOL\n"
 		"       strobe export --format perfetto -o OUT.json [options] [-i FILE]...\n"
 		"         (its options: strobe export --format perfetto --help)\n"
+		"       strobe export --format otlp --endpoint URL --period DEF [options] ...\n"
+		"         (OpenTelemetry spans; strobe export --format otlp --help)\n"
 		"\n"
 		"Export trace files (default trace.dat) to ClickHouse over HTTP: the\n"
 		"database and its tables are created when missing, then every event goes\n"
@@ -45,8 +48,8 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -i, --input FILE        trace file to read (default: trace.dat); several\n"
 		"                          -i export several files (hosts) in one pass\n"
-		"      --format FORMAT     clickhouse, or perfetto (Chrome trace-event JSON\n"
-		"                          for Perfetto UI; required)\n"
+		"      --format FORMAT     clickhouse, perfetto (Chrome trace-event JSON\n"
+		"                          for Perfetto UI) or otlp (spans; required)\n"
 		"      --url URL           server's HTTP interface (default:\n"
 		"                          http://localhost:8123)\n"
 		"      --database DB       database (default: strobe)\n"
@@ -333,15 +336,17 @@ out:
 	return status;
 }
 
-/* --format perfetto anywhere before a "--": export-perfetto.c's. */
-static bool wants_perfetto(int argc, char **argv)
+/* --format NAME anywhere before a "--": perfetto is export-perfetto.c's,
+ * otlp export-otlp.c's. */
+static bool wants(int argc, char **argv, const char *name)
 {
+	char eq[64];
 	int i;
 
+	snprintf(eq, sizeof(eq), "--format=%s", name);
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--format=perfetto") ||
-		    (!strcmp(argv[i], "--format") && i + 1 < argc &&
-		     !strcmp(argv[i + 1], "perfetto")))
+		if (!strcmp(argv[i], eq) ||
+		    (!strcmp(argv[i], "--format") && i + 1 < argc && !strcmp(argv[i + 1], name)))
 			return true;
 	return false;
 }
@@ -381,8 +386,10 @@ int cmd_export(int argc, char **argv)
 	uint64_t u;
 	int c, i, status = CLI_OK;
 
-	if (wants_perfetto(argc, argv))
+	if (wants(argc, argv, "perfetto"))
 		return cli_export_perfetto(argc, argv);
+	if (wants(argc, argv, "otlp"))
+		return cli_export_otlp(argc, argv);
 	in.paths = calloc((size_t)argc + 1, sizeof(*in.paths));
 	if (!in.paths) {
 		cli_error(CMD, "out of memory");

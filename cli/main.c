@@ -41,6 +41,7 @@ static const struct command commands[] = {
 	{ "flamegraph", cmd_flamegraph, "off-CPU time by stack as a flame graph (SVG) or folded" },
 	{ "profile", cmd_profile, "CPU samples by function and stack, per container (perf)" },
 	{ "heatmap", cmd_heatmap, "a latency heat map (SVG) of syscalls, schedlat, io, irq, periods" },
+	{ "html", cmd_html, "one self-contained HTML report of a trace file" },
 	{ "opensnoop", cmd_opensnoop, "one line per file open, with its path and container" },
 	{ "execsnoop", cmd_execsnoop, "one line per exec, with its arguments and container" },
 };

@@ -210,14 +210,16 @@ void strobe_ch_sink_free(struct strobe_ch_sink *k);	/* NULL ok */
  * never held up.  ClickHouse's tables are ordered by time, so the order
  * in which batches arrive does not matter.
  *
- * The spool (little-endian): a 32-byte header, "strobe-ch-spool1" then
- * the u64 offset of the first undelivered record and a u64 0; records of
- * u32 magic 0x52435353 ("SSCR"), u8 flags (1: the body is gzip), u8
- * table name length, u16 0, u32 crc32 of the body, u64 rows, u64 body
- * length, the table name, the body (RowBinary).  Delivered records
- * before the first undelivered one have their disk space released (hole
- * punched) where the file system allows, else they count against
- * spool_max until the spool empties, when the file is truncated.  The
+ * The spool is the versioned spool of strobe's one sender (the OTLP
+ * exporter's too; its format: strobe-export(1), SPOOL FILES): records
+ * of table name, rows, a crc32 and the body (RowBinary, or gzip of it),
+ * behind a header naming the version and the kind (ClickHouse).  A
+ * version 1 spool ("strobe-ch-spool1", written before the sender was
+ * shared) is still replayed.
+ * Delivered records before the first undelivered one have their disk
+ * space released (hole punched) where the file system allows, else
+ * they count against spool_max until the spool empties, when the file
+ * is truncated.  The
  * file is created at the first batch that needs it (never overwriting
  * one: a name in use gets a ".N" suffix), removed when everything in it
  * was delivered, and otherwise kept: strobe_ch_spool_replay() (strobe

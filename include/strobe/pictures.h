@@ -248,6 +248,30 @@ uint64_t strobe_heatmap_cell(const struct strobe_heatmap *h, const char *contain
 int strobe_heatmap_write_svg(const struct strobe_heatmap *h, struct strobe_buf *b,
 			     struct strobe_error *err);
 
+/* ---- the HTML report --------------------------------------------------- */
+
+struct strobe_tracefile;
+struct strobe_html_opts {
+	size_t size;		/* sizeof(struct strobe_html_opts), or 0 */
+	const char *title;	/* NULL: "strobe report: FILE" */
+	int top;		/* rows per ranking table; 0: 20 */
+};
+/*
+ * One self-contained HTML page (XHTML syntax, so it is well-formed XML;
+ * no script or style is fetched) about trace file tf, appended to b: the
+ * recording's summary (host, target, window, CPUs, events, what was
+ * wrong with the data), then, from one pass over the file, the tables
+ * of every analysis the file has the events for (cputop, syscalls,
+ * schedlat, io, irq) grouped by container (rankings and statistics),
+ * their histograms drawn as bars, a latency heat map of the system calls
+ * per container when the file has them, and an off-CPU flame graph when
+ * it has stacks at its context switches (strobe record --stacks).  An
+ * analysis without its events is named in the notes, not drawn.  Every
+ * string goes through strobe's one XML writer.  0 or -errno.
+ */
+int strobe_html_report(struct strobe_tracefile *tf, const struct strobe_html_opts *o,
+		       struct strobe_buf *b, struct strobe_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -31,7 +31,8 @@ fail() { echo "FAIL $1${2:+: $2}"; }
 #              pipeline); source/perf.c: perf samples (the same shape)
 #   analyses   over expr, table, stream, model
 #   sinks      SQLite and ClickHouse (run the analyses, write tables);
-#              pictures: flame graphs and heat maps (analyses, output's SVG);
+#              pictures: flame graphs, heat maps, the HTML report (analyses,
+#              output's SVG);
 #              metrics: the Prometheus registry and its HTTP endpoint
 #   record     session + capture + writer (+ model, a live stream)
 #   pipeline   the one driver: sources in, consumers out; below the CLI

@@ -1,0 +1,532 @@
+/*
+ * export-otlp.c - `strobe export --format otlp`: periods (and, with
+ * --min, slow system calls) as OpenTelemetry spans sent over OTLP/HTTP
+ * JSON to a collector.  The library's exporter (strobe_otlp_*, otlp.h)
+ * is a consumer of one pipeline over the files (-i) or strobe_record's
+ * live stream (-c NAME, -p PID, -- CMD, -d SECS; recorded with the
+ * "mono" clock so span times are exact Unix times); its sender delivers
+ * from a thread of its own.  This file parses options, applies the OTLP
+ * exporter conventions (OTEL_EXPORTER_OTLP_ENDPOINT and _TRACES_ENDPOINT,
+ * _HEADERS, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES), waits up to
+ * --timeout for the last deliveries and says what was delivered, or
+ * why not and where the undelivered spans were kept.  cmd-export.c
+ * hands it the whole command line when the format is otlp.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <strobe/clickhouse.h>
+#include <strobe/otlp.h>
+
+#include "cli.h"
+
+#define CMD "export"
+#define DEF_ENDPOINT "http://localhost:4318"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: strobe export --format otlp [--endpoint URL] --period DEF [options]\n"
+		"                     [-i FILE]...\n"
+		"       strobe export --format otlp [--endpoint URL] --period DEF [options]\n"
+		"                     (-c NAME | -p PID | -d SECS | -- CMD [ARGS])\n"
+		"       strobe export --format otlp [--endpoint URL] --spool SPOOL\n"
+		"\n"
+		"Send periods (strobe-periods(1)) and, with --min, slow system calls as\n"
+		"OpenTelemetry spans over OTLP/HTTP JSON to URL/v1/traces (a collector,\n"
+		"Jaeger): child periods as child spans, process, thread and container\n"
+		"attributes, batching, retries with backoff, the collector's Retry-After.\n"
+		"From trace files (default trace.dat) or live, spans sent as periods end.\n"
+		"See strobe-export(1), OTLP.\n"
+		"\n"
+		"Options:\n"
+		"  -i, --input FILE        trace file to read (default: trace.dat); several -i\n"
+		"      --endpoint URL      the collector (default: $OTEL_EXPORTER_OTLP_ENDPOINT,\n"
+		"                          else " DEF_ENDPOINT "); spans go to URL/v1/traces\n"
+		"                          ($OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: as it is)\n"
+		"      --header 'NAME: VALUE'  an HTTP header; repeatable (also\n"
+		"                          $OTEL_EXPORTER_OTLP_HEADERS: name=value,...)\n"
+		"      --service-name NAME service.name (default: $OTEL_SERVICE_NAME, else\n"
+		"                          strobe); $OTEL_RESOURCE_ATTRIBUTES are added\n"
+		"      --host-name NAME    host.name (default: the file's host, live this one)\n"
+		"      --period DEF        periods to send as spans (strobe-periods(1));\n"
+		"                          repeatable; --period-captures CAPS too\n"
+		"      --min DURATION      also system calls at least this long (10ms, 500us)\n"
+		"      --traceparent-from KEY  a period whose capture KEY holds a W3C\n"
+		"                          traceparent joins that trace, under that span\n"
+		"      --batch-spans N     spans per request (default 512)\n"
+		"      --timeout SECONDS   at the end, how long to keep trying to deliver\n"
+		"                          (default 10); what is left is kept in a spool\n"
+		"      --spool SPOOL       deliver the spans an earlier export kept in SPOOL\n"
+		"      --strict            fail on damaged data (strobe-damage(7))\n"
+		"  -q, --quiet             no summary\n"
+		"  -h, --help              show this help\n"
+		"\n"
+		"Live (what strobe record takes; nothing is written):\n"
+		"  -c NAME                 trace every task of a container; repeatable\n"
+		"  -p PID                  trace a process and its children\n"
+		"  -d, --duration SECS     stop after SECS\n"
+		"  -e EVENT, --preset LIST  events (default: the events the periods need)\n"
+		"  -b KIB                  per-CPU buffer\n"
+		"  -- CMD [ARGS]           run CMD and trace it\n"
+		"\n"
+		"Examples:\n"
+		"  strobe export --format otlp --endpoint http://jaeger:4318 -i req.dat \\\n"
+		"      --period 'req : $evt.$name == \"syscall_exit_accept4\" : ...'\n"
+		"  strobe export --format otlp -c web -d 30 --min 50ms\n");
+}
+
+static int parse_duration(const char *s, uint64_t *ns)
+{
+	double v, mul = 1000.0;
+	char *end;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || v <= 0)
+		return -EINVAL;
+	if (!strcmp(end, "ns"))
+		mul = 1.0;
+	else if (!strcmp(end, "us") || !*end)
+		mul = 1000.0;
+	else if (!strcmp(end, "ms"))
+		mul = 1e6;
+	else if (!strcmp(end, "s"))
+		mul = 1e9;
+	else
+		return -EINVAL;
+	*ns = (uint64_t)(v * mul + 0.5);
+	return *ns ? 0 : -EINVAL;
+}
+
+struct strs {
+	char **v;
+	int n, cap;
+};
+
+static int strs_add(struct strs *l, char *s)
+{
+	if (!s)
+		return -ENOMEM;
+	if (l->n == l->cap) {
+		int cap = l->cap ? l->cap * 2 : 8;
+		char **v = realloc(l->v, (size_t)cap * sizeof(*v));
+
+		if (!v) {
+			free(s);
+			return -ENOMEM;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = s;
+	return 0;
+}
+
+static void strs_free(struct strs *l)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+/* OTEL_EXPORTER_OTLP_HEADERS's name=value into "name: value". */
+static int env_header(void *arg, const char *key, const char *value)
+{
+	char *h;
+
+	if (asprintf(&h, "%s: %s", key, value) < 0)
+		return -ENOMEM;
+	return strs_add(arg, h);
+}
+
+/* service.name in OTEL_RESOURCE_ATTRIBUTES (the spec: OTEL_SERVICE_NAME wins). */
+static int res_service(void *arg, const char *key, const char *value)
+{
+	char **out = arg;
+
+	if (!strcmp(key, "service.name") && !*out)
+		*out = strdup(value);
+	return 0;
+}
+
+/* The traces URL: --endpoint or $OTEL_EXPORTER_OTLP_ENDPOINT plus
+ * /v1/traces, else $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is. */
+static char *traces_url(const char *endpoint)
+{
+	const char *base = endpoint, *traces = getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+	char *u;
+	size_t n;
+
+	if (!base && traces && *traces)
+		return strdup(traces);
+	if (!base)
+		base = getenv("OTEL_EXPORTER_OTLP_ENDPOINT");
+	if (!base || !*base)
+		base = DEF_ENDPOINT;
+	n = strlen(base);
+	while (n && base[n - 1] == '/')
+		n--;
+	if (asprintf(&u, "%.*s/v1/traces", (int)n, base) < 0)
+		return NULL;
+	return u;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The files through one pipeline; a CLI status. */
+static int run_files(const char **paths, int n, struct strobe_otlp_opts *oo,
+		     struct strobe_otlp **xp, bool strict, bool quiet)
+{
+	struct strobe_pipeline_opts po = { .size = sizeof(po), .strict = strict, .raw_time = true };
+	struct strobe_tracefile **tfs = calloc((size_t)n, sizeof(*tfs));
+	int64_t *walls = calloc((size_t)n, sizeof(*walls));
+	struct strobe_pipeline *p = NULL;
+	struct strobe_error err = { 0, "" };
+	struct cli_progress *bar = NULL;
+	struct strobe_consumer c;
+	int i, ret, status = CLI_FAIL;
+
+	if (!tfs || !walls) {
+		cli_error(CMD, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (strobe_tracefile_open(paths[i], &tfs[i], &err) < 0) {
+			cli_error_e(CMD, &err);
+			goto out;
+		}
+		if (strobe_ch_file_wall_offset(tfs[i], paths[i], &walls[i]) < 0)
+			cli_warn(CMD, "%s: no clock pairing: span times are its trace clock's, "
+				 "not Unix times", paths[i]);
+	}
+	oo->wall_offsets = walls;
+	oo->nr_wall_offsets = n;
+	if (strobe_otlp_new(oo, xp, &err) < 0) {
+		cli_error_e(CMD, &err);
+		goto out;
+	}
+	if (strobe_pipeline_new(&po, &p, &err) < 0) {
+		cli_error_e(CMD, &err);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (strobe_pipeline_add_file(p, tfs[i], NULL, &err) < 0) {
+			cli_error(CMD, "%s: %s", paths[i], err.msg);
+			goto out;
+		}
+	}
+	strobe_otlp_consumer(*xp, &c);
+	ret = strobe_pipeline_add_consumer(p, &c, &err);
+	if (ret >= 0) {
+		bar = cli_progress_start(CMD, p, quiet, false);
+		ret = strobe_pipeline_run(p, &err);
+		cli_progress_stop(bar);
+	}
+	if (ret < 0) {
+		cli_error_e(CMD, &err);
+		goto out;
+	}
+	status = cli_pipeline_diags(CMD, p, strict);
+out:
+	strobe_pipeline_free(p);
+	for (i = 0; tfs && i < n; i++)
+		strobe_tracefile_close(tfs[i]);
+	free(tfs);
+	free(walls);
+	oo->wall_offsets = NULL;
+	oo->nr_wall_offsets = 0;
+	return status;
+}
+
+/* Live: strobe_record's stream into the exporter; a CLI status. */
+static int run_live(struct cli_target *t, struct strobe_otlp_opts *oo, struct strobe_otlp **xp)
+{
+	struct strobe_record_result res;
+	struct strobe_error err = { 0, "" };
+	struct strobe_consumer c;
+	int ret, status = CLI_FAIL;
+
+	if (strobe_otlp_new(oo, xp, &err) < 0) {
+		cli_error_e(CMD, &err);
+		return CLI_FAIL;
+	}
+	if (!t->o.clock)
+		t->o.clock = "mono";	/* trace time + REALTIME - MONOTONIC = Unix time */
+	else if (strcmp(t->o.clock, "mono"))
+		cli_warn(CMD, "with --clock %s span times are approximate (mono is exact)",
+			 t->o.clock);
+	strobe_otlp_consumer(*xp, &c);
+	t->o.consumers = &c;
+	t->o.nr_consumers = 1;
+	t->o.no_output = true;
+	ret = cli_target_record(t, &res, &err);
+	if (ret < 0 && res.exec_errno) {
+		cli_error_e(CMD, &err);
+		status = res.exec_errno == ENOENT ? 127 : 126;
+	} else if (ret < 0) {
+		cli_error_e(CMD, &err);
+	} else {
+		if (res.stream_missed)
+			cli_warn(CMD, "%llu events were lost (the kernel's buffer or the export "
+				 "fell behind); a bigger -b may help",
+				 (unsigned long long)res.stream_missed);
+		status = CLI_OK;
+	}
+	strobe_record_result_free(&res);
+	return status;
+}
+
+static int replay(const char *spool, const char *url, struct strs *hdrs, bool quiet)
+{
+	struct strobe_error err = { 0, "" };
+	uint64_t spans = 0;
+
+	if (strobe_otlp_spool_replay(spool, url, (const char *const *)hdrs->v, hdrs->n, &spans,
+				     &err) < 0) {
+		cli_error(CMD, "%s (%llu spans delivered before)", err.msg,
+			  (unsigned long long)spans);
+		return CLI_FAIL;
+	}
+	if (!quiet)
+		fprintf(stderr, "strobe export: %llu spans from spool '%s' delivered to %s\n",
+			(unsigned long long)spans, spool, url);
+	return CLI_OK;
+}
+
+int cli_export_otlp(int argc, char **argv)
+{
+	enum { OPT_FORMAT = 256, OPT_ENDPOINT, OPT_HEADER, OPT_SERVICE, OPT_HOST, OPT_PERIOD,
+	       OPT_CAPS, OPT_MIN, OPT_TP, OPT_BATCH, OPT_TIMEOUT, OPT_SPOOL, OPT_STRICT };
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "endpoint", required_argument, NULL, OPT_ENDPOINT },
+		{ "header", required_argument, NULL, OPT_HEADER },
+		{ "service-name", required_argument, NULL, OPT_SERVICE },
+		{ "host-name", required_argument, NULL, OPT_HOST },
+		{ "period", required_argument, NULL, OPT_PERIOD },
+		{ "period-captures", required_argument, NULL, OPT_CAPS },
+		{ "min", required_argument, NULL, OPT_MIN },
+		{ "traceparent-from", required_argument, NULL, OPT_TP },
+		{ "batch-spans", required_argument, NULL, OPT_BATCH },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "spool", required_argument, NULL, OPT_SPOOL },
+		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		/* live: strobe record's target options (cli/target.c) */
+		{ "event", required_argument, NULL, 'e' },
+		{ "preset", required_argument, NULL, 'P' },
+		{ "buffer", required_argument, NULL, 'b' },
+		{ "clock", required_argument, NULL, 'C' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct strobe_otlp_opts oo = { .size = sizeof(oo) };
+	struct strobe_otlp_stats st;
+	struct strobe_error err = { 0, "" };
+	struct strobe_otlp *x = NULL;
+	struct cli_target t = { 0 };
+	struct strs hdrs = { 0 };
+	const char **inputs = calloc((size_t)argc + 1, sizeof(char *));
+	const char **periods = calloc((size_t)argc + 1, sizeof(char *));
+	const char **caps = calloc((size_t)argc + 1, sizeof(char *));
+	const char *endpoint = NULL, *spool = NULL, *env;
+	char *url = NULL, *service = NULL;
+	bool quiet = false, strict = false;
+	double timeout = 10, t0, secs;
+	int c, r, n_in = 0, status = CLI_USAGE;
+
+	if (!inputs || !periods || !caps) {
+		cli_error(CMD, "out of memory");
+		status = CLI_FAIL;
+		goto out;
+	}
+	env = getenv("OTEL_EXPORTER_OTLP_HEADERS");
+	if (env && strobe_otlp_kv_parse(env, env_header, &hdrs) < 0) {
+		cli_error(CMD, "bad OTEL_EXPORTER_OTLP_HEADERS (want name=value,...)");
+		goto out;
+	}
+	env = getenv("OTEL_EXPORTER_OTLP_TRACES_HEADERS");
+	if (env && strobe_otlp_kv_parse(env, env_header, &hdrs) < 0) {
+		cli_error(CMD, "bad OTEL_EXPORTER_OTLP_TRACES_HEADERS (want name=value,...)");
+		goto out;
+	}
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+i:qhe:f:b:C:p:c:d:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			inputs[n_in++] = optarg;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "otlp")) {
+				cli_error(CMD, "one --format at a time");
+				goto out;
+			}
+			break;
+		case OPT_ENDPOINT:
+			endpoint = optarg;
+			break;
+		case OPT_HEADER:
+			if (!strchr(optarg, ':') || optarg[0] == ':') {
+				cli_error(CMD, "bad --header '%s' (want 'NAME: VALUE')", optarg);
+				goto out;
+			}
+			if (strs_add(&hdrs, strdup(optarg)) < 0) {
+				cli_error(CMD, "out of memory");
+				status = CLI_FAIL;
+				goto out;
+			}
+			break;
+		case OPT_SERVICE:
+			free(service);
+			service = strdup(optarg);
+			break;
+		case OPT_HOST:
+			oo.host_name = optarg;
+			break;
+		case OPT_PERIOD:
+			periods[oo.nr_periods++] = optarg;
+			break;
+		case OPT_CAPS:
+			caps[oo.nr_period_captures++] = optarg;
+			break;
+		case OPT_MIN:
+			if (parse_duration(optarg, &oo.syscall_min_ns) < 0) {
+				cli_error(CMD, "bad --min '%s' (a duration: 10ms, 500us, 2s)", optarg);
+				goto out;
+			}
+			break;
+		case OPT_TP:
+			oo.traceparent_from = optarg;
+			break;
+		case OPT_BATCH:
+			if (cli_parse_int(optarg, 1, 1000000, &r) < 0) {
+				cli_error(CMD, "bad --batch-spans '%s' (1 to 1000000)", optarg);
+				goto out;
+			}
+			oo.batch_spans = (unsigned)r;
+			break;
+		case OPT_TIMEOUT:
+			if (cli_parse_seconds(optarg, &secs) < 0 || secs > 86400) {
+				cli_error(CMD, "bad --timeout '%s' (seconds)", optarg);
+				goto out;
+			}
+			timeout = secs;
+			break;
+		case OPT_SPOOL:
+			spool = optarg;
+			break;
+		case OPT_STRICT:
+			strict = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			status = CLI_OK;
+			goto out;
+		case '?':
+			usage(stderr);
+			goto out;
+		default:
+			r = cli_target_option(&t, CMD, c, optarg);
+			if (r < 0)
+				goto out;
+			if (r == 0) {
+				usage(stderr);
+				goto out;
+			}
+			break;
+		}
+	}
+	if (optind < argc && strcmp(argv[optind - 1], "--")) {
+		cli_error(CMD, "unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (cli_target_finish(&t, CMD, optind < argc ? argv + optind : NULL) < 0)
+		goto out;
+	url = traces_url(endpoint);
+	if (!url) {
+		cli_error(CMD, "out of memory");
+		status = CLI_FAIL;
+		goto out;
+	}
+	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
+		cli_error(CMD, "the endpoint '%s' is not an http(s) URL", url);
+		goto out;
+	}
+	if (spool) {
+		if (n_in || t.given || oo.nr_periods || oo.syscall_min_ns) {
+			cli_error(CMD, "--spool delivers a spool; no -i, live, --period or --min");
+			goto out;
+		}
+		status = replay(spool, url, &hdrs, quiet);
+		goto out;
+	}
+	if (!oo.nr_periods && !oo.syscall_min_ns) {
+		cli_error(CMD, "nothing to send: --period DEF (spans of periods) or --min "
+			  "DURATION (slow system calls)");
+		goto out;
+	}
+	if (t.given && n_in) {
+		cli_error(CMD, "trace files (-i) or live tracing (-c, -p, -d, -- CMD), not both");
+		goto out;
+	}
+	if (!service && (env = getenv("OTEL_SERVICE_NAME")) && *env)
+		service = strdup(env);
+	env = getenv("OTEL_RESOURCE_ATTRIBUTES");
+	if (env && *env) {
+		if (strobe_otlp_kv_parse(env, res_service, &service) < 0) {
+			cli_error(CMD, "bad OTEL_RESOURCE_ATTRIBUTES (want key=value,...)");
+			goto out;
+		}
+		oo.resource_attributes = env;
+	}
+	if (!n_in)
+		inputs[n_in++] = "trace.dat";
+	oo.url = url;
+	oo.headers = (const char *const *)hdrs.v;
+	oo.nr_headers = hdrs.n;
+	oo.service_name = service;
+	oo.periods = periods;
+	oo.period_captures = caps;
+	t0 = now_s();
+	status = t.given ? run_live(&t, &oo, &x) : run_files(inputs, n_in, &oo, &x, strict, quiet);
+	if (!x)
+		goto out;
+	if (strobe_otlp_close(x, status == CLI_OK ? timeout : 0, &st, &err) < 0) {
+		cli_error_e(CMD, &err);
+		status = CLI_FAIL;
+	} else if (status == CLI_OK && !quiet) {
+		fprintf(stderr, "strobe export: %llu spans (%llu periods, %llu system calls; %llu in "
+			"an application's trace) delivered to %s in %llu requests, %.3f s\n",
+			(unsigned long long)st.delivered, (unsigned long long)st.periods,
+			(unsigned long long)st.syscalls, (unsigned long long)st.joined, url,
+			(unsigned long long)st.batches, now_s() - t0);
+	}
+out:
+	strobe_otlp_free(x);
+	cli_target_free(&t);
+	strs_free(&hdrs);
+	free(url);
+	free(service);
+	free(inputs);
+	free(periods);
+	free(caps);
+	return status;
+}
