@@ -29,7 +29,7 @@
 #include <strobe/symbols.h>
 #include <strobe/profile.h>
 
-#include "pictures-int.h"
+#include "util/intern.h"
 #include "table/table-int.h"
 
 #define MAX_FRAMES 512
@@ -44,7 +44,7 @@ struct fn_stat {
 struct strobe_profile {
 	struct strobe_profile_opts o;
 	struct strobe_flame *flame;
-	struct pic_intern fnames;
+	struct strobe_intern fnames;
 	struct fn_stat *fs;
 	size_t fs_cap;
 	uint64_t samples;
@@ -86,7 +86,7 @@ void strobe_profile_free(struct strobe_profile *p)
 	if (!p)
 		return;
 	strobe_flame_free(p->flame);
-	pic_intern_free(&p->fnames);
+	strobe_intern_free(&p->fnames);
 	free(p->fs);
 	free(p);
 }
@@ -104,7 +104,7 @@ uint64_t strobe_profile_samples(const struct strobe_profile *p)
 /* Count function `name` (of module) for this sample: self when leaf. */
 static int count_fn(struct strobe_profile *p, const char *name, const char *module, bool leaf)
 {
-	int64_t id = pic_intern(&p->fnames, name, strlen(name), NULL);
+	int64_t id = strobe_intern_add(&p->fnames, name, strlen(name), NULL);
 	struct fn_stat *f;
 
 	if (id < 0)
@@ -314,7 +314,7 @@ static int fn_cmp(const void *a, const void *b, void *arg)
 		return p->fs[x].self > p->fs[y].self ? -1 : 1;
 	if (p->fs[x].total != p->fs[y].total)
 		return p->fs[x].total > p->fs[y].total ? -1 : 1;
-	return strcmp(pic_key(&p->fnames, x), pic_key(&p->fnames, y));
+	return strcmp(strobe_intern_key(&p->fnames, x), strobe_intern_key(&p->fnames, y));
 }
 
 int strobe_profile_table(const struct strobe_profile *p, int top, struct strobe_table **out,
@@ -354,7 +354,7 @@ int strobe_profile_table(const struct strobe_profile *p, int top, struct strobe_
 			tbl_free(t);
 			return strobe_err(err, -ENOMEM, "out of memory");
 		}
-		row[0].s = tbl_str(t, pic_key(&p->fnames, ids[i]));
+		row[0].s = tbl_str(t, strobe_intern_key(&p->fnames, ids[i]));
 		row[1].s = tbl_str(t, f->module ? f->module : "");
 		row[2].i = (int64_t)f->self;
 		row[3].d = 100.0 * (double)f->self / all;
