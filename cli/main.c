@@ -42,6 +42,8 @@ static const struct command commands[] = {
 	{ "heatmap", cmd_heatmap, "a latency heat map (SVG) of syscalls, schedlat, io, irq, periods" },
 	{ "opensnoop", cmd_opensnoop, "one line per file open, with its path and container" },
 	{ "execsnoop", cmd_execsnoop, "one line per exec, with its arguments and container" },
+	{ "syncsnoop", cmd_syncsnoop, "one line per sync call, with its file and container" },
+	{ "tcpretrans", cmd_tcpretrans, "one line per TCP retransmission, with its container" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
