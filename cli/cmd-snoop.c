@@ -57,20 +57,21 @@ static const struct tool_info {
 	unsigned program;	/* STROBE_BPF_* */
 	const char *const *calls;
 	const char *missing;
+	const char *column;	/* ... and its column */
 } tools[] = {
 	[T_OPEN] = { "open", STROBE_BPF_OPEN,
 		     (const char *const[]){ "openat", "openat2", "open", "creat", NULL },
-		     "paths" },
+		     "paths", "PATH" },
 	[T_EXEC] = { "exec", STROBE_BPF_EXEC,
 		     (const char *const[]){ "execve", "execveat", NULL },
-		     "argument vectors" },
+		     "argument vectors", "ARGS" },
 	[T_SYNC] = { "sync", STROBE_BPF_SYNC,
 		     (const char *const[]){ "fsync", "fdatasync", "sync", "syncfs", "msync",
 					    "sync_file_range", NULL },
-		     "the files synced (FILE)" },
+		     "the files synced (FILE)", "FILE" },
 	[T_TCP] = { "tcp_retransmit", STROBE_BPF_TCP, NULL,
 		    "the sockets' containers (CONTAINER: a retransmission runs in a timer's "
-		    "or softirq's context, not its owner's)" },
+		    "or softirq's context, not its owner's)", "CONTAINER" },
 };
 
 /* strobe_bpf:sync's call numbers (bpf.h) */
@@ -762,11 +763,11 @@ static void usage(FILE *f, const char *cmd, enum tool tool)
 	fprintf(f,
 		"  -d, --duration SECONDS   stop after this long\n"
 		"      --json               JSON lines: one %s per line\n"
-		"      --no-bpf             tracefs only (no %s)\n"
+		"      --no-bpf             tracefs only (no %s column)\n"
 		"  -i, --input FILE         read a recording instead of tracing\n"
 		"  -h, --help               this help\n"
 		"\nExamples:\n%s",
-		tool == T_TCP ? "retransmission" : "call", tools[tool].missing, example[tool]);
+		tool == T_TCP ? "retransmission" : "call", tools[tool].column, example[tool]);
 }
 
 /* The formats of the BPF records, and the BPF source, for the recording. */
