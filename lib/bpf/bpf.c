@@ -354,7 +354,7 @@ static bool wanted(const struct strobe_bpf *b, const char *name, bool pids, bool
 	if (!strcmp(name, "fork_follow") || !strcmp(name, "exit_forget"))
 		return pids;
 	if (!strncmp(name, "open_", 5)) {
-		*optional = strcmp(name, "open_at") && strcmp(name, "open_at_exit");
+		*optional = strcmp(name, "open_at_exit");
 		return b->programs & STROBE_BPF_OPEN;
 	}
 	if (!strncmp(name, "exec_", 5)) {

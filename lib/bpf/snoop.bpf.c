@@ -19,6 +19,10 @@
  * set; strobe's own process never is.  failed_only (-x) drops successful
  * calls before they reach the ring.
  *
+ * Records are submitted without a wake-up (BPF_RB_NO_WAKEUP): user space
+ * polls the ring on its own schedule (bpf.c), and a wake-up per record
+ * (an irq_work each) was a good part of what a traced call cost.
+ *
  * Paths are read at the call's exit, when the kernel has just copied
  * them, so their pages are resident (a read at entry can meet a page not
  * yet faulted in and return nothing).  Arguments of execve are read at
@@ -27,6 +31,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
 
 #include "snoop.h"
 
@@ -146,13 +151,6 @@ static __always_inline int open_enter(__u64 path, __u64 flags, __u32 mode, __s32
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_enter_openat")
-int open_at(struct trace_event_raw_sys_enter *ctx)
-{
-	return open_enter(ctx->args[1], ctx->args[2], (__u32)ctx->args[3], (__s32)ctx->args[0],
-			  SNOOP_CALL_OPENAT);
-}
-
 SEC("tracepoint/syscalls/sys_enter_openat2")
 int open_at2(struct trace_event_raw_sys_enter *ctx)
 {
@@ -178,22 +176,17 @@ int open_creat(struct trace_event_raw_sys_enter *ctx)
 			  SNOOP_CALL_CREAT);
 }
 
-static __always_inline int open_exit(long ret)
+/* Send the record of an open call that returned ret. */
+static __always_inline void open_send(const struct open_start *st, long ret)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id, zero = 0;
-	struct open_start *st;
 	struct snoop_open *r;
 	long n;
 
-	st = bpf_map_lookup_elem(&opens, &tid);
-	if (!st)
-		return 0;
-	if (failed_only && ret >= 0)
-		goto out;
 	r = bpf_map_lookup_elem(&open_scratch, &zero);
 	if (!r)
-		goto out;
+		return;
 	r->ts = now();
 	r->cpu = bpf_get_smp_processor_id();
 	r->c.common_type = SNOOP_KIND_OPEN;
@@ -218,17 +211,51 @@ static __always_inline int open_exit(long ret)
 	if (n > SNOOP_PATH_MAX)
 		n = SNOOP_PATH_MAX;
 	r->path_loc = ((__u32)n << 16) | SNOOP_OPEN_FIXED;
-	if (bpf_ringbuf_output(&events, r, SNOOP_PREFIX + SNOOP_OPEN_FIXED + n, 0))
+	if (bpf_ringbuf_output(&events, r, SNOOP_PREFIX + SNOOP_OPEN_FIXED + n, BPF_RB_NO_WAKEUP))
 		count_lost();
-out:
+}
+
+static __always_inline int open_exit(long ret)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct open_start *st;
+
+	st = bpf_map_lookup_elem(&opens, &tid);
+	if (!st)
+		return 0;
+	if (!failed_only || ret < 0)
+		open_send(st, ret);
 	bpf_map_delete_elem(&opens, &tid);
 	return 0;
 }
 
+/*
+ * openat, the call that matters (glibc's open() is openat), needs no
+ * entry program: at its exit the caller's registers still hold the
+ * arguments (the syscall ABI's, read by bpf_tracing.h's CO-RE macros;
+ * on arm64 the first from orig_x0), so a traced call costs one program
+ * and no map update and delete, which were most of its cost.
+ */
 SEC("tracepoint/syscalls/sys_exit_openat")
 int open_at_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	return open_exit(ctx->ret);
+	struct task_struct *task;
+	struct pt_regs *regs;
+	struct open_start st = { .call = SNOOP_CALL_OPENAT };
+	long ret = ctx->ret;
+
+	if ((failed_only && ret >= 0) || !traced())
+		return 0;
+	task = bpf_get_current_task_btf();
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!regs)
+		return 0;
+	st.dfd = (__s32)PT_REGS_PARM1_CORE_SYSCALL(regs);
+	st.path = (__u64)PT_REGS_PARM2_CORE_SYSCALL(regs);
+	st.flags = (__u64)PT_REGS_PARM3_CORE_SYSCALL(regs);
+	st.mode = (__u32)PT_REGS_PARM4_CORE_SYSCALL(regs);
+	open_send(&st, ret);
+	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_openat2")
@@ -332,7 +359,7 @@ static __always_inline int exec_exit(long ret)
 	len = (r->args_loc >> 16) & (SNOOP_ARGS_BYTES * 2 - 1);
 	if (len > SNOOP_ARGS_BYTES)
 		len = SNOOP_ARGS_BYTES;
-	if (bpf_ringbuf_output(&events, r, SNOOP_PREFIX + SNOOP_EXEC_FIXED + len, 0))
+	if (bpf_ringbuf_output(&events, r, SNOOP_PREFIX + SNOOP_EXEC_FIXED + len, BPF_RB_NO_WAKEUP))
 		count_lost();
 out:
 	bpf_map_delete_elem(&execs, &tid);
@@ -627,7 +654,7 @@ static __always_inline int sync_exit(long ret)
 	n = file_path(f, r);
 	r->path_loc = (n << 16) | SNOOP_SYNC_FIXED;
 	if (bpf_ringbuf_output(&events, r, SNOOP_PREFIX + SNOOP_SYNC_FIXED +
-			       (n & (SNOOP_PATH_MAX * 2 - 1)), 0))
+			       (n & (SNOOP_PATH_MAX * 2 - 1)), BPF_RB_NO_WAKEUP))
 		count_lost();
 out:
 	bpf_map_delete_elem(&syncs, &tid);
@@ -730,7 +757,7 @@ int tcp_retrans(struct trace_event_raw_tcp_retransmit_skb *ctx)
 		r.netns = BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
 	if (bpf_core_field_exists(ctx->err))
 		r.err = ctx->err;
-	if (bpf_ringbuf_output(&events, &r, SNOOP_PREFIX + SNOOP_TCP_FIXED, 0))
+	if (bpf_ringbuf_output(&events, &r, SNOOP_PREFIX + SNOOP_TCP_FIXED, BPF_RB_NO_WAKEUP))
 		count_lost();
 	return 0;
 }
