@@ -44,6 +44,8 @@ static const struct command commands[] = {
 	{ "html", cmd_html, "one self-contained HTML report of a trace file" },
 	{ "opensnoop", cmd_opensnoop, "one line per file open, with its path and container" },
 	{ "execsnoop", cmd_execsnoop, "one line per exec, with its arguments and container" },
+	{ "syncsnoop", cmd_syncsnoop, "one line per sync call, with its file and container" },
+	{ "tcpretrans", cmd_tcpretrans, "one line per TCP retransmission, with its container" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

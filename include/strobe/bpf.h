@@ -20,6 +20,22 @@
  *                    args (argv[0] NUL argv[1] NUL ..., at most
  *                    STROBE_BPF_ARGS_MAX arguments and
  *                    STROBE_BPF_ARGS_BYTES bytes)
+ *   strobe_bpf:sync  one per fsync, fdatasync, sync, syncfs, msync or
+ *                    sync_file_range that returned: tgid, uid, ret, lat
+ *                    (ns from entry to exit), cgroup, comm, call (0 fsync,
+ *                    1 fdatasync, 2 sync, 3 syncfs, 4 msync,
+ *                    5 sync_file_range), fd (-1 for sync and msync), cut
+ *                    (1: the path lost its start), path (the file of the
+ *                    descriptor or of msync's mapping from the root of the
+ *                    mount tree, "" when there is none or it is unknown)
+ *   strobe_bpf:tcp_retransmit  one per tcp:tcp_retransmit_skb: tgid (of
+ *                    whatever ran: a timer or softirq, usually 0), state
+ *                    (TCP_ESTABLISHED 1 ...), family (2 or 10), sport,
+ *                    dport, saddr_hi and saddr_lo, daddr_hi and
+ *                    daddr_lo (each address's 16 bytes as the kernel
+ *                    keeps them, network order, IPv4 in the first 4, in
+ *                    two u64 halves read in host order), cgroup (the socket's: its owner's container),
+ *                    netns (the socket's network namespace inode), err
  *
  * so every consumer (reports, filters, analyses, SQL) reads them like
  * any event; common_pid is the thread.  Their times are on the trace
@@ -54,6 +70,9 @@ struct strobe_bpf;
 /* Programs to load (strobe_bpf_opts.programs). */
 #define STROBE_BPF_OPEN 0x1u	/* strobe_bpf:open */
 #define STROBE_BPF_EXEC 0x2u	/* strobe_bpf:exec */
+#define STROBE_BPF_SYNC 0x4u	/* strobe_bpf:sync */
+#define STROBE_BPF_TCP 0x8u	/* strobe_bpf:tcp_retransmit */
+#define STROBE_BPF_ALL 0xfu
 
 #define STROBE_BPF_PATH_MAX 4096	/* path bytes kept, NUL included */
 #define STROBE_BPF_ARGS_MAX 128		/* execve arguments kept */
@@ -69,8 +88,8 @@ struct strobe_bpf_opts {
 	/*
 	 * Targets, checked in the kernel (no target: every task but the
 	 * calling process).  A task is traced when it is in, or below, the
-	 * cgroup v2 of one of the tasks in cgroup_of (a container's, -c),
-	 * or, with pids, when its process was added by strobe_bpf_add_pid
+	 * cgroup v2 of one of the tasks in cgroup_of (a container's, -c;
+	 * for tcp_retransmit the socket's cgroup), or, with pids, when its process was added by strobe_bpf_add_pid
 	 * or forked (after the add) from one that was.
 	 */
 	const pid_t *cgroup_of;

@@ -15,7 +15,7 @@ struct strobe_error;
 
 /* Record kinds known (snoop.h's SNOOP_KIND_*), the size of the id
  * arrays below. */
-#define BPF_NR_KINDS 2
+#define BPF_NR_KINDS 4
 
 /* Declare the formats of `programs` (STROBE_BPF_*) into f; ids[k] gets
  * kind k's id, or -1 when not asked for.  0 or -errno. */

@@ -101,8 +101,7 @@ int strobe_bpf_declare(struct strobe_bpf *b, struct strobe_formats *f,
 
 	if (!f)
 		return strobe_err(err, -EINVAL, "no catalogue to declare BPF formats into");
-	r = bpf_declare_programs(f, b ? b->programs : STROBE_BPF_OPEN | STROBE_BPF_EXEC, ids,
-				 err);
+	r = bpf_declare_programs(f, b ? b->programs : STROBE_BPF_ALL, ids, err);
 	if (r < 0 || !b)
 		return r;
 	for (i = 0; i < BPF_NR_KINDS; i++)
@@ -355,13 +354,19 @@ static bool wanted(const struct strobe_bpf *b, const char *name, bool pids, bool
 	if (!strcmp(name, "fork_follow") || !strcmp(name, "exit_forget"))
 		return pids;
 	if (!strncmp(name, "open_", 5)) {
-		*optional = strcmp(name, "open_at") && strcmp(name, "open_at_exit");
+		*optional = strcmp(name, "open_at_exit");
 		return b->programs & STROBE_BPF_OPEN;
 	}
 	if (!strncmp(name, "exec_", 5)) {
 		*optional = strcmp(name, "exec_ve") && strcmp(name, "exec_ve_exit");
 		return b->programs & STROBE_BPF_EXEC;
 	}
+	if (!strncmp(name, "sync_", 5)) {
+		*optional = strcmp(name, "sync_fsync") && strcmp(name, "sync_fsync_exit");
+		return b->programs & STROBE_BPF_SYNC;
+	}
+	if (!strcmp(name, "tcp_retrans"))
+		return b->programs & STROBE_BPF_TCP;
 	return false;
 }
 
@@ -390,7 +395,7 @@ int strobe_bpf_open(const struct strobe_bpf_opts *opts, struct strobe_bpf **out,
 		return strobe_err(err, -ENOMEM, "out of memory");
 	for (i = 0; i < BPF_NR_KINDS; i++)
 		b->ids[i] = -1;
-	b->programs = o.programs ? o.programs : STROBE_BPF_OPEN | STROBE_BPF_EXEC;
+	b->programs = o.programs ? o.programs & STROBE_BPF_ALL : STROBE_BPF_ALL;
 	if (!o.clock || !strcmp(o.clock, "mono")) {
 		b->clock = CLOCK_MONOTONIC;
 	} else if (!strcmp(o.clock, "boot")) {

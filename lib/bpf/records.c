@@ -32,7 +32,12 @@ _Static_assert(offsetof(struct snoop_open, path) - SNOOP_PREFIX == SNOOP_OPEN_FI
 	       "open record layout");
 _Static_assert(offsetof(struct snoop_exec, args) - SNOOP_PREFIX == SNOOP_EXEC_FIXED,
 	       "exec record layout");
-_Static_assert(offsetof(struct snoop_open, c) == SNOOP_PREFIX, "record prefix");
+_Static_assert(offsetof(struct snoop_sync, path) - SNOOP_PREFIX == SNOOP_SYNC_FIXED,
+	       "sync record layout");
+_Static_assert(sizeof(struct snoop_tcp) - SNOOP_PREFIX == SNOOP_TCP_FIXED, "tcp record layout");
+_Static_assert(offsetof(struct snoop_open, c) == SNOOP_PREFIX &&
+	       offsetof(struct snoop_sync, c) == SNOOP_PREFIX &&
+	       offsetof(struct snoop_tcp, c) == SNOOP_PREFIX, "record prefix");
 _Static_assert(SNOOP_PATH_MAX == STROBE_BPF_PATH_MAX && SNOOP_ARGS_MAX == STROBE_BPF_ARGS_MAX &&
 	       SNOOP_ARGS_BYTES == STROBE_BPF_ARGS_BYTES &&
 	       SNOOP_CGROUPS_MAX == STROBE_BPF_CGROUPS_MAX, "limits");
@@ -64,6 +69,39 @@ static const struct strobe_field_decl exec_fields[] = {
 	{ "__data_loc char[]", "args", P(args_loc), 4, false },
 };
 #undef P
+#define P(f) (uint16_t)(offsetof(struct snoop_sync, f) - SNOOP_PREFIX)
+static const struct strobe_field_decl sync_fields[] = {
+	{ "s32", "tgid", P(tgid), 4, true },
+	{ "u32", "uid", P(uid), 4, false },
+	{ "s64", "ret", P(ret), 8, true },
+	{ "u64", "lat", P(lat), 8, false },
+	{ "u64", "cgroup", P(cgroup), 8, false },
+	{ "char[16]", "comm", P(comm), 16, false },
+	{ "u32", "call", P(call), 4, false },
+	{ "s32", "fd", P(fd), 4, true },
+	{ "u32", "cut", P(cut), 4, false },
+	{ "__data_loc char[]", "path", P(path_loc), 4, false },
+};
+#undef P
+#define P(f) (uint16_t)(offsetof(struct snoop_tcp, f) - SNOOP_PREFIX)
+static const struct strobe_field_decl tcp_fields[] = {
+	{ "s32", "tgid", P(tgid), 4, true },
+	{ "s32", "state", P(state), 4, true },
+	{ "u16", "family", P(family), 2, false },
+	{ "u16", "sport", P(sport), 2, false },
+	{ "u16", "dport", P(dport), 2, false },
+	/* the addresses' 16 bytes as the kernel keeps them (network order,
+	 * IPv4 in the first 4) in two u64 halves each: fixed arrays other
+	 * than strings are not declared */
+	{ "u64", "saddr_hi", P(saddr), 8, false },
+	{ "u64", "saddr_lo", (uint16_t)(P(saddr) + 8), 8, false },
+	{ "u64", "daddr_hi", P(daddr), 8, false },
+	{ "u64", "daddr_lo", (uint16_t)(P(daddr) + 8), 8, false },
+	{ "u64", "cgroup", P(cgroup), 8, false },
+	{ "u64", "netns", P(netns), 8, false },
+	{ "s32", "err", P(err), 4, true },
+};
+#undef P
 
 static const struct kind {
 	unsigned program;	/* STROBE_BPF_* */
@@ -72,7 +110,8 @@ static const struct kind {
 	const struct strobe_field_decl *fields;
 	int nr_fields;
 	uint32_t fixed;		/* payload bytes before the string */
-	uint32_t str_max;	/* the string's most bytes */
+	uint32_t str_max;	/* the string's most bytes (0: no string, the
+				 * record is its fixed part) */
 	bool str_nul;		/* the string ends in a NUL */
 } kinds[] = {
 	{ STROBE_BPF_OPEN, SNOOP_KIND_OPEN, "open", open_fields,
@@ -81,6 +120,11 @@ static const struct kind {
 	{ STROBE_BPF_EXEC, SNOOP_KIND_EXEC, "exec", exec_fields,
 	  (int)(sizeof(exec_fields) / sizeof(exec_fields[0])), SNOOP_EXEC_FIXED,
 	  SNOOP_ARGS_BYTES, false },
+	{ STROBE_BPF_SYNC, SNOOP_KIND_SYNC, "sync", sync_fields,
+	  (int)(sizeof(sync_fields) / sizeof(sync_fields[0])), SNOOP_SYNC_FIXED,
+	  SNOOP_PATH_MAX, true },
+	{ STROBE_BPF_TCP, SNOOP_KIND_TCP, "tcp_retransmit", tcp_fields,
+	  (int)(sizeof(tcp_fields) / sizeof(tcp_fields[0])), SNOOP_TCP_FIXED, 0, false },
 };
 #define NR_KINDS (int)(sizeof(kinds) / sizeof(kinds[0]))
 _Static_assert(sizeof(kinds) / sizeof(kinds[0]) == BPF_NR_KINDS, "kinds");
@@ -137,11 +181,16 @@ int bpf_decode_with(const int *ids, const void *rec, size_t len, uint8_t *out, s
 	payload = (uint32_t)(len - SNOOP_PREFIX);
 	if (len - SNOOP_PREFIX > k->fixed + k->str_max || payload < k->fixed)
 		return 0;
+	if (!k->str_max) {
+		n = 0;
+		goto copy;
+	}
 	memcpy(&loc, p + SNOOP_PREFIX + k->fixed - 4, 4);
 	off = loc & 0xffff;
 	n = loc >> 16;
 	if (off != k->fixed || n > payload - k->fixed || (k->str_nul && (!n || p[SNOOP_PREFIX + off + n - 1])))
 		return 0;
+copy:
 	if (payload > cap)
 		return -ENOSPC;
 	memcpy(out, p + SNOOP_PREFIX, payload);

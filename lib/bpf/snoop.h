@@ -1,7 +1,7 @@
 /*
  * snoop.h - the records the snoop BPF programs (snoop.bpf.c) put into
  * their ring buffer, shared by the kernel side and the user side
- * (bpf.c).
+ * (bpf.c, records.c).
  *
  * Each ring-buffer record is a u64 time (bpf_ktime_get_ns or _boot_ns,
  * as the session's trace clock) and a u32 CPU (SNOOP_PREFIX bytes with
@@ -10,7 +10,8 @@
  * of a declared format (strobe_formats_declare), then the fields at the
  * offsets below, then the variable part a __data_loc word points to.  So
  * the user side copies, sets the format id and is done: no field is
- * decoded on the way in.  The offsets are the format declarations in
+ * decoded on the way in.  A record without a string (tcp_retransmit)
+ * ends with its fixed fields.  The offsets are the format declarations in
  * bpf.c; a static assertion there keeps the two in step.
  */
 #ifndef STROBE_BPF_SNOOP_H
@@ -18,6 +19,8 @@
 
 #define SNOOP_KIND_OPEN 1
 #define SNOOP_KIND_EXEC 2
+#define SNOOP_KIND_SYNC 3
+#define SNOOP_KIND_TCP 4
 
 /* Paths: at most this many bytes, NUL included (PATH_MAX). */
 #define SNOOP_PATH_MAX 4096
@@ -85,5 +88,55 @@ struct snoop_exec {
 						 * every read in bounds */
 };
 #define SNOOP_EXEC_FIXED 64u
+
+/* The system calls of a sync record's `call` field. */
+#define SNOOP_CALL_FSYNC 0
+#define SNOOP_CALL_FDATASYNC 1
+#define SNOOP_CALL_SYNC 2
+#define SNOOP_CALL_SYNCFS 3
+#define SNOOP_CALL_MSYNC 4
+#define SNOOP_CALL_SYNC_FILE_RANGE 5
+
+/* strobe_bpf:sync, one per sync-family call that returned */
+struct snoop_sync {
+	__u64 ts;
+	__u32 cpu;
+	__u32 pad;
+	struct snoop_common c;
+	__s32 tgid;		/* 8 */
+	__u32 uid;		/* 12 */
+	__s64 ret;		/* 16: 0, or -errno */
+	__u64 lat;		/* 24: ns from entry to exit */
+	__u64 cgroup;		/* 32 */
+	char comm[16];		/* 40 */
+	__u32 call;		/* 56: SNOOP_CALL_FSYNC ... */
+	__s32 fd;		/* 60: -1 for sync and msync */
+	__u32 cut;		/* 64: 1 when the path lost its start */
+	__u32 path_loc;		/* 68: __data_loc char[] path: the file (of
+				 * the fd, of msync's mapping), "" unknown */
+	char path[SNOOP_PATH_MAX * 2];	/* 72 */
+};
+#define SNOOP_SYNC_FIXED 72u
+
+/* strobe_bpf:tcp_retransmit, one per tcp:tcp_retransmit_skb */
+struct snoop_tcp {
+	__u64 ts;
+	__u32 cpu;
+	__u32 pad;
+	struct snoop_common c;
+	__s32 tgid;		/* 8: of whatever ran (a timer, softirq: 0) */
+	__s32 state;		/* 12: TCP_ESTABLISHED ... */
+	__u16 family;		/* 16: AF_INET, AF_INET6 */
+	__u16 sport;		/* 18 */
+	__u16 dport;		/* 20 */
+	__u16 pad2;		/* 22 */
+	__u8 saddr[16];		/* 24: IPv4 in the first 4 bytes */
+	__u8 daddr[16];		/* 40 */
+	__u64 cgroup;		/* 56: the socket's cgroup v2 id (its owner's) */
+	__u64 netns;		/* 64: the socket's network namespace inode */
+	__s32 err;		/* 72: the retransmission's error, 0 sent */
+	__u32 pad3;		/* 76 */
+};
+#define SNOOP_TCP_FIXED 80u
 
 #endif

@@ -8,7 +8,8 @@
  *
  * Input: the record itself (the u64 time and u32 CPU prefix, then the
  * payload as snoop.h lays it out), copied to a heap block of exactly its
- * size.  Seeds in corpus/fuzz_bpf_record/ are an open and an exec record.
+ * size.  Seeds in corpus/fuzz_bpf_record/ are an open, an exec, a sync
+ * and a tcp_retransmit record.
  */
 #include <errno.h>
 #include <stdint.h>

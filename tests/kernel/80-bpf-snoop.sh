@@ -36,8 +36,12 @@ leftovers() {
 	py 'import sys,json
 progs={"open_at","open_at2","open_plain","open_creat","open_at_exit","open_at2_exit",
        "open_plain_exit","open_creat_exit","exec_ve","exec_veat","exec_ve_exit",
-       "exec_veat_exit","fork_follow","exit_forget"}
-maps={"pids","events","opens","execs","open_scratch","lost"}
+       "exec_veat_exit","fork_follow","exit_forget","sync_fsync","sync_fdatasync",
+       "sync_sync","sync_syncfs","sync_msync","sync_range","sync_fsync_exit",
+       "sync_fdatasync_exit","sync_sync_exit","sync_syncfs_exit","sync_msync_exit",
+       "sync_range_exit","tcp_retrans"}
+maps={"pids","events","opens","execs","open_scratch","lost","syncs","sync_scratch",
+      "path_scratch"}
 n=0
 for f,names in ((sys.argv[1],progs),(sys.argv[2],maps)):
     try: l=json.load(open(f))

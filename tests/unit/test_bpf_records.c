@@ -212,6 +212,102 @@ static void test_bpf_decode_exec_record_keeps_argv_and_cut(void)
 	strobe_formats_free(f);
 }
 
+static void test_bpf_decode_sync_record_names_call_and_file(void)
+{
+	struct strobe_formats *f = catalogue();
+	struct snoop_sync *r = calloc(1, sizeof(*r));
+	static const char path[] = "/var/lib/db/wal";
+	uint8_t out[8192];
+	struct strobe_event ev;
+	struct strobe_field fd;
+	uint64_t ts;
+	uint32_t size, n;
+	int cpu;
+
+	REQUIRE(f && r);
+	REQUIRE(strobe_bpf_declare(NULL, f, NULL) == 0);
+	r->ts = 5;
+	r->cpu = 0;
+	r->c.common_type = SNOOP_KIND_SYNC;
+	r->c.common_pid = 77;
+	r->tgid = 70;
+	r->ret = 0;
+	r->lat = 1500000;
+	r->call = SNOOP_CALL_FDATASYNC;
+	r->fd = 7;
+	memcpy(r->path, path, sizeof(path));
+	r->path_loc = (uint32_t)sizeof(path) << 16 | SNOOP_SYNC_FIXED;
+	CHECK_EQ(strobe_bpf_decode(f, r, SNOOP_PREFIX + SNOOP_SYNC_FIXED + sizeof(path), out,
+				   sizeof(out), &ts, &cpu, &size), 1);
+	CHECK_EQ(size, SNOOP_SYNC_FIXED + sizeof(path));
+	as_event(f, &ev, out, size, ts, cpu);
+	REQUIRE(ev.format);
+	CHECK_STR(strobe_format_name(ev.format), "sync");
+	CHECK_EQ(ev.pid, 77);
+	strobe_field_resolve(ev.format, "call", &fd);
+	CHECK_EQ(strobe_field_uint(&ev, &fd), SNOOP_CALL_FDATASYNC);
+	strobe_field_resolve(ev.format, "fd", &fd);
+	CHECK_EQ(strobe_field_int(&ev, &fd), 7);
+	strobe_field_resolve(ev.format, "lat", &fd);
+	CHECK_EQ(strobe_field_uint(&ev, &fd), 1500000);
+	strobe_field_resolve(ev.format, "path", &fd);
+	CHECK_STR(strobe_field_str(&ev, &fd, &n), path);
+	CHECK_EQ(n, sizeof(path));
+	/* a path without its NUL is not one the kernel side made */
+	r->path[sizeof(path) - 1] = 'x';
+	CHECK_EQ(strobe_bpf_decode(f, r, SNOOP_PREFIX + SNOOP_SYNC_FIXED + sizeof(path), out,
+				   sizeof(out), &ts, &cpu, &size), 0);
+	free(r);
+	strobe_formats_free(f);
+}
+
+static void test_bpf_decode_tcp_record_is_its_fixed_part(void)
+{
+	struct strobe_formats *f = catalogue();
+	struct snoop_tcp r;
+	uint8_t out[256], b[16];
+	struct strobe_event ev;
+	struct strobe_field lo, hi;
+	uint64_t ts, v[2];
+	uint32_t size;
+	int cpu;
+
+	REQUIRE(f);
+	REQUIRE(strobe_bpf_declare(NULL, f, NULL) == 0);
+	memset(&r, 0, sizeof(r));
+	r.ts = 9;
+	r.c.common_type = SNOOP_KIND_TCP;
+	r.family = 10;
+	r.state = 1;
+	r.sport = 43512;
+	r.dport = 5432;
+	r.daddr[15] = 1;		/* ::1 */
+	r.cgroup = 1234;
+	CHECK_EQ(strobe_bpf_decode(f, &r, SNOOP_PREFIX + SNOOP_TCP_FIXED, out, sizeof(out), &ts,
+				   &cpu, &size), 1);
+	CHECK_EQ(size, SNOOP_TCP_FIXED);
+	as_event(f, &ev, out, size, ts, cpu);
+	REQUIRE(ev.format);
+	CHECK_STR(strobe_format_name(ev.format), "tcp_retransmit");
+	strobe_field_resolve(ev.format, "dport", &lo);
+	CHECK_EQ(strobe_field_uint(&ev, &lo), 5432);
+	strobe_field_resolve(ev.format, "cgroup", &lo);
+	CHECK_EQ(strobe_field_uint(&ev, &lo), 1234);
+	/* the address's bytes come back from the two halves */
+	strobe_field_resolve(ev.format, "daddr_hi", &hi);
+	strobe_field_resolve(ev.format, "daddr_lo", &lo);
+	v[0] = strobe_field_uint(&ev, &hi);
+	v[1] = strobe_field_uint(&ev, &lo);
+	memcpy(b, v, 16);
+	CHECK_EQ(memcmp(b, r.daddr, 16), 0);
+	/* one byte more or less is not a record the kernel side made */
+	CHECK_EQ(strobe_bpf_decode(f, &r, SNOOP_PREFIX + SNOOP_TCP_FIXED - 1, out, sizeof(out),
+				   &ts, &cpu, &size), 0);
+	CHECK_EQ(strobe_bpf_decode(f, &r, SNOOP_PREFIX + SNOOP_TCP_FIXED + 1, out, sizeof(out),
+				   &ts, &cpu, &size), 0);
+	strobe_formats_free(f);
+}
+
 static void test_bpf_decode_skips_records_it_did_not_make(void)
 {
 	struct strobe_formats *f = catalogue(), *bare = catalogue();
@@ -273,5 +369,7 @@ static void test_bpf_open_answers_without_crashing(void)
 TESTS(T(test_bpf_declare_gives_formats_above_the_kernels),
       T(test_bpf_decode_open_record_reads_as_an_event),
       T(test_bpf_decode_exec_record_keeps_argv_and_cut),
+      T(test_bpf_decode_sync_record_names_call_and_file),
+      T(test_bpf_decode_tcp_record_is_its_fixed_part),
       T(test_bpf_decode_skips_records_it_did_not_make),
       T(test_bpf_open_answers_without_crashing))
