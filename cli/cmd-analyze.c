@@ -582,21 +582,22 @@ static bool same_expr(const struct strobe_expr *x, const struct strobe_expr *y)
 	       strobe_expr_print(y, by, sizeof(by)) < sizeof(by) && !strcmp(bx, by);
 }
 
-static int add_period_events(struct analyze_args *a, struct cli_target *t)
+int cli_period_events(const char *cmd, const char *const *periods, int nr_periods,
+		      struct cli_target *t)
 {
 	struct strobe_strv avail = { 0 };
 	struct strobe_error err = { 0, "" };
-	struct period_events pe = { t, a->cmd, NULL, &avail, 0 };
+	struct period_events pe = { t, cmd, NULL, &avail, 0 };
 	int i;
 
 	if (strobe_events_list(NULL, &avail, &err) < 0)
 		return 0;	/* the recording says why it cannot trace */
-	for (i = 0; i < a->o.nr_periods && !pe.ret; i++) {
+	for (i = 0; i < nr_periods && !pe.ret; i++) {
 		struct strobe_period_def *d = NULL;
 
-		if (strobe_period_def_parse(a->o.periods[i], &d, &err) < 0)
+		if (strobe_period_def_parse(periods[i], &d, &err) < 0)
 			continue;	/* checked before: cannot happen */
-		pe.def = a->o.periods[i];
+		pe.def = periods[i];
 		if (strobe_expr_event_names(d->begin, period_event, &pe) >= 0 && d->end &&
 		    !same_expr(d->begin, d->end))	/* no END_EXPR: begin's again */
 			strobe_expr_event_names(d->end, period_event, &pe);
@@ -604,7 +605,7 @@ static int add_period_events(struct analyze_args *a, struct cli_target *t)
 	}
 	strobe_strv_free(&avail);
 	if (pe.ret < 0)
-		cli_error(a->cmd, "out of memory");
+		cli_error(cmd, "out of memory");
 	return pe.ret;
 }
 
@@ -642,7 +643,7 @@ static int run_live(struct analyze_args *a, struct strobe_buf *s, struct log_ctx
 		}
 	}
 	free(names);
-	if ((strstr(a->names, "periods") || strstr(a->names, "why")) && add_period_events(a, t) < 0)
+	if ((strstr(a->names, "periods") || strstr(a->names, "why")) && cli_period_events(a->cmd, a->o.periods, a->o.nr_periods, t) < 0)
 		return CLI_FAIL;
 	t->o.events = t->ev;
 	t->o.nr_events = t->nev;

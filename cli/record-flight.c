@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "record-flight.h"
@@ -133,6 +134,9 @@ int rec_flight_option(struct rec_flight *fl, struct strobe_record_opts *o, int c
 		fl->nr_exprs++;
 		break;
 	}
+	case REC_FLIGHT_TRIGGER_EXIT:
+		fl->trigger_exit = true;
+		break;
 	default:
 		return 0;
 	}
@@ -162,6 +166,170 @@ static void on_flight(struct strobe_flight *f, void *arg)
 	((struct rec_flight *)arg)->f = f;
 }
 
+/* ---- --trigger-exit ----------------------------------------------------
+ * sched_process_exit carries no exit code on this kernel, so the status
+ * of a main process is what its own events said before it: the
+ * error_code of its exit_group (syscalls:sys_enter_exit_group, & 0xff as
+ * wait() sees it), or a fatal signal: signal_generate's sig when the
+ * sender is traced (a fatal signal's default action makes the kernel
+ * deliver SIGKILL to every thread, so signal_deliver then says 9), else
+ * signal_deliver's sig when the action is the default one.  The main
+ * process's sched_process_exit (its leader's) decides. */
+
+/* Signals whose default action ends the process (signal(7)). */
+static bool fatal_by_default(int sig)
+{
+	switch (sig) {
+	case SIGCHLD: case SIGCONT: case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:
+	case SIGURG: case SIGWINCH:
+		return false;
+	}
+	return sig > 0 && sig <= 64;
+}
+
+/* Is tgid a main process: -p PID, the command (strobe's child), or a
+ * target container's PID 1? */
+static bool is_main(struct rec_flight *fl, struct strobe_model *m, int tgid)
+{
+	const struct strobe_record_opts *o = fl->o;
+	const struct strobe_task *t;
+	size_t i;
+
+	if (tgid <= 0)
+		return false;
+	if (o->pid)
+		return tgid == o->pid;
+	if (o->argv) {
+		if (!fl->cmd_pid) {
+			t = strobe_model_task(m, tgid);
+			if (t && t->ppid == (int)getpid())
+				fl->cmd_pid = tgid;
+		}
+		return tgid == fl->cmd_pid;
+	}
+	t = strobe_model_task(m, tgid);
+	if (!t || t->nstgid != 1)
+		return false;
+	for (i = 0; i < o->nr_containers; i++)
+		if (strobe_container_matches(t->container, o->containers[i]))
+			return true;
+	return false;
+}
+
+static struct rec_flight_main *main_slot(struct rec_flight *fl, int tgid, bool add)
+{
+	size_t i, n = sizeof(fl->mains) / sizeof(fl->mains[0]);
+
+	for (i = 0; i < n; i++)
+		if (fl->mains[i].tgid == tgid)
+			return &fl->mains[i];
+	if (!add)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (!fl->mains[i].tgid) {
+			fl->mains[i] = (struct rec_flight_main){ .tgid = tgid, .code = -1 };
+			return &fl->mains[i];
+		}
+	return NULL;
+}
+
+static int field_int(const struct strobe_event *ev, const char *name)
+{
+	struct strobe_field f;
+
+	if (strobe_field_resolve(ev->format, name, &f) < 0)
+		return 0;
+	return (int)strobe_field_int(ev, &f);
+}
+
+/* The tgid of tid (tid itself when the model does not know). */
+static int tgid_of(struct strobe_model *m, int tid)
+{
+	const struct strobe_task *t = strobe_model_task(m, tid);
+
+	return t && t->tgid > 0 ? t->tgid : tid;
+}
+
+static void exit_event(struct rec_flight *fl, const struct strobe_event *ev,
+		       struct strobe_model *m)
+{
+	struct rec_flight_main *s;
+	char reason[256], who[128];
+	const struct strobe_task *t;
+	int tgid, sig;
+
+	if (!fl->formats_found) {
+		struct strobe_formats *c = strobe_format_catalogue(ev->format);
+
+		fl->formats_found = true;
+		fl->fmt_exit_group = strobe_formats_find(c, "syscalls", "sys_enter_exit_group");
+		fl->fmt_deliver = strobe_formats_find(c, "signal", "signal_deliver");
+		fl->fmt_generate = strobe_formats_find(c, "signal", "signal_generate");
+		fl->fmt_proc_exit = strobe_formats_find(c, "sched", "sched_process_exit");
+	}
+	if (!ev->format)
+		return;
+	if (ev->format == fl->fmt_exit_group) {
+		struct strobe_field f;
+
+		tgid = tgid_of(m, ev->pid);
+		if (!is_main(fl, m, tgid) || !(s = main_slot(fl, tgid, true)) ||
+		    strobe_field_resolve(ev->format, "error_code", &f) < 0)
+			return;
+		s->code = (int)(strobe_field_uint(ev, &f) & 0xff);
+		s->sig = 0;	/* what it says now is how it ends */
+		s->generated = false;
+	} else if (ev->format == fl->fmt_generate) {
+		sig = field_int(ev, "sig");
+		tgid = tgid_of(m, field_int(ev, "pid"));
+		/* result 0: TRACE_SIGNAL_DELIVERED (queued, not ignored) */
+		if (!fatal_by_default(sig) || field_int(ev, "result") != 0 ||
+		    !is_main(fl, m, tgid) || !(s = main_slot(fl, tgid, true)))
+			return;
+		s->sig = sig;
+		s->generated = true;
+	} else if (ev->format == fl->fmt_deliver) {
+		struct strobe_field f;
+		bool dfl;
+
+		sig = field_int(ev, "sig");
+		tgid = tgid_of(m, ev->pid);
+		if (!is_main(fl, m, tgid) || !(s = main_slot(fl, tgid, true)) ||
+		    strobe_field_resolve(ev->format, "sa_handler", &f) < 0)
+			return;
+		dfl = strobe_field_uint(ev, &f) == 0;	/* SIG_DFL */
+		if (!dfl || !fatal_by_default(sig)) {
+			if (s->sig == sig)	/* handled or ignored: not how it ends */
+				s->sig = 0;
+		} else if (!(sig == SIGKILL && s->sig && s->generated)) {
+			s->sig = sig;
+			s->generated = false;
+		}
+	} else if (ev->format == fl->fmt_proc_exit) {
+		/* the leader's exit: tid == tgid */
+		if (tgid_of(m, ev->pid) != ev->pid || !(s = main_slot(fl, ev->pid, false)))
+			return;
+		t = strobe_model_task(m, ev->pid);
+		if (t && t->container && t->container->index > STROBE_CONTAINER_HOST)
+			snprintf(who, sizeof(who), "pid %d (%s) in container %.64s", ev->pid,
+				 t->comm, t->container->name);
+		else
+			snprintf(who, sizeof(who), "pid %d (%s)", ev->pid, t ? t->comm : "?");
+		if (s->sig)
+			snprintf(reason, sizeof(reason), "%s killed by signal %d (SIG%s, %s)", who,
+				 s->sig, sigabbrev_np(s->sig) ? sigabbrev_np(s->sig) : "?",
+				 s->generated ? "signal_generate" : "signal_deliver");
+		else if (s->code > 0)
+			snprintf(reason, sizeof(reason), "%s exited with status %d (exit_group)",
+				 who, s->code);
+		else
+			reason[0] = '\0';
+		*s = (struct rec_flight_main){ 0 };
+		if (reason[0])
+			strobe_flight_trigger(fl->f, "exit-status", reason);
+	}
+}
+
 /* The live stream's events against the --trigger-on expressions: a
  * match is a trigger whose reason names the expression and the event. */
 static int on_event(const struct strobe_event *ev, struct strobe_model *m, void *arg)
@@ -173,6 +341,8 @@ static int on_event(const struct strobe_event *ev, struct strobe_model *m, void 
 
 	if (!fl->f)
 		return 0;
+	if (fl->trigger_exit)
+		exit_event(fl, ev, m);
 	strobe_expr_env_model(&env, m);
 	for (i = 0; i < fl->nr_exprs; i++) {
 		if (!strobe_expr_match_event(fl->exprs[i], &env, ev))
@@ -187,22 +357,25 @@ static int on_event(const struct strobe_event *ev, struct strobe_model *m, void 
 
 int rec_flight_add_events(struct rec_flight *fl, struct cli_target *t)
 {
+	bool oom = false;
 	int i;
 
-	for (i = 0; i < fl->nr_exprs; i++) {
-		if (strcmp(fl->expr_trigger[i], "oom"))
-			continue;
-		/* after cli_target_finish: the default presets stay the default */
-		if ((!t->nev && (cli_target_add_event_copy(t, "sched") < 0 ||
-				 cli_target_add_event_copy(t, "syscalls") < 0)) ||
-		    cli_target_add_event_copy(t, "oom:mark_victim") < 0) {
-			cli_error(cmd, "out of memory");
-			return -1;
-		}
-		t->o.events = t->ev;
-		t->o.nr_events = t->nev;
-		break;
+	for (i = 0; i < fl->nr_exprs; i++)
+		oom |= !strcmp(fl->expr_trigger[i], "oom");
+	if (!oom && !fl->trigger_exit)
+		return 0;
+	/* after cli_target_finish: the default presets stay the default */
+	if ((!t->nev && (cli_target_add_event_copy(t, "sched") < 0 ||
+			 cli_target_add_event_copy(t, "syscalls") < 0)) ||
+	    (oom && cli_target_add_event_copy(t, "oom:mark_victim") < 0) ||
+	    (fl->trigger_exit && (cli_target_add_event_copy(t, "syscalls:sys_enter_exit_group") < 0 ||
+				  cli_target_add_event_copy(t, "signal:signal_generate") < 0 ||
+				  cli_target_add_event_copy(t, "signal:signal_deliver") < 0))) {
+		cli_error(cmd, "out of memory");
+		return -1;
 	}
+	t->o.events = t->ev;
+	t->o.nr_events = t->nev;
 	return 0;
 }
 
@@ -219,11 +392,21 @@ int rec_flight_finish(struct rec_flight *fl, struct strobe_record_opts *o)
 {
 	if (fl->other && !fl->given) {
 		cli_error(cmd, "--post, --snapshot-on-exit, --min-interval, --max-snapshots, "
-			  "--trigger-on and --trigger-oom go with --flight-recorder");
+			  "--trigger-on, --trigger-oom and --trigger-exit go with --flight-recorder");
 		return -1;
 	}
 	if (!fl->given)
 		return 0;
+	if (fl->trigger_exit && !o->argv && !o->pid && !o->nr_containers) {
+		cli_error(cmd, "--trigger-exit needs a target whose main process it watches "
+			  "(-- CMD, -p PID or -c NAME)");
+		return -1;
+	}
+	if (fl->trigger_exit && o->no_model) {
+		cli_error(cmd, "--trigger-exit needs the process table (sched_process_exit)");
+		return -1;
+	}
+	fl->o = o;
 	if (o->on_event || o->nr_consumers) {
 		cli_error(cmd, "--flight-recorder does not go with --sink");
 		return -1;
@@ -233,7 +416,7 @@ int rec_flight_finish(struct rec_flight *fl, struct strobe_record_opts *o)
 	o->on_snapshot = on_snapshot;
 	o->on_flight = on_flight;
 	o->event_arg = fl;
-	if (fl->nr_exprs)
+	if (fl->nr_exprs || fl->trigger_exit)
 		o->on_event = on_event;	/* the recording runs live */
 	return 0;
 }

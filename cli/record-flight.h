@@ -20,6 +20,7 @@
 enum {
 	REC_FLIGHT_OPT = 300, REC_FLIGHT_POST, REC_FLIGHT_ON_EXIT, REC_FLIGHT_MIN_INTERVAL,
 	REC_FLIGHT_MAX, REC_FLIGHT_TRIGGER_ON, REC_FLIGHT_TRIGGER_OOM,
+	REC_FLIGHT_TRIGGER_EXIT = 307,
 };
 
 #define REC_FLIGHT_OPTIONS \
@@ -29,7 +30,8 @@ enum {
 	{ "min-interval", required_argument, NULL, REC_FLIGHT_MIN_INTERVAL }, \
 	{ "max-snapshots", required_argument, NULL, REC_FLIGHT_MAX }, \
 	{ "trigger-on", required_argument, NULL, REC_FLIGHT_TRIGGER_ON }, \
-	{ "trigger-oom", no_argument, NULL, REC_FLIGHT_TRIGGER_OOM }
+	{ "trigger-oom", no_argument, NULL, REC_FLIGHT_TRIGGER_OOM }, \
+	{ "trigger-exit", no_argument, NULL, REC_FLIGHT_TRIGGER_EXIT }
 
 #define REC_FLIGHT_USAGE \
 	"      --flight-recorder SIZE|SECS[,SIZE]\n" \
@@ -46,7 +48,10 @@ enum {
 	"      --trigger-on EXPR a snapshot when an event matches EXPR (strobe-expr(7),\n" \
 	"                        as --filter; enable its events with -e); repeatable\n" \
 	"      --trigger-oom     a snapshot when the kernel's OOM killer picks a\n" \
-	"                        victim (oom:mark_victim, enabled)\n"
+	"                        victim (oom:mark_victim, enabled)\n" \
+	"      --trigger-exit    a snapshot when the target's main process (the\n" \
+	"                        command, -p PID, each container's PID 1) exits\n" \
+	"                        with a non-zero status or a fatal signal\n"
 
 #define REC_FLIGHT_MAX_EXPRS 16
 
@@ -64,6 +69,20 @@ struct rec_flight {
 	const char *expr_text[REC_FLIGHT_MAX_EXPRS];
 	const char *expr_trigger[REC_FLIGHT_MAX_EXPRS];
 	int nr_exprs;
+	/* --trigger-exit: the main process's status as its events say it
+	 * (exit_group's error_code, a fatal signal), until its exit */
+	bool trigger_exit;
+	const struct strobe_record_opts *o;
+	int cmd_pid;			/* -- CMD's process, once seen */
+	bool formats_found;		/* the four below, from the first event */
+	const struct strobe_format *fmt_exit_group, *fmt_deliver, *fmt_generate,
+		*fmt_proc_exit;
+	struct rec_flight_main {	/* main processes with a status so far */
+		int tgid;
+		int code;		/* exit_group's; -1: none seen */
+		int sig;		/* a fatal signal's; 0: none */
+		bool generated;		/* sig from signal_generate (the sender's) */
+	} mains[REC_FLIGHT_MAX_EXPRS];
 	struct strobe_flight *f;	/* the running flight recorder */
 };
 
