@@ -77,6 +77,50 @@ static int parse_flight(const char *arg, struct strobe_record_opts *o)
 	return parse_size(arg, &o->flight_size);
 }
 
+/* "NAME > 500ms", "req/sleep >= 2s": a name, > or >=, a duration with
+ * its unit (ns, us, ms, s). */
+static int parse_ptrig(const char *arg, struct rec_flight_ptrig *t)
+{
+	const char *op = strchr(arg, '>'), *p;
+	size_t n;
+	double v, mul;
+	char *end;
+
+	if (!op)
+		return -EINVAL;
+	for (n = (size_t)(op - arg); n && arg[n - 1] == ' '; n--)
+		;
+	for (p = arg; p < arg + n && *p == ' '; p++)
+		;
+	if (p == arg + n || (size_t)(arg + n - p) >= sizeof(t->name) || memchr(p, ' ', n - (p - arg)))
+		return -EINVAL;
+	memcpy(t->name, p, (size_t)(arg + n - p));
+	t->name[arg + n - p] = '\0';
+	t->ge = op[1] == '=';
+	p = op + 1 + t->ge;
+	errno = 0;
+	v = strtod(p, &end);
+	if (end == p || errno || v < 0 || v != v)
+		return -EINVAL;
+	while (*end == ' ')
+		end++;
+	if (!strcmp(end, "ns"))
+		mul = 1;
+	else if (!strcmp(end, "us"))
+		mul = 1e3;
+	else if (!strcmp(end, "ms"))
+		mul = 1e6;
+	else if (!strcmp(end, "s"))
+		mul = 1e9;
+	else
+		return -EINVAL;
+	if (v * mul > 1.8e19)
+		return -EINVAL;
+	t->ns = (uint64_t)(v * mul + 0.5);
+	t->text = arg;
+	return 0;
+}
+
 int rec_flight_option(struct rec_flight *fl, struct strobe_record_opts *o, int c,
 		      const char *arg)
 {
@@ -136,6 +180,25 @@ int rec_flight_option(struct rec_flight *fl, struct strobe_record_opts *o, int c
 	}
 	case REC_FLIGHT_TRIGGER_EXIT:
 		fl->trigger_exit = true;
+		break;
+	case REC_FLIGHT_PERIOD:
+		if (fl->nr_periods == REC_FLIGHT_MAX_PERIODS) {
+			cli_error(cmd, "at most %d --period", REC_FLIGHT_MAX_PERIODS);
+			return -1;
+		}
+		fl->periods[fl->nr_periods++] = arg;
+		break;
+	case REC_FLIGHT_TRIGGER:
+		if (fl->nr_ptrig == REC_FLIGHT_MAX_EXPRS) {
+			cli_error(cmd, "at most %d --trigger", REC_FLIGHT_MAX_EXPRS);
+			return -1;
+		}
+		if (parse_ptrig(arg, &fl->ptrig[fl->nr_ptrig]) < 0) {
+			cli_error(cmd, "bad --trigger '%s' (a period's name, > or >=, and a "
+				  "duration: 'req > 500ms')", arg);
+			return -1;
+		}
+		fl->nr_ptrig++;
 		break;
 	default:
 		return 0;
@@ -330,6 +393,98 @@ static void exit_event(struct rec_flight *fl, const struct strobe_event *ev,
 	}
 }
 
+/* ---- --period / --trigger ------------------------------------------------
+ * A periods analysis (lib/analyses/periods.c) runs on the live stream,
+ * with its log view only: each period hands over its row as it ends,
+ * and one that ends longer than a --trigger's threshold is a trigger
+ * "period". */
+
+static int col_of(const struct strobe_table *t, const char *key)
+{
+	int i, n = strobe_table_nr_columns(t);
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(strobe_table_column(t, i)->key, key))
+			return i;
+	return -1;
+}
+
+static void on_period(void *arg, const struct strobe_table *t, const union strobe_value *row)
+{
+	struct rec_flight *fl = arg;
+	const char *name, *last;
+	char reason[256];
+	uint64_t dur;
+	int i;
+
+	if (t != fl->log_table) {
+		if (strcmp(strobe_table_name(t), "periods.log"))
+			return;
+		fl->log_table = t;
+		fl->col_name = col_of(t, "name");
+		fl->col_dur = col_of(t, "duration");
+		fl->col_status = col_of(t, "status");
+		fl->col_tid = col_of(t, "tid");
+		fl->col_begin = col_of(t, "begin");
+	}
+	if (fl->col_name < 0 || fl->col_dur < 0 || fl->col_begin < 0 ||
+	    (fl->col_status >= 0 && strcmp(row[fl->col_status].s, "closed")))
+		return;		/* one cut short by the trace's end is no measure */
+	name = row[fl->col_name].s;
+	last = strrchr(name, '/');
+	dur = row[fl->col_dur].u;
+	for (i = 0; i < fl->nr_ptrig; i++) {
+		const struct rec_flight_ptrig *p = &fl->ptrig[i];
+
+		if (strcmp(p->name, name) && (!last || strcmp(p->name, last + 1)))
+			continue;
+		if (p->ge ? dur < p->ns : dur <= p->ns)
+			continue;
+		snprintf(reason, sizeof(reason), "%.100s: period %.60s of tid %" PRId64 " from %"
+			 PRIu64 ".%06" PRIu64 " lasted %.3f ms", p->text, name,
+			 fl->col_tid >= 0 ? row[fl->col_tid].i : -1,
+			 row[fl->col_begin].u / 1000000000, row[fl->col_begin].u % 1000000000 / 1000,
+			 dur / 1e6);
+		strobe_flight_trigger(fl->f, "period", reason);
+	}
+}
+
+/* First event: the periods analysis on the capture's formats and the
+ * live model. */
+static int periods_attach(struct rec_flight *fl, const struct strobe_event *ev,
+			  struct strobe_model *m, struct strobe_error *err)
+{
+	struct strobe_formats *f = strobe_format_catalogue(ev->format);
+	struct strobe_analysis_opts ao = {
+		.size = sizeof(ao), .views = STROBE_VIEW_LOG, .log = on_period, .log_arg = fl,
+		.periods = fl->periods, .nr_periods = fl->nr_periods,
+	};
+	int ret;
+
+	if (!f)
+		return 0;
+	ret = strobe_analysis_new("periods", &ao, &fl->an, err);
+	if (ret == 0)
+		ret = strobe_analysis_attach(fl->an, f, m, err);
+	if (ret < 0) {
+		strobe_analysis_free(fl->an);
+		fl->an = NULL;
+	}
+	return ret;
+}
+
+/* The final tick: the analysis goes before the model it points into. */
+static int on_tick(bool final, void *arg)
+{
+	struct rec_flight *fl = arg;
+
+	if (final) {
+		strobe_analysis_free(fl->an);
+		fl->an = NULL;
+	}
+	return 0;
+}
+
 /* The live stream's events against the --trigger-on expressions: a
  * match is a trigger whose reason names the expression and the event. */
 static int on_event(const struct strobe_event *ev, struct strobe_model *m, void *arg)
@@ -343,6 +498,18 @@ static int on_event(const struct strobe_event *ev, struct strobe_model *m, void 
 		return 0;
 	if (fl->trigger_exit)
 		exit_event(fl, ev, m);
+	if (fl->nr_ptrig) {
+		if (!fl->an && !fl->an_tried) {
+			int ret;
+
+			fl->an_tried = true;
+			ret = periods_attach(fl, ev, m, fl->o->event_err);
+			if (ret < 0)
+				return ret;
+		}
+		if (fl->an)
+			strobe_analysis_feed(fl->an, ev);
+	}
 	strobe_expr_env_model(&env, m);
 	for (i = 0; i < fl->nr_exprs; i++) {
 		if (!strobe_expr_match_event(fl->exprs[i], &env, ev))
@@ -362,6 +529,14 @@ int rec_flight_add_events(struct rec_flight *fl, struct cli_target *t)
 
 	for (i = 0; i < fl->nr_exprs; i++)
 		oom |= !strcmp(fl->expr_trigger[i], "oom");
+	if (fl->nr_periods) {
+		/* the syscall_entry_X names are the periods analysis's preset's */
+		if (cli_target_add_presets(t, cmd, strobe_analysis_preset("periods")) < 0 ||
+		    cli_period_events(cmd, fl->periods, fl->nr_periods, t) < 0)
+			return -1;
+		t->o.events = t->ev;
+		t->o.nr_events = t->nev;
+	}
 	if (!oom && !fl->trigger_exit)
 		return 0;
 	/* after cli_target_finish: the default presets stay the default */
@@ -386,13 +561,16 @@ void rec_flight_free(struct rec_flight *fl)
 	for (i = 0; i < fl->nr_exprs; i++)
 		strobe_expr_free(fl->exprs[i]);
 	fl->nr_exprs = 0;
+	strobe_analysis_free(fl->an);	/* a recording that failed early */
+	fl->an = NULL;
 }
 
 int rec_flight_finish(struct rec_flight *fl, struct strobe_record_opts *o)
 {
 	if (fl->other && !fl->given) {
 		cli_error(cmd, "--post, --snapshot-on-exit, --min-interval, --max-snapshots, "
-			  "--trigger-on, --trigger-oom and --trigger-exit go with --flight-recorder");
+			  "--trigger-on, --trigger-oom, --trigger-exit, --period and --trigger go "
+			  "with --flight-recorder");
 		return -1;
 	}
 	if (!fl->given)
@@ -406,6 +584,48 @@ int rec_flight_finish(struct rec_flight *fl, struct strobe_record_opts *o)
 		cli_error(cmd, "--trigger-exit needs the process table (sched_process_exit)");
 		return -1;
 	}
+	if (!fl->nr_ptrig != !fl->nr_periods) {
+		cli_error(cmd, fl->nr_ptrig ? "--trigger needs the --period it names"
+					    : "--period goes with --trigger 'NAME > DURATION'");
+		return -1;
+	}
+	if (fl->nr_periods) {	/* a bad definition is a usage error */
+		struct strobe_analysis_opts ao = {
+			.size = sizeof(ao), .views = STROBE_VIEW_LOG,
+			.periods = fl->periods, .nr_periods = fl->nr_periods,
+		};
+		struct strobe_analysis *probe = NULL;
+		struct strobe_error err = { 0, "" };
+		int i, k, ret = strobe_analysis_new("periods", &ao, &probe, &err);
+
+		strobe_analysis_free(probe);
+		if (ret < 0) {
+			cli_error_e(cmd, &err);
+			return -1;
+		}
+		for (k = 0; k < fl->nr_ptrig; k++) {	/* each names a period */
+			bool found = false;
+
+			for (i = 0; i < fl->nr_periods && !found; i++) {
+				struct strobe_period_def *d = NULL;
+
+				if (strobe_period_def_parse(fl->periods[i], &d, NULL) < 0)
+					continue;
+				found = d->name && (!strcmp(d->name, fl->ptrig[k].name) ||
+						    (d->parent && !strncmp(fl->ptrig[k].name, d->parent,
+									   strlen(d->parent)) &&
+						     fl->ptrig[k].name[strlen(d->parent)] == '/' &&
+						     !strcmp(fl->ptrig[k].name + strlen(d->parent) + 1,
+							     d->name)));
+				strobe_period_def_free(d);
+			}
+			if (!found) {
+				cli_error(cmd, "--trigger '%s': no --period is named '%s'",
+					  fl->ptrig[k].text, fl->ptrig[k].name);
+				return -1;
+			}
+		}
+	}
 	fl->o = o;
 	if (o->on_event || o->nr_consumers) {
 		cli_error(cmd, "--flight-recorder does not go with --sink");
@@ -416,8 +636,12 @@ int rec_flight_finish(struct rec_flight *fl, struct strobe_record_opts *o)
 	o->on_snapshot = on_snapshot;
 	o->on_flight = on_flight;
 	o->event_arg = fl;
-	if (fl->nr_exprs || fl->trigger_exit)
+	if (fl->nr_exprs || fl->trigger_exit || fl->nr_ptrig)
 		o->on_event = on_event;	/* the recording runs live */
+	if (fl->nr_ptrig)
+		o->on_tick = on_tick;
+	if (!o->event_err)
+		o->event_err = &fl->err;
 	return 0;
 }
 

@@ -6,6 +6,10 @@
 #     exits with status 3 gives exactly one snapshot whose reason names
 #     the container and status 3 (exit_group); one exiting 0 gives none;
 #     a command killed by SIGTERM it sends itself names signal 15;
+#   - --period DEF --trigger 'req > 500ms' on the request server
+#     (tests/helpers/req_server.c): of 11 requests only the slow one
+#     fires: exactly one snapshot, its reason naming the request, and
+#     the snapshot holds the fast ones before it and the slow one;
 # tracefs as found, no container left.
 . "$(dirname "$0")/lib.sh"
 need_tracefs flight-triggers
@@ -86,6 +90,39 @@ out=$("$STROBE" record --flight-recorder 4M --trigger-exit -d 1 2>&1); rc=$?
 if [ $rc = 2 ] && [[ "$out" == *"--trigger-exit needs a target"* ]]; then
 	pass flight-trigger-exit-without-target-is-usage-error
 else fail flight-trigger-exit-without-target-is-usage-error "rc=$rc $out"; fi
+
+# ---- 2. --period DEF --trigger 'NAME > 500ms' ------------------------------
+# the request server (req_server: accept4 ... close, a nanosleep of the
+# duration the client asks inside): 5 fast requests, a slow one, 5 fast
+REQ='req : $evt.$name == "syscall_exit_accept4" && $evt.ret >= 0 : $evt.$name == "syscall_entry_close" && $evt.fd == $begin.$evt.ret && $evt.tid == $begin.$evt.tid'
+SLEEP='sleep(req) : $evt.$name == "syscall_entry_nanosleep" && $evt.tid == $parent.$begin.$evt.tid : $evt.$name == "syscall_exit_nanosleep" && $evt.tid == $begin.$evt.tid'
+timeout 60 "$STROBE" record --flight-recorder 8M --period "$REQ" --period "$SLEEP" \
+	--trigger 'req > 500ms' --trigger 'req/sleep >= 5s' -o $WORK/req.dat -- \
+	$HELPERS/req_server both 20x5,700,20x5 >$WORK/req.out 2>$WORK/req.err
+rc=$?
+files=$(ls $WORK/req.*.dat 2>/dev/null)
+f=$(ls $WORK/req.001-*-period.dat 2>/dev/null)
+tid=$(sed -n 's/^server_tid=//p' $WORK/req.out)
+reason=$([ -n "$f" ] && info "$f" flight_reason)
+# the snapshot's own requests, closed, as strobe periods reads them: the
+# five fast ones and the slow one, which is the last
+got=$([ -n "$f" ] && "$STROBE" periods -i "$f" --period "$REQ" --log --json 2>/dev/null | py '
+import sys, json
+d = [o["duration"] for o in map(json.loads, sys.stdin)
+     if o.get("table") == "periods.log" and o["status"] == "closed"]
+slow = [x for x in d if x > 5e8]
+print("ok" if len(slow) == 1 and len(d) >= 6 and d.index(slow[0]) >= 5 else d)')
+if [ $rc = 0 ] && [ "$(echo "$files" | wc -w)" = 1 ] && [ "$got" = ok ] &&
+   [[ "$reason" =~ ^"req > 500ms: period req of tid $tid from "[0-9.]+" lasted "(7[0-9][0-9]|[89][0-9][0-9]|[0-9]{4,})\.[0-9]+" ms"$ ]] &&
+   grep -q "1 snapshot, 1 trigger" $WORK/req.err; then
+	pass flight-period-trigger-only-the-slow-request-fires
+else
+	fail flight-period-trigger-only-the-slow-request-fires "rc=$rc files=$files reason=$reason periods=$got $(cat $WORK/req.err)"
+fi
+out=$("$STROBE" record --flight-recorder 4M --period "$REQ" --trigger 'res > 5ms' -- true 2>&1); rc=$?
+if [ $rc = 2 ] && [[ "$out" == *"no --period is named 'res'"* ]]; then
+	pass flight-period-trigger-of-an-unknown-period-is-usage-error
+else fail flight-period-trigger-of-an-unknown-period-is-usage-error "rc=$rc $out"; fi
 
 left=$(podman ps -aq --filter name=$P 2>/dev/null | wc -l)
 if [ "$left" = 0 ] && tracefs_same "$BEFORE" "$(tracefs_state)"; then
