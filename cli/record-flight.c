@@ -485,6 +485,43 @@ static int on_tick(bool final, void *arg)
 	return 0;
 }
 
+/* --trigger-oom: oom:mark_victim names the victim (pid, comm, its
+ * memory), which may not be the task the event was recorded for (the
+ * one whose allocation failed).  With -c, a victim outside the target
+ * containers is no trigger.  -1: not one of ours. */
+static int oom_reason(struct rec_flight *fl, const struct strobe_event *ev,
+		      struct strobe_model *m, char *reason, size_t size)
+{
+	const struct strobe_task *t;
+	struct strobe_field f;
+	const char *comm = NULL;
+	char where[128] = "";
+	uint32_t len = 0;
+	int pid = field_int(ev, "pid");
+	uint64_t rss = 0;
+	size_t i;
+
+	if (strobe_field_resolve(ev->format, "comm", &f) == 0)
+		comm = strobe_field_str(ev, &f, &len);
+	if (strobe_field_resolve(ev->format, "anon_rss", &f) == 0)
+		rss = strobe_field_uint(ev, &f);
+	t = pid > 0 ? strobe_model_task(m, pid) : NULL;
+	if (fl->o->nr_containers) {
+		for (i = 0; t && i < fl->o->nr_containers; i++)
+			if (strobe_container_matches(t->container, fl->o->containers[i]))
+				break;
+		if (!t || i == fl->o->nr_containers)
+			return -1;
+	}
+	if (t && t->container && t->container->index > STROBE_CONTAINER_HOST)
+		snprintf(where, sizeof(where), " in container %.64s", t->container->name);
+	snprintf(reason, size, "OOM kill of pid %d (%.*s)%s, anon-rss %" PRIu64 " kB "
+		 "(oom:mark_victim at %" PRIu64 ".%06" PRIu64 ")", pid,
+		 comm ? (int)strnlen(comm, len) : 1, comm ? comm : "?", where, rss,
+		 ev->ts / 1000000000, ev->ts % 1000000000 / 1000);
+	return 0;
+}
+
 /* The live stream's events against the --trigger-on expressions: a
  * match is a trigger whose reason names the expression and the event. */
 static int on_event(const struct strobe_event *ev, struct strobe_model *m, void *arg)
@@ -514,9 +551,15 @@ static int on_event(const struct strobe_event *ev, struct strobe_model *m, void 
 	for (i = 0; i < fl->nr_exprs; i++) {
 		if (!strobe_expr_match_event(fl->exprs[i], &env, ev))
 			continue;
-		snprintf(reason, sizeof(reason), "%.150s (%s of pid %d at %" PRIu64 ".%06" PRIu64
-			 ")", fl->expr_text[i], ev->format ? strobe_format_name(ev->format) : "?",
-			 ev->pid, ev->ts / 1000000000, ev->ts % 1000000000 / 1000);
+		if (!strcmp(fl->expr_trigger[i], "oom")) {
+			if (oom_reason(fl, ev, m, reason, sizeof(reason)) < 0)
+				continue;
+		} else {
+			snprintf(reason, sizeof(reason), "%.150s (%s of pid %d at %" PRIu64 ".%06"
+				 PRIu64 ")", fl->expr_text[i],
+				 ev->format ? strobe_format_name(ev->format) : "?", ev->pid,
+				 ev->ts / 1000000000, ev->ts % 1000000000 / 1000);
+		}
 		strobe_flight_trigger(fl->f, fl->expr_trigger[i], reason);
 	}
 	return 0;

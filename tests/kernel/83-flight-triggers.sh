@@ -10,12 +10,16 @@
 #     (tests/helpers/req_server.c): of 11 requests only the slow one
 #     fires: exactly one snapshot, its reason naming the request, and
 #     the snapshot holds the fast ones before it and the slow one;
+#   - --trigger-oom: a podman container limited to 32 MiB whose job
+#     allocates until the OOM killer ends it (tests/helpers/mem_hog.c):
+#     exactly one snapshot, holding the oom:mark_victim, its reason
+#     naming the victim, its container and its memory;
 # tracefs as found, no container left.
 . "$(dirname "$0")/lib.sh"
 need_tracefs flight-triggers
 BEFORE=$(tracefs_state)
 P=flt$$-
-trap 'for c in exit3 exit0; do podman rm -f $P$c >/dev/null 2>&1; done; rm -rf "$WORK"' EXIT
+trap 'for c in exit3 exit0 oom; do podman rm -f $P$c >/dev/null 2>&1; done; rm -rf "$WORK"' EXIT
 
 info() { "$STROBE" report --info "$1" 2>&1 | sed -n "s/^$2=//p"; }
 # tracing_on of strobe PID's instance is 1 (within 10 s)
@@ -123,6 +127,42 @@ out=$("$STROBE" record --flight-recorder 4M --period "$REQ" --trigger 'res > 5ms
 if [ $rc = 2 ] && [[ "$out" == *"no --period is named 'res'"* ]]; then
 	pass flight-period-trigger-of-an-unknown-period-is-usage-error
 else fail flight-period-trigger-of-an-unknown-period-is-usage-error "rc=$rc $out"; fi
+
+# ---- 3. --trigger-oom: a container with --memory 32m whose job allocates
+# until the kernel's OOM killer ends it (mem_hog; its PID 1 shell lives)
+if [ -z "$have_podman" ]; then
+	skip flight-trigger-oom-container "podman, runc or busybox-static not installed"
+else
+	cp $HELPERS/mem_hog $ROOTFS/bin/
+	c=${P}oom
+	rm -f $ROOTFS/gooom $ROOTFS/oomrc
+	if ! $PODMAN run -d --rm --memory 32m --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
+		--name $c --rootfs $ROOTFS /bin/sh -c \
+		'while [ ! -e /gooom ]; do sleep 0.02; done; mem_hog 1024; echo $? > /oomrc' \
+		>/dev/null 2>$WORK/podman.err; then
+		skip flight-trigger-oom-container "podman refuses a memory limit: $(head -1 $WORK/podman.err)"
+	else
+		timeout 60 "$STROBE" record --flight-recorder 4M --trigger-oom -c $c -o $WORK/oom.dat \
+			2>$WORK/oom.err & sp=$!
+		wait_tracing $sp
+		touch $ROOTFS/gooom
+		for i in $(seq 200); do podman container exists $c || break; sleep 0.1; done
+		sleep 0.3
+		kill -INT $sp
+		wait $sp; rc=$?
+		files=$(ls $WORK/oom.*.dat 2>/dev/null)
+		f=$(ls $WORK/oom.001-*-oom.dat 2>/dev/null)
+		reason=$([ -n "$f" ] && info "$f" flight_reason)
+		victim=$([ -n "$f" ] && trace-cmd report "$f" 2>/dev/null | grep -c 'mark_victim:.*pid=')
+		if [ $rc = 0 ] && [ "$(cat $ROOTFS/oomrc 2>/dev/null)" = 137 ] &&
+		   [ "$(echo "$files" | wc -w)" = 1 ] && [ "$victim" = 1 ] &&
+		   [[ "$reason" =~ ^"OOM kill of pid "[0-9]+" (mem_hog) in container $c, anon-rss "[0-9]+" kB (oom:mark_victim at " ]]; then
+			pass flight-trigger-oom-container-one-snapshot-naming-the-victim
+		else
+			fail flight-trigger-oom-container-one-snapshot-naming-the-victim "rc=$rc job=$(cat $ROOTFS/oomrc 2>/dev/null) files=$files mark_victim=$victim reason=$reason $(cat $WORK/oom.err)"
+		fi
+	fi
+fi
 
 left=$(podman ps -aq --filter name=$P 2>/dev/null | wc -l)
 if [ "$left" = 0 ] && tracefs_same "$BEFORE" "$(tracefs_state)"; then
