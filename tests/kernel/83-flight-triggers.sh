@@ -136,9 +136,10 @@ else
 	cp $HELPERS/mem_hog $ROOTFS/bin/
 	c=${P}oom
 	rm -f $ROOTFS/gooom $ROOTFS/oomrc
-	if ! $PODMAN run -d --rm --memory 32m --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
-		--name $c --rootfs $ROOTFS /bin/sh -c \
-		'while [ ! -e /gooom ]; do sleep 0.02; done; mem_hog 1024; echo $? > /oomrc' \
+	# (in $WORK: conmon writes a file "oom" into its working directory)
+	if ! (cd $WORK && $PODMAN run -d --rm --memory 32m --ulimit nofile=1024:1024 \
+		--ulimit nproc=1024:1024 --name $c --rootfs $ROOTFS /bin/sh -c \
+		'while [ ! -e /gooom ]; do sleep 0.02; done; mem_hog 1024; echo $? > /oomrc') \
 		>/dev/null 2>$WORK/podman.err; then
 		skip flight-trigger-oom-container "podman refuses a memory limit: $(head -1 $WORK/podman.err)"
 	else
