@@ -80,8 +80,8 @@ int cli_target_finish(struct cli_target *t, const char *cmd, char **argv);
 int cli_target_record(struct cli_target *t, struct strobe_record_result *res,
 		      struct strobe_error *err);
 void cli_target_free(struct cli_target *t);
-/* The events the --period definitions name (a live periods analysis,
- * cmd-analyze.c), added to t's: syscall_entry_X/syscall_exit_X names are
+/* The events the --period definitions name (a live periods analysis:
+ * strobe periods, the flight recorder's --trigger; target.c), added to t's: syscall_entry_X/syscall_exit_X names are
  * the syscalls preset's, for the caller to add.  A definition that does
  * not parse is skipped (the caller checked them); a name this kernel
  * lacks is warned about.  0, or -ENOMEM (message printed). */
