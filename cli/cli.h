@@ -85,6 +85,13 @@ int cli_target_finish(struct cli_target *t, const char *cmd, char **argv);
 int cli_target_record(struct cli_target *t, struct strobe_record_result *res,
 		      struct strobe_error *err);
 void cli_target_free(struct cli_target *t);
+/* The events the --period definitions name (a live periods analysis:
+ * strobe periods, the flight recorder's --trigger; target.c), added to t's: syscall_entry_X/syscall_exit_X names are
+ * the syscalls preset's, for the caller to add.  A definition that does
+ * not parse is skipped (the caller checked them); a name this kernel
+ * lacks is warned about.  0, or -ENOMEM (message printed). */
+int cli_period_events(const char *cmd, const char *const *periods, int nr_periods,
+		      struct cli_target *t);
 /* The flag cli_target_record's recording stops on (a signal's number, or
  * what a caller stores there to end it: strobe top after N refreshes). */
 #include <signal.h>

@@ -524,92 +524,6 @@ static int live_tick(bool final, void *arg)
 	return 0;
 }
 
-/* A live `strobe periods`: the events its definitions name are enabled
- * (the syscalls preset records syscall_entry_X / syscall_exit_X). */
-struct period_events {
-	struct cli_target *t;
-	const char *cmd;
-	const char *def;		/* the --period text */
-	const struct strobe_strv *avail;	/* system:name of this kernel */
-	int ret;
-};
-
-#define PERIOD_EVENTS_MAX 64	/* more: the name is too wide to enable */
-
-static int period_event(void *arg, const char *lit, bool glob)
-{
-	struct period_events *pe = arg;
-	char sys[128];
-	size_t i, k = 0;
-	int pass;
-
-	if (!strncmp(lit, "syscall_entry_", 14) || !strncmp(lit, "syscall_exit_", 13))
-		return 0;
-	/* count first: a glob such as "*" would enable every event */
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < pe->avail->n; i++) {
-			const char *full = pe->avail->v[i], *colon = strchr(full, ':');
-			size_t sl = colon ? (size_t)(colon - full) : 0;
-
-			if (!colon || sl >= sizeof(sys))
-				continue;
-			memcpy(sys, full, sl);
-			sys[sl] = '\0';
-			if (!strobe_expr_name_matches(sys, colon + 1, lit, glob))
-				continue;
-			if (!pass)
-				k++;
-			else if (cli_target_add_event_copy(pe->t, full) < 0)
-				return pe->ret = -ENOMEM;
-		}
-		if (!pass && !k) {
-			cli_warn(pe->cmd, "--period '%.60s': this kernel has no event named '%s'",
-				 pe->def, lit);
-			return 0;
-		}
-		if (!pass && k > PERIOD_EVENTS_MAX) {
-			cli_warn(pe->cmd, "--period '%.60s': '%s' names %zu events: enable those "
-				 "it needs with -e", pe->def, lit, k);
-			return 0;
-		}
-	}
-	return 0;
-}
-
-static bool same_expr(const struct strobe_expr *x, const struct strobe_expr *y)
-{
-	char bx[512], by[512];
-
-	return strobe_expr_print(x, bx, sizeof(bx)) < sizeof(bx) &&
-	       strobe_expr_print(y, by, sizeof(by)) < sizeof(by) && !strcmp(bx, by);
-}
-
-static int add_period_events(struct analyze_args *a, struct cli_target *t)
-{
-	struct strobe_strv avail = { 0 };
-	struct strobe_error err = { 0, "" };
-	struct period_events pe = { t, a->cmd, NULL, &avail, 0 };
-	int i;
-
-	if (strobe_events_list(NULL, &avail, &err) < 0)
-		return 0;	/* the recording says why it cannot trace */
-	for (i = 0; i < a->o.nr_periods && !pe.ret; i++) {
-		struct strobe_period_def *d = NULL;
-
-		if (strobe_period_def_parse(a->o.periods[i], &d, &err) < 0)
-			continue;	/* checked before: cannot happen */
-		pe.def = a->o.periods[i];
-		if (strobe_expr_event_names(d->begin, period_event, &pe) >= 0 && d->end &&
-		    !same_expr(d->begin, d->end))	/* no END_EXPR: begin's again */
-			strobe_expr_event_names(d->end, period_event, &pe);
-		strobe_period_def_free(d);
-	}
-	strobe_strv_free(&avail);
-	if (pe.ret < 0)
-		cli_error(a->cmd, "out of memory");
-	return pe.ret;
-}
-
 /*
  * Run the analyses live on what a->live says to trace, up to the point
  * where run() prints the tables: *an is then finished.  Returns a CLI
@@ -644,7 +558,7 @@ static int run_live(struct analyze_args *a, struct strobe_buf *s, struct log_ctx
 		}
 	}
 	free(names);
-	if ((strstr(a->names, "periods") || strstr(a->names, "why")) && add_period_events(a, t) < 0)
+	if ((strstr(a->names, "periods") || strstr(a->names, "why")) && cli_period_events(a->cmd, a->o.periods, a->o.nr_periods, t) < 0)
 		return CLI_FAIL;
 	t->o.events = t->ev;
 	t->o.nr_events = t->nev;

@@ -291,7 +291,8 @@ int cmd_record(int argc, char **argv)
 			goto usage_err;
 		case REC_FLIGHT_OPT: case REC_FLIGHT_POST: case REC_FLIGHT_ON_EXIT:
 		case REC_FLIGHT_MIN_INTERVAL: case REC_FLIGHT_MAX: case REC_FLIGHT_TRIGGER_ON:
-		case REC_FLIGHT_TRIGGER_OOM:
+		case REC_FLIGHT_TRIGGER_OOM: case REC_FLIGHT_TRIGGER_EXIT: case REC_FLIGHT_PERIOD:
+		case REC_FLIGHT_TRIGGER:
 			if (rec_flight_option(&fl, o, c, optarg) < 0)
 				goto usage_err;
 			break;

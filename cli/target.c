@@ -5,7 +5,9 @@
  * target options (-e/-f/--preset, -o, -b, -C, -p, -c, --no-model, -d)
  * into a struct strobe_record_opts, the default buffer size, and the run
  * of strobe_record() between signal handlers that stop it cleanly (the
- * library installs none).
+ * library installs none); and the events --period definitions name, for
+ * the commands that run the periods analysis live (strobe periods, the
+ * flight recorder's period triggers).
  *
  * The commands keep their own getopt loops (their other options differ)
  * and hand every option they do not know to cli_target_option().
@@ -271,4 +273,91 @@ void cli_target_free(struct cli_target *t)
 		free(t->bufs[k]);
 	free(t->bufs);
 	memset(t, 0, sizeof(*t));
+}
+
+/* A live `strobe periods`: the events its definitions name are enabled
+ * (the syscalls preset records syscall_entry_X / syscall_exit_X). */
+struct period_events {
+	struct cli_target *t;
+	const char *cmd;
+	const char *def;		/* the --period text */
+	const struct strobe_strv *avail;	/* system:name of this kernel */
+	int ret;
+};
+
+#define PERIOD_EVENTS_MAX 64	/* more: the name is too wide to enable */
+
+static int period_event(void *arg, const char *lit, bool glob)
+{
+	struct period_events *pe = arg;
+	char sys[128];
+	size_t i, k = 0;
+	int pass;
+
+	if (!strncmp(lit, "syscall_entry_", 14) || !strncmp(lit, "syscall_exit_", 13))
+		return 0;
+	/* count first: a glob such as "*" would enable every event */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < pe->avail->n; i++) {
+			const char *full = pe->avail->v[i], *colon = strchr(full, ':');
+			size_t sl = colon ? (size_t)(colon - full) : 0;
+
+			if (!colon || sl >= sizeof(sys))
+				continue;
+			memcpy(sys, full, sl);
+			sys[sl] = '\0';
+			if (!strobe_expr_name_matches(sys, colon + 1, lit, glob))
+				continue;
+			if (!pass)
+				k++;
+			else if (cli_target_add_event_copy(pe->t, full) < 0)
+				return pe->ret = -ENOMEM;
+		}
+		if (!pass && !k) {
+			cli_warn(pe->cmd, "--period '%.60s': this kernel has no event named '%s'",
+				 pe->def, lit);
+			return 0;
+		}
+		if (!pass && k > PERIOD_EVENTS_MAX) {
+			cli_warn(pe->cmd, "--period '%.60s': '%s' names %zu events: enable those "
+				 "it needs with -e", pe->def, lit, k);
+			return 0;
+		}
+	}
+	return 0;
+}
+
+static bool same_expr(const struct strobe_expr *x, const struct strobe_expr *y)
+{
+	char bx[512], by[512];
+
+	return strobe_expr_print(x, bx, sizeof(bx)) < sizeof(bx) &&
+	       strobe_expr_print(y, by, sizeof(by)) < sizeof(by) && !strcmp(bx, by);
+}
+
+int cli_period_events(const char *cmd, const char *const *periods, int nr_periods,
+		      struct cli_target *t)
+{
+	struct strobe_strv avail = { 0 };
+	struct strobe_error err = { 0, "" };
+	struct period_events pe = { t, cmd, NULL, &avail, 0 };
+	int i;
+
+	if (strobe_events_list(NULL, &avail, &err) < 0)
+		return 0;	/* the recording says why it cannot trace */
+	for (i = 0; i < nr_periods && !pe.ret; i++) {
+		struct strobe_period_def *d = NULL;
+
+		if (strobe_period_def_parse(periods[i], &d, &err) < 0)
+			continue;	/* checked before: cannot happen */
+		pe.def = periods[i];
+		if (strobe_expr_event_names(d->begin, period_event, &pe) >= 0 && d->end &&
+		    !same_expr(d->begin, d->end))	/* no END_EXPR: begin's again */
+			strobe_expr_event_names(d->end, period_event, &pe);
+		strobe_period_def_free(d);
+	}
+	strobe_strv_free(&avail);
+	if (pe.ret < 0)
+		cli_error(cmd, "out of memory");
+	return pe.ret;
 }

@@ -251,7 +251,8 @@ PyMODINIT_FUNC PyInit__strobe(void)
 
 	if (PyType_Ready(&SourceType) < 0 || PyType_Ready(&EventType) < 0 ||
 	    PyType_Ready(&InstanceType) < 0 || PyType_Ready(&ReaderType) < 0 ||
-	    PyType_Ready(&StopType) < 0 || PyType_Ready(&AnalysisType) < 0)
+	    PyType_Ready(&StopType) < 0 || PyType_Ready(&AnalysisType) < 0 ||
+	    PyType_Ready(&FlightType) < 0)
 		return NULL;
 	m = PyModule_Create(&module);
 	if (!m)
@@ -283,6 +284,7 @@ PyMODINIT_FUNC PyInit__strobe(void)
 	    PyModule_AddObjectRef(m, "Instance", (PyObject *)&InstanceType) < 0 ||
 	    PyModule_AddObjectRef(m, "TraceReader", (PyObject *)&ReaderType) < 0 ||
 	    PyModule_AddObjectRef(m, "Analysis", (PyObject *)&AnalysisType) < 0 ||
+	    PyModule_AddObjectRef(m, "FlightRecorder", (PyObject *)&FlightType) < 0 ||
 	    PyModule_AddStringConstant(m, "version", strobe_version()) < 0) {
 		Py_DECREF(m);
 		return NULL;

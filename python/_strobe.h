@@ -321,4 +321,8 @@ PyObject *py_sql(PyObject *self, PyObject *args, PyObject *kw);
 
 extern PyTypeObject AnalysisType;
 
+/* ---- flight.c ---------------------------------------------------------- */
+
+extern PyTypeObject FlightType;
+
 #endif

@@ -172,7 +172,11 @@ struct strobe_record_opts {
 	/* Called on the recording's thread once the flight recorder runs
 	 * (f is valid until strobe_record returns: strobe_flight_trigger may
 	 * be called from any thread meanwhile), and after each snapshot or
-	 * failed snapshot.  Either may be NULL; arg is event_arg. */
+	 * failed snapshot.  Either may be NULL; arg is event_arg.  on_flight
+	 * is called once more with f NULL just before f is freed (also when
+	 * the recording failed before it ran): a caller that triggers from
+	 * other threads holds a lock around strobe_flight_trigger and takes
+	 * it there, so that no trigger reaches a freed f. */
 	void (*on_flight)(struct strobe_flight *f, void *arg);
 	void (*on_snapshot)(const struct strobe_flight_snapshot *s, void *arg);
 	/*

@@ -441,6 +441,10 @@ void flight_free(struct strobe_flight *f)
 
 	if (!f)
 		return;
+	/* the caller's last word with f: a trigger from another thread
+	 * must not reach it any more */
+	if (f->o && f->o->on_flight)
+		f->o->on_flight(NULL, f->o->event_arg);
 	for (c = 0; f->rings && c < f->nr_cpus; c++)
 		strobe_ring_free(f->rings[c]);
 	if (f->fds)

@@ -52,6 +52,16 @@ Analysis fed the events one by one:
         an.feed(ev)
     print(an.finish())                  # the last interval
 
+A flight recorder (strobe record --flight-recorder): the recent past kept
+in memory on a thread of its own, a snapshot file when the program says
+something went wrong:
+
+    with strobe.FlightRecorder("web.dat", "16M", containers=["web"]) as rec:
+        ...
+        if took > 0.5:
+            rec.trigger("request %d took %.3f s" % (n, took))
+    print(rec.snapshots)    # [{"path": "web.001-...-python.dat", ...}]
+
 Events (strobe.Event): name, system, ts (ns), cpu, pid (the thread ID),
 tgid, comm, container (name or short ID; None on the host), ev["field"]
 and ev.fields (a dict).  Fields are decoded only when read.  An event is
@@ -95,6 +105,7 @@ from ._strobe import (
     DamagedDataError,
     DamagedDataWarning,
     Event,
+    FlightRecorder,
     Instance,
     TraceReader,
     TraceWarning,
@@ -124,7 +135,8 @@ from ._strobe import (
 __version__ = _strobe.version
 
 __all__ = [
-    "STOP", "Analysis", "DamagedDataError", "DamagedDataWarning", "Event", "Instance",
+    "STOP", "Analysis", "DamagedDataError", "DamagedDataWarning", "Event",
+    "FlightRecorder", "Instance",
     "TraceReader", "TraceWarning", "analysis_names", "analyze",
     "available_events", "clear_event_filter", "create_instance",
     "destroy_instance", "disable_event", "disable_events", "enable_event",

@@ -45,6 +45,8 @@ static void on_flight(struct strobe_flight *f, void *arg)
 {
 	struct ctx *c = arg;
 
+	if (!f)		/* f goes; the thread triggered DELAY s after the start */
+		return;
 	c->f = f;
 	/* a bad trigger word is refused */
 	if (strobe_flight_trigger(f, "Bad Word", NULL) != -EINVAL)
