@@ -48,21 +48,26 @@ kshare=$(py 'import sys; a,b,c,d=map(int,sys.argv[1:]); print("%.1f" % (100.0*(b
 r=$(py 'import sys,json
 b,i,s=sys.argv[2:5]
 docs=[json.loads(l) for l in open(sys.argv[1])]
-out=[]
+out=[]; busy=[]
 if len(docs)!=3: print("docs", len(docs)); sys.exit()
 for d in docs:
     rows={r["container"]:r for r in d["rows"]}
     if b not in rows or i not in rows: out.append("missing %s" % sorted(rows)); continue
     if d["table"]!="top.container" or d["group_by"]!="container": out.append("table %s" % d["table"])
     # above 80% as the issue asks; on a machine too busy to give the
-    # spinner that much (as the kernel counts it), within 10
-    # points of what the kernel counted instead
+    # spinner that much (as the kernel counts it over the whole run), the
+    # mean of the refreshes within 10 points of what the kernel counted and
+    # each refresh within 20 (a refresh is one second of a varying load)
     k=float(sys.argv[5])
     if k>=85 and not rows[b]["cpu_pct"]>80: out.append("busy %.1f" % rows[b]["cpu_pct"])
-    if k<85 and abs(rows[b]["cpu_pct"]-k)>10: out.append("busy %.1f, kernel %.1f" % (rows[b]["cpu_pct"],k))
+    if k<85 and abs(rows[b]["cpu_pct"]-k)>20: out.append("busy %.1f, kernel %.1f" % (rows[b]["cpu_pct"],k))
+    busy.append(rows[b]["cpu_pct"])
     if not rows[i]["cpu_pct"]<5: out.append("idle %.1f" % rows[i]["cpu_pct"])
     if rows[i]["tasks"]<1: out.append("idle tasks %d" % rows[i]["tasks"])
     if not (rows[b]["mem_bytes"] or 0)>0: out.append("busy mem %r" % rows[b]["mem_bytes"])
+k=float(sys.argv[5])
+if k<85 and busy and abs(sum(busy)/len(busy)-k)>10:
+    out.append("busy mean %.1f, kernel %.1f" % (sum(busy)/len(busy),k))
 print(" ".join(out) or "ok")' $WORK/top.json $B $I $S "$kshare")
 py 'import sys; sys.exit(float(sys.argv[1])>=85)' "$kshare" &&
 	echo "NOTE top: the machine gave the spinner only $kshare% of a core (kernel schedstat): checked against that"
