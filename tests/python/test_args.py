@@ -51,6 +51,14 @@ def analysis():
 # (function as named in messages, argument, its kinds of bad values,
 #  a call taking the bad value)
 TABLE = [
+    ("FlightRecorder", "output", PATH, lambda v: strobe.FlightRecorder(v)),
+    ("FlightRecorder", "pid", INT, lambda v: strobe.FlightRecorder("x.dat", pid=v)),
+    ("FlightRecorder", "post", SECONDS, lambda v: strobe.FlightRecorder("x.dat", post=v)),
+    ("FlightRecorder", "min_interval", SECONDS,
+     lambda v: strobe.FlightRecorder("x.dat", min_interval=v)),
+    ("FlightRecorder", "max_snapshots", INT,
+     lambda v: strobe.FlightRecorder("x.dat", max_snapshots=v)),
+    ("FlightRecorder", "events", STRS, lambda v: strobe.FlightRecorder("x.dat", events=v)),
     ("available_events", "pattern", OPT_STR, lambda v: strobe.available_events(v)),
     ("create_instance", "name", OPT_STR, lambda v: strobe.create_instance(name=v)),
     ("create_instance", "tracing_on", BOOL,
