@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include <strobe/strobe.h>
+#include <stdarg.h>
+
 #include <strobe/symbols.h>
 
 #include "test.h"
@@ -24,11 +26,16 @@
 static char dir[256];
 static int have_tools = -1;
 
-static int sh(const char *fmt, const char *a, const char *b)
+/* A shell command made by printf from fmt and the arguments. */
+__attribute__((format(printf, 1, 2)))
+static int sh(const char *fmt, ...)
 {
 	char cmd[2048];
+	va_list ap;
 
-	snprintf(cmd, sizeof(cmd), fmt, a, b, a, b);
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
 	return system(cmd);
 }
 
@@ -334,7 +341,7 @@ static void test_elf_probe_refuses_garbage(void)
 static void cleanup(void)
 {
 	if (have_tools >= 0 && dir[0])
-		sh("rm -rf %s%.0s", dir, "");
+		sh("rm -rf %s", dir);
 }
 
 static void test_zz_cleanup(void)
