@@ -29,6 +29,7 @@
 #include <strobe/tracefile.h>
 
 #include "output/svg.h"
+#include "table/table-int.h"
 #include "util/buf.h"
 #include "util/err.h"
 
@@ -49,36 +50,14 @@ static const char style[] =
 	"p.note { color: #8a5a00; }\n"
 	"div.pic { overflow-x: auto; margin: 0.5em 0 1.5em 0; }\n";
 
+/* A cell's text in buf, as the table writers print it. */
 static void cell(const struct strobe_column *c, const union strobe_value *v, char *buf,
 		 size_t size)
 {
-	if (strobe_value_none(c->type, v)) {
-		snprintf(buf, size, "-");
-		return;
-	}
-	switch (c->type) {
-	case STROBE_COL_STR:
-		snprintf(buf, size, "%s", v->s ? v->s : "");
-		break;
-	case STROBE_COL_INT:
-		snprintf(buf, size, "%" PRId64, v->i);
-		break;
-	case STROBE_COL_DURATION:
-		snprintf(buf, size, "%" PRIu64 ".%03" PRIu64, v->u / 1000, v->u % 1000);
-		break;
-	case STROBE_COL_TIMESTAMP:
-		snprintf(buf, size, "%" PRIu64 ".%09" PRIu64, v->u / 1000000000, v->u % 1000000000);
-		break;
-	case STROBE_COL_BYTES:
-		snprintf(buf, size, "%" PRIu64, v->u);
-		break;
-	case STROBE_COL_PERCENT:
-		snprintf(buf, size, "%.2f", v->d);
-		break;
-	case STROBE_COL_RATE:
-		snprintf(buf, size, "%.1f", v->d);
-		break;
-	}
+	const char *t = tbl_cell_text(c, v, buf, size);
+
+	if (t != buf)
+		snprintf(buf, size, "%s", t);
 }
 
 static const char *col_title(const struct strobe_column *c, char *buf, size_t size)

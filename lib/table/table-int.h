@@ -38,6 +38,10 @@ struct strobe_table {
 struct strobe_table *tbl_new(const char *name, const char *title,
 				   enum strobe_view view) STROBE_HIDDEN;
 void tbl_free(struct strobe_table *t) STROBE_HIDDEN;
+/* The text of one cell as the table writers print it ("-" for no value):
+ * buf (size bytes) or, for a string cell, the string itself. */
+const char *tbl_cell_text(const struct strobe_column *c, const union strobe_value *v,
+			  char *buf, size_t size) STROBE_HIDDEN;
 /* Drop every row and pooled string (capacity kept): the table as it was
  * declared, to be filled again.  Not for tables whose column keys or
  * titles are pooled (strobe_table_merge_hosts' tables). */

@@ -35,8 +35,8 @@ static bool seq_ok(struct trace_seq *s)
 	return s->state == TRACE_SEQ__GOOD;
 }
 
-/* Text of one cell into buf. */
-static const char *cell_text(const struct strobe_column *c, const union strobe_value *v,
+/* Text of one cell (table-int.h). */
+const char *tbl_cell_text(const struct strobe_column *c, const union strobe_value *v,
 			     char *buf, size_t size)
 {
 	if (strobe_value_none(c->type, v))
@@ -136,7 +136,7 @@ int strobe_table_write_text(const struct strobe_table *t, struct strobe_buf *b)
 		const union strobe_value *v = strobe_table_row(t, r);
 
 		for (i = 0; i < t->nr_cols; i++) {
-			int l = (int)strlen(cell_text(&t->cols[i], &v[i], buf, sizeof(buf)));
+			int l = (int)strlen(tbl_cell_text(&t->cols[i], &v[i], buf, sizeof(buf)));
 
 			if (l > w[i])
 				w[i] = l;
@@ -155,7 +155,7 @@ int strobe_table_write_text(const struct strobe_table *t, struct strobe_buf *b)
 
 		for (i = 0; i < t->nr_cols; i++)
 			trace_seq_printf(s, "%s%*s", i ? "  " : "", w[i],
-					 cell_text(&t->cols[i], &v[i], buf, sizeof(buf)));
+					 tbl_cell_text(&t->cols[i], &v[i], buf, sizeof(buf)));
 		end_line(s);
 	}
 	if (!t->nr_rows)
@@ -207,7 +207,7 @@ int strobe_table_write_text_row(const struct strobe_table *t, const union strobe
 
 	for (i = 0; i < t->nr_cols; i++)
 		trace_seq_printf(s, "%s%*s", i ? "  " : "", log_width(&t->cols[i]),
-				 cell_text(&t->cols[i], &row[i], buf, sizeof(buf)));
+				 tbl_cell_text(&t->cols[i], &row[i], buf, sizeof(buf)));
 	end_line(s);
 	return seq_ok(s) ? 0 : -ENOMEM;
 }
