@@ -164,7 +164,7 @@ print(len(m), sum(1 for r in rows if r["container"]!=sys.argv[2]))' $WORK/tcp.js
 		[ $rc = 0 ] && [ "$r" = "$n 0" ] &&
 			pass bpf-tools-tcpretrans-rows-equal-kernel-count-under-container ||
 			fail bpf-tools-tcpretrans-rows-equal-kernel-count-under-container \
-				"exit $rc, want '$n 0' (RetransSegs, other containers) got '$r': $(head -2 $WORK/tcp.err)"
+				"exit $rc, want '$n 0' (RetransSegs, other containers) got '$r': $(head -2 $WORK/tcp.err); rows: $(cut -c1-300 $WORK/tcp.json | tr '\n' ' ')"
 	fi
 else
 	fail bpf-tools-tcpretrans-rows-equal-kernel-count-under-container "$(head -1 $WORK/podman.err)"
