@@ -15,69 +15,12 @@
 #   - tracefs is left as it was.
 . "$(dirname "$0")/lib.sh"
 need_tracefs bpf-snoop
-if [ ! -e "$ROOT/build/bpf/snoop.skel.h" ]; then
-	skip bpf-snoop "strobe was built without BPF (bpftool, clang, libbpf or BTF missing)"
-	exit 0
-fi
-BPFTOOL=$(command -v bpftool || echo /usr/sbin/bpftool)
-if [ ! -x "$BPFTOOL" ]; then
-	skip bpf-snoop "bpftool not installed: BPF clean-up cannot be checked"
-	exit 0
-fi
+. "$(dirname "$0")/bpf-lib.sh"
+bpf_need bpf-snoop
 state() { tracefs_state | grep -v '^instance: '; }
 before=$(state)
 C=snoop-$$
 trap 'podman rm -f $C probe-$$ >/dev/null 2>&1; rm -rf "$WORK"' EXIT
-
-# strobe's BPF programs and maps still loaded (names of snoop.bpf.c)
-leftovers() {
-	"$BPFTOOL" -j prog show 2>/dev/null > $WORK/progs.json
-	"$BPFTOOL" -j map show 2>/dev/null > $WORK/maps.json
-	py 'import sys,json
-progs={"open_at","open_at2","open_plain","open_creat","open_at_exit","open_at2_exit",
-       "open_plain_exit","open_creat_exit","exec_ve","exec_veat","exec_ve_exit",
-       "exec_veat_exit","fork_follow","exit_forget","sync_fsync","sync_fdatasync",
-       "sync_sync","sync_syncfs","sync_msync","sync_range","sync_fsync_exit",
-       "sync_fdatasync_exit","sync_sync_exit","sync_syncfs_exit","sync_msync_exit",
-       "sync_range_exit","tcp_retrans"}
-maps={"pids","events","opens","execs","open_scratch","lost","syncs","sync_scratch",
-      "path_scratch"}
-n=0
-for f,names in ((sys.argv[1],progs),(sys.argv[2],maps)):
-    try: l=json.load(open(f))
-    except Exception: l=[]
-    n+=sum(1 for x in l if x.get("name") in names or x.get("name","").startswith("strobe_s"))
-print(n)' $WORK/progs.json $WORK/maps.json
-}
-# clean LABEL: nothing of strobe's is loaded (the kernel frees them soon
-# after the last descriptor closes)
-clean() {
-	local i n
-	for i in $(seq 40); do
-		n=$(leftovers)
-		[ "$n" = 0 ] && break
-		sleep 0.1
-	done
-	[ "$n" = 0 ] && pass bpf-snoop-$1-leaves-no-bpf-objects ||
-		fail bpf-snoop-$1-leaves-no-bpf-objects "$n programs and maps left"
-}
-if [ "$(leftovers)" != 0 ]; then
-	skip bpf-snoop "BPF programs named like strobe's are loaded already (another strobe?)"
-	exit 0
-fi
-
-# ready PID: strobe's instance has its events and tracing on (the BPF
-# programs are attached before the recording starts)
-ready() {
-	local i
-	for i in $(seq 1000); do
-		[ -n "$(head -c 1 $TRACEFS/instances/strobe-$1/set_event 2>/dev/null)" ] &&
-		[ "$(cat $TRACEFS/instances/strobe-$1/tracing_on 2>/dev/null)" = 1 ] && return 0
-		kill -0 $1 2>/dev/null || return 1
-		sleep 0.02
-	done
-	return 1
-}
 
 make_rootfs
 if ! run_ct probe-$$ 'true'; then
@@ -98,7 +41,7 @@ in_container() {
 	rm -f $ROOTFS/go $ROOTFS/done
 	run_ct -d $C "$SCRIPT" || return 1
 	$STROBE "$@" -d 60 > $out 2> $out.err & sp=$!
-	ready $sp || { kill $sp 2>/dev/null; wait $sp; return 1; }
+	bpf_ready $sp || { kill $sp 2>/dev/null; wait $sp; return 1; }
 	touch $ROOTFS/go
 	for i in $(seq 200); do [ -e $ROOTFS/done ] && break; sleep 0.05; done
 	sleep 0.3
@@ -126,7 +69,7 @@ print(len(m), len(ok), sum(1 for r in rows if r["ret"]>=0), sum(1 for r in rows 
 [ "$r" = "3 3 0 0" ] && pass bpf-snoop-opensnoop-three-enoent-rows-with-path-under-container ||
 	fail bpf-snoop-opensnoop-three-enoent-rows-with-path-under-container \
 		"want '3 3 0 0' (rows of the path, right ones, successes, other containers) got '$r'"
-clean opensnoop-sigint
+bpf_clean bpf-snoop-opensnoop-sigint
 
 # ---- execsnoop -c NAME --json (SIGTERM) ----
 if in_container TERM $WORK/exec.json execsnoop -c $C --json; then
@@ -142,7 +85,7 @@ print(len(m), all(r["ret"]==0 and r["container"]==sys.argv[2] and not r["cut"] f
       *sorted({(r["container"],r["comm"],r["ret"],r["pid"],r["ppid"],tuple(r["argv"] or [])) for r in rows if r["container"]!=sys.argv[2]}))' $WORK/exec.json $C 2>&1)
 [ "$r" = "1 True 0" ] && pass bpf-snoop-execsnoop-full-argv-under-container ||
 	fail bpf-snoop-execsnoop-full-argv-under-container "want '1 True 0' got '$r'"
-clean execsnoop-sigterm
+bpf_clean bpf-snoop-execsnoop-sigterm
 
 # ---- opensnoop -- CMD: children followed, ends with the command ----
 BB=$ROOTFS/bin/busybox
@@ -156,14 +99,14 @@ h=[r for r in rows if r.get("path")=="/etc/hostname" and r["ret"]>=0 and r["fd"]
 print(len(m), len(h), len({r["pid"] for r in m}))' $WORK/cmd.json $MISSING-cmd 2>&1)
 [ $rc = 0 ] && [ "$r" = "3 1 3" ] && pass bpf-snoop-opensnoop-command-and-children ||
 	fail bpf-snoop-opensnoop-command-and-children "exit $rc, want '3 1 3' got '$r': $(head -2 $WORK/cmd.err)"
-clean opensnoop-normal-exit
+bpf_clean bpf-snoop-opensnoop-normal-exit
 
 # ---- SIGKILL: nothing outlives the process ----
 $STROBE execsnoop -d 30 > /dev/null 2> $WORK/kill.err & sp=$!
-if ready $sp && [ "$(leftovers)" != 0 ]; then
+if bpf_ready $sp && [ "$(bpf_leftovers)" != 0 ]; then
 	kill -KILL $sp
 	wait $sp 2>/dev/null
-	clean sigkill
+	bpf_clean bpf-snoop-sigkill
 	# the guardian removes the instance
 	for i in $(seq 50); do [ -d $TRACEFS/instances/strobe-$sp ] || break; sleep 0.1; done
 else
@@ -182,7 +125,7 @@ print(len(m), sum(1 for r in rows if r["path"] is not None))' $WORK/nobpf.json 2
 said=$(grep -c 'without paths' $WORK/nobpf.err)
 [ $rc = 0 ] && [ "$r" = "3 0" ] && [ "$said" = 1 ] && pass bpf-snoop-no-bpf-tracefs-rows-paths-missing-said-once ||
 	fail bpf-snoop-no-bpf-tracefs-rows-paths-missing-said-once "exit $rc, want '3 0' got '$r', said $said times"
-[ "$(leftovers)" = 0 ] && pass bpf-snoop-no-bpf-loads-nothing ||
+[ "$(bpf_leftovers)" = 0 ] && pass bpf-snoop-no-bpf-loads-nothing ||
 	fail bpf-snoop-no-bpf-loads-nothing
 
 after=$(state)

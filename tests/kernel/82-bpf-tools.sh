@@ -18,66 +18,12 @@
 #   - tracefs is left as it was.
 . "$(dirname "$0")/lib.sh"
 need_tracefs bpf-tools
-if [ ! -e "$ROOT/build/bpf/snoop.skel.h" ]; then
-	skip bpf-tools "strobe was built without BPF (bpftool, clang, libbpf or BTF missing)"
-	exit 0
-fi
-BPFTOOL=$(command -v bpftool || echo /usr/sbin/bpftool)
-if [ ! -x "$BPFTOOL" ]; then
-	skip bpf-tools "bpftool not installed: BPF clean-up cannot be checked"
-	exit 0
-fi
+. "$(dirname "$0")/bpf-lib.sh"
+bpf_need bpf-tools
 state() { tracefs_state | grep -v '^instance: '; }
 before=$(state)
 C=tools-$$
 trap 'podman rm -f $C probe-$$ >/dev/null 2>&1; rm -rf "$WORK"' EXIT
-
-# strobe's BPF programs and maps still loaded (names of snoop.bpf.c;
-# the kernel keeps 15 characters of a name)
-leftovers() {
-	"$BPFTOOL" -j prog show 2>/dev/null > $WORK/progs.json
-	"$BPFTOOL" -j map show 2>/dev/null > $WORK/maps.json
-	py 'import sys,json
-pre=("open_","exec_","sync_","tcp_retrans","fork_follow","exit_forget")
-maps={"pids","events","opens","execs","open_scratch","lost","syncs","sync_scratch",
-      "path_scratch"}
-n=0
-for f,names in ((sys.argv[1],None),(sys.argv[2],maps)):
-    try: l=json.load(open(f))
-    except Exception: l=[]
-    for x in l:
-        nm=x.get("name","")
-        if nm.startswith("strobe_s") or (names is None and nm.startswith(pre)) or (names and nm in names):
-            n+=1
-print(n)' $WORK/progs.json $WORK/maps.json
-}
-clean() {
-	local i n
-	for i in $(seq 40); do
-		n=$(leftovers)
-		[ "$n" = 0 ] && break
-		sleep 0.1
-	done
-	[ "$n" = 0 ] && pass bpf-tools-$1-leaves-no-bpf-objects ||
-		fail bpf-tools-$1-leaves-no-bpf-objects "$n programs and maps left"
-}
-if [ "$(leftovers)" != 0 ]; then
-	skip bpf-tools "BPF programs named like strobe's are loaded already (another strobe?)"
-	exit 0
-fi
-
-# ready PID: strobe's instance has its events and tracing on (the BPF
-# programs are attached before the recording starts)
-ready() {
-	local i
-	for i in $(seq 1000); do
-		[ -n "$(head -c 1 $TRACEFS/instances/strobe-$1/set_event 2>/dev/null)" ] &&
-		[ "$(cat $TRACEFS/instances/strobe-$1/tracing_on 2>/dev/null)" = 1 ] && return 0
-		kill -0 $1 2>/dev/null || return 1
-		sleep 0.02
-	done
-	return 1
-}
 
 make_rootfs
 cp $HELPERS/sync_work $HELPERS/tcp_retrans $ROOTFS/bin/
@@ -104,7 +50,7 @@ WANT="fdatasync:ok fdatasync:ok fsync:EBADF fsync:ok fsync:ok fsync:ok msync:ok 
 rm -f $ROOTFS/go $ROOTFS/data.bin
 if run_ct -d $C '/bin/sync_work /data.bin /go; echo > /done'; then
 	$STROBE syncsnoop -c $C --json -d 60 > $WORK/sync.json 2> $WORK/sync.err & sp=$!
-	if ready $sp; then
+	if bpf_ready $sp; then
 		touch $ROOTFS/go
 		for i in $(seq 400); do [ -e $ROOTFS/done ] && break; sleep 0.05; done
 		sleep 0.3
@@ -122,7 +68,7 @@ if run_ct -d $C '/bin/sync_work /data.bin /go; echo > /done'; then
 else
 	fail bpf-tools-syncsnoop-exact-calls-with-files-under-container "$(head -1 $WORK/podman.err)"
 fi
-clean syncsnoop-sigint
+bpf_clean bpf-tools-syncsnoop-sigint
 
 # ---- tcpretrans -c NAME --json (SIGTERM) in the container's netns ----
 rm -f $ROOTFS/go $ROOTFS/out
@@ -134,7 +80,7 @@ if $PODMAN run -d --rm --network none --ulimit nofile=1024:1024 --ulimit nproc=1
 	ctpid=$(podman inspect -f '{{.State.Pid}}' $C 2>/dev/null)
 	$STROBE tcpretrans -c $C --json -d 60 > $WORK/tcp.json 2> $WORK/tcp.err & sp=$!
 	nft_ok=0
-	if ready $sp && [ -n "$ctpid" ] &&
+	if bpf_ready $sp && [ -n "$ctpid" ] &&
 	   nsenter -t $ctpid -n nft add table inet strobetest 2>$WORK/nft.err &&
 	   nsenter -t $ctpid -n nft add chain inet strobetest in \
 		'{ type filter hook input priority 0; }' 2>>$WORK/nft.err &&
@@ -169,21 +115,21 @@ print(len(m), sum(1 for r in rows if r["container"]!=sys.argv[2]))' $WORK/tcp.js
 else
 	fail bpf-tools-tcpretrans-rows-equal-kernel-count-under-container "$(head -1 $WORK/podman.err)"
 fi
-clean tcpretrans-sigterm
+bpf_clean bpf-tools-tcpretrans-sigterm
 
 # ---- -d: the normal end ----
 timeout 30 $STROBE tcpretrans -d 1 > /dev/null 2> $WORK/d.err
 rc=$?
 [ $rc = 0 ] && pass bpf-tools-tcpretrans-duration-exits-0 ||
 	fail bpf-tools-tcpretrans-duration-exits-0 "exit $rc: $(head -2 $WORK/d.err)"
-clean duration-end
+bpf_clean bpf-tools-duration-end
 
 # ---- SIGKILL: nothing outlives the process ----
 $STROBE syncsnoop -d 30 > /dev/null 2> $WORK/kill.err & sp=$!
-if ready $sp && [ "$(leftovers)" != 0 ]; then
+if bpf_ready $sp && [ "$(bpf_leftovers)" != 0 ]; then
 	kill -KILL $sp
 	wait $sp 2>/dev/null
-	clean sigkill
+	bpf_clean bpf-tools-sigkill
 	for i in $(seq 50); do [ -d $TRACEFS/instances/strobe-$sp ] || break; sleep 0.1; done
 else
 	kill $sp 2>/dev/null
@@ -201,7 +147,7 @@ said=$(grep -c 'without the files synced' $WORK/nobpf.err)
 0 0" ] && [ "$said" = 1 ] && pass bpf-tools-syncsnoop-no-bpf-same-calls-file-missing-said-once ||
 	fail bpf-tools-syncsnoop-no-bpf-same-calls-file-missing-said-once \
 		"exit $rc, got '$r', said $said times: $(head -2 $WORK/nobpf.err)"
-[ "$(leftovers)" = 0 ] && pass bpf-tools-no-bpf-loads-nothing ||
+[ "$(bpf_leftovers)" = 0 ] && pass bpf-tools-no-bpf-loads-nothing ||
 	fail bpf-tools-no-bpf-loads-nothing
 
 # ---- tcpretrans has no process to follow ----
