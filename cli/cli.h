@@ -177,6 +177,8 @@ int cli_parse_u64(const char *s, uint64_t *out);
 int cli_parse_int(const char *s, int min, int max, int *out);
 /* Seconds with optional fraction, e.g. "2.5" (no suffix or 's'). */
 int cli_parse_seconds(const char *s, double *out);
+/* A size: "512M", "1G", "4096" (bytes), K/M/G/T with an optional "iB"/"B". */
+int cli_parse_size(const char *s, uint64_t *out);
 
 /* Output goes through a strobe_buf, written to stdout in chunks of about
  * CLI_FLUSH_BYTES: cli_flush writes what is there and empties it.

@@ -135,33 +135,6 @@ static void summary(const struct strobe_record_result *res)
 	}
 }
 
-/* "512M", "1G", "4096" (bytes), K/M/G/T with an optional "iB" or "B". */
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	int shift = 0;
-
-	if (!*s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -EINVAL;
-	switch (*end) {
-	case 'K': case 'k': shift = 10; end++; break;
-	case 'M': case 'm': shift = 20; end++; break;
-	case 'G': case 'g': shift = 30; end++; break;
-	case 'T': case 't': shift = 40; end++; break;
-	}
-	if (shift && (!strcmp(end, "iB") || !strcmp(end, "B")))
-		end += strlen(end);
-	if (*end || !v || (shift && v > (UINT64_MAX >> shift)))
-		return -EINVAL;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
-
 static void on_tracing(void *arg)
 {
 	const struct strobe_record_opts *o = arg;
@@ -260,7 +233,7 @@ int cmd_record(int argc, char **argv)
 			sko.spool = optarg;
 			break;
 		case 258:
-			if (parse_size(optarg, &sko.spool_max) < 0) {
+			if (cli_parse_size(optarg, &sko.spool_max) < 0) {
 				cli_error(cmd, "bad --sink-spool-max '%s' (bytes, e.g. 512M or 2G)",
 					  optarg);
 				goto usage_err;

@@ -186,6 +186,34 @@ int cli_parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+/* "512M", "1G", "4096" (bytes): K/M/G/T (powers of 1024) with an optional
+ * "iB" or "B"; 0 and negative sizes are refused. */
+int cli_parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+	int shift = 0;
+
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'K': case 'k': shift = 10; end++; break;
+	case 'M': case 'm': shift = 20; end++; break;
+	case 'G': case 'g': shift = 30; end++; break;
+	case 'T': case 't': shift = 40; end++; break;
+	}
+	if (shift && (!strcmp(end, "iB") || !strcmp(end, "B")))
+		end += strlen(end);
+	if (*end || !v || (shift && v > (UINT64_MAX >> shift)))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
 /* Report a failed write to stdout (ENOSPC, EPIPE, ...) as an error. */
 static int finish_stdout(const char *cmd, int status)
 {

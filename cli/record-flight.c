@@ -31,32 +31,6 @@ static void on_usr1(int sig)
 	usr1_count++;
 }
 
-/* "64M", "1G", "4096" (bytes), K/M/G with an optional "iB"/"B". */
-static int parse_size(const char *s, uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-	int shift = 0;
-
-	if (!*s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -EINVAL;
-	switch (*end) {
-	case 'K': case 'k': shift = 10; end++; break;
-	case 'M': case 'm': shift = 20; end++; break;
-	case 'G': case 'g': shift = 30; end++; break;
-	}
-	if (shift && (!strcmp(end, "iB") || !strcmp(end, "B")))
-		end += strlen(end);
-	if (*end || !v || (shift && v > (UINT64_MAX >> shift)))
-		return -EINVAL;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
-
 /* SIZE, or SECS[,SIZE] (seconds end with 's'). */
 static int parse_flight(const char *arg, struct strobe_record_opts *o)
 {
@@ -70,11 +44,11 @@ static int parse_flight(const char *arg, struct strobe_record_opts *o)
 		if (cli_parse_seconds(secs, &o->flight_span) < 0 || o->flight_span <= 0)
 			return -EINVAL;
 		o->flight_size = DEFAULT_SPAN_SIZE;
-		return comma ? parse_size(comma + 1, &o->flight_size) : 0;
+		return comma ? cli_parse_size(comma + 1, &o->flight_size) : 0;
 	}
 	if (comma)
 		return -EINVAL;
-	return parse_size(arg, &o->flight_size);
+	return cli_parse_size(arg, &o->flight_size);
 }
 
 /* "NAME > 500ms", "req/sleep >= 2s": a name, > or >=, a duration with
