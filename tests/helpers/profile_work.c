@@ -6,6 +6,12 @@
  * shares of samples in them.  Built with frame pointers in every
  * function that calls another (the Makefile's profile_work rule), static, so it runs inside a
  * busybox container.
+ *
+ *   profile_work [SECONDS [ROUNDS]]
+ *
+ * With ROUNDS (> 0) it runs exactly that many rounds whatever the time
+ * (a fixed amount of work, for make bench's profile overhead: the
+ * slowdown is its wall time under a profiler against bare).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -43,10 +49,11 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	double end = now() + (argc > 1 ? atof(argv[1]) : 10.0);
+	unsigned long rounds = argc > 2 ? strtoul(argv[2], NULL, 10) : 0;
 	uint64_t x = 1;
-	unsigned r = 0;
+	unsigned long r = 0;
 
-	while (++r % 64 || now() < end) {
+	while (rounds ? r++ < rounds : (++r % 64 || now() < end)) {
 		x = hot_loop(x);
 		x = warm_loop(x);
 		x = cool_loop(x);
