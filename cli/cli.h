@@ -43,6 +43,18 @@ extern const char cli_live_usage[];
 int cmd_export(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
+/* strobe record --profile (cmd-profile.c): perf samples of t's target at
+ * freq Hz as t's records (add_records, clock "mono"), stored in its file.
+ * Call after cli_target_finish; free with cli_profile_records_free.
+ * 0, or < 0 with a message printed. */
+struct cli_profile_records;
+struct cli_target;
+int cli_profile_records(struct cli_target *t, const char *cmd, unsigned freq,
+			struct cli_profile_records **out);
+/* Samples and lost samples of the recording (after it). */
+void cli_profile_records_stats(const struct cli_profile_records *pr, uint64_t *samples,
+			       uint64_t *lost);
+void cli_profile_records_free(struct cli_profile_records *pr);	/* NULL ok */
 int cmd_heatmap(int argc, char **argv);
 int cmd_html(int argc, char **argv);
 int cmd_opensnoop(int argc, char **argv);	/* cmd-snoop.c */

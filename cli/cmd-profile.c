@@ -16,6 +16,11 @@
  * writer; --folded stacks; -o OUT.svg, a flame graph through the one
  * flame-graph writer (containers at the root when grouping by
  * container); --json.
+ *
+ * -i FILE reads the samples of a recording instead (strobe record
+ * --profile stores them in its strobe_perf buffer, with the mappings,
+ * execs and forks the perf source saw, which name user frames after the
+ * processes are gone); cli_profile_records is that recording's side.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -68,6 +73,8 @@ static void usage(FILE *f)
 		"  -o, --output FILE.svg    write a flame graph\n"
 		"      --title TEXT         the flame graph's title\n"
 		"      --json               one JSON object: samples, functions, stacks\n"
+		"  -i, --input FILE         the samples of a recording (strobe record\n"
+		"                           --profile) instead of sampling now\n"
 		"  -q, --quiet              no summary on stderr\n"
 		"  -h, --help               this help\n"
 		"\n"
@@ -77,7 +84,8 @@ static void usage(FILE *f)
 		"Examples:\n"
 		"  strobe profile -c web -d 10\n"
 		"  strobe profile -c web -d 10 -o web.svg\n"
-		"  strobe profile -F 999 --folded -- ./bench > out.folded\n");
+		"  strobe profile -F 999 --folded -- ./bench > out.folded\n"
+		"  strobe record --profile -o t.dat -- ./bench; strobe profile -i t.dat\n");
 }
 
 /* A task of each -c container (for its cgroup), from a /proc snapshot. */
@@ -153,6 +161,129 @@ static int add_records(struct strobe_formats *f, pid_t child, struct strobe_reco
 		return r;
 	strobe_perf_records(pc->perf, rs);
 	return 0;
+}
+
+/* ---- strobe record --profile ------------------------------------------------ */
+
+struct cli_profile_records {
+	struct perf_ctx pc;
+	char **cgroups;
+	size_t nr_cgroups;
+};
+
+int cli_profile_records(struct cli_target *t, const char *cmd, unsigned freq,
+			struct cli_profile_records **out)
+{
+	struct cli_profile_records *pr = calloc(1, sizeof(*pr));
+
+	*out = NULL;
+	if (!pr) {
+		cli_error(cmd, "out of memory");
+		return -ENOMEM;
+	}
+	if (t->o.clock && strcmp(t->o.clock, "mono")) {
+		cli_error(cmd, "perf samples are stamped with the mono clock: not with "
+			  "--clock %s", t->o.clock);
+		free(pr);
+		return -EINVAL;
+	}
+	if (t->o.nr_containers && container_cgroups(t->o.containers, t->o.nr_containers,
+						    &pr->cgroups) < 0) {
+		free(pr);
+		return -ESRCH;
+	}
+	pr->nr_cgroups = t->o.nr_containers;
+	pr->pc.po.size = sizeof(pr->pc.po);
+	pr->pc.po.freq = freq;
+	pr->pc.po.pid = t->o.pid;
+	pr->pc.po.cgroups = (const char *const *)pr->cgroups;
+	pr->pc.po.nr_cgroups = (int)pr->nr_cgroups;
+	pr->pc.follow_child = t->o.argv != NULL;
+	t->o.clock = "mono";
+	t->o.add_records = add_records;
+	t->o.records_arg = &pr->pc;
+	*out = pr;
+	return 0;
+}
+
+void cli_profile_records_stats(const struct cli_profile_records *pr, uint64_t *samples,
+			       uint64_t *lost)
+{
+	struct strobe_perf_stats st = { 0 };
+
+	if (pr && pr->pc.perf)
+		strobe_perf_stats(pr->pc.perf, &st);
+	*samples = st.samples;
+	*lost = st.lost;
+}
+
+void cli_profile_records_free(struct cli_profile_records *pr)
+{
+	size_t i;
+
+	if (!pr)
+		return;
+	strobe_perf_close(pr->pc.perf);
+	for (i = 0; pr->cgroups && i < pr->nr_cgroups; i++)
+		free(pr->cgroups[i]);
+	free(pr->cgroups);
+	free(pr);
+}
+
+/* ---- -i FILE ------------------------------------------------------------------ */
+
+/* Samples lost, as the recording's strobe_perf pages say. */
+static int lost_event(const struct strobe_event *ev, int source, void *arg,
+		      struct strobe_error *err)
+{
+	uint64_t *lost = arg;
+
+	if (ev->missed > 0 && ev->format &&
+	    !strcmp(strobe_format_system(ev->format), "strobe_perf"))
+		*lost += (uint64_t)ev->missed;
+	return 0;
+}
+
+/* The profile of a recording's samples; 0, or < 0 with a message printed. */
+static int profile_file(const char *path, struct strobe_profile *prof, uint64_t *lost)
+{
+	struct strobe_consumer c, cl = {
+		.size = sizeof(cl), .name = "lost samples", .event = lost_event, .arg = lost,
+	};
+	struct strobe_pipeline_opts po = { .size = sizeof(po) };
+	struct strobe_error err = { 0, "" };
+	struct strobe_tracefile *tf = NULL;
+	struct strobe_pipeline *p = NULL;
+	int r;
+
+	r = strobe_tracefile_open(path, &tf, &err);
+	if (r < 0) {
+		cli_error(CMD, "cannot open '%s': %s", path, err.msg);
+		return r;
+	}
+	strobe_profile_consumer(prof, 0, &c);
+	r = strobe_pipeline_new(&po, &p, &err);
+	if (r >= 0)
+		r = strobe_pipeline_add_file(p, tf, NULL, &err);
+	if (r >= 0)
+		r = strobe_pipeline_add_consumer(p, &c, &err);
+	if (r >= 0)
+		r = strobe_pipeline_add_consumer(p, &cl, &err);
+	if (r >= 0)
+		r = strobe_pipeline_run(p, &err);
+	if (r < 0)
+		cli_error_e(CMD, &err);
+	else if (cli_pipeline_diags(CMD, p, false) < 0)
+		r = -EBADMSG;
+	if (r >= 0 && !strobe_formats_find(strobe_tracefile_formats(tf), "strobe_perf",
+					   "sample")) {
+		cli_error(CMD, "'%s' holds no perf samples (record them with strobe record "
+			  "--profile)", path);
+		r = -ENOENT;
+	}
+	strobe_pipeline_free(p);
+	strobe_tracefile_close(tf);
+	return r < 0 ? r : 0;
 }
 
 static int write_out(const char *path, struct strobe_buf *b)
@@ -240,9 +371,11 @@ int cmd_profile(int argc, char **argv)
 		{ "title", required_argument, NULL, O_TITLE },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "input", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *input = NULL;
 	struct cli_target t;
 	struct strobe_record_result res;
 	struct strobe_error err = { 0, "" };
@@ -273,8 +406,11 @@ int cmd_profile(int argc, char **argv)
 			break;
 		}
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+c:p:F:d:e:g:n:o:qh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+c:p:F:d:e:g:n:o:qi:h", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'i':
+			input = optarg;
+			break;
 		case 'F':
 			if (cli_parse_int(optarg, 1, 100000, &freq) < 0) {
 				cli_error(CMD, "bad frequency '%s' (samples per second, 1-100000)",
@@ -371,6 +507,28 @@ int cmd_profile(int argc, char **argv)
 		ret = CLI_USAGE;
 		goto out;
 	}
+	if (input && (t.given || target_argv)) {
+		cli_error(CMD, "-i reads a recording: no -c, -p, -d or command with it");
+		ret = CLI_USAGE;
+		goto out;
+	}
+	if (input) {
+		memset(&st, 0, sizeof(st));
+		pro.symbols = NULL;
+		pro.replay_maps = true;
+		if (strobe_symbols_new(NULL, &syms, &err) < 0) {
+			cli_error_e(CMD, &err);
+			goto out;
+		}
+		pro.symbols = syms;
+		if (strobe_profile_new(&pro, &prof, &err) < 0) {
+			cli_error_e(CMD, &err);
+			goto out;
+		}
+		if (profile_file(input, prof, &st.lost) < 0)
+			goto out;
+		goto samples;
+	}
 	if (cli_target_finish(&t, CMD, target_argv) < 0) {
 		ret = CLI_USAGE;
 		goto out;
@@ -417,6 +575,7 @@ int cmd_profile(int argc, char **argv)
 	memset(&st, 0, sizeof(st));
 	if (pc.perf)
 		strobe_perf_stats(pc.perf, &st);
+samples:
 	if (!strobe_profile_samples(prof)) {
 		cli_error(CMD, "no samples (the target used no CPU%s)",
 			  t.o.duration > 0 ? " in that time" : "");
