@@ -6,8 +6,8 @@
  * (strobe_offcpu_*, a consumer of the one pipeline), the drawing its one
  * flame-graph writer (strobe_flame_write_svg); this file parses options,
  * runs the pipeline over the file and writes the result.  On-CPU flame
- * graphs need sampled stacks (strobe profile, not there yet): --on-cpu
- * says so.
+ * graphs are drawn from the perf samples of a recording made with
+ * `strobe record --profile`: --on-cpu hands the file to strobe profile -i.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -39,7 +39,9 @@ static void usage(FILE *f)
 		"  -i, --input FILE        trace file (default trace.dat)\n"
 		"  -o, --output FILE       write to FILE (default: standard output)\n"
 		"      --off-cpu           off-CPU time by stack (the default)\n"
-		"      --on-cpu            on-CPU samples: needs strobe profile data (not yet)\n"
+		"      --on-cpu            on-CPU samples: where the CPU time went, from a\n"
+		"                          recording made with 'strobe record --profile'\n"
+		"                          (the same as strobe profile -i FILE -o SVG)\n"
 		"      --folded            folded stacks instead of the SVG\n"
 		"  -c, --container NAME    only tasks of this container (name, ID or ID\n"
 		"                          prefix); repeatable\n"
@@ -200,9 +202,38 @@ int cmd_flamegraph(int argc, char **argv)
 		goto out;
 	}
 	if (on_cpu) {
-		cli_error(CMD, "--on-cpu needs sampled stacks from 'strobe profile', which strobe "
-			  "does not record yet; --off-cpu (the default) draws where threads wait, "
-			  "from 'strobe record --stacks'");
+		static const char *const groups[] = {
+			[STROBE_FLAME_BY_CONTAINER] = "container",
+			[STROBE_FLAME_BY_PROCESS] = "process",
+			[STROBE_FLAME_BY_THREAD] = "thread", [STROBE_FLAME_BY_NONE] = "none",
+		};
+		const char *pa[16];
+		int n = 0;
+
+		if (nconts || npids || oo.min_ns || oo.no_user || strict || (folded && output)) {
+			cli_error(CMD, "--on-cpu draws every sample of the file: no -c, -p, --min, "
+				  "--no-user, --strict, nor -o with --folded");
+			goto out;
+		}
+		pa[n++] = "profile";
+		pa[n++] = "-i";
+		pa[n++] = input;
+		pa[n++] = "-g";
+		pa[n++] = groups[oo.group_by];
+		if (folded) {
+			pa[n++] = "--folded";
+		} else {
+			pa[n++] = "-o";
+			pa[n++] = output ? output : "/dev/stdout";
+		}
+		if (title) {
+			pa[n++] = "--title";
+			pa[n++] = title;
+		}
+		if (quiet)
+			pa[n++] = "-q";
+		pa[n] = NULL;
+		status = cmd_profile(n, (char **)pa);
 		goto out;
 	}
 	oo.containers = conts;
