@@ -20,7 +20,8 @@
  * -i FILE reads the samples of a recording instead (strobe record
  * --profile stores them in its strobe_perf buffer, with the mappings,
  * execs and forks the perf source saw, which name user frames after the
- * processes are gone); cli_profile_records is that recording's side.
+ * processes are gone).  The source as a recording's records and the
+ * reading of a file are shared with those commands (profile-records.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -88,204 +89,6 @@ static void usage(FILE *f)
 		"  strobe record --profile -o t.dat -- ./bench; strobe profile -i t.dat\n");
 }
 
-/* A task of each -c container (for its cgroup), from a /proc snapshot. */
-static int container_cgroups(const char *const *names, size_t n, char ***out)
-{
-	struct strobe_error err = { 0, "" };
-	struct strobe_model *m = NULL;
-	char **dirs = calloc(n ? n : 1, sizeof(*dirs));
-	size_t i, cur;
-	int r;
-
-	*out = NULL;
-	if (!dirs) {
-		cli_error(CMD, "out of memory");
-		return -ENOMEM;
-	}
-	r = strobe_model_new(&m, &err);
-	if (r == 0)
-		r = strobe_model_load_proc(m, &err);
-	for (i = 0; r == 0 && i < n; i++) {
-		const struct strobe_task *t;
-		pid_t pid = 0;
-		char dir[4096];
-
-		for (cur = 0; (t = strobe_model_next_task(m, &cur));)
-			if (t->container && t->container->index >= 2 &&
-			    strobe_container_matches(t->container, names[i]) &&
-			    (!pid || t->tid < pid) && kill(t->tid, 0) == 0)
-				pid = t->tid;
-		if (!pid) {
-			snprintf(err.msg, sizeof(err.msg), "no running container '%s'", names[i]);
-			r = -ESRCH;
-			break;
-		}
-		r = strobe_perf_cgroup_dir(pid, dir, sizeof(dir), &err);
-		if (r == 0 && !(dirs[i] = strdup(dir))) {
-			snprintf(err.msg, sizeof(err.msg), "out of memory");
-			r = -ENOMEM;
-		}
-	}
-	strobe_model_free(m);
-	if (r < 0) {
-		cli_error_e(CMD, &err);
-		for (i = 0; i < n; i++)
-			free(dirs[i]);
-		free(dirs);
-		return r;
-	}
-	*out = dirs;
-	return 0;
-}
-
-struct perf_ctx {
-	struct strobe_perf_opts po;
-	struct strobe_perf *perf;
-	bool follow_child;
-};
-
-static int add_records(struct strobe_formats *f, pid_t child, struct strobe_record_source *rs,
-		       void *arg, struct strobe_error *err)
-{
-	struct perf_ctx *pc = arg;
-	int r;
-
-	if (pc->follow_child && child > 0)
-		pc->po.pid = child;
-	r = strobe_perf_open(&pc->po, &pc->perf, err);
-	if (r == 0)
-		r = strobe_perf_declare(pc->perf, f, err);
-	if (r == 0)
-		r = strobe_perf_enable(pc->perf, err);
-	if (r < 0)
-		return r;
-	strobe_perf_records(pc->perf, rs);
-	return 0;
-}
-
-/* ---- strobe record --profile ------------------------------------------------ */
-
-struct cli_profile_records {
-	struct perf_ctx pc;
-	char **cgroups;
-	size_t nr_cgroups;
-};
-
-int cli_profile_records(struct cli_target *t, const char *cmd, unsigned freq,
-			struct cli_profile_records **out)
-{
-	struct cli_profile_records *pr = calloc(1, sizeof(*pr));
-
-	*out = NULL;
-	if (!pr) {
-		cli_error(cmd, "out of memory");
-		return -ENOMEM;
-	}
-	if (t->o.clock && strcmp(t->o.clock, "mono")) {
-		cli_error(cmd, "perf samples are stamped with the mono clock: not with "
-			  "--clock %s", t->o.clock);
-		free(pr);
-		return -EINVAL;
-	}
-	if (t->o.nr_containers && container_cgroups(t->o.containers, t->o.nr_containers,
-						    &pr->cgroups) < 0) {
-		free(pr);
-		return -ESRCH;
-	}
-	pr->nr_cgroups = t->o.nr_containers;
-	pr->pc.po.size = sizeof(pr->pc.po);
-	pr->pc.po.freq = freq;
-	pr->pc.po.pid = t->o.pid;
-	pr->pc.po.cgroups = (const char *const *)pr->cgroups;
-	pr->pc.po.nr_cgroups = (int)pr->nr_cgroups;
-	pr->pc.follow_child = t->o.argv != NULL;
-	t->o.clock = "mono";
-	t->o.add_records = add_records;
-	t->o.records_arg = &pr->pc;
-	*out = pr;
-	return 0;
-}
-
-void cli_profile_records_stats(const struct cli_profile_records *pr, uint64_t *samples,
-			       uint64_t *lost)
-{
-	struct strobe_perf_stats st = { 0 };
-
-	if (pr && pr->pc.perf)
-		strobe_perf_stats(pr->pc.perf, &st);
-	*samples = st.samples;
-	*lost = st.lost;
-}
-
-void cli_profile_records_free(struct cli_profile_records *pr)
-{
-	size_t i;
-
-	if (!pr)
-		return;
-	strobe_perf_close(pr->pc.perf);
-	for (i = 0; pr->cgroups && i < pr->nr_cgroups; i++)
-		free(pr->cgroups[i]);
-	free(pr->cgroups);
-	free(pr);
-}
-
-/* ---- -i FILE ------------------------------------------------------------------ */
-
-/* Samples lost, as the recording's strobe_perf pages say. */
-static int lost_event(const struct strobe_event *ev, int source, void *arg,
-		      struct strobe_error *err)
-{
-	uint64_t *lost = arg;
-
-	if (ev->missed > 0 && ev->format &&
-	    !strcmp(strobe_format_system(ev->format), "strobe_perf"))
-		*lost += (uint64_t)ev->missed;
-	return 0;
-}
-
-/* The profile of a recording's samples; 0, or < 0 with a message printed. */
-static int profile_file(const char *path, struct strobe_profile *prof, uint64_t *lost)
-{
-	struct strobe_consumer c, cl = {
-		.size = sizeof(cl), .name = "lost samples", .event = lost_event, .arg = lost,
-	};
-	struct strobe_pipeline_opts po = { .size = sizeof(po) };
-	struct strobe_error err = { 0, "" };
-	struct strobe_tracefile *tf = NULL;
-	struct strobe_pipeline *p = NULL;
-	int r;
-
-	r = strobe_tracefile_open(path, &tf, &err);
-	if (r < 0) {
-		cli_error(CMD, "cannot open '%s': %s", path, err.msg);
-		return r;
-	}
-	strobe_profile_consumer(prof, 0, &c);
-	r = strobe_pipeline_new(&po, &p, &err);
-	if (r >= 0)
-		r = strobe_pipeline_add_file(p, tf, NULL, &err);
-	if (r >= 0)
-		r = strobe_pipeline_add_consumer(p, &c, &err);
-	if (r >= 0)
-		r = strobe_pipeline_add_consumer(p, &cl, &err);
-	if (r >= 0)
-		r = strobe_pipeline_run(p, &err);
-	if (r < 0)
-		cli_error_e(CMD, &err);
-	else if (cli_pipeline_diags(CMD, p, false) < 0)
-		r = -EBADMSG;
-	if (r >= 0 && !strobe_formats_find(strobe_tracefile_formats(tf), "strobe_perf",
-					   "sample")) {
-		cli_error(CMD, "'%s' holds no perf samples (record them with strobe record "
-			  "--profile)", path);
-		r = -ENOENT;
-	}
-	strobe_pipeline_free(p);
-	strobe_tracefile_close(tf);
-	return r < 0 ? r : 0;
-}
-
 static int write_out(const char *path, struct strobe_buf *b)
 {
 	FILE *f;
@@ -325,9 +128,14 @@ static int write_json(struct strobe_profile *prof, const struct strobe_table *ta
 	tl = strobe_buf_len(tj);
 	while (tl && strobe_buf_data(tj)[tl - 1] == '\n')
 		tl--;
-	strobe_buf_printf(b, "{\"samples\":%llu,\"lost\":%llu,\"freq\":%u,\"functions\":%.*s,"
-			  "\"stacks\":[", (unsigned long long)strobe_profile_samples(prof),
-			  (unsigned long long)st->lost, freq, (int)tl, strobe_buf_data(tj));
+	/* freq 0: a recording's samples, whose rate the file does not say */
+	strobe_buf_printf(b, "{\"samples\":%llu,\"lost\":%llu,\"freq\":", (unsigned long long)
+			  strobe_profile_samples(prof), (unsigned long long)st->lost);
+	if (freq)
+		strobe_buf_printf(b, "%u", freq);
+	else
+		strobe_buf_printf(b, "null");
+	strobe_buf_printf(b, ",\"functions\":%.*s,\"stacks\":[", (int)tl, strobe_buf_data(tj));
 	p = strobe_buf_data(folded);
 	end = p + strobe_buf_len(folded);
 	for (; p < end; p = nl + 1) {
@@ -379,7 +187,8 @@ int cmd_profile(int argc, char **argv)
 	struct cli_target t;
 	struct strobe_record_result res;
 	struct strobe_error err = { 0, "" };
-	struct perf_ctx pc;
+	struct cli_profile_records *pr = NULL;
+	const char *event = NULL;
 	struct strobe_symbols *syms = NULL;
 	struct strobe_profile *prof = NULL;
 	struct strobe_profile_opts pro = { .size = sizeof(pro) };
@@ -389,15 +198,13 @@ int cmd_profile(int argc, char **argv)
 	struct strobe_consumer c;
 	struct strobe_buf *b = NULL;
 	const char *output = NULL, *title = NULL;
-	char **target_argv = NULL, **cgroups = NULL;
+	char **target_argv = NULL;
 	bool folded = false, json = false, quiet = false;
 	int ch, r, ret = CLI_FAIL, i, freq = 99, top = 20;
 	char subtitle[512];
 
 	memset(&t, 0, sizeof(t));
 	memset(&res, 0, sizeof(res));
-	memset(&pc, 0, sizeof(pc));
-	pc.po.size = sizeof(pc.po);
 	pro.group_by = STROBE_FLAME_BY_CONTAINER;
 	for (i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
@@ -425,7 +232,7 @@ int cmd_profile(int argc, char **argv)
 				ret = CLI_USAGE;
 				goto out;
 			}
-			pc.po.event = optarg;
+			event = optarg;
 			break;
 		case 'g':
 			if (!strcmp(optarg, "container"))
@@ -525,7 +332,7 @@ int cmd_profile(int argc, char **argv)
 			cli_error_e(CMD, &err);
 			goto out;
 		}
-		if (profile_file(input, prof, &st.lost) < 0)
+		if (cli_profile_file(CMD, input, prof, &st.lost) < 0)
 			goto out;
 		goto samples;
 	}
@@ -533,19 +340,12 @@ int cmd_profile(int argc, char **argv)
 		ret = CLI_USAGE;
 		goto out;
 	}
-	if (t.o.nr_containers && container_cgroups(t.o.containers, t.o.nr_containers,
-						   &cgroups) < 0)
-		goto out;
 	if (strobe_symbols_new(NULL, &syms, &err) < 0) {
 		cli_error_e(CMD, &err);
 		goto out;
 	}
-	pc.po.freq = (unsigned)freq;
-	pc.po.symbols = syms;
-	pc.po.pid = t.o.pid;
-	pc.po.cgroups = (const char *const *)cgroups;
-	pc.po.nr_cgroups = (int)t.o.nr_containers;
-	pc.follow_child = t.o.argv != NULL;
+	if (cli_profile_records(&t, CMD, (unsigned)freq, event, syms, &pr) < 0)
+		goto out;
 	pro.symbols = syms;
 	if (strobe_profile_new(&pro, &prof, &err) < 0 ||
 	    strobe_profile_consumer(prof, 0, &c) < 0) {
@@ -554,9 +354,6 @@ int cmd_profile(int argc, char **argv)
 	}
 	t.o.no_output = true;
 	t.o.buffer_kb = 1024;
-	t.o.clock = "mono";
-	t.o.add_records = add_records;
-	t.o.records_arg = &pc;
 	/* only the model's events from tracefs: the samples come from perf */
 	cli_target_add_event(&t, "sched:sched_process_fork");
 	t.o.events = t.ev;
@@ -573,8 +370,7 @@ int cmd_profile(int argc, char **argv)
 		goto out;
 	}
 	memset(&st, 0, sizeof(st));
-	if (pc.perf)
-		strobe_perf_stats(pc.perf, &st);
+	cli_profile_records_stats(pr, &st.samples, &st.lost);
 samples:
 	if (!strobe_profile_samples(prof)) {
 		cli_error(CMD, "no samples (the target used no CPU%s)",
@@ -589,12 +385,16 @@ samples:
 	if (folded) {
 		r = strobe_flame_write_folded(strobe_profile_flame(prof), b);
 	} else if (json) {
-		r = write_json(prof, tab, &st, (unsigned)freq, b);
+		r = write_json(prof, tab, &st, input ? 0 : (unsigned)freq, b);
 	} else if (output) {
-		snprintf(subtitle, sizeof(subtitle), "%llu samples at %d Hz%s%s",
-			 (unsigned long long)strobe_profile_samples(prof), freq,
-			 t.o.nr_containers ? ", container " : "",
-			 t.o.nr_containers ? t.o.containers[0] : "");
+		if (input)
+			snprintf(subtitle, sizeof(subtitle), "%llu samples of %s",
+				 (unsigned long long)strobe_profile_samples(prof), input);
+		else
+			snprintf(subtitle, sizeof(subtitle), "%llu samples at %d Hz%s%s",
+				 (unsigned long long)strobe_profile_samples(prof), freq,
+				 t.o.nr_containers ? ", container " : "",
+				 t.o.nr_containers ? t.o.containers[0] : "");
 		so.title = title ? title : "CPU Flame Graph";
 		so.subtitle = subtitle;
 		so.root_levels = pro.group_by == STROBE_FLAME_BY_CONTAINER ? 2 :
@@ -605,9 +405,14 @@ samples:
 			goto out;
 		}
 	} else {
-		strobe_buf_printf(b, "%llu samples at %d Hz, %llu lost\n",
-				  (unsigned long long)strobe_profile_samples(prof), freq,
-				  (unsigned long long)st.lost);
+		if (input)
+			strobe_buf_printf(b, "%llu samples of %s, %llu lost\n",
+					  (unsigned long long)strobe_profile_samples(prof), input,
+					  (unsigned long long)st.lost);
+		else
+			strobe_buf_printf(b, "%llu samples at %d Hz, %llu lost\n",
+					  (unsigned long long)strobe_profile_samples(prof), freq,
+					  (unsigned long long)st.lost);
 		r = strobe_table_write_text(tab, b);
 	}
 	if (r < 0) {
@@ -638,13 +443,8 @@ out:
 	strobe_table_free(tab);
 	strobe_buf_free(b);
 	strobe_profile_free(prof);
-	strobe_perf_close(pc.perf);
+	cli_profile_records_free(pr);
 	strobe_symbols_free(syms);
-	if (cgroups) {
-		for (i = 0; i < (int)t.o.nr_containers; i++)
-			free(cgroups[i]);
-		free(cgroups);
-	}
 	cli_target_free(&t);
 	return ret;
 }

@@ -346,7 +346,7 @@ int cmd_record(int argc, char **argv)
 		goto usage_err;
 	}
 	if (profile) {
-		r = cli_profile_records(&t, cmd, freq ? (unsigned)freq : 99, &prof);
+		r = cli_profile_records(&t, cmd, freq ? (unsigned)freq : 99, NULL, NULL, &prof);
 		if (r == -EINVAL)
 			goto usage_err;
 		if (r < 0)
