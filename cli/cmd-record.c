@@ -406,6 +406,9 @@ int cmd_record(int argc, char **argv)
 		cli_profile_records_stats(prof, &samples, &lost);
 		fprintf(stderr, "strobe record: %" PRIu64 " perf records stored (%" PRIu64
 			" samples, %" PRIu64 " lost)\n", res.records, samples, lost);
+		if (res.records_left_out)
+			cli_warn(cmd, "%" PRIu64 " perf records out of time order left out "
+				 "(lost records of the file)", res.records_left_out);
 	}
 	if (sink) {	/* the file is complete whatever the sink says */
 		rec_sink_close(sink, res.stream_missed, quiet);

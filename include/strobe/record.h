@@ -192,10 +192,12 @@ struct strobe_record_opts {
 	 * as they fill (one page of memory per CPU and system).  The
 	 * records' times must be on the recording's clock: set clock to the
 	 * source's ("mono" for BPF and perf).  Not with flight_size
-	 * (-ENOTSUP).  A record that cannot be packed (a write error, time
-	 * going back on a CPU) ends the storing: the file is written with
-	 * the tracefs events only and strobe_record returns that error; a
-	 * SIGKILLed recording's guardian saves the tracefs events only.
+	 * (-ENOTSUP).  A record earlier than the one before it on its CPU
+	 * or larger than a page is left out and counted as lost there
+	 * (res->records_left_out); a write error ends the storing: the file
+	 * is written with the tracefs events only and strobe_record returns
+	 * that error.  A SIGKILLed recording's guardian saves the tracefs
+	 * events only.
 	 * Called once on the calling thread before tracing starts, when the
 	 * live stream's formats exist and the command (argv) is forked but
 	 * not released (child: its PID, else 0): declare the records'
@@ -319,8 +321,10 @@ struct strobe_record_result {
 	/* With flight_size: the snapshots and suppressed triggers. */
 	struct strobe_flight_result flight;
 	/* add_records with a file: records stored in its instance buffers
-	 * (0 when they could not be stored: see strobe_record's return). */
-	uint64_t records;
+	 * (0 when they could not be stored: see strobe_record's return), and
+	 * records left out one by one (earlier than the one before on their
+	 * CPU, larger than a page: each is a lost record of the file). */
+	uint64_t records, records_left_out;
 };
 
 /*

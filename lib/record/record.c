@@ -237,10 +237,19 @@ static int pack_record(struct rec *r, const struct strobe_event *ev)
 		e = tf_packer_lost(b->pk, ev->cpu, ev->missed, err);
 	if (e == 0)
 		e = tf_packer_add(b->pk, ev->cpu, ev->ts, ev->data, ev->size, err);
+	if (e == -EINVAL || e == -EMSGSIZE) {
+		/* this record only (earlier than its CPU's last, too large for
+		 * a page, a CPU the file lacks): left out, said as a loss */
+		e = tf_packer_lost(b->pk, ev->cpu, 1, err);
+		if (e == -EINVAL)
+			e = 0;
+		strobe_err_clear(err);
+		r->res->records_left_out++;
+	} else if (e == 0) {
+		r->res->records++;
+	}
 	if (e < 0)
 		r->pack_err = e;
-	else
-		r->res->records++;
 	return e;
 }
 
