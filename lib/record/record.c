@@ -243,7 +243,8 @@ static int pack_record(struct rec *r, const struct strobe_event *ev)
 		e = tf_packer_lost(b->pk, ev->cpu, 1, err);
 		if (e == -EINVAL)
 			e = 0;
-		strobe_err_clear(err);
+		if (!e)
+			strobe_err_clear(err);
 		r->res->records_left_out++;
 	} else if (e == 0) {
 		r->res->records++;
