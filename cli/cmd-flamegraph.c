@@ -6,8 +6,8 @@
  * (strobe_offcpu_*, a consumer of the one pipeline), the drawing its one
  * flame-graph writer (strobe_flame_write_svg); this file parses options,
  * runs the pipeline over the file and writes the result.  On-CPU flame
- * graphs need sampled stacks (strobe profile, not there yet): --on-cpu
- * says so.
+ * graphs are drawn from the perf samples of a recording made with
+ * `strobe record --profile`: --on-cpu hands the file to strobe profile -i.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,10 +17,74 @@
 #include <unistd.h>
 
 #include <strobe/pictures.h>
+#include <strobe/profile.h>
+#include <strobe/symbols.h>
 
 #include "cli.h"
 
 #define CMD "flamegraph"
+
+/*
+ * --on-cpu: the perf samples of a recording (strobe record --profile),
+ * named and folded by the profile consumer (profile-records.c reads the
+ * file), drawn by the same flame-graph writer in warm colours, weights
+ * in samples.  Returns the exit status.
+ */
+static int on_cpu_graph(const char *input, const char *output, bool folded, const char *title,
+			struct strobe_flame_svg_opts *so, enum strobe_flame_group group, bool quiet)
+{
+	struct strobe_profile_opts pro = { .size = sizeof(pro), .group_by = group,
+					   .replay_maps = true };
+	struct strobe_error err = { 0, "" };
+	struct strobe_symbols *syms = NULL;
+	struct strobe_profile *prof = NULL;
+	struct strobe_buf *b = NULL;
+	char subtitle[512];
+	uint64_t lost = 0;
+	int status = CLI_FAIL;
+
+	if (strobe_symbols_new(NULL, &syms, &err) < 0 ||
+	    (pro.symbols = syms, strobe_profile_new(&pro, &prof, &err) < 0)) {
+		cli_error_e(CMD, &err);
+		goto out;
+	}
+	if (cli_profile_file(CMD, input, prof, &lost) < 0)
+		goto out;
+	b = cli_buf_new();
+	if (folded) {
+		if (strobe_flame_write_folded(strobe_profile_flame(prof), b) < 0) {
+			cli_error(CMD, "out of memory");
+			goto out;
+		}
+	} else {
+		snprintf(subtitle, sizeof(subtitle), "%s: %llu samples, %llu lost", input,
+			 (unsigned long long)strobe_profile_samples(prof),
+			 (unsigned long long)lost);
+		so->title = title ? title : "CPU Flame Graph";
+		so->subtitle = subtitle;
+		so->unit = NULL;
+		so->colors = STROBE_FLAME_ONCPU;
+		so->root_levels = group == STROBE_FLAME_BY_CONTAINER ? 2 :
+				  group == STROBE_FLAME_BY_NONE ? 0 : 1;
+		if (strobe_flame_write_svg(strobe_profile_flame(prof), so, b, &err) < 0) {
+			cli_error(CMD, "%s: %s", input, err.msg);
+			goto out;
+		}
+	}
+	if (cli_write_buf(CMD, output, b) < 0)
+		goto out;
+	if (!quiet)
+		fprintf(stderr, "strobe flamegraph: %llu samples on CPU, %zu stacks, %llu lost%s%s\n",
+			(unsigned long long)strobe_profile_samples(prof),
+			strobe_flame_nr_stacks(strobe_profile_flame(prof)),
+			(unsigned long long)lost, output ? ": " : "", output ? output : "");
+	status = CLI_OK;
+out:
+	strobe_buf_free(b);
+	strobe_profile_free(prof);
+	strobe_symbols_free(syms);
+	return status;
+}
 
 static void usage(FILE *f)
 {
@@ -39,7 +103,9 @@ static void usage(FILE *f)
 		"  -i, --input FILE        trace file (default trace.dat)\n"
 		"  -o, --output FILE       write to FILE (default: standard output)\n"
 		"      --off-cpu           off-CPU time by stack (the default)\n"
-		"      --on-cpu            on-CPU samples: needs strobe profile data (not yet)\n"
+		"      --on-cpu            on-CPU samples: where the CPU time went, from a\n"
+		"                          recording made with 'strobe record --profile'\n"
+		"                          (the same as strobe profile -i FILE -o SVG)\n"
 		"      --folded            folded stacks instead of the SVG\n"
 		"  -c, --container NAME    only tasks of this container (name, ID or ID\n"
 		"                          prefix); repeatable\n"
@@ -199,10 +265,13 @@ int cmd_flamegraph(int argc, char **argv)
 		cli_error(CMD, "unexpected argument '%s'", argv[optind]);
 		goto out;
 	}
+	if (on_cpu && (nconts || npids || oo.min_ns || oo.no_user || strict)) {
+		cli_error(CMD, "--on-cpu draws every sample of the file: no -c, -p, --min, "
+			  "--no-user or --strict");
+		goto out;
+	}
 	if (on_cpu) {
-		cli_error(CMD, "--on-cpu needs sampled stacks from 'strobe profile', which strobe "
-			  "does not record yet; --off-cpu (the default) draws where threads wait, "
-			  "from 'strobe record --stacks'");
+		status = on_cpu_graph(input, output, folded, title, &so, oo.group_by, quiet);
 		goto out;
 	}
 	oo.containers = conts;

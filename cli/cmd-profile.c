@@ -16,6 +16,12 @@
  * writer; --folded stacks; -o OUT.svg, a flame graph through the one
  * flame-graph writer (containers at the root when grouping by
  * container); --json.
+ *
+ * -i FILE reads the samples of a recording instead (strobe record
+ * --profile stores them in its strobe_perf buffer, with the mappings,
+ * execs and forks the perf source saw, which name user frames after the
+ * processes are gone).  The source as a recording's records and the
+ * reading of a file are shared with those commands (profile-records.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -68,6 +74,8 @@ static void usage(FILE *f)
 		"  -o, --output FILE.svg    write a flame graph\n"
 		"      --title TEXT         the flame graph's title\n"
 		"      --json               one JSON object: samples, functions, stacks\n"
+		"  -i, --input FILE         the samples of a recording (strobe record\n"
+		"                           --profile) instead of sampling now\n"
 		"  -q, --quiet              no summary on stderr\n"
 		"  -h, --help               this help\n"
 		"\n"
@@ -77,82 +85,8 @@ static void usage(FILE *f)
 		"Examples:\n"
 		"  strobe profile -c web -d 10\n"
 		"  strobe profile -c web -d 10 -o web.svg\n"
-		"  strobe profile -F 999 --folded -- ./bench > out.folded\n");
-}
-
-/* A task of each -c container (for its cgroup), from a /proc snapshot. */
-static int container_cgroups(const char *const *names, size_t n, char ***out)
-{
-	struct strobe_error err = { 0, "" };
-	struct strobe_model *m = NULL;
-	char **dirs = calloc(n ? n : 1, sizeof(*dirs));
-	size_t i, cur;
-	int r;
-
-	*out = NULL;
-	if (!dirs) {
-		cli_error(CMD, "out of memory");
-		return -ENOMEM;
-	}
-	r = strobe_model_new(&m, &err);
-	if (r == 0)
-		r = strobe_model_load_proc(m, &err);
-	for (i = 0; r == 0 && i < n; i++) {
-		const struct strobe_task *t;
-		pid_t pid = 0;
-		char dir[4096];
-
-		for (cur = 0; (t = strobe_model_next_task(m, &cur));)
-			if (t->container && t->container->index >= 2 &&
-			    strobe_container_matches(t->container, names[i]) &&
-			    (!pid || t->tid < pid) && kill(t->tid, 0) == 0)
-				pid = t->tid;
-		if (!pid) {
-			snprintf(err.msg, sizeof(err.msg), "no running container '%s'", names[i]);
-			r = -ESRCH;
-			break;
-		}
-		r = strobe_perf_cgroup_dir(pid, dir, sizeof(dir), &err);
-		if (r == 0 && !(dirs[i] = strdup(dir))) {
-			snprintf(err.msg, sizeof(err.msg), "out of memory");
-			r = -ENOMEM;
-		}
-	}
-	strobe_model_free(m);
-	if (r < 0) {
-		cli_error_e(CMD, &err);
-		for (i = 0; i < n; i++)
-			free(dirs[i]);
-		free(dirs);
-		return r;
-	}
-	*out = dirs;
-	return 0;
-}
-
-struct perf_ctx {
-	struct strobe_perf_opts po;
-	struct strobe_perf *perf;
-	bool follow_child;
-};
-
-static int add_records(struct strobe_formats *f, pid_t child, struct strobe_record_source *rs,
-		       void *arg, struct strobe_error *err)
-{
-	struct perf_ctx *pc = arg;
-	int r;
-
-	if (pc->follow_child && child > 0)
-		pc->po.pid = child;
-	r = strobe_perf_open(&pc->po, &pc->perf, err);
-	if (r == 0)
-		r = strobe_perf_declare(pc->perf, f, err);
-	if (r == 0)
-		r = strobe_perf_enable(pc->perf, err);
-	if (r < 0)
-		return r;
-	strobe_perf_records(pc->perf, rs);
-	return 0;
+		"  strobe profile -F 999 --folded -- ./bench > out.folded\n"
+		"  strobe record --profile -o t.dat -- ./bench; strobe profile -i t.dat\n");
 }
 
 static int write_out(const char *path, struct strobe_buf *b)
@@ -194,9 +128,14 @@ static int write_json(struct strobe_profile *prof, const struct strobe_table *ta
 	tl = strobe_buf_len(tj);
 	while (tl && strobe_buf_data(tj)[tl - 1] == '\n')
 		tl--;
-	strobe_buf_printf(b, "{\"samples\":%llu,\"lost\":%llu,\"freq\":%u,\"functions\":%.*s,"
-			  "\"stacks\":[", (unsigned long long)strobe_profile_samples(prof),
-			  (unsigned long long)st->lost, freq, (int)tl, strobe_buf_data(tj));
+	/* freq 0: a recording's samples, whose rate the file does not say */
+	strobe_buf_printf(b, "{\"samples\":%llu,\"lost\":%llu,\"freq\":", (unsigned long long)
+			  strobe_profile_samples(prof), (unsigned long long)st->lost);
+	if (freq)
+		strobe_buf_printf(b, "%u", freq);
+	else
+		strobe_buf_printf(b, "null");
+	strobe_buf_printf(b, ",\"functions\":%.*s,\"stacks\":[", (int)tl, strobe_buf_data(tj));
 	p = strobe_buf_data(folded);
 	end = p + strobe_buf_len(folded);
 	for (; p < end; p = nl + 1) {
@@ -240,13 +179,16 @@ int cmd_profile(int argc, char **argv)
 		{ "title", required_argument, NULL, O_TITLE },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "input", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *input = NULL;
 	struct cli_target t;
 	struct strobe_record_result res;
 	struct strobe_error err = { 0, "" };
-	struct perf_ctx pc;
+	struct cli_profile_records *pr = NULL;
+	const char *event = NULL;
 	struct strobe_symbols *syms = NULL;
 	struct strobe_profile *prof = NULL;
 	struct strobe_profile_opts pro = { .size = sizeof(pro) };
@@ -256,15 +198,13 @@ int cmd_profile(int argc, char **argv)
 	struct strobe_consumer c;
 	struct strobe_buf *b = NULL;
 	const char *output = NULL, *title = NULL;
-	char **target_argv = NULL, **cgroups = NULL;
+	char **target_argv = NULL;
 	bool folded = false, json = false, quiet = false;
 	int ch, r, ret = CLI_FAIL, i, freq = 99, top = 20;
 	char subtitle[512];
 
 	memset(&t, 0, sizeof(t));
 	memset(&res, 0, sizeof(res));
-	memset(&pc, 0, sizeof(pc));
-	pc.po.size = sizeof(pc.po);
 	pro.group_by = STROBE_FLAME_BY_CONTAINER;
 	for (i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
@@ -273,8 +213,11 @@ int cmd_profile(int argc, char **argv)
 			break;
 		}
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+c:p:F:d:e:g:n:o:qh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+c:p:F:d:e:g:n:o:qi:h", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'i':
+			input = optarg;
+			break;
 		case 'F':
 			if (cli_parse_int(optarg, 1, 100000, &freq) < 0) {
 				cli_error(CMD, "bad frequency '%s' (samples per second, 1-100000)",
@@ -289,7 +232,7 @@ int cmd_profile(int argc, char **argv)
 				ret = CLI_USAGE;
 				goto out;
 			}
-			pc.po.event = optarg;
+			event = optarg;
 			break;
 		case 'g':
 			if (!strcmp(optarg, "container"))
@@ -371,23 +314,38 @@ int cmd_profile(int argc, char **argv)
 		ret = CLI_USAGE;
 		goto out;
 	}
+	if (input && (t.given || target_argv)) {
+		cli_error(CMD, "-i reads a recording: no -c, -p, -d or command with it");
+		ret = CLI_USAGE;
+		goto out;
+	}
+	if (input) {
+		memset(&st, 0, sizeof(st));
+		pro.symbols = NULL;
+		pro.replay_maps = true;
+		if (strobe_symbols_new(NULL, &syms, &err) < 0) {
+			cli_error_e(CMD, &err);
+			goto out;
+		}
+		pro.symbols = syms;
+		if (strobe_profile_new(&pro, &prof, &err) < 0) {
+			cli_error_e(CMD, &err);
+			goto out;
+		}
+		if (cli_profile_file(CMD, input, prof, &st.lost) < 0)
+			goto out;
+		goto samples;
+	}
 	if (cli_target_finish(&t, CMD, target_argv) < 0) {
 		ret = CLI_USAGE;
 		goto out;
 	}
-	if (t.o.nr_containers && container_cgroups(t.o.containers, t.o.nr_containers,
-						   &cgroups) < 0)
-		goto out;
 	if (strobe_symbols_new(NULL, &syms, &err) < 0) {
 		cli_error_e(CMD, &err);
 		goto out;
 	}
-	pc.po.freq = (unsigned)freq;
-	pc.po.symbols = syms;
-	pc.po.pid = t.o.pid;
-	pc.po.cgroups = (const char *const *)cgroups;
-	pc.po.nr_cgroups = (int)t.o.nr_containers;
-	pc.follow_child = t.o.argv != NULL;
+	if (cli_profile_records(&t, CMD, (unsigned)freq, event, syms, &pr) < 0)
+		goto out;
 	pro.symbols = syms;
 	if (strobe_profile_new(&pro, &prof, &err) < 0 ||
 	    strobe_profile_consumer(prof, 0, &c) < 0) {
@@ -396,9 +354,6 @@ int cmd_profile(int argc, char **argv)
 	}
 	t.o.no_output = true;
 	t.o.buffer_kb = 1024;
-	t.o.clock = "mono";
-	t.o.add_records = add_records;
-	t.o.records_arg = &pc;
 	/* only the model's events from tracefs: the samples come from perf */
 	cli_target_add_event(&t, "sched:sched_process_fork");
 	t.o.events = t.ev;
@@ -415,8 +370,8 @@ int cmd_profile(int argc, char **argv)
 		goto out;
 	}
 	memset(&st, 0, sizeof(st));
-	if (pc.perf)
-		strobe_perf_stats(pc.perf, &st);
+	cli_profile_records_stats(pr, &st.samples, &st.lost);
+samples:
 	if (!strobe_profile_samples(prof)) {
 		cli_error(CMD, "no samples (the target used no CPU%s)",
 			  t.o.duration > 0 ? " in that time" : "");
@@ -430,12 +385,16 @@ int cmd_profile(int argc, char **argv)
 	if (folded) {
 		r = strobe_flame_write_folded(strobe_profile_flame(prof), b);
 	} else if (json) {
-		r = write_json(prof, tab, &st, (unsigned)freq, b);
+		r = write_json(prof, tab, &st, input ? 0 : (unsigned)freq, b);
 	} else if (output) {
-		snprintf(subtitle, sizeof(subtitle), "%llu samples at %d Hz%s%s",
-			 (unsigned long long)strobe_profile_samples(prof), freq,
-			 t.o.nr_containers ? ", container " : "",
-			 t.o.nr_containers ? t.o.containers[0] : "");
+		if (input)
+			snprintf(subtitle, sizeof(subtitle), "%llu samples of %s",
+				 (unsigned long long)strobe_profile_samples(prof), input);
+		else
+			snprintf(subtitle, sizeof(subtitle), "%llu samples at %d Hz%s%s",
+				 (unsigned long long)strobe_profile_samples(prof), freq,
+				 t.o.nr_containers ? ", container " : "",
+				 t.o.nr_containers ? t.o.containers[0] : "");
 		so.title = title ? title : "CPU Flame Graph";
 		so.subtitle = subtitle;
 		so.root_levels = pro.group_by == STROBE_FLAME_BY_CONTAINER ? 2 :
@@ -446,9 +405,14 @@ int cmd_profile(int argc, char **argv)
 			goto out;
 		}
 	} else {
-		strobe_buf_printf(b, "%llu samples at %d Hz, %llu lost\n",
-				  (unsigned long long)strobe_profile_samples(prof), freq,
-				  (unsigned long long)st.lost);
+		if (input)
+			strobe_buf_printf(b, "%llu samples of %s, %llu lost\n",
+					  (unsigned long long)strobe_profile_samples(prof), input,
+					  (unsigned long long)st.lost);
+		else
+			strobe_buf_printf(b, "%llu samples at %d Hz, %llu lost\n",
+					  (unsigned long long)strobe_profile_samples(prof), freq,
+					  (unsigned long long)st.lost);
 		r = strobe_table_write_text(tab, b);
 	}
 	if (r < 0) {
@@ -479,13 +443,8 @@ out:
 	strobe_table_free(tab);
 	strobe_buf_free(b);
 	strobe_profile_free(prof);
-	strobe_perf_close(pc.perf);
+	cli_profile_records_free(pr);
 	strobe_symbols_free(syms);
-	if (cgroups) {
-		for (i = 0; i < (int)t.o.nr_containers; i++)
-			free(cgroups[i]);
-		free(cgroups);
-	}
 	cli_target_free(&t);
 	return ret;
 }

@@ -5,6 +5,10 @@
  * signal handlers that stop a recording cleanly (the library never
  * installs handlers) and print a per-CPU summary on stderr.
  *
+ * --profile adds perf samples with call chains (cmd-profile.c's
+ * cli_profile_records: the record source of strobe profile) stored in
+ * the file's strobe_perf buffer next to the tracefs events.
+ *
  * Exit status: the traced command's own status (128+N if a signal killed
  * it), 127/126 when it cannot be run, 1 on any error (including a full
  * disk, which still leaves a readable file), 2 on bad usage.
@@ -75,6 +79,11 @@ static void usage(FILE *f)
 		"  -l, --ftrace-filter FUNC   trace only functions matching FUNC (a glob)\n"
 		"  -n, --ftrace-notrace FUNC  leave out functions matching FUNC\n"
 		"  -g, --graph-function FUNC  function_graph: follow the calls of FUNC\n"
+		"      --profile         also sample the CPU (perf, cpu-clock, kernel and\n"
+		"                        user call chains) into the file, next to the\n"
+		"                        events (strobe profile -i FILE reads them); the\n"
+		"                        trace clock is then mono\n"
+		"  -F, --freq HZ         --profile's samples per second per CPU (default 99)\n"
 		REC_FLIGHT_USAGE
 		"  -q, --quiet           no summary\n"
 		"  -h, --help            this help\n"
@@ -93,6 +102,7 @@ static void usage(FILE *f)
 		"  strobe record -d 10 -b 8192                 whole system, 10 s\n"
 		"  strobe record --sink clickhouse://db1:8123/strobe -c web -d 60\n"
 		"  strobe record --stacks -c web -d 10         off-CPU stacks of a container\n"
+		"  strobe record --profile -c web -d 10        a CPU profile with the events\n"
 		"  strobe record --flight-recorder 64M -c web -o web.dat\n"
 		"                                              snapshots on SIGUSR1 or\n"
 		"                                              strobe trigger\n"
@@ -171,9 +181,15 @@ int cmd_record(int argc, char **argv)
 		{ "ftrace-filter", required_argument, NULL, 'l' },
 		{ "ftrace-notrace", required_argument, NULL, 'n' },
 		{ "graph-function", required_argument, NULL, 'g' },
+		/* perf samples in the file */
+		{ "profile", no_argument, NULL, 360 },
+		{ "freq", required_argument, NULL, 'F' },
 		REC_FLIGHT_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
+	struct cli_profile_records *prof = NULL;
+	bool profile = false;
+	int freq = 0;
 	struct cli_target t;
 	struct strobe_record_opts *o = &t.o;
 	struct rec_sink_opts sko = { .timeout_s = -1 };
@@ -197,8 +213,18 @@ int cmd_record(int argc, char **argv)
 	}
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+e:f:o:b:C:p:c:d:qhl:n:g:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:f:o:b:C:p:c:d:qhl:n:g:F:", longopts, NULL)) != -1) {
 		switch (c) {
+		case 360:
+			profile = true;
+			break;
+		case 'F':
+			if (cli_parse_int(optarg, 1, 100000, &freq) < 0) {
+				cli_error(cmd, "bad frequency '%s' (samples per second, 1-100000)",
+					  optarg);
+				goto usage_err;
+			}
+			break;
 		case 340:
 			o->tracer = optarg;
 			break;
@@ -255,7 +281,7 @@ int cmd_record(int argc, char **argv)
 		case ':':
 			if (optopt == 'H')
 				cli_error(cmd, "option --host-name needs an argument");
-			else if (optopt && strchr("efobCpcdlng", optopt))
+			else if (optopt && strchr("efobCpcdlngF", optopt))
 				cli_error(cmd, "option -%c needs an argument", optopt);
 			else if (optopt)
 				cli_error(cmd, "unknown option -%c", optopt);
@@ -288,6 +314,17 @@ int cmd_record(int argc, char **argv)
 	o->graph_function = fgraph;
 	if (cli_target_finish(&t, cmd, optind < argc ? &argv[optind] : NULL) < 0)
 		goto usage_err;
+	if (freq && !profile) {
+		cli_error(cmd, "-F sets --profile's sampling frequency: add --profile");
+		goto usage_err;
+	}
+	if (profile) {
+		r = cli_profile_records(&t, cmd, freq ? (unsigned)freq : 99, NULL, NULL, &prof);
+		if (r == -EINVAL)
+			goto usage_err;
+		if (r < 0)
+			goto out;
+	}
 	if ((sko.spool || sko.spool_max || sko.timeout_s >= 0) && !sink_url) {
 		cli_error(cmd, "--sink-spool, --sink-spool-max and --sink-timeout go with --sink");
 		goto usage_err;
@@ -336,6 +373,16 @@ int cmd_record(int argc, char **argv)
 		rec_flight_summary(&fl, o, &res, res.stopped ? t.stop_signal : 0);
 	else if (!quiet)
 		summary(&res);
+	if (prof && !quiet) {
+		uint64_t samples, lost;
+
+		cli_profile_records_stats(prof, &samples, &lost);
+		fprintf(stderr, "strobe record: %" PRIu64 " perf records stored (%" PRIu64
+			" samples, %" PRIu64 " lost)\n", res.records, samples, lost);
+		if (res.records_left_out)
+			cli_warn(cmd, "%" PRIu64 " perf records out of time order left out "
+				 "(lost records of the file)", res.records_left_out);
+	}
 	if (sink) {	/* the file is complete whatever the sink says */
 		rec_sink_close(sink, res.stream_missed, quiet);
 		sink = NULL;
@@ -365,6 +412,7 @@ out:
 	if (sink)	/* the recording failed: say what happened to what was sent */
 		rec_sink_close(sink, 0, quiet);
 	cli_target_free(&t);
+	cli_profile_records_free(prof);
 	rec_flight_free(&fl);
 	free(cmdline);
 	free(ffilter);

@@ -22,6 +22,9 @@
  *   - a recording (-i FILE): its strobe_bpf:* records when it holds them,
  *     else its tracefs events as in the tracefs case; a file with
  *     neither is an error, never an empty result.
+ * Live, -o FILE keeps what was watched: the recording gets that file as
+ * its output, the BPF records stored in its strobe_bpf buffer (record.h,
+ * add_records), so `-i FILE` later prints the same rows.
  *
  * A retransmission runs in a timer or a softirq, in no particular task's
  * context: tcpretrans's CONTAINER is the socket's cgroup (the BPF record
@@ -765,6 +768,9 @@ static void usage(FILE *f, const char *cmd, enum tool tool)
 		"      --json               JSON lines: one %s per line\n"
 		"      --no-bpf             tracefs only (no %s column)\n"
 		"  -i, --input FILE         read a recording instead of tracing\n"
+		"  -o, --output FILE        also keep what was watched in a trace file\n"
+		"                           (the BPF records with the tracefs events;\n"
+		"                           -i FILE prints the same rows again)\n"
 		"  -h, --help               this help\n"
 		"\nExamples:\n%s",
 		tool == T_TCP ? "retransmission" : "call", tools[tool].column, example[tool]);
@@ -894,9 +900,11 @@ static int snoop_main(const char *cmd, enum tool tool, int argc, char **argv)
 		{ "no-bpf", no_argument, NULL, O_NO_BPF },
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *output = NULL;
 	struct cli_target t;
 	struct strobe_record_result res;
 	struct strobe_error err = { 0, "" };
@@ -926,8 +934,16 @@ static int snoop_main(const char *cmd, enum tool tool, int argc, char **argv)
 			break;
 		}
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+c:p:xTUn:d:i:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+c:p:xTUn:d:i:o:h", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'o':
+			if (!*optarg) {
+				cli_error(cmd, "empty output file name");
+				ret = CLI_USAGE;
+				goto out;
+			}
+			output = optarg;
+			break;
 		case 'x':
 			s->failed_only = true;
 			break;
@@ -991,8 +1007,8 @@ static int snoop_main(const char *cmd, enum tool tool, int argc, char **argv)
 	}
 	s->out = cli_buf_new();
 	if (input) {
-		if (t.given || target_argv) {
-			cli_error(cmd, "-i reads a recording: no -c, -p, -d or command with it");
+		if (t.given || target_argv || output) {
+			cli_error(cmd, "-i reads a recording: no -c, -p, -d, -o or command with it");
 			ret = CLI_USAGE;
 			goto out;
 		}
@@ -1003,7 +1019,8 @@ static int snoop_main(const char *cmd, enum tool tool, int argc, char **argv)
 		ret = CLI_USAGE;
 		goto out;
 	}
-	t.o.no_output = true;
+	t.o.no_output = !output;
+	t.o.output = output;
 	t.o.buffer_kb = 1024;
 	s->bpf = !no_bpf;
 	if (s->bpf) {
@@ -1086,6 +1103,9 @@ static int snoop_main(const char *cmd, enum tool tool, int argc, char **argv)
 			cli_warn(cmd, "%llu calls lost: the BPF ring buffer was full",
 				 (unsigned long long)st.lost);
 	}
+	if (output && s->bpf)
+		fprintf(stderr, "strobe %s: %s: %llu BPF records kept\n", cmd, res.output,
+			(unsigned long long)res.records);
 	strobe_record_result_free(&res);
 	ret = CLI_OK;
 out:

@@ -208,6 +208,21 @@ static PyMethodDef methods[] = {
 	  "the figures are of, as the CLI's -c and -p of strobe why (the other\n"
 	  "tasks are still followed, for why's wake-up chains).\n"
 	  "Damaged data is skipped with a warning (strict=True: DamagedDataError)." },
+	{ "profile", KW py_profile, METH_VARARGS | METH_KEYWORDS,
+	  "profile($module, /, source=None, argv=None, pid=None, container=None,"
+	  " duration=None, freq=99, group_by='container', kernel=True, top=0)\n--\n\n"
+	  "A CPU profile, as `strobe profile` makes it: perf samples with kernel and\n"
+	  "user call chains (frame pointers) at freq Hz per CPU, of a command argv\n"
+	  "(run until it exits), a process pid and its children, a container (name\n"
+	  "or ID), or the whole system, for duration seconds or until the command\n"
+	  "exits or Ctrl-C (which returns the samples so far); or the samples of a\n"
+	  "recording made with `strobe record --profile` (source: its path).\n"
+	  "Returns {\"samples\": n, \"lost\": n, \"folded\": {\"root;...;leaf\": samples},\n"
+	  "\"functions\": [rows with function, module, self, self_pct, total,\n"
+	  "total_pct]} (sorted by self; top > 0: only that many).  group_by: the\n"
+	  "root frames, container (container;comm), process, thread or none;\n"
+	  "kernel=False leaves kernel frames out.  Sampling needs root (or\n"
+	  "kernel.perf_event_paranoid <= 1): PermissionError otherwise." },
 	{ "sql", KW py_sql, METH_VARARGS | METH_KEYWORDS,
 	  "sql($module, /, source, query, db=None, analyses=None, logs=False, rebuild=False,"
 	  " safe=False, timeout=None, strict=False)\n--\n\n"

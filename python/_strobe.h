@@ -11,6 +11,7 @@
  *   files.c     read_trace, analyze
  *   sql.c       sql: SQL over trace files, guarded as strobe sql --safe
  *   analysis.c  Analysis: fed Events, read per interval (snapshot, reset)
+ *   profile.c   profile: a CPU profile (perf samples) live or from a file
  *   args.c      argument checks: TypeError and ValueError naming them
  *   _strobe.c   the module: its function table and initialisation
  *
@@ -302,6 +303,12 @@ PyObject *py_analysis_names(PyObject *self, PyObject *unused);
  * checked, as options (an_args_parse: -1 with an exception set, a freed;
  * the strings a->o points into live until an_args_free). */
 PyObject *tables_dict(const struct strobe_analysis *a);
+struct strobe_table;
+PyObject *table_rows(const struct strobe_table *t);
+
+/* ---- profile.c --------------------------------------------------------- */
+
+PyObject *py_profile(PyObject *self, PyObject *args, PyObject *kw);
 struct an_args {
 	struct strobe_analysis_opts o;
 	char *names;			/* "cputop,syscalls" */

@@ -332,68 +332,76 @@ fail:
 
 /* ---- analyze ------------------------------------------------------------ */
 
+/* [row dicts with the --json keys] of table t; NULL with an exception. */
+PyObject *table_rows(const struct strobe_table *t)
+{
+	PyObject *rows, *keys;
+	int c, nc = strobe_table_nr_columns(t);
+	size_t r, nr = strobe_table_nr_rows(t);
+
+	rows = PyList_New((Py_ssize_t)nr);
+	keys = PyTuple_New(nc);
+	for (c = 0; keys && c < nc; c++) {
+		PyObject *k = PyUnicode_InternFromString(strobe_table_column(t, c)->key);
+
+		if (!k)
+			Py_CLEAR(keys);
+		else
+			PyTuple_SET_ITEM(keys, c, k);
+	}
+	if (!keys)
+		Py_CLEAR(rows);
+	for (r = 0; rows && r < nr; r++) {
+		const union strobe_value *v = strobe_table_row(t, r);
+		PyObject *row = PyDict_New(), *x;
+
+		for (c = 0; row && c < nc; c++) {
+			if (strobe_value_none(strobe_table_column(t, c)->type, &v[c])) {
+				if (PyDict_SetItem(row, PyTuple_GET_ITEM(keys, c), Py_None) < 0)
+					Py_CLEAR(row);
+				continue;
+			}
+			switch (strobe_table_column(t, c)->type) {
+			case STROBE_COL_STR:
+				x = PyUnicode_FromString(v[c].s ? v[c].s : "");
+				break;
+			case STROBE_COL_INT:
+				x = PyLong_FromLongLong(v[c].i);
+				break;
+			case STROBE_COL_RATE:
+				x = PyFloat_FromDouble(v[c].d);
+				break;
+			case STROBE_COL_PERCENT:
+				/* --json writes four decimals */
+				x = PyFloat_FromDouble((double)llround(v[c].d * 10000.0) / 10000.0);
+				break;
+			default:
+				x = PyLong_FromUnsignedLongLong(v[c].u);
+				break;
+			}
+			if (!x || PyDict_SetItem(row, PyTuple_GET_ITEM(keys, c), x) < 0)
+				Py_CLEAR(row);
+			Py_XDECREF(x);
+		}
+		if (!row)
+			Py_CLEAR(rows);
+		else
+			PyList_SET_ITEM(rows, (Py_ssize_t)r, row);
+	}
+	Py_XDECREF(keys);
+	return rows;
+}
+
 /* {table name: [row dicts with the --json keys]} */
 PyObject *tables_dict(const struct strobe_analysis *a)
 {
 	PyObject *out = PyDict_New();
-	int i, c, nc;
-	size_t r, nr;
+	int i;
 
 	for (i = 0; out && i < strobe_analysis_nr_tables(a); i++) {
 		const struct strobe_table *t = strobe_analysis_table(a, i);
-		PyObject *rows, *keys;
+		PyObject *rows = table_rows(t);
 
-		nc = strobe_table_nr_columns(t);
-		nr = strobe_table_nr_rows(t);
-		rows = PyList_New((Py_ssize_t)nr);
-		keys = PyTuple_New(nc);
-		for (c = 0; keys && c < nc; c++) {
-			PyObject *k = PyUnicode_InternFromString(strobe_table_column(t, c)->key);
-
-			if (!k)
-				Py_CLEAR(keys);
-			else
-				PyTuple_SET_ITEM(keys, c, k);
-		}
-		for (r = 0; rows && keys && r < nr; r++) {
-			const union strobe_value *v = strobe_table_row(t, r);
-			PyObject *row = PyDict_New(), *x;
-
-			for (c = 0; row && c < nc; c++) {
-				if (strobe_value_none(strobe_table_column(t, c)->type, &v[c])) {
-					if (PyDict_SetItem(row, PyTuple_GET_ITEM(keys, c), Py_None) < 0)
-						Py_CLEAR(row);
-					continue;
-				}
-				switch (strobe_table_column(t, c)->type) {
-				case STROBE_COL_STR:
-					x = PyUnicode_FromString(v[c].s ? v[c].s : "");
-					break;
-				case STROBE_COL_INT:
-					x = PyLong_FromLongLong(v[c].i);
-					break;
-				case STROBE_COL_RATE:
-					x = PyFloat_FromDouble(v[c].d);
-					break;
-				case STROBE_COL_PERCENT:
-					/* --json writes four decimals */
-					x = PyFloat_FromDouble(
-						(double)llround(v[c].d * 10000.0) / 10000.0);
-					break;
-				default:
-					x = PyLong_FromUnsignedLongLong(v[c].u);
-					break;
-				}
-				if (!x || PyDict_SetItem(row, PyTuple_GET_ITEM(keys, c), x) < 0)
-					Py_CLEAR(row);
-				Py_XDECREF(x);
-			}
-			if (!row)
-				Py_CLEAR(rows);
-			else
-				PyList_SET_ITEM(rows, (Py_ssize_t)r, row);
-		}
-		Py_XDECREF(keys);
 		if (!rows || PyDict_SetItemString(out, strobe_table_name(t), rows) < 0)
 			Py_CLEAR(out);
 		Py_XDECREF(rows);

@@ -105,6 +105,14 @@ struct strobe_profile_opts {
 	 * required). */
 	struct strobe_symbols *symbols;
 	bool no_kernel;		/* leave kernel frames out */
+	/*
+	 * Reading a recording (strobe record --profile): feed its
+	 * strobe_perf:mmap, exec and fork records to the symbol finder as
+	 * they come, so that user frames of processes that are gone are
+	 * named (their files read from the host when the inode matches).
+	 * Live, the perf source feeds the finder itself: leave it false.
+	 */
+	bool replay_maps;
 };
 
 struct strobe_profile;

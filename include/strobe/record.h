@@ -180,9 +180,24 @@ struct strobe_record_opts {
 	void (*on_flight)(struct strobe_flight *f, void *arg);
 	void (*on_snapshot)(const struct strobe_flight_snapshot *s, void *arg);
 	/*
-	 * Records that are not ftrace pages (a BPF ring buffer, bpf.h),
-	 * merged into the live stream's timeline; live with no_output only
-	 * for now (-ENOTSUP with a file: they are not stored in it yet).
+	 * Records that are not ftrace pages (a BPF ring buffer, bpf.h; perf
+	 * samples, profile.h), merged into the live stream's timeline and,
+	 * with an output file, stored in it (strobe-tracefile(3), "Records
+	 * beyond ftrace pages"): each record packed into an instance buffer
+	 * named by its format's system (strobe_bpf, strobe_perf), the
+	 * declared formats in the file's event-format section, a record's
+	 * ev->missed as the lost-events mark of the next page.  A file
+	 * makes the recording live (a stream) even without a consumer.
+	 * Pages are written to unlinked temporary files next to the output
+	 * as they fill (one page of memory per CPU and system).  The
+	 * records' times must be on the recording's clock: set clock to the
+	 * source's ("mono" for BPF and perf).  Not with flight_size
+	 * (-ENOTSUP).  A record earlier than the one before it on its CPU
+	 * or larger than a page is left out and counted as lost there
+	 * (res->records_left_out); a write error ends the storing: the file
+	 * is written with the tracefs events only and strobe_record returns
+	 * that error.  A SIGKILLed recording's guardian saves the tracefs
+	 * events only.
 	 * Called once on the calling thread before tracing starts, when the
 	 * live stream's formats exist and the command (argv) is forked but
 	 * not released (child: its PID, else 0): declare the records'
@@ -305,6 +320,11 @@ struct strobe_record_result {
 	pid_t child_pid;
 	/* With flight_size: the snapshots and suppressed triggers. */
 	struct strobe_flight_result flight;
+	/* add_records with a file: records stored in its instance buffers
+	 * (0 when they could not be stored: see strobe_record's return), and
+	 * records left out one by one (earlier than the one before on their
+	 * CPU, larger than a page: each is a lost record of the file). */
+	uint64_t records, records_left_out;
 };
 
 /*

@@ -72,6 +72,12 @@ struct strobe_bpf {
 	struct ring_buffer *rb;
 	struct bpf_link **links;
 	int nr_links;
+	/* the "lost" map as last read (per CPU), and what is still to be
+	 * said as a record's ev->missed on that CPU */
+	__u64 *lost_seen, *lost_now;
+	int64_t *lost_due;
+	int lost_n;
+	uint64_t lost_at;	/* when it was read (the clock's ns), 0 never */
 #endif
 	/* records drained from the ring, not handed out yet: q[qhead..nq) */
 	struct qrec *q;
@@ -193,6 +199,44 @@ static int on_sample(void *ctx, void *data, size_t len)
 	return queue_add(ctx, data, len);
 }
 
+#define LOST_CHECK_NS 100000000ull
+
+/*
+ * Records the kernel side could not reserve (the "lost" map, per CPU),
+ * read at most every LOST_CHECK_NS: what is new is said as the next
+ * handed-out record's ev->missed on that CPU, so a recording marks the
+ * page it lands on (strobe-tracefile(3)).
+ */
+static void check_lost(struct strobe_bpf *b, uint64_t now)
+{
+	__u32 zero = 0;
+	int i;
+
+	if (b->lost_at && now - b->lost_at < LOST_CHECK_NS)
+		return;
+	b->lost_at = now;
+	if (!b->lost_n) {
+		int n = libbpf_num_possible_cpus();
+
+		if (n <= 0)
+			return;
+		b->lost_seen = calloc((size_t)n, sizeof(*b->lost_seen));
+		b->lost_now = calloc((size_t)n, sizeof(*b->lost_now));
+		b->lost_due = calloc((size_t)n, sizeof(*b->lost_due));
+		if (!b->lost_seen || !b->lost_now || !b->lost_due)
+			return;
+		b->lost_n = n;
+	}
+	if (bpf_map__lookup_elem(b->skel->maps.lost, &zero, sizeof(zero), b->lost_now,
+				 (size_t)b->lost_n * sizeof(*b->lost_now), 0) != 0)
+		return;
+	for (i = 0; i < b->lost_n; i++)
+		if (b->lost_now[i] > b->lost_seen[i]) {
+			b->lost_due[i] += (int64_t)(b->lost_now[i] - b->lost_seen[i]);
+			b->lost_seen[i] = b->lost_now[i];
+		}
+}
+
 /* Drain the ring into the queue and sort what is new.  0 or -errno. */
 static int refill(struct strobe_bpf *b, struct strobe_error *err)
 {
@@ -224,6 +268,7 @@ static int refill(struct strobe_bpf *b, struct strobe_error *err)
 		return strobe_err(err, r, "reading the BPF ring buffer: %s", strerror(-r));
 	if (b->nq > first || first)
 		qsort(b->q, b->nq, sizeof(*b->q), qrec_cmp);
+	check_lost(b, before);
 	if (before > HOLD_NS && before - HOLD_NS > b->safe)
 		b->safe = before - HOLD_NS;
 	return 0;
@@ -253,6 +298,10 @@ static int rs_next(void *ctx, struct strobe_event *ev, struct strobe_error *err)
 	ev->cpu = q->cpu;
 	ev->data = b->data + q->off;
 	ev->size = q->size;
+	if (q->cpu >= 0 && q->cpu < b->lost_n && b->lost_due[q->cpu]) {
+		ev->missed = b->lost_due[q->cpu];
+		b->lost_due[q->cpu] = 0;
+	}
 	b->records++;
 	return 1;
 }
@@ -531,6 +580,9 @@ void strobe_bpf_close(struct strobe_bpf *b)
 		bpf_link__destroy(b->links[i]);
 	free(b->links);
 	strobe_snoop__destroy(b->skel);
+	free(b->lost_seen);
+	free(b->lost_now);
+	free(b->lost_due);
 	free(b->q);
 	free(b->data);
 	free(b);

@@ -52,6 +52,9 @@ struct strobe_profile {
 	struct strobe_formats *fmts;
 	int format_id;
 	struct strobe_field tgid;
+	/* replay_maps: strobe_perf:mmap, exec and fork (-1: absent) */
+	int mmap_id, exec_id, fork_id;
+	struct strobe_field m_tgid, m_path, m_start, m_len, m_pgoff, m_ino, f_parent;
 	struct strobe_model *model;
 	char names[NAMES_BYTES];
 };
@@ -161,12 +164,58 @@ static int find_format(struct strobe_profile *p, const struct strobe_event *ev)
 	if (f == p->fmts)
 		return 0;
 	p->fmts = f;
-	p->format_id = -1;
+	p->format_id = p->mmap_id = p->exec_id = p->fork_id = -1;
+	if (f && p->o.replay_maps) {
+		fmt = strobe_formats_find(f, "strobe_perf", "mmap");
+		if (fmt && !strobe_field_resolve(fmt, "tgid", &p->m_tgid) &&
+		    !strobe_field_resolve(fmt, "path", &p->m_path) &&
+		    !strobe_field_resolve(fmt, "start", &p->m_start) &&
+		    !strobe_field_resolve(fmt, "len", &p->m_len) &&
+		    !strobe_field_resolve(fmt, "pgoff", &p->m_pgoff) &&
+		    !strobe_field_resolve(fmt, "ino", &p->m_ino))
+			p->mmap_id = strobe_format_id(fmt);
+		fmt = strobe_formats_find(f, "strobe_perf", "exec");
+		if (fmt)
+			p->exec_id = strobe_format_id(fmt);
+		fmt = strobe_formats_find(f, "strobe_perf", "fork");
+		if (fmt && !strobe_field_resolve(fmt, "parent", &p->f_parent))
+			p->fork_id = strobe_format_id(fmt);
+	}
 	fmt = f ? strobe_formats_find(f, "strobe_perf", "sample") : NULL;
 	if (!fmt)
 		return 0;
 	p->format_id = strobe_format_id(fmt);
 	return strobe_field_resolve(fmt, "tgid", &p->tgid);
+}
+
+/* A recording's side-band record for the symbol finder (replay_maps). */
+static int replay(struct strobe_profile *p, const struct strobe_event *ev)
+{
+	if (ev->type == p->mmap_id) {
+		char path[4096];
+		uint32_t n = 0;
+		const char *s = strobe_field_str(ev, &p->m_path, &n);
+
+		if (s)
+			n = (uint32_t)strnlen(s, n);
+		if (!s || !n || n >= sizeof(path))
+			return 0;
+		memcpy(path, s, n);
+		path[n] = '\0';
+		return strobe_symbols_mmap(p->o.symbols, (pid_t)strobe_field_int(ev, &p->m_tgid),
+					   strobe_field_uint(ev, &p->m_start),
+					   strobe_field_uint(ev, &p->m_len),
+					   strobe_field_uint(ev, &p->m_pgoff),
+					   strobe_field_uint(ev, &p->m_ino), path);
+	}
+	if (ev->type == p->exec_id) {
+		strobe_symbols_exec(p->o.symbols, ev->pid);
+		return 0;
+	}
+	if (ev->type == p->fork_id)
+		return strobe_symbols_fork(p->o.symbols,
+					   (pid_t)strobe_field_int(ev, &p->f_parent), ev->pid);
+	return 0;
 }
 
 int strobe_profile_feed(struct strobe_profile *p, const struct strobe_event *ev,
@@ -186,6 +235,8 @@ int strobe_profile_feed(struct strobe_profile *p, const struct strobe_event *ev,
 		return 0;
 	if (strobe_format_catalogue(ev->format) != p->fmts)
 		find_format(p, ev);
+	if (p->o.replay_maps && ev->type >= 0 && ev->type != p->format_id)
+		return replay(p, ev);
 	if (p->format_id < 0 || ev->type != p->format_id)
 		return 0;
 	tgid = (int)strobe_field_int(ev, &p->tgid);

@@ -79,7 +79,14 @@
 #include "../stream/page.h"
 #include "../util/file.h"
 #include "../source/ring.h"
+#include "../tracefile/tracefile-int.h"
 #include "flight.h"
+
+/* One instance buffer of the output: the records of one system. */
+struct rec_buf {
+	char *system;		/* "strobe_bpf", "strobe_perf", ... */
+	struct tf_packer *pk;
+};
 
 struct rec {
 	const struct strobe_record_opts *o;	/* &oc */
@@ -117,10 +124,26 @@ struct rec {
 	struct strobe_flight *flight;	/* --flight-recorder, or NULL */
 	/* "clock_sync_start=...\n", "clock_sync_end=...\n" or "" */
 	char clock_sync[2][112];
+	/*
+	 * add_records with a file: each record the pipeline hands out from
+	 * the record source is packed into the buffer of its format's
+	 * system (in order of first record); the declared formats are
+	 * copied (owned) before the stream that holds them closes.  After a
+	 * packing failure (pack_err, its message in pack_msg) no more
+	 * records are packed and the file is written without them.
+	 */
+	struct rec_buf *bufs;
+	int nr_bufs;
+	struct strobe_tf_format *decl;
+	size_t nr_decl;
+	int pack_err;
+	struct strobe_error pack_msg;
 };
 
 #define TICK_S 0.1
 #define LIVE(o) ((o)->on_event || (o)->nr_consumers)
+/* a live stream: for a consumer, or to merge records into the file */
+#define STREAM(o) (LIVE(o) || (o)->add_records)
 #define FLIGHT(o) ((o)->flight_size > 0)
 #define WAIT_S 0.02
 
@@ -143,11 +166,147 @@ static int open_writer(struct rec *r, const struct strobe_session_meta *meta,
 		       struct strobe_error *err)
 {
 	struct strobe_tf_meta m = *strobe_session_meta_tf(meta);
+	struct strobe_tf_format *all = NULL;
+	const char **names = NULL;
+	int i, e;
 
 	m.strobe_info = "strobe_version=" STROBE_VERSION "\n"
 		"incomplete=the recording did not finish (strobe was killed or "
 		"the machine stopped before the file was completed)\n";
-	return strobe_tf_writer_open(r->out, &m, r->nr_cpus, &r->w, err);
+	if (!r->nr_decl && !r->nr_bufs)
+		return strobe_tf_writer_open(r->out, &m, r->nr_cpus, &r->w, err);
+	/* the kernel's formats, the declared ones, a buffer per system */
+	all = malloc((m.nr_formats + r->nr_decl) * sizeof(*all));
+	names = calloc((size_t)r->nr_bufs + 1, sizeof(*names));
+	if (!all || !names) {
+		free(all);
+		free(names);
+		return strobe_err(err, -ENOMEM, "out of memory");
+	}
+	if (m.nr_formats)
+		memcpy(all, m.formats, m.nr_formats * sizeof(*all));
+	if (r->nr_decl)
+		memcpy(all + m.nr_formats, r->decl, r->nr_decl * sizeof(*all));
+	m.formats = all;
+	m.nr_formats += r->nr_decl;
+	for (i = 0; i < r->nr_bufs; i++)
+		names[i] = r->bufs[i].system;
+	e = tf_writer_open_buffers(r->out, &m, r->nr_cpus, names, r->nr_bufs, &r->w, err);
+	free(all);
+	free(names);
+	return e;
+}
+
+/*
+ * A record of the record source (ev->buffer -1), with a file: into the
+ * packer of its format's system, made at its first record.  A record
+ * whose format is unknown is not stored (it cannot be read back).  The
+ * source's lost-record count (ev->missed) marks the next page.
+ */
+static int pack_record(struct rec *r, const struct strobe_event *ev)
+{
+	const struct strobe_tf_meta *m = strobe_session_meta_tf(r->meta);
+	struct strobe_error *err = &r->pack_msg;
+	const char *sys;
+	struct rec_buf *b = NULL, *nb;
+	int i, e;
+
+	if (r->pack_err || !ev->format)
+		return 0;
+	sys = strobe_format_system(ev->format);
+	for (i = 0; i < r->nr_bufs && !b; i++)
+		if (!strcmp(r->bufs[i].system, sys))
+			b = &r->bufs[i];
+	if (!b) {
+		nb = realloc(r->bufs, ((size_t)r->nr_bufs + 1) * sizeof(*nb));
+		if (!nb)
+			return r->pack_err = strobe_err(err, -ENOMEM, "out of memory");
+		r->bufs = nb;
+		b = &r->bufs[r->nr_bufs];
+		memset(b, 0, sizeof(*b));
+		if (!(b->system = strdup(sys)))
+			return r->pack_err = strobe_err(err, -ENOMEM, "out of memory");
+		r->nr_bufs++;
+		e = tf_packer_new(r->out, m->page_size, strobe_session_meta_commit_size(r->meta),
+				  r->nr_cpus, &b->pk, err);
+		if (e < 0)
+			return r->pack_err = e;
+	}
+	e = 0;
+	if (ev->missed)
+		e = tf_packer_lost(b->pk, ev->cpu, ev->missed, err);
+	if (e == 0)
+		e = tf_packer_add(b->pk, ev->cpu, ev->ts, ev->data, ev->size, err);
+	if (e == -EINVAL || e == -EMSGSIZE) {
+		/* this record only (earlier than its CPU's last, too large for
+		 * a page, a CPU the file lacks): left out, said as a loss */
+		e = tf_packer_lost(b->pk, ev->cpu, 1, err);
+		if (e == -EINVAL)
+			e = 0;
+		if (!e)
+			strobe_err_clear(err);
+		r->res->records_left_out++;
+	} else if (e == 0) {
+		r->res->records++;
+	}
+	if (e < 0)
+		r->pack_err = e;
+	return e;
+}
+
+/* Keep copies of the formats declared into the stream's catalogue
+ * (tf_formats_with_declared: those past the kernel's), before the
+ * stream, which owns them, is closed. */
+static int keep_declared(struct rec *r, struct strobe_error *err)
+{
+	const struct strobe_tf_meta *m = strobe_session_meta_tf(r->meta);
+	struct strobe_tf_format *all = NULL;
+	size_t n = 0, i;
+	int e;
+
+	e = tf_formats_with_declared(m, strobe_stream_formats(r->st), &all, &n, err);
+	if (e < 0)
+		return e;
+	r->decl = calloc(n - m->nr_formats + 1, sizeof(*r->decl));
+	if (!r->decl) {
+		free(all);
+		return strobe_err(err, -ENOMEM, "out of memory");
+	}
+	for (i = m->nr_formats; i < n; i++) {
+		struct strobe_tf_format *d = &r->decl[r->nr_decl];
+
+		d->system = strdup(all[i].system);
+		d->text = strndup(all[i].text, all[i].len);
+		d->len = all[i].len;
+		r->nr_decl++;
+		if (!d->system || !d->text) {
+			free(all);
+			return strobe_err(err, -ENOMEM, "out of memory");
+		}
+	}
+	free(all);
+	return 0;
+}
+
+static void free_records(struct rec *r)
+{
+	size_t k;
+	int i;
+
+	for (i = 0; i < r->nr_bufs; i++) {
+		tf_packer_free(r->bufs[i].pk);	/* its temporary files go */
+		free(r->bufs[i].system);
+	}
+	free(r->bufs);
+	r->bufs = NULL;
+	r->nr_bufs = 0;
+	for (k = 0; k < r->nr_decl; k++) {
+		free((char *)r->decl[k].system);
+		free((char *)r->decl[k].text);
+	}
+	free(r->decl);
+	r->decl = NULL;
+	r->nr_decl = 0;
 }
 
 static double now_s(void)
@@ -649,6 +808,8 @@ static int live_event(const struct strobe_event *ev, int source, void *arg,
 	struct strobe_record_result *res = r->res;
 	int rc;
 
+	if (ev->buffer < 0 && r->fds)
+		pack_record(r, ev);	/* a failure is said at the end */
 	if (r->o->no_output && ev->cpu >= 0 && ev->cpu < r->nr_cpus) {
 		res->cpus[ev->cpu].events++;
 		if (ev->missed > 0)
@@ -868,6 +1029,7 @@ static void cleanup(struct rec *r, bool keep_output)
 	free(r->extra_cmdlines);
 	strobe_model_free(r->model);
 	strobe_model_free(r->live_model);
+	free_records(r);
 }
 
 /*
@@ -943,10 +1105,19 @@ static int finish_file(struct rec *r, int cap_err, struct strobe_error *err)
 	char *info = NULL, *target;
 	struct utsname un;
 	struct stat st;
-	int i, e, ret = 0;
+	int i, e, ret = 0, pack_fail = r->pack_err;
 
-	if (is_disk_full(cap_err))
+	if (is_disk_full(cap_err) || is_disk_full(pack_fail))
 		snprintf(res->incomplete, sizeof(res->incomplete), "disk full");
+	/*
+	 * Records go into buffers the header declares: not after a full
+	 * disk (the header reserved at start has none) nor after a packing
+	 * failure; the file then holds the ftrace data only.
+	 */
+	if (pack_fail || res->incomplete[0]) {
+		free_records(r);
+		res->records = 0;
+	}
 	for (i = 0; i < r->nr_cpus; i++) {
 		unsigned long long ov = 0;
 
@@ -961,7 +1132,8 @@ static int finish_file(struct rec *r, int cap_err, struct strobe_error *err)
 	 * the header reserved at start.
 	 */
 	if (!res->incomplete[0] &&
-	    strobe_session_meta_refresh_cmdlines(r->s, r->extra_cmdlines, r->meta) == 0) {
+	    (strobe_session_meta_refresh_cmdlines(r->s, r->extra_cmdlines, r->meta) == 0 ||
+	     r->nr_decl || r->nr_bufs)) {
 		strobe_tf_writer_discard(r->w);	/* never committed: nothing replaced */
 		r->w = NULL;
 		e = open_writer(r, r->meta, err);
@@ -978,6 +1150,14 @@ static int finish_file(struct rec *r, int cap_err, struct strobe_error *err)
 			if (!ret)
 				ret = strobe_err(err, e, "%s", e2.msg);
 		}
+	}
+	/* the records' buffers, in the order the header names them */
+	for (i = 0; i < r->nr_bufs && !res->incomplete[0]; i++) {
+		e = tf_packer_add_to(r->bufs[i].pk, r->w, i, &e2);
+		if (is_disk_full(e))
+			snprintf(res->incomplete, sizeof(res->incomplete), "disk full");
+		else if (e < 0 && !ret)
+			ret = strobe_err(err, e, "%s", e2.msg);
 	}
 	if (r->model && !r->o->no_model && !res->incomplete[0]) {
 		char *table = NULL;
@@ -1022,6 +1202,10 @@ static int finish_file(struct rec *r, int cap_err, struct strobe_error *err)
 		ret = strobe_err(err, -ENOSPC,
 				 "%s: disk full: recording stopped early; the file holds what was captured",
 				 r->out);
+	if (!ret && pack_fail)
+		ret = strobe_err(err, pack_fail, "%s: the records of %s were not stored (the "
+				 "file holds the tracefs events only): %s", r->out,
+				 r->rs.name ? r->rs.name : "the record source", r->pack_msg.msg);
 	return ret;
 }
 
@@ -1129,6 +1313,9 @@ int strobe_record(const struct strobe_record_opts *opts,
 	if (FLIGHT(opts) && opts->no_output)
 		return strobe_err(err, -EINVAL, "a flight recorder writes snapshot files: "
 				  "not with no output");
+	if (FLIGHT(opts) && opts->add_records)
+		return strobe_err(err, -ENOTSUP, "the flight recorder does not keep records "
+				  "beyond ftrace pages (BPF records, perf samples) yet");
 	if (opts->argv && opts->argv[0] && opts->pid > 0)
 		return strobe_err(err, -EINVAL, "give either a command or -p PID, not both");
 	if (opts->nr_containers && ((opts->argv && opts->argv[0]) || opts->pid > 0))
@@ -1194,7 +1381,7 @@ int strobe_record(const struct strobe_record_opts *opts,
 		if (e < 0)
 			goto fail_nofile;
 	}
-	if (LIVE(opts)) {
+	if (STREAM(opts)) {
 		e = open_live_model(&r, err);
 		if (e < 0)
 			goto fail_nofile;
@@ -1227,16 +1414,12 @@ int strobe_record(const struct strobe_record_opts *opts,
 		e = strobe_capture_add_fds(r.cap, r.fds, err);
 	if (e == 0 && r.flight)
 		e = strobe_capture_add_rings(r.cap, flight_rings(r.flight), err);
-	if (e == 0 && LIVE(opts))
+	if (e == 0 && STREAM(opts))
 		e = strobe_capture_stream(r.cap, &r.st, err);
-	if (e == 0 && opts->add_records) {
-		if (!opts->no_output || !r.st)
-			e = strobe_err(err, -ENOTSUP, "records beyond ftrace pages need a live "
-				       "consumer and no output file");
-		else
-			e = opts->add_records(strobe_stream_formats(r.st), r.child, &r.rs,
-					      opts->records_arg, err);
-	}
+	/* with a file, the records go into it too (pack_record) */
+	if (e == 0 && opts->add_records)
+		e = opts->add_records(strobe_stream_formats(r.st), r.child, &r.rs,
+				      opts->records_arg, err);
 	if (e == 0)
 		e = strobe_capture_start(r.cap, err);
 	if (e < 0)
@@ -1266,6 +1449,8 @@ int strobe_record(const struct strobe_record_opts *opts,
 		cap_err = e;
 	if (r.st) {
 		tick(&r, true);	/* the last one */
+		if (r.fds && opts->add_records && !r.pack_err)
+			r.pack_err = keep_declared(&r, &r.pack_msg);
 		strobe_stream_close(r.st);
 		r.st = NULL;
 	}

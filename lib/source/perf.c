@@ -17,7 +17,13 @@
  * reading minus HOLD_NS (a sample stamped earlier is in its ring by then).
  *
  * Side-band records (MMAP2, COMM of an exec, FORK) go to the symbol
- * finder as they are drained; LOST records are counted.
+ * finder as they are drained, and (sample_id_all stamps them) become
+ * records too, strobe_perf:mmap, strobe_perf:exec and strobe_perf:fork,
+ * in the same time order as the samples: stored in a recording
+ * (strobe record --profile) they let a reader of the file name user
+ * frames after the processes are gone (strobe_profile_opts.replay_maps).
+ * LOST records are counted, and their count is the next record's
+ * ev->missed on that CPU (a stored recording marks its page).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +56,25 @@ static const struct strobe_field_decl sample_fields[] = {
 	{ "u64", "period", 16, 8, false },
 };
 
+/* Side-band records as records: a mapping, an exec, a fork. */
+static const struct strobe_field_decl mmap_fields[] = {
+	{ "s32", "tgid", 8, 4, true },
+	{ "__data_loc char[]", "path", 12, 4, false },
+	{ "u64", "start", 16, 8, false },
+	{ "u64", "len", 24, 8, false },
+	{ "u64", "pgoff", 32, 8, false },
+	{ "u64", "ino", 40, 8, false },
+};
+static const struct strobe_field_decl exec_fields[] = {
+	{ "s32", "tgid", 8, 4, true },
+};
+static const struct strobe_field_decl fork_fields[] = {
+	{ "s32", "tgid", 8, 4, true },
+	{ "s32", "parent", 12, 4, true },
+};
+/* sample_id_all's trailer with our sample_type: pid, tid, time, cpu, res */
+#define SAMPLE_ID_SIZE 24u
+
 struct qrec {
 	uint64_t ts;
 	size_t off;		/* in data */
@@ -71,6 +96,8 @@ struct strobe_perf {
 	struct ring *rings;
 	int nrings;
 	int format_id;
+	int mmap_id, exec_id, fork_id;	/* -1: not declared */
+	int64_t *lost;		/* per CPU: for the next record's ev->missed */
 	struct qrec *q;
 	size_t nq, qcap, qhead;
 	uint8_t *data;
@@ -132,6 +159,7 @@ static void fill_attr(const struct strobe_perf *p, struct perf_event_attr *a, bo
 	a->comm = 1;
 	a->comm_exec = 1;
 	a->task = 1;
+	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->wakeup_events = 1;
@@ -217,9 +245,12 @@ int strobe_perf_open(const struct strobe_perf_opts *o, struct strobe_perf **out,
 		return strobe_err(err, -ENOMEM, "out of memory");
 	if (o)
 		memcpy(&p->o, o, o->size && o->size < sizeof(p->o) ? o->size : sizeof(p->o));
-	p->format_id = -1;
+	p->format_id = p->mmap_id = p->exec_id = p->fork_id = -1;
 	p->rings = calloc((size_t)ncpu, sizeof(*p->rings));
-	if (!p->rings) {
+	p->lost = calloc((size_t)ncpu, sizeof(*p->lost));
+	if (!p->rings || !p->lost) {
+		free(p->rings);
+		free(p->lost);
 		free(p);
 		return strobe_err(err, -ENOMEM, "out of memory");
 	}
@@ -320,31 +351,41 @@ void strobe_perf_close(struct strobe_perf *p)
 		close(p->fds[i]);
 	free(p->fds);
 	free(p->rings);
+	free(p->lost);
 	free(p->q);
 	free(p->data);
 	free(p->tmp);
 	free(p);
 }
 
+/* Declare strobe_perf:NAME into f (or find it there): its id, or -errno. */
+static int declare_one(struct strobe_formats *f, const char *name,
+		       const struct strobe_field_decl *fields, int n, struct strobe_error *err)
+{
+	struct strobe_format_decl d = {
+		.size = sizeof(d), .system = "strobe_perf", .name = name,
+		.fields = fields, .nr_fields = n,
+	};
+	const struct strobe_format *fmt = strobe_formats_find(f, "strobe_perf", name);
+
+	if (fmt)
+		return strobe_format_id(fmt);
+	return strobe_formats_declare(f, &d, NULL, err);
+}
+
+#define NF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
 int strobe_perf_declare(struct strobe_perf *p, struct strobe_formats *f,
 			struct strobe_error *err)
 {
-	struct strobe_format_decl d = {
-		.size = sizeof(d), .system = "strobe_perf", .name = "sample",
-		.fields = sample_fields,
-		.nr_fields = (int)(sizeof(sample_fields) / sizeof(sample_fields[0])),
-	};
-	const struct strobe_format *fmt = strobe_formats_find(f, "strobe_perf", "sample");
-	int r;
-
-	if (fmt) {
-		p->format_id = strobe_format_id(fmt);
-		return 0;
-	}
-	r = strobe_formats_declare(f, &d, NULL, err);
-	if (r < 0)
-		return r;
-	p->format_id = r;
+	if ((p->format_id = declare_one(f, "sample", sample_fields, NF(sample_fields), err)) < 0)
+		return p->format_id;
+	if ((p->mmap_id = declare_one(f, "mmap", mmap_fields, NF(mmap_fields), err)) < 0)
+		return p->mmap_id;
+	if ((p->exec_id = declare_one(f, "exec", exec_fields, NF(exec_fields), err)) < 0)
+		return p->exec_id;
+	if ((p->fork_id = declare_one(f, "fork", fork_fields, NF(fork_fields), err)) < 0)
+		return p->fork_id;
 	return 0;
 }
 
@@ -354,6 +395,38 @@ void strobe_perf_stats(const struct strobe_perf *p, struct strobe_perf_stats *st
 }
 
 /* ---- draining ------------------------------------------------------------ */
+
+/* Room for a record of size bytes at ts on cpu at the queue's end. */
+static uint8_t *queue_room(struct strobe_perf *p, uint64_t ts, int cpu, uint32_t size)
+{
+	if (p->nq == p->qcap) {
+		size_t cap = p->qcap ? p->qcap * 2 : 1024;
+		struct qrec *q = realloc(p->q, cap * sizeof(*q));
+
+		if (!q)
+			return NULL;
+		p->q = q;
+		p->qcap = cap;
+	}
+	if (p->dlen + size > p->dcap) {
+		size_t cap = p->dcap ? p->dcap : 65536;
+		uint8_t *d;
+
+		while (cap < p->dlen + size)
+			cap *= 2;
+		if (!(d = realloc(p->data, cap)))
+			return NULL;
+		p->data = d;
+		p->dcap = cap;
+	}
+	p->q[p->nq].ts = ts;
+	p->q[p->nq].off = p->dlen;
+	p->q[p->nq].size = size;
+	p->q[p->nq].cpu = cpu;
+	p->nq++;
+	p->dlen += size;
+	return p->data + p->dlen - size;
+}
 
 static int queue_sample(struct strobe_perf *p, const uint8_t *rec, size_t len)
 {
@@ -379,27 +452,8 @@ static int queue_sample(struct strobe_perf *p, const uint8_t *rec, size_t len)
 	if (nr > MAX_CHAIN)
 		nr = MAX_CHAIN;
 	size = PAYLOAD_FIXED + (uint32_t)nr * 8;
-	if (p->nq == p->qcap) {
-		size_t cap = p->qcap ? p->qcap * 2 : 1024;
-		struct qrec *q = realloc(p->q, cap * sizeof(*q));
-
-		if (!q)
-			return -ENOMEM;
-		p->q = q;
-		p->qcap = cap;
-	}
-	if (p->dlen + size > p->dcap) {
-		size_t cap = p->dcap ? p->dcap : 65536;
-		uint8_t *d;
-
-		while (cap < p->dlen + size)
-			cap *= 2;
-		if (!(d = realloc(p->data, cap)))
-			return -ENOMEM;
-		p->data = d;
-		p->dcap = cap;
-	}
-	out = p->data + p->dlen;
+	if (!(out = queue_room(p, ts, (int)cpu, size)))
+		return -ENOMEM;
 	memset(out, 0, PAYLOAD_FIXED);
 	memcpy(out, &type, 2);
 	s = (int32_t)tid;
@@ -414,57 +468,102 @@ static int queue_sample(struct strobe_perf *p, const uint8_t *rec, size_t len)
 	 * samples are named) */
 	if (p->o.symbols && nr && (int32_t)pid > 0)
 		strobe_symbols_touch(p->o.symbols, (pid_t)pid);
-	p->q[p->nq].ts = ts;
-	p->q[p->nq].off = p->dlen;
-	p->q[p->nq].size = size;
-	p->q[p->nq].cpu = (int)cpu;
-	p->nq++;
-	p->dlen += size;
 	return 0;
+}
+
+/* A side-band record as a record of format id: the common header, tgid
+ * at 8, then the fixed fields at 12; with a path, its __data_loc word at
+ * 12, the fixed fields at 16 and the path after them. */
+static void queue_side(struct strobe_perf *p, int id, const uint8_t *rec, size_t len,
+		       uint32_t tgid, const void *fixed, uint32_t fixed_size,
+		       const char *path)
+{
+	uint32_t plen = path ? (uint32_t)strlen(path) + 1 : 0, size, tail, cpu, loc;
+	uint8_t *out;
+	uint64_t ts;
+	int32_t t = (int32_t)tgid;
+
+	if (id < 0 || len < sizeof(struct perf_event_header) + SAMPLE_ID_SIZE)
+		return;
+	tail = (uint32_t)len - SAMPLE_ID_SIZE;	/* pid, tid, time, cpu, res */
+	memcpy(&ts, rec + tail + 8, 8);
+	memcpy(&cpu, rec + tail + 16, 4);
+	if (cpu >= (uint32_t)p->nrings)
+		return;
+	size = 12 + (path ? 4 : 0) + fixed_size + plen;
+	if (!(out = queue_room(p, ts, (int)cpu, size))) {
+		p->st.bad++;
+		return;
+	}
+	memset(out, 0, size);
+	memcpy(out, &(uint16_t){ (uint16_t)id }, 2);
+	memcpy(out + 4, &t, 4);
+	memcpy(out + 8, &t, 4);
+	if (path) {
+		loc = plen << 16 | (16 + fixed_size);
+		memcpy(out + 12, &loc, 4);
+		memcpy(out + 16 + fixed_size, path, plen);
+	}
+	if (fixed_size)
+		memcpy(out + (path ? 16 : 12), fixed, fixed_size);
 }
 
 /* A side-band record: maps, execs, forks, losses. */
 static void side_band(struct strobe_perf *p, const struct perf_event_header *h,
-		      const uint8_t *rec, size_t len)
+		      const uint8_t *rec, size_t len, int ring_cpu)
 {
 	const uint8_t *b = rec + sizeof(*h);
 	size_t body = len - sizeof(*h);
 	uint32_t pid, ppid;
-	uint64_t v[3], ino, lost;
+	uint64_t v[4], lost;
 
+	/* every side-band record ends with the sample_id_all trailer */
+	if (body < SAMPLE_ID_SIZE)
+		return;
+	body -= SAMPLE_ID_SIZE;
 	switch (h->type) {
 	case PERF_RECORD_MMAP2:
 		/* pid tid addr len pgoff maj min ino ino_gen prot flags name */
-		if (body < 64 || !p->o.symbols || (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
+		if (body < 65 || (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
 			break;
 		memcpy(&pid, b, 4);
 		memcpy(v, b + 8, 24);
-		memcpy(&ino, b + 40, 8);
+		memcpy(&v[3], b + 40, 8);	/* ino */
 		if (!memchr(b + 64, '\0', body - 64))
 			break;
-		strobe_symbols_mmap(p->o.symbols, (pid_t)pid, v[0], v[1], v[2], ino,
-				    (const char *)b + 64);
+		if (p->o.symbols)
+			strobe_symbols_mmap(p->o.symbols, (pid_t)pid, v[0], v[1], v[2], v[3],
+					    (const char *)b + 64);
+		queue_side(p, p->mmap_id, rec, len, pid, v, 32, (const char *)b + 64);
 		break;
 	case PERF_RECORD_COMM:
-		if (body < 8 || !p->o.symbols || !(h->misc & PERF_RECORD_MISC_COMM_EXEC))
+		if (body < 8 || !(h->misc & PERF_RECORD_MISC_COMM_EXEC))
 			break;
 		memcpy(&pid, b, 4);
 		memcpy(&ppid, b + 4, 4);	/* tid */
-		if (pid == ppid)
+		if (pid != ppid)
+			break;
+		if (p->o.symbols)
 			strobe_symbols_exec(p->o.symbols, (pid_t)pid);
+		queue_side(p, p->exec_id, rec, len, pid, NULL, 0, NULL);
 		break;
 	case PERF_RECORD_FORK:
-		if (body < 8 || !p->o.symbols)
+		if (body < 8)
 			break;
 		memcpy(&pid, b, 4);
 		memcpy(&ppid, b + 4, 4);
-		if (pid != ppid)
+		if (pid == ppid)
+			break;		/* a thread */
+		if (p->o.symbols)
 			strobe_symbols_fork(p->o.symbols, (pid_t)ppid, (pid_t)pid);
+		queue_side(p, p->fork_id, rec, len, pid, &ppid, 4, NULL);
 		break;
 	case PERF_RECORD_LOST:
 		if (body >= 16) {
 			memcpy(&lost, b + 8, 8);
 			p->st.lost += lost;
+			if (ring_cpu >= 0 && ring_cpu < p->nrings)
+				p->lost[ring_cpu] += (int64_t)lost;
 		}
 		break;
 	default:
@@ -530,7 +629,7 @@ static int drain_ring(struct strobe_perf *p, struct ring *ring)
 			if (e < 0)
 				p->st.bad++;
 		} else {
-			side_band(p, &h, rec, h.size);
+			side_band(p, &h, rec, h.size, ring->cpu);
 		}
 		tail += h.size;
 	}
@@ -605,7 +704,12 @@ static int rs_next(void *ctx, struct strobe_event *ev, struct strobe_error *err)
 	ev->cpu = q->cpu;
 	ev->data = p->data + q->off;
 	ev->size = q->size;
-	p->st.samples++;
+	if (p->lost[q->cpu]) {
+		ev->missed = p->lost[q->cpu];
+		p->lost[q->cpu] = 0;
+	}
+	if (!memcmp(ev->data, &(uint16_t){ (uint16_t)p->format_id }, 2))
+		p->st.samples++;
 	return 1;
 }
 

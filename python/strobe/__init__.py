@@ -124,6 +124,7 @@ from ._strobe import (
     hook2pid,
     is_tracing_ON,
     iterate_trace,
+    profile,
     read_trace,
     set_event_filter,
     sql,
@@ -141,7 +142,7 @@ __all__ = [
     "available_events", "clear_event_filter", "create_instance",
     "destroy_instance", "disable_event", "disable_events", "enable_event",
     "enable_events", "find_instance", "hook2container", "hook2pid",
-    "is_tracing_ON", "iterate_trace", "read_trace", "set_event_filter", "sql",
+    "is_tracing_ON", "iterate_trace", "profile", "read_trace", "set_event_filter", "sql",
     "trace_process", "tracing_OFF", "tracing_ON",
 ]
 

@@ -7,7 +7,8 @@
 # 500 ms (+-10%) of off-CPU time; --user-stacks adds user frames; the
 # SVGs (also of a command named with <, & and quotes) are well-formed XML
 # and headless Chromium renders them (and their search and zoom links)
-# with no console error; a file without stacks and --on-cpu say what to do.
+# with no console error; a file without stacks (or, --on-cpu, without perf
+# samples) says what to do.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/chromium.sh"
 need_tracefs flamegraph
@@ -119,7 +120,7 @@ rc=$?
 $STROBE flamegraph --on-cpu -i $F > /dev/null 2> $WORK/on.err
 rc2=$?
 if [ $rc = 1 ] && grep -q 'strobe record --stacks' $WORK/ns.err &&
-   [ $rc2 = 2 ] && grep -q 'strobe profile' $WORK/on.err; then
+   [ $rc2 = 1 ] && grep -q 'strobe record --profile' $WORK/on.err; then
 	pass flamegraph-missing-data-errors
 else fail flamegraph-missing-data-errors "rc=$rc rc2=$rc2 $(cat $WORK/ns.err $WORK/on.err | tr '\n' ' ')"; fi
 

@@ -144,6 +144,20 @@ TABLE = [
     ("analyze", "periods", STRS + STR_ITEMS, lambda v: strobe.analyze(F, "periods", periods=v)),
     ("analyze", "period_captures", STRS + STR_ITEMS,
      lambda v: strobe.analyze(F, "periods", periods=PERIOD, period_captures=v)),
+    ("profile", "source", PATH, lambda v: strobe.profile(v)),
+    ("profile", "argv", LIST_STRS[1:] + [(3, TypeError, "list of str"),
+                                        ([], ValueError, "empty list")],
+     lambda v: strobe.profile(argv=v)),
+    ("profile", "pid", INT + [(0, ValueError, "must be from")], lambda v: strobe.profile(pid=v)),
+    ("profile", "container", OPT_STR + [("", ValueError, "must name a container")],
+     lambda v: strobe.profile(container=v)),
+    ("profile", "duration", SECONDS, lambda v: strobe.profile(duration=v)),
+    ("profile", "freq", INT + [(0, ValueError, "must be from"), (100001, ValueError, "must be from")],
+     lambda v: strobe.profile(freq=v)),
+    ("profile", "group_by", STR + [("nope", ValueError, "container, process, thread or none")],
+     lambda v: strobe.profile(F, group_by=v)),
+    ("profile", "kernel", BOOL, lambda v: strobe.profile(F, kernel=v)),
+    ("profile", "top", INT, lambda v: strobe.profile(F, top=v)),
     ("Analysis", "analyses", STRS + STR_ITEMS, lambda v: strobe.Analysis(v)),
     ("Analysis", "group_by", STR, lambda v: strobe.Analysis("syscalls", group_by=v)),
     ("Analysis", "top", INT, lambda v: strobe.Analysis("syscalls", top=v)),
@@ -225,6 +239,18 @@ def test_periods_without_definitions_says_so_and_with_them_runs():
     listed = strobe.analyze(F, ("periods",), periods=(PERIOD,), top=0)
     assert one == listed
     assert set(one) >= {"periods.stats"}
+
+
+def test_profile_takes_one_target():
+    with pytest.raises(ValueError, match=r"profile\(\) takes one of source, argv, pid"):
+        strobe.profile(F, pid=1)
+    with pytest.raises(ValueError, match=r"'duration' is for live sampling"):
+        strobe.profile(F, duration=1)
+
+
+def test_profile_of_a_file_without_samples_is_an_oserror_saying_how():
+    with pytest.raises(FileNotFoundError, match="strobe record --profile"):
+        strobe.profile(F)
 
 
 def test_good_arguments_still_work():

@@ -250,4 +250,110 @@ static void test_profile_groupings_and_other_events(void)
 	teardown(&fx);
 }
 
-TESTS(T(test_profile_stacks_self_and_total), T(test_profile_groupings_and_other_events));
+/* A side-band record of the recording (strobe_perf:mmap, exec, fork) as
+ * the perf source writes it: tgid at 8; mmap's path __data_loc at 12,
+ * start, len, pgoff, ino at 16..47, the path at 48; fork's parent at 12. */
+static int feed_side(struct strobe_profile *p, const struct strobe_format *fmt, int tgid,
+		     uint64_t start, uint64_t len, const char *path, int parent)
+{
+	uint8_t buf[128];
+	struct strobe_event ev;
+	uint16_t type = (uint16_t)strobe_format_id(fmt);
+	int32_t v = tgid;
+	uint32_t size = 12;
+
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, &type, 2);
+	memcpy(buf + 4, &v, 4);
+	memcpy(buf + 8, &v, 4);
+	if (path) {
+		uint32_t plen = (uint32_t)strlen(path) + 1, loc = plen << 16 | 48;
+
+		memcpy(buf + 12, &loc, 4);
+		memcpy(buf + 16, &start, 8);
+		memcpy(buf + 24, &len, 8);
+		memcpy(buf + 48, path, plen);
+		size = 48 + plen;
+	} else if (parent) {
+		v = parent;
+		memcpy(buf + 12, &v, 4);
+		size = 16;
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.data = buf;
+	ev.size = size;
+	ev.type = type;
+	ev.pid = tgid;
+	ev.format = fmt;
+	return strobe_profile_feed(p, &ev, NULL);
+}
+
+/* replay_maps (strobe profile -i): a process gone from /proc is named
+ * through the recording's mapping; its forked child inherits the maps;
+ * an exec drops them; without replay_maps the records are ignored. */
+static void test_profile_replays_recorded_maps(void)
+{
+	static const struct strobe_field_decl mf[] = {
+		{ "s32", "tgid", 8, 4, true },
+		{ "__data_loc char[]", "path", 12, 4, false },
+		{ "u64", "start", 16, 8, false },
+		{ "u64", "len", 24, 8, false },
+		{ "u64", "pgoff", 32, 8, false },
+		{ "u64", "ino", 40, 8, false },
+	};
+	static const struct strobe_field_decl ef[] = { { "s32", "tgid", 8, 4, true } };
+	static const struct strobe_field_decl ff[] = {
+		{ "s32", "tgid", 8, 4, true }, { "s32", "parent", 12, 4, true },
+	};
+	struct strobe_format_decl dm = { sizeof(dm), "strobe_perf", "mmap", mf, 6 };
+	struct strobe_format_decl de = { sizeof(de), "strobe_perf", "exec", ef, 1 };
+	struct strobe_format_decl df = { sizeof(df), "strobe_perf", "fork", ff, 2 };
+	const struct strobe_format *fm = NULL, *fe = NULL, *ffk = NULL;
+	struct strobe_profile_opts o = { .size = sizeof(o), .group_by = STROBE_FLAME_BY_THREAD,
+					 .no_kernel = true, .replay_maps = true };
+	const uint64_t a[] = { U, 0x7f2000000010 };
+	struct strobe_profile *p = NULL;
+	struct strobe_buf *b = strobe_buf_new();
+	struct fixture fx;
+	struct strobe_formats *f;
+
+	REQUIRE(b);
+	if (setup(&fx) < 0) {
+		teardown(&fx);
+		strobe_buf_free(b);
+		REQUIRE(0);
+	}
+	f = strobe_tracefile_formats(fx.tf);
+	REQUIRE(strobe_formats_declare(f, &dm, &fm, NULL) >= 0);
+	REQUIRE(strobe_formats_declare(f, &de, &fe, NULL) >= 0);
+	REQUIRE(strobe_formats_declare(f, &df, &ffk, NULL) >= 0);
+	o.symbols = fx.syms;
+	REQUIRE(strobe_profile_new(&o, &p, NULL) == 0);
+	/* process 90 is not in the fake /proc: only the record maps it */
+	CHECK_EQ(feed_side(p, fm, 90, 0x7f2000000000, 0x100000, "/lib/libgone.so", 0), 0);
+	CHECK_EQ(feed(p, &fx, 90, 90, a, 2), 0);
+	CHECK_EQ(feed_side(p, ffk, 91, 0, 0, NULL, 90), 0);
+	CHECK_EQ(feed(p, &fx, 91, 91, a, 2), 0);
+	CHECK_EQ(feed_side(p, fe, 90, 0, 0, NULL, 0), 0);
+	CHECK_EQ(feed(p, &fx, 90, 90, a, 2), 0);
+	CHECK_EQ(strobe_profile_samples(p), 3);
+	CHECK_EQ(strobe_flame_write_folded(strobe_profile_flame(p), b), 0);
+	CHECK_STR(strobe_buf_data(b), "90-90;[unknown] 1\n90-90;[unknown] (libgone.so) 1\n"
+		  "91-91;[unknown] (libgone.so) 1\n");
+	strobe_profile_free(p);
+	/* live (replay_maps false): the records are not the profile's */
+	strobe_buf_free(b);
+	REQUIRE((b = strobe_buf_new()));
+	o.replay_maps = false;
+	REQUIRE(strobe_profile_new(&o, &p, NULL) == 0);
+	CHECK_EQ(feed_side(p, fm, 92, 0x7f2000000000, 0x100000, "/lib/libgone.so", 0), 0);
+	CHECK_EQ(feed(p, &fx, 92, 92, a, 2), 0);
+	CHECK_EQ(strobe_flame_write_folded(strobe_profile_flame(p), b), 0);
+	CHECK_STR(strobe_buf_data(b), "92-92;[unknown] 1\n");
+	strobe_profile_free(p);
+	strobe_buf_free(b);
+	teardown(&fx);
+}
+
+TESTS(T(test_profile_stacks_self_and_total), T(test_profile_groupings_and_other_events),
+      T(test_profile_replays_recorded_maps));

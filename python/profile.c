@@ -1,0 +1,409 @@
+/*
+ * profile.c - strobe.profile(): a CPU profile as Python objects, what
+ * `strobe profile` prints (cli/cmd-profile.c), from the same library
+ * parts: the perf sampling source merged into a live recording without a
+ * file (strobe_record with add_records, on the "mono" clock the samples
+ * carry), or the samples a recording holds (strobe record --profile,
+ * read through the one pipeline with the recorded mappings replayed), and
+ * the profile consumer that names and folds the stacks.
+ *
+ * The result is a dict: "samples", "lost", "folded" ({stack: samples},
+ * the stack "root;...;innermost" as --folded writes it) and "functions"
+ * (the profile.functions table's rows with the --json keys, sorted by
+ * self samples).
+ *
+ * Live, the GIL is released while sampling; the recording's tick (every
+ * 100 ms, on this thread) takes it back to look at signals: Ctrl-C ends
+ * the profile and the samples so far are returned, another exception
+ * raised by a signal handler ends it and propagates.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <strobe/model.h>
+#include <strobe/pictures.h>
+#include <strobe/pipeline.h>
+#include <strobe/profile.h>
+#include <strobe/record.h>
+#include <strobe/symbols.h>
+#include <strobe/table.h>
+
+#include "_strobe.h"
+
+#define FN "profile"
+
+/* The library's style of failure, here: code with err's message. */
+__attribute__((format(printf, 3, 4)))
+static int fail(struct strobe_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+struct prof_run {
+	struct strobe_perf_opts po;
+	struct strobe_perf *perf;
+	bool follow_child;
+	volatile sig_atomic_t stop;
+	bool raised;		/* a signal handler raised: propagate it */
+	uint64_t lost;		/* file: lost samples the pages say */
+};
+
+static int add_records(struct strobe_formats *f, pid_t child, struct strobe_record_source *rs,
+		       void *arg, struct strobe_error *err)
+{
+	struct prof_run *pr = arg;
+	int r;
+
+	if (pr->follow_child && child > 0)
+		pr->po.pid = child;
+	r = strobe_perf_open(&pr->po, &pr->perf, err);
+	if (r == 0)
+		r = strobe_perf_declare(pr->perf, f, err);
+	if (r == 0)
+		r = strobe_perf_enable(pr->perf, err);
+	if (r < 0)
+		return r;
+	strobe_perf_records(pr->perf, rs);
+	return 0;
+}
+
+/* Every 100 ms on the recording's thread: signals (Ctrl-C ends it). */
+static int on_tick(bool final, void *arg)
+{
+	struct prof_run *pr = arg;
+	PyGILState_STATE g;
+
+	if (final || pr->stop)
+		return 0;
+	g = PyGILState_Ensure();
+	if (PyErr_CheckSignals() < 0) {
+		if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt))
+			PyErr_Clear();
+		else
+			pr->raised = true;
+		pr->stop = 1;
+	}
+	PyGILState_Release(g);
+	return 0;
+}
+
+/* The cgroup v2 directory of container name (a task of it). */
+static int container_dir(const char *name, char **out, struct strobe_error *err)
+{
+	struct strobe_model *m = NULL;
+	const struct strobe_task *t;
+	char dir[4096];
+	size_t cur = 0;
+	pid_t pid = 0;
+	int r;
+
+	*out = NULL;
+	r = strobe_model_new(&m, err);
+	if (r == 0)
+		r = strobe_model_load_proc(m, err);
+	while (r == 0 && (t = strobe_model_next_task(m, &cur)))
+		if (t->container && t->container->index >= 2 &&
+		    strobe_container_matches(t->container, name) && (!pid || t->tid < pid) &&
+		    kill(t->tid, 0) == 0)
+			pid = t->tid;
+	strobe_model_free(m);
+	if (r < 0)
+		return r;
+	if (!pid)
+		return fail(err, -ESRCH, "no running container '%s'", name);
+	r = strobe_perf_cgroup_dir(pid, dir, sizeof(dir), err);
+	if (r == 0 && !(*out = strdup(dir)))
+		r = fail(err, -ENOMEM, "%s", "out of memory");
+	return r;
+}
+
+static int lost_event(const struct strobe_event *ev, int source, void *arg,
+		      struct strobe_error *err)
+{
+	struct prof_run *pr = arg;
+
+	if (ev->missed > 0 && ev->format &&
+	    !strcmp(strobe_format_system(ev->format), "strobe_perf"))
+		pr->lost += (uint64_t)ev->missed;
+	return 0;
+}
+
+/* The samples of a recording into prof.  0, or -1 with an exception. */
+static int run_file(const char *path, struct strobe_profile *prof, struct prof_run *pr)
+{
+	struct strobe_consumer c, cl = {
+		.size = sizeof(cl), .name = "lost samples", .event = lost_event, .arg = pr,
+	};
+	struct strobe_pipeline_opts po = { .size = sizeof(po) };
+	struct strobe_error err = { 0, "" };
+	struct strobe_tracefile *tf = NULL;
+	struct strobe_pipeline *p = NULL;
+	int r;
+
+	Py_BEGIN_ALLOW_THREADS
+	r = strobe_tracefile_open(path, &tf, &err);
+	if (r >= 0)
+		r = strobe_profile_consumer(prof, 0, &c);
+	if (r >= 0)
+		r = strobe_pipeline_new(&po, &p, &err);
+	if (r >= 0)
+		r = strobe_pipeline_add_file(p, tf, NULL, &err);
+	if (r >= 0)
+		r = strobe_pipeline_add_consumer(p, &c, &err);
+	if (r >= 0)
+		r = strobe_pipeline_add_consumer(p, &cl, &err);
+	if (r >= 0)
+		r = strobe_pipeline_run(p, &err);
+	if (r >= 0 && !strobe_formats_find(strobe_tracefile_formats(tf), "strobe_perf",
+					   "sample"))
+		r = fail(&err, -ENOENT, "%s: holds no perf samples (record them with "
+			 "strobe record --profile)", path);
+	Py_END_ALLOW_THREADS
+	strobe_pipeline_free(p);
+	strobe_tracefile_close(tf);
+	if (r < 0) {
+		raise_os(r, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Sample live into prof (opts: the target).  0, or -1 with an exception. */
+static int run_live(struct strobe_record_opts *o, struct strobe_profile *prof,
+		    struct prof_run *pr)
+{
+	static const struct strobe_record_event model_ev = { "sched:sched_process_fork", NULL };
+	struct strobe_record_result res;
+	struct strobe_error err = { 0, "" };
+	struct strobe_consumer c;
+	int r;
+
+	memset(&res, 0, sizeof(res));
+	strobe_profile_consumer(prof, 0, &c);
+	o->no_output = true;
+	o->buffer_kb = 1024;
+	o->clock = "mono";
+	o->add_records = add_records;
+	o->records_arg = pr;
+	/* only the model's events from tracefs: the samples come from perf */
+	o->events = &model_ev;
+	o->nr_events = 1;
+	o->consumers = &c;
+	o->nr_consumers = 1;
+	o->on_tick = on_tick;
+	o->event_arg = pr;
+	o->stop = &pr->stop;
+	Py_BEGIN_ALLOW_THREADS
+	r = strobe_record(o, &res, &err);
+	Py_END_ALLOW_THREADS
+	if (pr->perf) {
+		struct strobe_perf_stats st;
+
+		strobe_perf_stats(pr->perf, &st);
+		pr->lost = st.lost;
+	}
+	if (r == 0 && o->argv && !res.child_started)
+		r = fail(&err, -ENOEXEC, "cannot run '%s'", o->argv[0]);
+	strobe_record_result_free(&res);
+	if (pr->raised) {
+		return -1;	/* the exception a signal handler raised */
+	}
+	if (r < 0) {
+		raise_os(r, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* {"samples", "lost", "folded", "functions"} of prof. */
+static PyObject *result(struct strobe_profile *prof, const struct prof_run *pr, int top)
+{
+	struct strobe_error err = { 0, "" };
+	struct strobe_table *tab = NULL;
+	struct strobe_buf *b = strobe_buf_new();
+	PyObject *out = NULL, *folded = NULL, *rows = NULL, *v;
+	const char *p, *end, *nl, *sp;
+
+	if (!b)
+		return PyErr_NoMemory();
+	if (strobe_flame_write_folded(strobe_profile_flame(prof), b) < 0 ||
+	    strobe_profile_table(prof, top, &tab, &err) < 0) {
+		PyErr_NoMemory();
+		goto out;
+	}
+	if (!(folded = PyDict_New()))
+		goto out;
+	p = strobe_buf_data(b);
+	end = p + strobe_buf_len(b);
+	for (; p < end; p = nl + 1) {
+		PyObject *k;
+
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		sp = nl;
+		while (sp > p && sp[-1] != ' ')
+			sp--;
+		if (sp <= p)
+			continue;
+		k = PyUnicode_DecodeUTF8(p, sp - 1 - p, "replace");
+		v = PyLong_FromUnsignedLongLong(strtoull(sp, NULL, 10));
+		if (!k || !v || PyDict_SetItem(folded, k, v) < 0) {
+			Py_XDECREF(k);
+			Py_XDECREF(v);
+			goto out;
+		}
+		Py_DECREF(k);
+		Py_DECREF(v);
+	}
+	if (!(rows = table_rows(tab)))
+		goto out;
+	out = Py_BuildValue("{s:K,s:K,s:O,s:O}", "samples",
+			    (unsigned long long)strobe_profile_samples(prof), "lost",
+			    (unsigned long long)pr->lost, "folded", folded, "functions", rows);
+out:
+	Py_XDECREF(folded);
+	Py_XDECREF(rows);
+	strobe_table_free(tab);
+	strobe_buf_free(b);
+	return out;
+}
+
+PyObject *py_profile(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *kwl[] = { "source", "argv", "pid", "container", "duration", "freq",
+			       "group_by", "kernel", "top", NULL };
+	static const struct { const char *name; enum strobe_flame_group g; } groups[] = {
+		{ "container", STROBE_FLAME_BY_CONTAINER }, { "process", STROBE_FLAME_BY_PROCESS },
+		{ "thread", STROBE_FLAME_BY_THREAD }, { "none", STROBE_FLAME_BY_NONE },
+	};
+	PyObject *source = Py_None, *argv = Py_None, *pid = Py_None, *cont = Py_None,
+		*duration = Py_None, *freq = NULL, *group = NULL, *kernel = NULL, *top = NULL;
+	PyObject *path = NULL, *keep = NULL, *out = NULL;
+	struct strobe_profile_opts pro = { .size = sizeof(pro),
+					   .group_by = STROBE_FLAME_BY_CONTAINER };
+	struct strobe_record_opts o = { .size = sizeof(o) };
+	struct strobe_error err = { 0, "" };
+	struct strobe_symbols *syms = NULL;
+	struct strobe_profile *prof = NULL;
+	struct prof_run pr;
+	const char **av = NULL, *cname = NULL, *gname = NULL;
+	char *cgroup = NULL, **args_z = NULL;
+	long long v_pid = 0, v_freq = 99, v_top = 0;
+	double secs = -1;
+	int nav = 0, with_kernel = 1, nt, r, i;
+	size_t k;
+
+	memset(&pr, 0, sizeof(pr));
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOOOOOO:profile", kwl, &source, &argv,
+					 &pid, &cont, &duration, &freq, &group, &kernel, &top))
+		return NULL;
+	if (source != Py_None && arg_path(FN, "source", source, &path) < 0)
+		return NULL;
+	if ((argv != Py_None && arg_strs(FN, "argv", argv, false, false, &keep, &av, &nav) < 0) ||
+	    (pid != Py_None && arg_int(FN, "pid", pid, 1, 0x3fffffff, &v_pid) < 0) ||
+	    arg_str(FN, "container", cont, true, &cname) < 0 ||
+	    arg_seconds(FN, "duration", duration, &secs) < 0 ||
+	    arg_int(FN, "freq", freq, 1, 100000, &v_freq) < 0 ||
+	    arg_str(FN, "group_by", group, false, &gname) < 0 ||
+	    arg_bool(FN, "kernel", kernel, &with_kernel) < 0 ||
+	    arg_int(FN, "top", top, 0, 1 << 30, &v_top) < 0)
+		goto out;
+	if (gname) {
+		for (k = 0; k < sizeof(groups) / sizeof(groups[0]); k++)
+			if (!strcmp(gname, groups[k].name))
+				break;
+		if (k == sizeof(groups) / sizeof(groups[0])) {
+			PyErr_Format(PyExc_ValueError, "profile() argument 'group_by' must be "
+				     "container, process, thread or none, not '%s'", gname);
+			goto out;
+		}
+		pro.group_by = groups[k].g;
+	}
+	if (argv != Py_None && !nav) {
+		PyErr_SetString(PyExc_ValueError, "profile() argument 'argv' is an empty list");
+		goto out;
+	}
+	nt = (path != NULL) + (argv != Py_None) + (pid != Py_None) + (cont != Py_None);
+	if (nt > 1) {
+		PyErr_SetString(PyExc_ValueError, "profile() takes one of source, argv, pid and "
+				"container (none: the whole system)");
+		goto out;
+	}
+	if (path && secs >= 0) {
+		PyErr_SetString(PyExc_ValueError, "profile() argument 'duration' is for live "
+				"sampling, not with source");
+		goto out;
+	}
+	if (cname && !*cname) {
+		PyErr_SetString(PyExc_ValueError, "profile() argument 'container' must name a "
+				"container, not ''");
+		goto out;
+	}
+	pro.no_kernel = !with_kernel;
+	pro.replay_maps = path != NULL;
+	r = strobe_symbols_new(NULL, &syms, &err);
+	if (r == 0)
+		pro.symbols = syms;
+	if (r == 0)
+		r = strobe_profile_new(&pro, &prof, &err);
+	if (r < 0) {
+		raise_os(r, err.msg);
+		goto out;
+	}
+	if (path) {
+		if (run_file(PyBytes_AS_STRING(path), prof, &pr) < 0)
+			goto out;
+	} else {
+		pr.po.size = sizeof(pr.po);
+		pr.po.freq = (unsigned)v_freq;
+		pr.po.symbols = syms;
+		if (cname) {
+			Py_BEGIN_ALLOW_THREADS
+			r = container_dir(cname, &cgroup, &err);
+			Py_END_ALLOW_THREADS
+			if (r < 0) {
+				raise_os(r, err.msg);
+				goto out;
+			}
+			pr.po.cgroups = (const char *const *)&cgroup;
+			pr.po.nr_cgroups = 1;
+			o.containers = &cname;
+			o.nr_containers = 1;
+		}
+		if (nav) {
+			if (!(args_z = calloc((size_t)nav + 1, sizeof(*args_z)))) {
+				PyErr_NoMemory();
+				goto out;
+			}
+			for (i = 0; i < nav; i++)
+				args_z[i] = (char *)av[i];
+			o.argv = args_z;
+			pr.follow_child = true;
+		}
+		pr.po.pid = (pid_t)v_pid;
+		o.pid = (pid_t)v_pid;
+		o.duration = secs > 0 ? secs : 0;
+		if (run_live(&o, prof, &pr) < 0)
+			goto out;
+	}
+	out = result(prof, &pr, (int)v_top);
+out:
+	strobe_profile_free(prof);
+	strobe_perf_close(pr.perf);
+	strobe_symbols_free(syms);
+	free(cgroup);
+	free(args_z);
+	PyMem_Free(av);
+	Py_XDECREF(keep);
+	Py_XDECREF(path);
+	return out;
+}
