@@ -75,6 +75,11 @@ static void usage(FILE *f)
 		"  -l, --ftrace-filter FUNC   trace only functions matching FUNC (a glob)\n"
 		"  -n, --ftrace-notrace FUNC  leave out functions matching FUNC\n"
 		"  -g, --graph-function FUNC  function_graph: follow the calls of FUNC\n"
+		"      --uprobe 'PATH:FUNC[%%return] [ARGS...]'  a user-space probe on FUNC\n"
+		"                        of PATH as the target sees it (a container's\n"
+		"                        own file); ARGS: fetch-args (%%di, +0(%%si):string,\n"
+		"                        $retval, NAME=...:TYPE) and arg1..arg6; repeatable\n"
+		"      --usdt PATH:PROVIDER:NAME  a USDT probe of PATH (see strobe probe)\n"
 		REC_FLIGHT_USAGE
 		"  -q, --quiet           no summary\n"
 		"  -h, --help            this help\n"
@@ -93,6 +98,8 @@ static void usage(FILE *f)
 		"  strobe record -d 10 -b 8192                 whole system, 10 s\n"
 		"  strobe record --sink clickhouse://db1:8123/strobe -c web -d 60\n"
 		"  strobe record --stacks -c web -d 10         off-CPU stacks of a container\n"
+		"  strobe record --uprobe '/usr/sbin/nginx:ngx_http_process_request arg1' -c web\n"
+		"                                              a function inside a container\n"
 		"  strobe record --flight-recorder 64M -c web -o web.dat\n"
 		"                                              snapshots on SIGUSR1 or\n"
 		"                                              strobe trigger\n"
@@ -198,6 +205,9 @@ int cmd_record(int argc, char **argv)
 		{ "ftrace-filter", required_argument, NULL, 'l' },
 		{ "ftrace-notrace", required_argument, NULL, 'n' },
 		{ "graph-function", required_argument, NULL, 'g' },
+		/* user-space probes */
+		{ "uprobe", required_argument, NULL, 360 },
+		{ "usdt", required_argument, NULL, 361 },
 		REC_FLIGHT_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -215,10 +225,12 @@ int cmd_record(int argc, char **argv)
 	const char **ffilter = calloc((size_t)argc + 1, sizeof(char *));
 	const char **fnotrace = calloc((size_t)argc + 1, sizeof(char *));
 	const char **fgraph = calloc((size_t)argc + 1, sizeof(char *));
+	const char **uprobes = calloc((size_t)argc + 1, sizeof(char *));
+	const char **usdt = calloc((size_t)argc + 1, sizeof(char *));
 	int c, r, status = CLI_FAIL;
 
 	memset(&t, 0, sizeof(t));
-	if (!ffilter || !fnotrace || !fgraph) {
+	if (!ffilter || !fnotrace || !fgraph || !uprobes || !usdt) {
 		cli_error(cmd, "out of memory");
 		goto out;
 	}
@@ -237,6 +249,12 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'g':
 			fgraph[o->nr_graph_function++] = optarg;
+			break;
+		case 360:
+			uprobes[o->nr_uprobes++] = optarg;
+			break;
+		case 361:
+			usdt[o->nr_usdt++] = optarg;
 			break;
 		case 'H':
 			if (!optarg[0] || strlen(optarg) > 64 || strpbrk(optarg, "\n\t")) {
@@ -282,6 +300,8 @@ int cmd_record(int argc, char **argv)
 		case ':':
 			if (optopt == 'H')
 				cli_error(cmd, "option --host-name needs an argument");
+			else if (optopt >= 256)
+				cli_error(cmd, "option %s needs an argument", argv[optind - 1]);
 			else if (optopt && strchr("efobCpcdlng", optopt))
 				cli_error(cmd, "option -%c needs an argument", optopt);
 			else if (optopt)
@@ -313,6 +333,8 @@ int cmd_record(int argc, char **argv)
 	o->ftrace_filter = ffilter;
 	o->ftrace_notrace = fnotrace;
 	o->graph_function = fgraph;
+	o->uprobes = uprobes;
+	o->usdt = usdt;
 	if (cli_target_finish(&t, cmd, optind < argc ? &argv[optind] : NULL) < 0)
 		goto usage_err;
 	if ((sko.spool || sko.spool_max || sko.timeout_s >= 0) && !sink_url) {
@@ -397,5 +419,7 @@ out:
 	free(ffilter);
 	free(fnotrace);
 	free(fgraph);
+	free(uprobes);
+	free(usdt);
 	return status;
 }
