@@ -76,7 +76,7 @@ static int resolve_in_root(const char *root, const char *path, char *out, size_t
 		if (lstat(probe, &st) < 0)
 			return -errno;
 		if (!S_ISLNK(st.st_mode)) {
-			if (rest[0] && !S_ISDIR(st.st_mode))
+			if (rest[strspn(rest, "/")] && !S_ISDIR(st.st_mode))
 				return -ENOTDIR;
 			strcat(cur, "/");
 			strcat(cur, comp);
@@ -91,9 +91,8 @@ static int resolve_in_root(const char *root, const char *path, char *out, size_t
 		if ((size_t)n + 1 + strlen(rest) >= sizeof(rest))
 			return -ENAMETOOLONG;
 		/* the link's target, then what was left after it */
-		memmove(rest + n + 1, rest, strlen(rest) + 1);
+		memmove(rest + n, rest, strlen(rest) + 1);
 		memcpy(rest, link, (size_t)n);
-		rest[n] = '/';
 		if (link[0] == '/')
 			cur[0] = '\0';
 	}
