@@ -290,7 +290,11 @@ int strobe_probe_args(const char *args, char *out, size_t size, struct strobe_er
 			if (!strcmp(names[k], name)) {
 				if (eq)
 					return strobe_err(err, -EINVAL, "two arguments named '%s'", name);
-				snprintf(name, sizeof(name), "arg%d_%d", pos, pos);
+				char suffix[16];
+
+				snprintf(suffix, sizeof(suffix), "_%d", pos);
+				name[sizeof(name) - sizeof(suffix)] = '\0';
+				strcat(name, suffix);
 				break;
 			}
 		snprintf(names[nn++], sizeof(names[0]), "%s", name);
