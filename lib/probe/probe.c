@@ -109,8 +109,20 @@ int strobe_probe_path(pid_t pid, const char *path, char *kpath, size_t size,
 
 	if (size)
 		kpath[0] = '\0';
-	if (!path || path[0] != '/')
-		return strobe_err(err, -EINVAL, "'%s': the path must be absolute", path ? path : "");
+	char abs[4096], cwd[4096];
+
+	if (!path || !*path)
+		return strobe_err(err, -EINVAL, "no path given");
+	/* strobe's own root: a relative path is from its working directory */
+	if (path[0] != '/' && pid <= 0) {
+		if (!getcwd(cwd, sizeof(cwd)) ||
+		    (size_t)snprintf(abs, sizeof(abs), "%s/%s", cwd, path) >= sizeof(abs))
+			return strobe_err(err, -ENAMETOOLONG, "cannot make '%s' absolute", path);
+		path = abs;
+	}
+	if (path[0] != '/')
+		return strobe_err(err, -EINVAL, "'%s': the path must be absolute (it is looked "
+				  "up in the root of process %d)", path, (int)pid);
 	if (pid > 0) {
 		snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
 		if (stat(root, &st) < 0)
