@@ -20,8 +20,9 @@ if [ ! -e $TRACEFS/uprobe_events ]; then skip uprobe "this kernel has no uprobe_
 BEFORE=$(tracefs_state)
 C=strobe-up-$$
 C2=strobe-up2-$$
+C3=strobe-up3-$$
 N=1000
-trap 'for c in $C $C2; do $PODMAN rm -f -t 0 $c >/dev/null 2>&1; done; rm -rf "$WORK"' EXIT
+trap 'for c in $C $C2 $C3; do $PODMAN rm -f -t 0 $c >/dev/null 2>&1; done; rm -rf "$WORK"' EXIT
 
 make_rootfs
 cp $HELPERS/uprobe_work $ROOTFS/bin/helper
@@ -34,11 +35,14 @@ fi
 
 # defs PID: uprobe_events lines of strobe PID's group
 defs() { grep -c "^[pr]:strobe_$1/" $TRACEFS/uprobe_events; }
-# wait_on PID: until strobe PID's instance traces (or 20 s)
+# wait_on PID NDEFS: until strobe PID traces with its NDEFS probes
+# defined (or 20 s).  A new instance reads tracing_on 1 until strobe turns
+# it off, before it defines anything: the definitions come first here.
 wait_on() {
 	local i
 	for i in $(seq 200); do
-		[ "$(cat $TRACEFS/instances/strobe-$1/tracing_on 2>/dev/null)" = 1 ] && return 0
+		[ "$(defs $1)" -ge "$2" ] &&
+			[ "$(cat $TRACEFS/instances/strobe-$1/tracing_on 2>/dev/null)" = 1 ] && return 0
 		sleep 0.1
 	done
 	return 1
@@ -51,7 +55,7 @@ F=$WORK/up.dat
 $STROBE record -q -c $C -e sched:sched_process_exit -o $F -d 60 \
 	--uprobe '/bin/helper:work arg1' --uprobe '/bin/helper:work%return $retval' \
 	--usdt /bin/helper:uprobe_work:tick 2> $WORK/rec.err & SP=$!
-wait_on $SP
+wait_on $SP 3
 ndef=$(defs $SP)
 touch $ROOTFS/go
 timeout 60 $PODMAN wait $C >/dev/null 2>&1
@@ -92,6 +96,33 @@ else fail uprobe-report-and-trace-cmd-read-it "strobe report: $n, trace-cmd repo
 n=$($STROBE report -i $F --filter '$evt.arg1 < 10' -e "strobe_$SP:work" | grep -c ' work: ')
 [ "$n" = 10 ] && pass uprobe-filter-on-argument || fail uprobe-filter-on-argument "got $n"
 
+# -p PID: the container's program by its host PID (its root, its calls);
+# -- CMD: a host program by a path relative to strobe's directory
+rm -f $ROOTFS/go3
+run_ct -d $C3 "/bin/helper 500 /go3 > /result3; sleep 0.3"
+HP=
+for i in $(seq 100); do HP=$(pgrep -f '^/bin/helper 500 /go3$'); [ -n "$HP" ] && break; sleep 0.05; done
+$STROBE record -q -p "$HP" -e sched:sched_process_exit -o $WORK/p.dat -d 60 \
+	--uprobe '/bin/helper:work arg1' 2> $WORK/p.err & SP=$!
+wait_on $SP 1
+touch $ROOTFS/go3
+wait $SP; rc=$?
+c=$($STROBE report -i $WORK/p.dat --json -e "strobe_$SP:work" | py 'import sys, json, collections
+c = collections.Counter()
+for l in sys.stdin:
+    o = json.loads(l); c[(o["container"], o["pid"])] += 1
+print(" ".join("%s:%d:%d" % (k[0], k[1], v) for k, v in c.items()))')
+n=$($STROBE report -i $WORK/p.dat -e "strobe_$SP:work" | grep -c ' work: ')
+if [ -n "$HP" ] && [ $rc = 0 ] && [ "$n" = 500 ] && [ "$c" = "$C3:$HP:500" ]; then pass uprobe-record-pid
+else fail uprobe-record-pid "pid=$HP rc=$rc n=$n by container:count '$c' $(head -c 200 $WORK/p.err)"; fi
+(cd $HELPERS && $STROBE record -q -e sched:sched_process_exit -o $WORK/cmd.dat \
+	--uprobe 'uprobe_work:work%return $retval' -- ./uprobe_work 300 > $WORK/cmd.out 2> $WORK/cmd.err)
+rc=$?
+n=$($STROBE report -i $WORK/cmd.dat -e 'strobe_*:work__return' | grep -c ' work__return: ')
+if [ $rc = 0 ] && [ "$n" = 300 ] && [ "$(cat $WORK/cmd.out)" = "calls=300 usdt=0" ]; then
+	pass uprobe-record-command-relative-path
+else fail uprobe-record-command-relative-path "rc=$rc n=$n $(cat $WORK/cmd.out) $(head -c 200 $WORK/cmd.err)"; fi
+
 # 2. strobe probe --list: the function and the USDT probe, through the root
 run_ct -d $C2 'sleep 120'
 for i in $(seq 100); do
@@ -110,7 +141,7 @@ else fail uprobe-probe-list-container "rc=$rc $(head -c 300 $WORK/list.err) $(gr
 # killed (the next start removes what they left)
 $STROBE record -q -c $C2 -e sched:sched_process_exit -o $WORK/t.dat -d 60 \
 	--uprobe /bin/helper:work 2> $WORK/term.err & SP=$!
-wait_on $SP
+wait_on $SP 1
 ndef=$(defs $SP)
 kill -TERM $SP; wait $SP; rc=$?
 if [ $rc = 0 ] && [ "$ndef" = 1 ] && [ "$(defs $SP)" = 0 ]; then pass uprobe-none-left-after-sigterm
@@ -118,7 +149,7 @@ else fail uprobe-none-left-after-sigterm "rc=$rc defined=$ndef left=$(defs $SP) 
 
 $STROBE record -q -c $C2 -e sched:sched_process_exit -o $WORK/k.dat -d 60 \
 	--uprobe /bin/helper:work 2> /dev/null & SP=$!
-wait_on $SP
+wait_on $SP 1
 ndef=$(defs $SP)
 kill -KILL $SP; wait $SP 2>/dev/null
 for i in $(seq 50); do [ "$(defs $SP)" = 0 ] && break; sleep 0.1; done
@@ -127,7 +158,7 @@ else fail uprobe-none-left-after-sigkill-guardian "defined=$ndef left=$(defs $SP
 
 $STROBE record -q -c $C2 -e sched:sched_process_exit -o $WORK/k2.dat -d 60 \
 	--uprobe /bin/helper:work 2> /dev/null & SP=$!
-wait_on $SP
+wait_on $SP 1
 G=$(pgrep -P $SP -x strobe-guard)
 [ -n "$G" ] && kill -KILL $G
 kill -KILL $SP; wait $SP 2>/dev/null
@@ -168,9 +199,9 @@ if [ $r = 1 ] && [ "$(wc -l < $WORK/pe.err)" = 1 ] && grep -q '^strobe probe: no
 	pass uprobe-probe-list-error
 else fail uprobe-probe-list-error "rc=$r $(cat $WORK/pe.err)"; fi
 
-for c in $C $C2; do $PODMAN rm -f -t 0 $c >/dev/null 2>&1; done
+for c in $C $C2 $C3; do $PODMAN rm -f -t 0 $c >/dev/null 2>&1; done
 [ "$(tracefs_state)" = "$BEFORE" ] && pass uprobe-tracefs-untouched ||
 	fail uprobe-tracefs-untouched "$(diff <(echo "$BEFORE") <(tracefs_state) | tr '\n' ' ')"
-if $PODMAN ps -a --format '{{.Names}}' | grep -Eq "^($C|$C2)$"; then
+if $PODMAN ps -a --format '{{.Names}}' | grep -Eq "^($C|$C2|$C3)$"; then
 	fail uprobe-no-container-left "$($PODMAN ps -a --format '{{.Names}}' | tr '\n' ' ')"
 else pass uprobe-no-container-left; fi
