@@ -470,18 +470,23 @@ static void event_name(const char *a, const char *b, const char *suffix, char *o
 	snprintf(out, size, "%s%s", tmp, suffix);
 }
 
+/* The places of one probe: a file met through several roots (the same
+ * image in two containers) is one file, known by its device and inode. */
 struct place_set {
 	struct strobe_uprobe_place v[64];
 	char paths[64][4096];
+	dev_t dev[64];
+	ino_t ino[64];
 	size_t n;
 };
 
-static int add_place(struct place_set *ps, const char *path, uint64_t off, uint64_t ref)
+static int add_place(struct place_set *ps, const char *path, const struct stat *st,
+		     uint64_t off, uint64_t ref)
 {
 	size_t i;
 
 	for (i = 0; i < ps->n; i++)
-		if (ps->v[i].offset == off && !strcmp(ps->paths[i], path))
+		if (ps->v[i].offset == off && ps->dev[i] == st->st_dev && ps->ino[i] == st->st_ino)
 			return 0;
 	if (ps->n == 64)
 		return -E2BIG;
@@ -489,6 +494,8 @@ static int add_place(struct place_set *ps, const char *path, uint64_t off, uint6
 	ps->v[ps->n].path = ps->paths[ps->n];
 	ps->v[ps->n].offset = off;
 	ps->v[ps->n].ref_ctr_offset = ref;
+	ps->dev[ps->n] = st->st_dev;
+	ps->ino[ps->n] = st->st_ino;
 	ps->n++;
 	return 0;
 }
@@ -537,6 +544,7 @@ int strobe_probe_add(struct strobe_session *s, const char *spec, unsigned flags,
 	const char *args, *c1, *c2 = NULL, *func;
 	struct place_set *ps = NULL;
 	struct strobe_uprobe u;
+	struct stat st;
 	size_t hl, i, k, found;
 	pid_t none = 0;
 	int r;
@@ -606,6 +614,8 @@ int strobe_probe_add(struct strobe_session *s, const char *spec, unsigned flags,
 		if (roots[i] > 0)
 			snprintf(where, sizeof(where), " in the root of process %d", (int)roots[i]);
 		r = strobe_probe_path(roots[i], head, kpath, sizeof(kpath), err);
+		if (r == 0 && stat(kpath, &st) < 0)
+			r = strobe_err(err, -errno, "cannot read %s: %s", kpath, strerror(errno));
 		if (r == 0)
 			r = strobe_probe_list(roots[i], head, &ep, err);
 		if (r < 0)
@@ -631,7 +641,7 @@ int strobe_probe_add(struct strobe_session *s, const char *spec, unsigned flags,
 					strobe_elf_probes_free(ep);
 					goto out;
 				}
-				r = add_place(ps, kpath, n->offset, n->semaphore_offset);
+				r = add_place(ps, kpath, &st, n->offset, n->semaphore_offset);
 				if (r < 0)
 					break;
 				found++;
@@ -643,7 +653,7 @@ int strobe_probe_add(struct strobe_session *s, const char *spec, unsigned flags,
 			for (k = 0; k < ep->nr_funcs; k++) {
 				if (strcmp(ep->funcs[k].name, func))
 					continue;
-				r = add_place(ps, kpath, ep->funcs[k].offset, 0);
+				r = add_place(ps, kpath, &st, ep->funcs[k].offset, 0);
 				if (r < 0)
 					break;
 				found++;
