@@ -8,7 +8,7 @@
 # that container, with arg1 = 0..N-1, N returns with $retval = 3i+1,
 # and N USDT hits (the kernel set the semaphore: the program saw it) with
 # their note's arguments; strobe report and trace-cmd report read the
-# file; `strobe probe --list` shows the function and the USDT probe; no
+# file, --filter and --period use the probes' fields; `strobe probe --list` shows the function and the USDT probe; no
 # definition is left in uprobe_events after a normal end, SIGINT,
 # SIGTERM, SIGKILL (the guardian), and SIGKILL of strobe and its
 # guardian (the next start removes it); a bad path, a missing function
@@ -95,6 +95,12 @@ else fail uprobe-report-and-trace-cmd-read-it "strobe report: $n, trace-cmd repo
 # usable in --filter
 n=$($STROBE report -i $F --filter '$evt.arg1 < 10' -e "strobe_$SP:work" | grep -c ' work: ')
 [ "$n" = 10 ] && pass uprobe-filter-on-argument || fail uprobe-filter-on-argument "got $n"
+
+# usable in periods: entry to return, one period per call
+n=$($STROBE periods -i $F --period 'w : $evt.$name == "work" : $evt.$name == "work__return"' \
+	2> $WORK/per.err | awk '$1 == "w" {print $2}')
+[ "$n" = $N ] && pass uprobe-periods-entry-to-return ||
+	fail uprobe-periods-entry-to-return "got '$n' $(head -c 200 $WORK/per.err)"
 
 # -p PID: the container's program by its host PID (its root, its calls);
 # -- CMD: a host program by a path relative to strobe's directory
