@@ -31,6 +31,7 @@ int cmd_sql(int argc, char **argv);
 int cmd_periods(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_trigger(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
 
 /* The analysis commands' shared option parser and run loop
  * (cmd-analyze.c): names NULL takes -a.  cli_periods_usage is the help

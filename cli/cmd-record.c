@@ -84,6 +84,11 @@ static void usage(FILE *f)
 		"                        events (strobe profile -i FILE reads them); the\n"
 		"                        trace clock is then mono\n"
 		"  -F, --freq HZ         --profile's samples per second per CPU (default 99)\n"
+		"      --uprobe 'PATH:FUNC[%%return] [ARGS...]'  a user-space probe on FUNC\n"
+		"                        of PATH as the target sees it (a container's\n"
+		"                        own file); ARGS: fetch-args (%%di, +0(%%si):string,\n"
+		"                        $retval, NAME=...:TYPE) and arg1..arg6; repeatable\n"
+		"      --usdt PATH:PROVIDER:NAME  a USDT probe of PATH (see strobe probe)\n"
 		REC_FLIGHT_USAGE
 		"  -q, --quiet           no summary\n"
 		"  -h, --help            this help\n"
@@ -103,6 +108,8 @@ static void usage(FILE *f)
 		"  strobe record --sink clickhouse://db1:8123/strobe -c web -d 60\n"
 		"  strobe record --stacks -c web -d 10         off-CPU stacks of a container\n"
 		"  strobe record --profile -c web -d 10        a CPU profile with the events\n"
+		"  strobe record --uprobe '/usr/sbin/nginx:ngx_http_process_request arg1' -c web\n"
+		"                                              a function inside a container\n"
 		"  strobe record --flight-recorder 64M -c web -o web.dat\n"
 		"                                              snapshots on SIGUSR1 or\n"
 		"                                              strobe trigger\n"
@@ -184,6 +191,9 @@ int cmd_record(int argc, char **argv)
 		/* perf samples in the file */
 		{ "profile", no_argument, NULL, 360 },
 		{ "freq", required_argument, NULL, 'F' },
+		/* user-space probes */
+		{ "uprobe", required_argument, NULL, 362 },
+		{ "usdt", required_argument, NULL, 363 },
 		REC_FLIGHT_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -204,10 +214,12 @@ int cmd_record(int argc, char **argv)
 	const char **ffilter = calloc((size_t)argc + 1, sizeof(char *));
 	const char **fnotrace = calloc((size_t)argc + 1, sizeof(char *));
 	const char **fgraph = calloc((size_t)argc + 1, sizeof(char *));
+	const char **uprobes = calloc((size_t)argc + 1, sizeof(char *));
+	const char **usdt = calloc((size_t)argc + 1, sizeof(char *));
 	int c, r, status = CLI_FAIL;
 
 	memset(&t, 0, sizeof(t));
-	if (!ffilter || !fnotrace || !fgraph) {
+	if (!ffilter || !fnotrace || !fgraph || !uprobes || !usdt) {
 		cli_error(cmd, "out of memory");
 		goto out;
 	}
@@ -236,6 +248,12 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'g':
 			fgraph[o->nr_graph_function++] = optarg;
+			break;
+		case 362:
+			uprobes[o->nr_uprobes++] = optarg;
+			break;
+		case 363:
+			usdt[o->nr_usdt++] = optarg;
 			break;
 		case 'H':
 			if (!optarg[0] || strlen(optarg) > 64 || strpbrk(optarg, "\n\t")) {
@@ -281,6 +299,8 @@ int cmd_record(int argc, char **argv)
 		case ':':
 			if (optopt == 'H')
 				cli_error(cmd, "option --host-name needs an argument");
+			else if (optopt >= 256)
+				cli_error(cmd, "option %s needs an argument", argv[optind - 1]);
 			else if (optopt && strchr("efobCpcdlngF", optopt))
 				cli_error(cmd, "option -%c needs an argument", optopt);
 			else if (optopt)
@@ -312,6 +332,8 @@ int cmd_record(int argc, char **argv)
 	o->ftrace_filter = ffilter;
 	o->ftrace_notrace = fnotrace;
 	o->graph_function = fgraph;
+	o->uprobes = uprobes;
+	o->usdt = usdt;
 	if (cli_target_finish(&t, cmd, optind < argc ? &argv[optind] : NULL) < 0)
 		goto usage_err;
 	if (freq && !profile) {
@@ -418,5 +440,7 @@ out:
 	free(ffilter);
 	free(fnotrace);
 	free(fgraph);
+	free(uprobes);
+	free(usdt);
 	return status;
 }

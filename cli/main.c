@@ -40,6 +40,7 @@ static const struct command commands[] = {
 	{ "export", cmd_export, "export a trace file to ClickHouse" },
 	{ "flamegraph", cmd_flamegraph, "off-CPU time by stack as a flame graph (SVG) or folded" },
 	{ "profile", cmd_profile, "CPU samples by function and stack, per container (perf)" },
+	{ "probe", cmd_probe, "list the functions and USDT probes of a program in a container" },
 	{ "heatmap", cmd_heatmap, "a latency heat map (SVG) of syscalls, schedlat, io, irq, periods" },
 	{ "html", cmd_html, "one self-contained HTML report of a trace file" },
 	{ "opensnoop", cmd_opensnoop, "one line per file open, with its path and container" },

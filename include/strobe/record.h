@@ -233,6 +233,19 @@ struct strobe_record_opts {
 	size_t nr_ftrace_notrace;
 	const char *const *graph_function;	/* -g */
 	size_t nr_graph_function;
+	/*
+	 * User-space probes (probe.h, strobe_probe_add), recorded as events
+	 * "strobe_<pid>:NAME" filtered to the target's tasks like every
+	 * event: uprobes "PATH:FUNCTION[%return] [ARGS...]" and usdt
+	 * "PATH:PROVIDER:NAME", PATH resolved in the root of the target (-p's
+	 * process, a task of each target container; a command or the whole
+	 * system: strobe's own).  Their definitions are removed at the end,
+	 * whatever way it comes (the guardian after a SIGKILL).
+	 */
+	const char *const *uprobes;
+	size_t nr_uprobes;
+	const char *const *usdt;
+	size_t nr_usdt;
 };
 
 /* One snapshot of a flight recorder (a trigger that was not suppressed). */

@@ -63,8 +63,10 @@ int strobe_tracefs_dir(const char **dir, struct strobe_error *err);
 
 /*
  * Remove "strobe-<pid>[-n]" instances whose process no longer exists
- * (left behind by a SIGKILLed strobe).  *removed (may be NULL) receives
- * how many were removed.  Returns 0 or -errno.
+ * (left behind by a SIGKILLed strobe), then the uprobe definitions of
+ * groups "strobe_<pid>" whose process no longer exists (see
+ * strobe_session_add_uprobe).  *removed (may be NULL) receives how many
+ * instances and definitions were removed.  Returns 0 or -errno.
  */
 int strobe_session_cleanup_stale(int *removed, struct strobe_error *err);
 
@@ -240,6 +242,48 @@ int strobe_session_set_tracer(struct strobe_session *s, const char *tracer,
 			      const char *const *notrace, size_t nr_notrace,
 			      const char *const *graph, size_t nr_graph,
 			      struct strobe_error *err);
+
+/*
+ * User-space probes (uprobes).  The kernel keeps their definitions in
+ * the top-level uprobe_events (instances have none), so this is the one
+ * thing a session writes outside its instance: each probe is defined in
+ * the group "strobe_<pid>" of the calling process (never touching other
+ * groups), enabled in the session's instance like any event, and
+ * removed from uprobe_events by strobe_session_close() (also in a
+ * recorder's guardian after a SIGKILL); definitions of dead processes
+ * go at the next strobe_session_cleanup_stale().
+ *
+ * One probe may have several places (the same function in the files of
+ * several containers): each is a definition of the same event.
+ */
+struct strobe_uprobe_place {
+	const char *path;		/* the file as the kernel opens it: absolute,
+					 * no blanks or ':' ("/proc/42/root/bin/app") */
+	uint64_t offset;		/* file offset of the instruction */
+	uint64_t ref_ctr_offset;	/* file offset of a USDT semaphore the kernel
+					 * counts up while the probe is on; 0: none */
+};
+struct strobe_uprobe {
+	const char *name;		/* event name: [A-Za-z_][A-Za-z0-9_]*, at most
+					 * 48 bytes; "_2", "_3" ... is appended when
+					 * this process has one of that name already */
+	bool ret;			/* a return probe (the function's return) */
+	const char *args;		/* fetch-args as uprobe_events takes them
+					 * ("n=%di:s32 s=+0(%si):string"), NULL: none */
+	const struct strobe_uprobe_place *places;
+	size_t nr_places;		/* >= 1 */
+};
+
+/*
+ * Define u and enable it in the instance; its "system:event" name
+ * ("strobe_1234:work") is written to event (size bytes; may be NULL).
+ * Returns 0, -EINVAL with the kernel's own error_log text for a
+ * definition it refuses ("cannot define probe strobe_1234:work at
+ * /bin/app:0x1139: Invalid fetch argument (near '%zz')"), -ENOENT for a
+ * kernel without uprobes, or -errno.
+ */
+int strobe_session_add_uprobe(struct strobe_session *s, const struct strobe_uprobe *u,
+			      char *event, size_t size, struct strobe_error *err);
 
 /* The events enabled so far, as "system:event"; owned by s. */
 const struct strobe_strv *strobe_session_events(const struct strobe_session *s);

@@ -133,6 +133,53 @@ int strobe_symbols_parse_perf_map_line(const char *line, size_t n, uint64_t *sta
 int strobe_symbols_elf_probe(const void *image, size_t n, uint64_t vaddr, char *name,
 			     size_t size, uint8_t *build_id, size_t *build_id_len);
 
+/* ---- probe places: an ELF file's functions and USDT probes ---------- */
+
+/* A defined function symbol (.symtab, else .dynsym) and where it is in
+ * the file: a uprobe takes the file offset, not the address. */
+struct strobe_elf_func {
+	char *name;
+	uint64_t addr;		/* st_value */
+	uint64_t size;		/* st_size (0: unknown) */
+	uint64_t offset;	/* file offset of addr (through PT_LOAD) */
+};
+
+/*
+ * A USDT (SystemTap SDT) probe: one note of .note.stapsdt (name
+ * "stapsdt", type 3): its address (adjusted by .stapsdt.base when the
+ * file was moved, as prelink does), its semaphore (a counter the
+ * program tests before it prepares the probe's arguments; the kernel
+ * counts it up while a uprobe with that ref_ctr_offset is enabled), and
+ * the argument spec ("-4@%edi 8@-8(%rbp)": size, '-' for signed, '@',
+ * an assembler operand).
+ */
+struct strobe_usdt_note {
+	char *provider, *name, *args;	/* args "" when none */
+	uint64_t addr, offset;		/* the probe's address, its file offset */
+	uint64_t semaphore;		/* address, 0: none */
+	uint64_t semaphore_offset;	/* file offset, 0: none or outside PT_LOAD */
+};
+
+struct strobe_elf_probes {
+	struct strobe_elf_func *funcs;	/* by address; only those inside a
+					 * PT_LOAD segment of the file */
+	size_t nr_funcs;
+	struct strobe_usdt_note *usdt;	/* in note order */
+	size_t nr_usdt;
+	bool has_symtab;		/* funcs came from .symtab (else .dynsym) */
+};
+
+/*
+ * Read ELF file fd (or, fd < 0, the image[0..n) a test or fuzzer gives):
+ * its functions and USDT probes into *out (free with
+ * strobe_elf_probes_free).  A note that does not hold together (sizes,
+ * strings) is skipped.  0, -EINVAL "not an ELF file", -ENOMEM.  Pure
+ * with an image: the bytes are outside input, every length is checked.
+ */
+int strobe_elf_probes_read(int fd, const void *image, size_t n, struct strobe_elf_probes **out,
+			   struct strobe_error *err);
+void strobe_elf_probes_free(struct strobe_elf_probes *p);	/* NULL ok */
+
 #ifdef __cplusplus
 }
 #endif

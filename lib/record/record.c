@@ -72,6 +72,7 @@
 
 #include <strobe/strobe.h>
 #include <strobe/pipeline.h>
+#include <strobe/probe.h>
 
 #include "../model/model-int.h"
 #include "../util/opts.h"
@@ -687,6 +688,55 @@ static int set_target(struct rec *r, struct strobe_error *err)
 	if (o->nr_containers)
 		return set_containers(r, err);
 	return known_comms(r, NULL, 0);
+}
+
+/*
+ * --uprobe, --usdt: each probe with PATH resolved in the target's root:
+ * -p's process, one task of each target container, or (a command, the
+ * whole system) strobe's own.  After set_target (the containers' tasks
+ * are known), before the metadata (the probes' formats go in the file).
+ */
+static int add_probes(struct rec *r, struct strobe_error *err)
+{
+	const struct strobe_record_opts *o = r->o;
+	const struct strobe_task *t;
+	pid_t *roots = NULL;
+	size_t nr = 0, cur = 0, i, k;
+	int e = 0;
+
+	if (!o->nr_uprobes && !o->nr_usdt)
+		return 0;
+	if (o->pid > 0) {
+		roots = malloc(sizeof(*roots));
+		if (roots)
+			roots[nr++] = o->pid;
+	} else if (o->nr_containers && r->model) {
+		int nc = strobe_model_nr_containers(r->model);
+		bool *seen = calloc((size_t)(nc > 0 ? nc : 1), sizeof(*seen));
+
+		roots = calloc((size_t)(nc > 0 ? nc : 1), sizeof(*roots));
+		while (seen && roots && (t = strobe_model_next_task(r->model, &cur)))
+			if (is_target(r, t->container) && t->container->index < nc &&
+			    !seen[t->container->index] && t->tgid > 0) {
+				seen[t->container->index] = true;
+				roots[nr++] = t->tgid;
+			}
+		free(seen);
+	} else {
+		roots = malloc(sizeof(*roots));
+	}
+	if (!roots)
+		return strobe_err(err, -ENOMEM, "out of memory");
+	for (k = 0; k < 2 && e == 0; k++) {
+		const char *const *v = k ? o->usdt : o->uprobes;
+		size_t n = k ? o->nr_usdt : o->nr_uprobes;
+
+		for (i = 0; i < n && e == 0; i++)
+			e = strobe_probe_add(r->s, v[i], k ? STROBE_PROBE_USDT : 0, roots, nr,
+					     NULL, 0, err);
+	}
+	free(roots);
+	return e;
 }
 
 /* Release the child; 0 if it exec'd, else -errno of the failed exec. */
@@ -1351,6 +1401,8 @@ int strobe_record(const struct strobe_record_opts *opts,
 	if (e < 0)
 		goto fail_nofile;
 	e = set_target(&r, err);
+	if (e >= 0)
+		e = add_probes(&r, err);
 	if (e < 0)
 		goto fail_nofile;
 	/*

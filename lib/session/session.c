@@ -6,7 +6,8 @@
  * trace-cmd's) run side by side and leaves the top level untouched.
  *
  * Stale instances (strobe killed with SIGKILL) are recognised by the PID
- * in their name and removed by strobe_session_cleanup_stale().
+ * in their name and removed by strobe_session_cleanup_stale(), and with
+ * them the uprobe definitions of dead strobe processes (uprobe.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -79,7 +80,7 @@ int strobe_session_cleanup_stale(int *removed, struct strobe_error *err)
 	const char *top;
 	char path[512];
 	struct dirent *de;
-	int r, n = 0, first = 0;
+	int r, n = 0, k = 0, first = 0;
 	DIR *d;
 
 	if (removed)
@@ -105,6 +106,13 @@ int strobe_session_cleanup_stale(int *removed, struct strobe_error *err)
 			n++;
 	}
 	closedir(d);
+	/* then the uprobes of dead strobe processes (no longer enabled in
+	 * the instances just removed) */
+	r = strobe_session_uprobes_cleanup_stale(top, &k);
+	n += k;
+	if (r < 0 && !first)
+		first = strobe_err(err, r, "cannot remove stale uprobes from %s/uprobe_events: %s",
+				   top, strerror(-r));
 	if (removed)
 		*removed = n;
 	return first;
@@ -389,7 +397,7 @@ void strobe_session_set_keep(struct strobe_session *s, bool keep)
  *              ^
  * Return "Field not found (near '== 1')" for the last entry.
  */
-static void kernel_error_text(const char *dir, char *out, size_t size)
+void strobe_session_kernel_error(const char *dir, char *out, size_t size)
 {
 	char p[512], *text, *last = NULL, *line, *save = NULL, *e;
 	char *cmdline = NULL, *caret = NULL, *p2;
@@ -473,7 +481,7 @@ static int write_filter(struct strobe_session *s, const char *name, const char *
 	if (r == 0)
 		r = strobe_fs_write(file, filter ? filter : "0", 0);
 	if (r < 0 && filter) {
-		kernel_error_text(s->dir, ktext, sizeof(ktext));
+		strobe_session_kernel_error(s->dir, ktext, sizeof(ktext));
 		return strobe_err(err, r, "bad filter '%s' for %s: %s", filter, name,
 				  ktext[0] ? ktext : strerror(-r));
 	}
@@ -963,9 +971,17 @@ int strobe_session_close(struct strobe_session *s)
 		inst_write(s, "set_event_notrace_pid", "", 0);
 		r = remove_instance(s->dir);
 	}
+	/* after the instance: an enabled probe cannot be removed */
+	if (s->uprobes.n) {
+		int u = strobe_session_uprobes_remove(s);
+
+		if (!r)
+			r = u;
+	}
 	strobe_strv_free(&s->avail);
 	strobe_strv_free(&s->events);
 	strobe_strv_free(&s->triggers);
+	strobe_strv_free(&s->uprobes);
 	free(s);
 	return r;
 }

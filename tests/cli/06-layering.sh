@@ -20,7 +20,9 @@ fail() { echo "FAIL $1${2:+: $2}"; }
 #   syscalls   syscall and errno names; format: event formats, fields,
 #              the tep_handle; session: tracefs control (util only);
 #              symbols: names of code addresses (ELF, maps, kallsyms)
-#   tracefile  trace.dat reader and writer (formats from format/)
+#   tracefile  trace.dat reader and writer (formats from format/);
+#              probe: uprobes in containers (session's uprobes, symbols'
+#              ELF functions and USDT notes)
 #   stream     pages and the merge of CPUs, buffers, files; model: tasks
 #              and containers (formats, the file's stored table); output:
 #              text and JSON of events, diagnostics
@@ -39,7 +41,7 @@ fail() { echo "FAIL $1${2:+: $2}"; }
 LAYERS="
 util
 syscalls format session symbols
-tracefile
+tracefile probe
 stream model output
 expr table source bpf
 analyses
