@@ -279,6 +279,7 @@ static void usage(FILE *f, const char *cmd, enum tool tool)
 		"      --interval SECS      print every SECS of trace time (then reset)\n"
 		"      --count N            stop after N intervals\n"
 		"  -d, --duration SECS      stop after SECS\n"
+		"  -o, --output FILE        keep the trace in FILE too (default: no file)\n"
 		"      --json               JSON lines: one histogram per line\n"
 		"  -i, --input FILE         read a recording instead of tracing\n"
 		"      --strict             fail on damaged data (strobe-damage(7))\n"
@@ -369,6 +370,7 @@ static int hist_main(const char *cmd, enum tool tool, int argc, char **argv)
 		{ "interval", required_argument, NULL, O_INTERVAL },
 		{ "count", required_argument, NULL, O_COUNT },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "input", required_argument, NULL, 'i' },
 		{ "strict", no_argument, NULL, O_STRICT },
@@ -387,7 +389,7 @@ static int hist_main(const char *cmd, enum tool tool, int argc, char **argv)
 	double interval = 0;
 	bool strict = false;
 	char **target_argv = NULL;
-	const char *shorts = tool == T_RUNQ ? "+mPLc:p:Td:i:h" : "+mDFQc:p:Td:i:h";
+	const char *shorts = tool == T_RUNQ ? "+mPLc:p:Td:o:i:h" : "+mDFQc:p:Td:o:i:h";
 
 	memset(&res, 0, sizeof(res));
 	for (i = 1; i < argc; i++)
@@ -471,7 +473,6 @@ static int hist_main(const char *cmd, enum tool tool, int argc, char **argv)
 					goto out;
 				}
 				conts[nconts++] = optarg;
-				t.given = true;
 				break;
 			}
 			/* fall through */
@@ -483,11 +484,11 @@ static int hist_main(const char *cmd, enum tool tool, int argc, char **argv)
 				}
 				o.pids = pids;
 				o.nr_pids = 1;
-				t.given = true;
 				break;
 			}
 			/* fall through */
 		case 'd':
+		case 'o':
 			r = cli_target_option(&t, cmd, ch, optarg);
 			if (r < 0) {
 				ret = r == -ENOMEM ? CLI_FAIL : CLI_USAGE;
@@ -521,7 +522,8 @@ static int hist_main(const char *cmd, enum tool tool, int argc, char **argv)
 		o.nr_containers = nconts;
 	}
 	if (input && (t.given || target_argv)) {
-		cli_error(cmd, "-i reads a recording: no -c, -p, -d or command with it");
+		cli_error(cmd, "-i reads a recording: no %s-d, -o or command with it",
+			  tool == T_RUNQ ? "-c, -p, " : "");
 		goto out;
 	}
 	ret = CLI_FAIL;
@@ -575,7 +577,7 @@ static int hist_main(const char *cmd, enum tool tool, int argc, char **argv)
 		}
 		t.o.events = t.ev;
 		t.o.nr_events = t.nev;
-		t.o.no_output = true;
+		t.o.no_output = !t.o.output;	/* -o FILE: the trace is kept too */
 		t.o.consumers = &c;
 		t.o.nr_consumers = 1;
 		t.o.tick_ns = (uint64_t)llround(interval * 1e9);
