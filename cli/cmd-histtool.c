@@ -99,12 +99,13 @@ static int print_hists(struct hist_run *h)
 		if (strobe_table_view(t) != STROBE_VIEW_FREQ || !strobe_table_nr_rows(t))
 			continue;
 		if (h->json) {
-			char iv[16];
+			size_t len;
 
 			strobe_table_write_json(t, h->out);
-			if (h->interval) {
-				snprintf(iv, sizeof(iv), "%d", h->printed + 1);
-				cli_json_add_key(h->out, "interval", iv);
+			len = strobe_buf_len(h->out);
+			if (h->interval && len >= 2) {	/* ...}\n: one more key */
+				strobe_buf_truncate(h->out, len - 2);
+				strobe_buf_printf(h->out, ",\"interval\":%d}\n", h->printed + 1);
 			}
 		} else {
 			strobe_table_write_text(t, h->out);

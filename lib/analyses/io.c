@@ -751,8 +751,7 @@ static int biolat_finish(struct ana *a)
 		if (p->bl_stats && i < ana_top_n(c, n)) {
 			if (!(v = tbl_row(p->bl_stats)))
 				goto nomem;
-			k = g->have_owner ? ana_owner_vals(c, p->bl_stats, v, &g->o)
-					  : ana_owner_vals(c, p->bl_stats, v, &g->o);
+			k = ana_owner_vals(c, p->bl_stats, v, &g->o);	/* unknown: tid -1 */
 			if (c->opts.per_disk)
 				v[k++].s = tbl_str(p->bl_stats, disk);
 			if (c->opts.per_flags)

@@ -29,4 +29,4 @@ grep -q . "$D/out" && echo "FAIL biolatency_file_without_block_events_prints_not
 t runqlat_file_text 0 'usecs               : count     distribution' $S runqlat -i $F
 t runqlat_file_json 0 '"table":"runqlat.freq"' $S runqlat -i $F --json -P
 t runqlat_file_msecs 0 '"unit":"msecs"' $S runqlat -i $F --json -m
-t runqlat_file_intervals 0 '"interval":"1"' $S runqlat -i $F --json --interval 0.01 --count 1
+t runqlat_file_intervals 0 '"interval":1}' $S runqlat -i $F --json --interval 0.01 --count 1

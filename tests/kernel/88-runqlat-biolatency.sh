@@ -30,10 +30,10 @@
 #    C and biolatency --per-container's of C on LIVE; the same on the
 #    separate recording.  Each counts every request dd issued (512) whose
 #    completion its trace holds, and the two agree as said above but for
-#    one known gap: a recording leaves out its own /proc watcher thread
+#    one known gap: a recording leaves out strobe's own threads
 #    (set_event_notrace_pid), which also drops a completion interrupting
-#    that thread, so each trace may lack completions the other has, with
-#    that strobe thread as the current task.
+#    one of them, so each trace may lack completions the other has, with
+#    a strobe thread as the current task (from 1 to 47 of 512 seen).
 #  - errors: a file without the events, an unknown container: a message
 #    and a non-zero exit, never an empty histogram.
 . "$(dirname "$0")/lib.sh"
@@ -189,6 +189,21 @@ if [ "$total" -ge 50 ] 2>/dev/null; then
 else
 	fail runqlat-measured-the-preemptions "$total waits (want >= 50): $live; $(head -3 $WORK/live.err)"
 fi
+# --interval: the intervals add up to the whole; -P, -L, --pidnss split it
+$STROBE runqlat -i $WORK/rqlive.dat --json --interval 0.2 > $WORK/iv.json 2>/dev/null
+n=$(grep -c '"interval":' $WORK/iv.json)
+iv=$(py "$HIST" $WORK/iv.json runqlat.freq)
+[ "$iv" = "$live" ] && [ "$n" -ge 2 ] && pass runqlat-intervals-add-up-to-the-whole ||
+	fail runqlat-intervals-add-up-to-the-whole "$n histograms: $iv, whole $live"
+for g in -P -L --pidnss; do
+	$STROBE runqlat -i $WORK/rqlive.dat --json $g > $WORK/g.json 2>/dev/null
+	n=$(grep -c '"group":{' $WORK/g.json)
+	x=$(py "$HIST" $WORK/g.json runqlat.freq)
+	# two spinners and their shell: three threads, three processes, one pidns
+	want=3; [ $g = --pidnss ] && want=1
+	[ "$x" = "$live" ] && [ "$n" = $want ] && pass runqlat-split$g ||
+		fail runqlat-split$g "$n groups (want $want), summed $x, whole $live"
+done
 # -m: the same waits in msecs buckets
 ms=$($STROBE runqlat -i $WORK/rqlive.dat -m --json 2>/dev/null | py '
 import json, sys
@@ -284,7 +299,7 @@ worst, ca, cb = 0, 0, 0
 for k in sorted(set(live) | set(rec), key=int):
     ca += live.get(k, 0); cb += rec.get(k, 0); worst = max(worst, abs(ca - cb))
 why = []
-if len(li) != 512 or ri != li: why.append("dd issued %d and %d requests (want 512 in both)" % (len(li), len(ri)))
+if len(li) < 512 or ri != li: why.append("dd issued %d and %d requests (want the same, at least 512)" % (len(li), len(ri)))
 if tl != nl or tr != nr: why.append("counted %d and %d, completed in the traces %d and %d" % (tl, tr, nl, nr))
 if bad: why.append("completions missing from one trace not over a strobe thread: %s" % bad[:5])
 if worst > max(2, tl // 50) + len(only_l) + len(only_r): why.append("cumulative counts differ by up to %d" % worst)
