@@ -12,14 +12,16 @@
  * recording holds, so a live run and a file recorded over the same
  * seconds give the same figures (strobe-runqlat(1) says why).
  *
- * Inputs: live (strobe_record with the consumer, no file), or a
- * recording (-i FILE).  Live targets differ on purpose: runqlat's -c, -p
- * and -- CMD are the kernel's PID filter (a task's own wake-ups and
- * switches are all recorded), while a block request is issued and
- * completed in whatever task's context the CPU is in, so biolatency
- * records the whole machine and selects the requests' owners in user
- * space (-c and -p are the analysis' --container and --pid filters,
- * -- CMD its "command-all" target).
+ * Inputs: live (strobe_record with the consumer, no file unless -o), or
+ * a recording (-i FILE).  Live, both record the whole machine and select
+ * in user space: -c is the analysis' --container filter, -p PID and
+ * -- CMD its "command-all" target (the process or command and what it
+ * forks).  The kernel's PID filter would not do: a block request is
+ * issued and completed in whatever task's context the CPU is in, and
+ * with set_event_pid this kernel drops some switch-ins out of idle to a
+ * traced task (a sleepy container lost about one wait in eight), which
+ * are exactly the waits runqlat measures.  With -i, -c and -p are
+ * filters (-p: that process's threads).
  *
  * Every --interval of trace time the consumer takes a snapshot of the
  * analysis, prints its histograms and resets it (a wait or a request
@@ -60,6 +62,7 @@ struct hist_run {
 	struct strobe_consumer inner;	/* strobe_analysis_consumer's */
 	const struct cli_target *live;	/* NULL: a file */
 	const struct strobe_record_result *res;
+	int pid;			/* live -p */
 	bool json, times;
 	int count;			/* intervals to print, 0 = no limit */
 	int printed;			/* intervals printed */
@@ -120,42 +123,17 @@ static int print_hists(struct hist_run *h)
 	return cli_flush(h->out) && !fflush(stdout) ? 0 : -EPIPE;
 }
 
-/*
- * What a live runqlat traced, for the analysis (as a file's info tells
- * it): the command, the process, or the target containers' full IDs as
- * the model knows them.  Live biolatency records the whole machine: a
- * command is its "command-all" target, -c and -p are filters.
- */
-static int live_target(struct hist_run *h, struct strobe_model *m, struct strobe_error *err)
+/* Live, the whole machine is recorded: a command or -p's process is the
+ * analysis' "command-all" target (it and what it forks, selected in user
+ * space); -c is a filter. */
+static int live_target(struct hist_run *h, struct strobe_error *err)
 {
-	const struct strobe_record_opts *o = &h->live->o;
-	char pids[32], *ids;
-	size_t off = 0, k;
-	int i, n, ret;
+	char pids[32];
 
-	if (o->argv || o->pid > 0) {
-		snprintf(pids, sizeof(pids), "%d", o->argv ? (int)h->res->child_pid : (int)o->pid);
-		return strobe_analysis_set_target(h->an, !o->argv ? "pid" : o->argv_whole_system
-						  ? "command-all" : "command", pids, NULL, err);
-	}
-	if (!o->nr_containers)
+	if (!h->live->o.argv && h->pid <= 0)
 		return 0;
-	n = strobe_model_nr_containers(m);
-	ids = calloc((size_t)(n > 0 ? n : 1), 66);
-	if (!ids)
-		return fail(err, -ENOMEM, "out of memory");
-	for (i = 2; i < n; i++) {
-		const struct strobe_container *c = strobe_model_container(m, i);
-
-		for (k = 0; c && c->id[0] && k < o->nr_containers; k++)
-			if (strobe_container_matches(c, o->containers[k])) {
-				off += (size_t)sprintf(ids + off, "%s%s", off ? "," : "", c->id);
-				break;
-			}
-	}
-	ret = strobe_analysis_set_target(h->an, "container", NULL, ids, err);
-	free(ids);
-	return ret;
+	snprintf(pids, sizeof(pids), "%d", h->live->o.argv ? (int)h->res->child_pid : h->pid);
+	return strobe_analysis_set_target(h->an, "command-all", pids, NULL, err);
 }
 
 static int run_start(const struct strobe_pipeline_source *src, int nr, void *arg,
@@ -165,7 +143,7 @@ static int run_start(const struct strobe_pipeline_source *src, int nr, void *arg
 	int ret;
 
 	if (h->live && nr > 0) {
-		ret = live_target(h, src[0].model, err);
+		ret = live_target(h, err);
 		if (ret < 0)
 			return ret;
 	}
@@ -244,6 +222,8 @@ static void usage(FILE *f, const char *cmd, enum tool tool)
 			"while runnable (preempted), to the next switch-in; log2 histograms at the\n"
 			"end or every --interval.  From tracefs: the same figures as 'strobe\n"
 			"schedlat' (wake-ups plus preempted waits) on a file of the same events.\n"
+			"The whole machine's scheduler events are traced; -c, -p and a command\n"
+			"select the tasks.\n"
 			"\n"
 			"Options:\n"
 			"  -m, --milliseconds       histograms of milliseconds (msecs)\n"
@@ -252,7 +232,8 @@ static void usage(FILE *f, const char *cmd, enum tool tool)
 			"      --pidnss             a histogram per PID namespace\n"
 			"      --per-container      a histogram per container\n"
 			"  -c, --container NAME|ID  only this container's tasks (repeatable)\n"
-			"  -p, --pid PID            only this process and its children from now on\n");
+			"  -p, --pid PID            only this process and what it forks from now on\n"
+			"                           (with -i: only its threads)\n");
 	else
 		fprintf(f,
 			"usage: strobe biolatency [options] [-- COMMAND [ARGS...]]\n"
@@ -274,7 +255,8 @@ static void usage(FILE *f, const char *cmd, enum tool tool)
 			"                           block_rq_insert)\n"
 			"      --per-container      a histogram per container of the requests' owners\n"
 			"  -c, --container NAME|ID  only requests of this container (repeatable)\n"
-			"  -p, --pid PID            only requests of this process\n");
+			"  -p, --pid PID            only requests of this process and what it forks\n"
+			"                           from now on (with -i: only its threads)\n");
 	fprintf(f,
 		"  -T, --timestamp          print the time of each interval\n"
 		"      --interval SECS      print every SECS of trace time (then reset)\n"
@@ -299,7 +281,7 @@ static void usage(FILE *f, const char *cmd, enum tool tool)
 			"  strobe biolatency --per-container --json -i run.dat\n");
 }
 
-/* biolatency -c: the container must run now (the filter would else match
+/* -c live: the container must run now (the filter would else match
  * nothing, silently).  0, or -1 with the message printed. */
 static int check_containers(const char *cmd, const char *const *names, int n)
 {
@@ -467,27 +449,19 @@ static int hist_main(const char *cmd, enum tool tool, int argc, char **argv)
 			usage(stdout, cmd, tool);
 			ret = CLI_OK;
 			goto out;
-		case 'c':
-			if (tool == T_BIO) {	/* a filter: see the head */
-				if (nconts == 64) {
-					cli_error(cmd, "at most 64 containers");
-					goto out;
-				}
-				conts[nconts++] = optarg;
-				break;
+		case 'c':	/* a filter: see the head */
+			if (nconts == 64) {
+				cli_error(cmd, "at most 64 containers");
+				goto out;
 			}
-			/* fall through */
+			conts[nconts++] = optarg;
+			break;
 		case 'p':
-			if (tool == T_BIO && ch == 'p') {
-				if (o.nr_pids || cli_parse_int(optarg, 1, 1 << 30, &pids[0]) < 0) {
-					cli_error(cmd, "bad value '%s' for -p (one PID)", optarg);
-					goto out;
-				}
-				o.pids = pids;
-				o.nr_pids = 1;
-				break;
+			if (h.pid || cli_parse_int(optarg, 1, 1 << 30, &h.pid) < 0) {
+				cli_error(cmd, "bad value '%s' for -p (one PID)", optarg);
+				goto out;
 			}
-			/* fall through */
+			break;
 		case 'd':
 		case 'o':
 			r = cli_target_option(&t, cmd, ch, optarg);
@@ -523,9 +497,17 @@ static int hist_main(const char *cmd, enum tool tool, int argc, char **argv)
 		o.nr_containers = nconts;
 	}
 	if (input && (t.given || target_argv)) {
-		cli_error(cmd, "-i reads a recording: no %s-d, -o or command with it",
-			  tool == T_RUNQ ? "-c, -p, " : "");
+		cli_error(cmd, "-i reads a recording: no -d, -o or command with it");
 		goto out;
+	}
+	if (h.pid && target_argv) {
+		cli_error(cmd, "either a command or -p PID");
+		goto out;
+	}
+	if (input && h.pid) {	/* a file: that process's threads */
+		pids[0] = h.pid;
+		o.pids = pids;
+		o.nr_pids = 1;
 	}
 	ret = CLI_FAIL;
 	r = strobe_analysis_new(tool == T_RUNQ ? "runqlat" : "biolatency", &o, &h.an, &err);
@@ -564,14 +546,18 @@ static int hist_main(const char *cmd, enum tool tool, int argc, char **argv)
 		if (r < 0)
 			goto out;
 	} else {
-		if (tool == T_BIO && (nconts && check_containers(cmd, conts, nconts) < 0))
+		if (nconts && check_containers(cmd, conts, nconts) < 0)
 			goto out;
+		if (h.pid && kill(h.pid, 0) < 0 && errno == ESRCH) {
+			cli_error(cmd, "no process %d", h.pid);
+			goto out;
+		}
 		if (cli_target_finish(&t, cmd, target_argv) < 0) {
 			ret = CLI_USAGE;
 			goto out;
 		}
-		if (tool == T_BIO && target_argv)
-			t.o.argv_whole_system = true;	/* see the head */
+		t.o.argv_whole_system = true;	/* see the head */
+		t.o.keep_self = true;		/* ... and strobe-runqlat(1), BUGS */
 		if (add_events(&t, tool) < 0) {
 			cli_error(cmd, "out of memory");
 			goto out;

@@ -55,11 +55,11 @@
  * complete, in one log2 histogram per group (biolatency.freq): the
  * grouping (--group-by: all, container, ...) of its owner as io charges
  * it, times its disk (opts.per_disk) and its rwbs flags (opts.per_flags).
- * A request written back for several owners counts once, for the owner
- * of its largest part (the one io.block_log names).  A request of no
- * known owner counts unless task filters are given.  So on the same
- * events, a direct request adds the same latency to biolatency's group
- * as to io.block's row of its owner.
+ * A request written back for several owners counts once per owner group
+ * it has a part of, as io.block charges it (once with all as one group).
+ * A request of no known owner counts unless task filters are given.  So
+ * on the same events, a group's histogram is io.block's of that owner
+ * group (io.block_freq).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -634,26 +634,18 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 29);
 }
 
-/* Request r completed at ev: one count in its group's histogram. */
-static void biolat_complete(struct ana *a, const struct strobe_event *ev, struct rq *r)
+/* One count of lat in the histogram of (owner key, r's disk and flags);
+ * o NULL: the owner is unknown. */
+static void biolat_add(struct ana *a, const struct rq *r, uint64_t key,
+		       const struct ana_owner *o, uint64_t lat)
 {
 	struct io *p = a->priv;
 	struct ana_core *c = a->core;
-	uint64_t since = c->opts.queued && r->queued ? r->queued : r->since, lat, key;
 	struct blgroup *g;
 	bool created;
 
-	if (ana_gap_since(c, since)) {
-		a->dropped++;
-		return;
-	}
-	lat = ev->ts - since;
-	if (r->wb.kind != WB_DIRECT)
-		written_back(a, ev, r, ev->ts - r->since);	/* the owner as io's */
-	if (!ana_duration_ok(c, lat) || (!r->have_owner && ana_task_filters(c)))
-		return;
-	key = c->opts.group_by == STROBE_GROUP_ALL ? 0 : r->have_owner ? r->key : ~0ULL;
-	key = mix(key, c->opts.per_disk ? r->dev : 0);
+	key = mix(c->opts.group_by == STROBE_GROUP_ALL ? 0 : o ? key : ~0ULL,
+		  c->opts.per_disk ? r->dev : 0);
 	if (c->opts.per_flags) {
 		uint64_t f = 0;
 
@@ -666,15 +658,47 @@ static void biolat_complete(struct ana *a, const struct strobe_event *ev, struct
 	if (!g)
 		return;
 	if (created) {
-		g->have_owner = r->have_owner;
-		if (r->have_owner)
-			g->o = r->o;
-		else
-			g->o = (struct ana_owner){ .tid = -1, .pid = -1, .cpu = -1 };
+		g->have_owner = o != NULL;
+		g->o = o ? *o : (struct ana_owner){ .tid = -1, .pid = -1, .cpu = -1 };
 		g->dev = r->dev;
 		memcpy(g->rwbs, r->rwbs, sizeof(g->rwbs));
 	}
 	ana_stats_add(&g->st, lat, c->want_hist);
+}
+
+/*
+ * Request r completed at ev: one count in its group's histogram.  A
+ * request written back for several owners counts once per owner group
+ * of it, as io.block charges it (once in all with --group-by all).
+ */
+static void biolat_complete(struct ana *a, const struct strobe_event *ev, struct rq *r)
+{
+	struct io *p = a->priv;
+	struct ana_core *c = a->core;
+	uint64_t since = c->opts.queued && r->queued ? r->queued : r->since, lat;
+	struct wb_part parts[WB_SHARES];
+	struct wb_why why = { 0, 0, 0 };
+	int n, i;
+
+	if (ana_gap_since(c, since)) {
+		a->dropped++;
+		return;
+	}
+	lat = ev->ts - since;
+	if (!ana_duration_ok(c, lat))
+		return;
+	if (r->wb.kind == WB_DIRECT) {
+		if (r->have_owner)
+			biolat_add(a, r, r->key, &r->o, lat);
+		else if (!ana_task_filters(c))
+			biolat_add(a, r, 0, NULL, lat);
+		return;
+	}
+	n = wb_shares(a, &p->wb, &r->wb, r->bytes, parts, &why);
+	if (!n && !ana_task_filters(c))
+		biolat_add(a, r, 0, NULL, lat);
+	for (i = 0; i < n && (i == 0 || c->opts.group_by != STROBE_GROUP_ALL); i++)
+		biolat_add(a, r, parts[i].key, parts[i].o, lat);
 }
 
 static int biolat_init(struct ana *a)

@@ -15,7 +15,8 @@ t runqlat_two_groupings 2 'one of -P, -L, --pidnss and --per-container at most' 
 t runqlat_count_needs_interval 2 '--count needs --interval' $S runqlat --count 3 -i $F
 t runqlat_bad_interval 2 "bad value '0' for --interval" $S runqlat --interval 0 -i $F
 t runqlat_bad_count 2 "bad value 'x' for --count" $S runqlat --interval 1 --count x -i $F
-t runqlat_file_and_container 2 '-i reads a recording: no -c, -p, -d' $S runqlat -i $F -c web
+t runqlat_file_and_output 2 '-i reads a recording: no -d, -o' $S runqlat -i $F -o x.dat
+t runqlat_pid_and_command 2 'either a command or -p PID' $S runqlat -p 1 -- /bin/true
 t biolatency_file_and_duration 2 '-i reads a recording: no -d' $S biolatency -i $F -d 1
 t biolatency_two_pids 2 "bad value '2' for -p (one PID)" $S biolatency -p 1 -p 2 -i $F
 t runqlat_extra_argument 2 "unexpected argument 'x'" $S runqlat -i $F x
