@@ -73,6 +73,8 @@ int cmd_opensnoop(int argc, char **argv);	/* cmd-snoop.c */
 int cmd_execsnoop(int argc, char **argv);
 int cmd_syncsnoop(int argc, char **argv);
 int cmd_tcpretrans(int argc, char **argv);
+int cmd_runqlat(int argc, char **argv);	/* cmd-histtool.c */
+int cmd_biolatency(int argc, char **argv);
 /* `strobe export --format perfetto` (export-perfetto.c), called by
  * cmd_export with its whole command line. */
 int cli_export_perfetto(int argc, char **argv);

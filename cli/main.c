@@ -47,6 +47,8 @@ static const struct command commands[] = {
 	{ "execsnoop", cmd_execsnoop, "one line per exec, with its arguments and container" },
 	{ "syncsnoop", cmd_syncsnoop, "one line per sync call, with its file and container" },
 	{ "tcpretrans", cmd_tcpretrans, "one line per TCP retransmission, with its container" },
+	{ "runqlat", cmd_runqlat, "run-queue latency histograms, per container (bcc's runqlat)" },
+	{ "biolatency", cmd_biolatency, "block request latency histograms, per container, disk" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -54,6 +54,10 @@ enum strobe_group_by {
 	STROBE_GROUP_PROCESS,
 	STROBE_GROUP_CONTAINER,
 	STROBE_GROUP_CPU,
+	STROBE_GROUP_ALL,	/* one group: everything selected (runqlat's and
+				 * biolatency's default, as bcc) */
+	STROBE_GROUP_PIDNS,	/* per PID namespace (the model's pidns
+				 * inode, 0 unknown) */
 };
 
 /*
@@ -109,6 +113,13 @@ struct strobe_analysis_opts {
 	 * others read the event that makes the measurement. */
 	const char *const *filters;
 	int nr_filters;
+	/* log2 histograms (--freq) of milliseconds, unit "msecs" (bcc's
+	 * -m), instead of microseconds */
+	bool freq_msecs;
+	/* The biolatency analysis (strobe-biolatency(1)): a histogram per
+	 * disk (-D) and per I/O flags (-F: the block events' rwbs text), and
+	 * latency from block_rq_insert instead of block_rq_issue (-Q). */
+	bool per_disk, per_flags, queued;
 };
 
 struct strobe_analysis;

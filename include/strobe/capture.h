@@ -66,6 +66,9 @@ struct strobe_capture_opts {
 	 * strobe_capture_stream() from the session.  Borrowed: must outlive
 	 * the capture. */
 	const struct strobe_session_meta *meta;
+	/* Do not leave the capture's own threads out of the trace
+	 * (strobe_record_opts.keep_self). */
+	bool keep_self;
 };
 
 /* A capture of session s (borrowed: must outlive the capture); opts may

@@ -246,6 +246,16 @@ struct strobe_record_opts {
 	size_t nr_uprobes;
 	const char *const *usdt;
 	size_t nr_usdt;
+	/*
+	 * Record strobe's own threads too.  By default they are left out
+	 * (set_event_notrace_pid), so that their system calls do not fill a
+	 * whole-system recording; but that also leaves out every event in
+	 * interrupt context that arrives while one of them runs (a disk's
+	 * completion, a timer's wake-up of another task).  For recordings
+	 * without system-call events whose figures count such events
+	 * (strobe runqlat, strobe biolatency).
+	 */
+	bool keep_self;
 };
 
 /* One snapshot of a flight recorder (a trigger that was not suppressed). */

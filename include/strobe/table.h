@@ -88,8 +88,9 @@ struct strobe_table;
 const char *strobe_table_name(const struct strobe_table *t);	/* "cputop.threads" */
 const char *strobe_table_title(const struct strobe_table *t);
 enum strobe_view strobe_table_view(const struct strobe_table *t);
-/* For FREQ tables: "usecs" (log2 of microseconds, as bcc) or "nsecs"
- * (linear buckets of nanoseconds); "" otherwise. */
+/* For FREQ tables: "usecs" (log2 of microseconds, as bcc), "msecs"
+ * (log2 of milliseconds, bcc's -m) or "nsecs" (linear buckets of
+ * nanoseconds); "" otherwise. */
 const char *strobe_table_unit(const struct strobe_table *t);
 int strobe_table_nr_columns(const struct strobe_table *t);
 const struct strobe_column *strobe_table_column(const struct strobe_table *t, int i);

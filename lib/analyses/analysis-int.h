@@ -124,6 +124,7 @@ struct ana_owner {
 	int pid;		/* tgid, -1 unknown */
 	int cpu;		/* -1 unless grouping by CPU */
 	int container;		/* model container index */
+	uint64_t pidns;		/* PID namespace inode, 0 unknown */
 	char comm[16];
 };
 
@@ -132,6 +133,7 @@ struct ana_owner {
 #define ANA_FINE_SUB 16		/* linear sub-buckets per octave */
 struct ana_hist {
 	uint32_t us_log2[64];	/* bcc: slot 0 holds 0-1 us, slot k [2^k, 2^(k+1)) */
+	uint32_t ms_log2[64];	/* the same of milliseconds (bcc's -m) */
 	uint32_t fine[64][ANA_FINE_SUB];	/* ns: octave, 1/16th of it */
 };
 
@@ -512,6 +514,8 @@ extern const struct ana_ops ana_irq_ops STROBE_HIDDEN;
 extern const struct ana_ops ana_mem_ops STROBE_HIDDEN;
 extern const struct ana_ops ana_periods_ops STROBE_HIDDEN;
 extern const struct ana_ops ana_why_ops STROBE_HIDDEN;
+extern const struct ana_ops ana_runqlat_ops STROBE_HIDDEN;	/* schedlat.c */
+extern const struct ana_ops ana_biolatency_ops STROBE_HIDDEN;	/* io.c */
 
 /* ---- system calls, raw or named (sysdec.c) ------------------------------- */
 

@@ -47,6 +47,7 @@
 static const struct ana_ops *const all_ops[] = {
 	&ana_cputop_ops, &ana_syscalls_ops, &ana_schedlat_ops,
 	&ana_io_ops, &ana_irq_ops, &ana_mem_ops, &ana_periods_ops, &ana_why_ops,
+	&ana_runqlat_ops, &ana_biolatency_ops,
 };
 #define NR_OPS (sizeof(all_ops) / sizeof(all_ops[0]))
 

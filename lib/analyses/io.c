@@ -48,6 +48,18 @@
  * figures and keeps what is in flight and who things belong to: calls
  * entered, bios and requests with their owners, file names, the dirtiers
  * of inodes; a call or request counts in the interval it ends in.
+ *
+ * The biolatency analysis (ana_biolatency_ops, strobe-biolatency(1)) is
+ * this same code measuring as bcc's biolatency: every block request once,
+ * issue (or with opts.queued, its block_rq_insert when there was one) to
+ * complete, in one log2 histogram per group (biolatency.freq): the
+ * grouping (--group-by: all, container, ...) of its owner as io charges
+ * it, times its disk (opts.per_disk) and its rwbs flags (opts.per_flags).
+ * A request written back for several owners counts once per owner group
+ * it has a part of, as io.block charges it (once with all as one group).
+ * A request of no known owner counts unless task filters are given.  So
+ * on the same events, a group's histogram is io.block's of that owner
+ * group (io.block_freq).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -128,6 +140,8 @@ struct rq {
 	struct ana_owner o;
 	struct wb_tag wb;	/* written back for whom (writeback.c) */
 	bool write;		/* rwbs has W (a write, a flush with data) */
+	char rwbs[8];		/* biolatency's flags */
+	uint64_t queued;	/* biolatency -Q: block_rq_insert's ts, 0 none */
 	bool have_owner;
 	bool log_ok;		/* a log row: owner selected, or unknown and no
 				 * task filters */
@@ -146,6 +160,15 @@ struct blkgroup {
 	uint64_t wb;		/* its part of requests written back for it */
 	uint64_t read, write;	/* bytes by direction (wb: written) */
 	struct ana_stats st;	/* requests that carried its bytes */
+};
+
+/* biolatency: one histogram's group (its key mixes the three) */
+struct blgroup {
+	struct ana_owner o;
+	bool have_owner;
+	uint32_t dev;		/* opts.per_disk */
+	char rwbs[8];		/* opts.per_flags */
+	struct ana_stats st;
 };
 
 struct bio_own {	/* a queued bio, until its request is issued */
@@ -187,6 +210,11 @@ struct io {
 	struct bio_range recent[NR_RECENT];
 	unsigned nr_recent;	/* bios queued; recent[nr_recent % NR_RECENT] next */
 	struct strobe_table *top, *files, *lat, *disk_t, *blk_t, *wb_t, *log, *blk_log;
+	/* biolatency: see the head */
+	bool biolat;
+	struct ana_map bl;		/* group key -> struct blgroup */
+	struct ana_map inserted;	/* opts.queued: rq_key -> insert ts */
+	struct strobe_table *bl_stats;
 };
 
 static uint64_t rq_key(uint32_t dev, uint64_t sector)
@@ -470,11 +498,23 @@ static void on_issue(struct ana *a, const struct strobe_event *ev)
 	r->have_owner = false;
 	r->wb = wb;
 	r->write = false;
+	r->rwbs[0] = '\0';
+	r->queued = 0;
 	if (p->is_rwbs.valid) {
 		uint32_t len;
 		const char *rw = strobe_field_str(ev, &p->is_rwbs, &len);
 
 		r->write = rw && memchr(rw, 'W', strnlen(rw, len)) != NULL;
+		if (rw)
+			snprintf(r->rwbs, sizeof(r->rwbs), "%.*s", (int)strnlen(rw, len), rw);
+	}
+	if (p->biolat && c->opts.queued) {
+		uint64_t *q = ana_map_get(&p->inserted, k);
+
+		if (q) {
+			r->queued = *q;
+			ana_map_del(&p->inserted, k);
+		}
 	}
 	if (wb.kind != WB_DIRECT) {
 		r->log_ok = true;	/* decided at completion */
@@ -559,12 +599,208 @@ static void written_back(struct ana *a, const struct strobe_event *ev, struct rq
 		wd->why.cut += why.cut;
 		wd->why.other += why.other;
 	}
+	/* the log row (and biolatency) name the largest part */
+	r->have_owner = n > 0;
+	if (n) {
+		r->o = *parts[0].o;
+		r->key = parts[0].key;
+	}
 	if (!p->blk_log || !c->opts.log || (!n && ana_task_filters(c)))
 		return;
-	r->have_owner = n > 0;		/* the log row names the largest part */
-	if (n)
-		r->o = *parts[0].o;
 	log_request(a, ev, r);
+}
+
+/* ---- biolatency ------------------------------------------------------ */
+
+static void biolat_insert(struct io *p, const struct strobe_event *ev)
+{
+	uint32_t dev = (uint32_t)strobe_field_uint(ev, &p->ri_dev);
+	uint64_t *q;
+
+	if (p->inserted.n > 65536) {	/* merged requests never issue: cap */
+		ana_map_free(&p->inserted);
+		ana_map_init(&p->inserted, sizeof(uint64_t));
+	}
+	q = ana_map_put(&p->inserted, rq_key(dev, strobe_field_uint(ev, &p->ri_sector)), NULL);
+	if (q)
+		*q = ev->ts;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	return h ^ (h >> 29);
+}
+
+/* One count of lat in the histogram of (owner key, r's disk and flags);
+ * o NULL: the owner is unknown. */
+static void biolat_add(struct ana *a, const struct rq *r, uint64_t key,
+		       const struct ana_owner *o, uint64_t lat)
+{
+	struct io *p = a->priv;
+	struct ana_core *c = a->core;
+	struct blgroup *g;
+	bool created;
+
+	key = mix(c->opts.group_by == STROBE_GROUP_ALL ? 0 : o ? key : ~0ULL,
+		  c->opts.per_disk ? r->dev : 0);
+	if (c->opts.per_flags) {
+		uint64_t f = 0;
+
+		memcpy(&f, r->rwbs, sizeof(f));
+		key = mix(key, f);
+	}
+	if (key == ANA_MAP_EMPTY)
+		key = 0;
+	g = ana_map_put(&p->bl, key, &created);
+	if (!g)
+		return;
+	if (created) {
+		g->have_owner = o != NULL;
+		g->o = o ? *o : (struct ana_owner){ .tid = -1, .pid = -1, .cpu = -1 };
+		g->dev = r->dev;
+		memcpy(g->rwbs, r->rwbs, sizeof(g->rwbs));
+	}
+	ana_stats_add(&g->st, lat, c->want_hist);
+}
+
+/*
+ * Request r completed at ev: one count in its group's histogram.  A
+ * request written back for several owners counts once per owner group
+ * of it, as io.block charges it (once in all with --group-by all).
+ */
+static void biolat_complete(struct ana *a, const struct strobe_event *ev, struct rq *r)
+{
+	struct io *p = a->priv;
+	struct ana_core *c = a->core;
+	uint64_t since = c->opts.queued && r->queued ? r->queued : r->since, lat;
+	struct wb_part parts[WB_SHARES];
+	struct wb_why why = { 0, 0, 0 };
+	int n, i;
+
+	if (ana_gap_since(c, since)) {
+		a->dropped++;
+		return;
+	}
+	lat = ev->ts - since;
+	if (!ana_duration_ok(c, lat))
+		return;
+	if (r->wb.kind == WB_DIRECT) {
+		if (r->have_owner)
+			biolat_add(a, r, r->key, &r->o, lat);
+		else if (!ana_task_filters(c))
+			biolat_add(a, r, 0, NULL, lat);
+		return;
+	}
+	n = wb_shares(a, &p->wb, &r->wb, r->bytes, parts, &why);
+	if (!n && !ana_task_filters(c))
+		biolat_add(a, r, 0, NULL, lat);
+	for (i = 0; i < n && (i == 0 || c->opts.group_by != STROBE_GROUP_ALL); i++)
+		biolat_add(a, r, parts[i].key, parts[i].o, lat);
+}
+
+static int biolat_init(struct ana *a)
+{
+	struct io *p = a->priv;
+	struct ana_core *c = a->core;
+	int ret = 0;
+
+	if (ana_view(c, STROBE_VIEW_TOP | STROBE_VIEW_STATS)) {
+		p->bl_stats = ana_add_table(a, "biolatency.stats", "Block request latency",
+					    ana_view(c, STROBE_VIEW_STATS) ? STROBE_VIEW_STATS
+									  : STROBE_VIEW_TOP);
+		if (!p->bl_stats)
+			return -ENOMEM;
+		ret |= ana_owner_cols(c, p->bl_stats);
+		if (c->opts.per_disk)
+			ret |= tbl_col(p->bl_stats, "disk", "Disk", STROBE_COL_STR);
+		if (c->opts.per_flags)
+			ret |= tbl_col(p->bl_stats, "flags", "Flags", STROBE_COL_STR);
+		ret |= ana_stats_cols(p->bl_stats);
+	}
+	if (ana_view(c, STROBE_VIEW_FREQ)) {
+		struct strobe_table *t = ana_add_freq_schema(a, "biolatency.freq",
+							     "Block request latency distribution");
+
+		if (!t)
+			return -ENOMEM;
+		t->unit = c->opts.freq_resolution > 0 ? "nsecs"
+			  : c->opts.freq_msecs ? "msecs" : "usecs";
+	}
+	return ret ? -ENOMEM : 0;
+}
+
+/* "owner, disk = 8:0, flags = WS" for a histogram's title */
+static void biolat_desc(struct ana_core *c, const struct blgroup *g, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (c->opts.group_by != STROBE_GROUP_ALL) {
+		if (g->have_owner)
+			ana_owner_desc(c, &g->o, buf, size);
+		else
+			snprintf(buf, size, "owner unknown");
+		n = strlen(buf);
+	}
+	if (c->opts.per_disk && n < size)
+		n += (size_t)snprintf(buf + n, size - n, "%sdisk = %u:%u", n ? ", " : "",
+				      g->dev >> 20, g->dev & 0xfffff);
+	if (c->opts.per_flags && n < size)
+		n += (size_t)snprintf(buf + n, size - n, "%sflags = %s", n ? ", " : "",
+				      g->rwbs[0] ? g->rwbs : "-");
+	if (!n)
+		snprintf(buf, size, "all requests");
+}
+
+static int biolat_finish(struct ana *a)
+{
+	struct io *p = a->priv;
+	struct ana_core *c = a->core;
+	struct ana_rank *r;
+	struct strobe_table *t;
+	union strobe_value *v;
+	size_t n, i;
+	char title[200], disk[24];
+	int k;
+
+	if (ana_rank_map(&p->bl, offsetof(struct blgroup, st.count), &r, &n) < 0)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct blgroup *g = r[i].item;
+
+		snprintf(disk, sizeof(disk), "%u:%u", g->dev >> 20, g->dev & 0xfffff);
+		if (p->bl_stats && i < ana_top_n(c, n)) {
+			if (!(v = tbl_row(p->bl_stats)))
+				goto nomem;
+			k = ana_owner_vals(c, p->bl_stats, v, &g->o);	/* unknown: tid -1 */
+			if (c->opts.per_disk)
+				v[k++].s = tbl_str(p->bl_stats, disk);
+			if (c->opts.per_flags)
+				v[k++].s = tbl_str(p->bl_stats, g->rwbs);
+			ana_stats_vals(v + k, &g->st);
+		}
+		if (!g->st.hist)
+			continue;
+		k = snprintf(title, sizeof(title), "block request latency: ");
+		biolat_desc(c, g, title + k, sizeof(title) - (size_t)k);
+		if (ana_emit_hist(a, "biolatency.freq", title, &g->st,
+				  c->opts.group_by == STROBE_GROUP_ALL ? NULL : &g->o,
+				  c->opts.per_disk ? "disk" : NULL, disk) < 0)
+			goto nomem;
+		t = a->tables[a->nr_tables - 1];
+		if (c->opts.per_flags &&
+		    tbl_label(t, "flags", "flags", STROBE_COL_STR,
+			      (union strobe_value){ .s = g->rwbs }) < 0)
+			goto nomem;
+	}
+	free(r);
+	return 0;
+nomem:
+	free(r);
+	return -ENOMEM;
 }
 
 static void on_complete(struct ana *a, const struct strobe_event *ev)
@@ -582,6 +818,10 @@ static void on_complete(struct ana *a, const struct strobe_event *ev)
 		return;
 	r = *rp;
 	ana_map_del(&p->rqs, k);
+	if (p->biolat) {
+		biolat_complete(a, ev, &r);
+		return;
+	}
 	if (ana_gap_since(c, r.since)) {
 		a->dropped++;
 		return;
@@ -680,6 +920,8 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 			break;
 		block_owner(a, ev, (uint32_t)strobe_field_uint(ev, &p->ri_dev),
 			    strobe_field_uint(ev, &p->ri_sector), 0, false);
+		if (p->biolat && a->core->opts.queued)
+			biolat_insert(p, ev);
 		break;
 	case RQ_ISSUE:
 		if (!a->core->filtered)
@@ -737,6 +979,8 @@ static int init(struct ana *a)
 	ana_map_init(&p->disks, sizeof(struct disk));
 	ana_map_init(&p->blk, sizeof(struct blkgroup));
 	ana_map_init(&p->wbdisks, sizeof(struct wbdisk));
+	ana_map_init(&p->bl, sizeof(struct blgroup));
+	ana_map_init(&p->inserted, sizeof(uint64_t));
 	wb_init(&p->wb);
 	for (i = 0; i < sizeof(io_calls) / sizeof(io_calls[0]); i++) {
 		nr = strobe_syscall_nr(io_calls[i].name);
@@ -746,6 +990,9 @@ static int init(struct ana *a)
 		p->info[nr].in = (int8_t)io_calls[i].in;
 		p->info[nr].out = (int8_t)io_calls[i].out;
 	}
+	p->biolat = a->ops == &ana_biolatency_ops;
+	if (p->biolat)
+		return biolat_init(a);
 	if (ana_view(c, STROBE_VIEW_TOP)) {
 		p->top = ana_add_table(a, "io.top", "I/O bytes from system calls", STROBE_VIEW_TOP);
 		p->files = ana_add_table(a, "io.files", "I/O bytes per file descriptor",
@@ -888,6 +1135,24 @@ static int resolve(struct ana *a, struct strobe_formats *fmts)
 		p->have_block = true;
 		p->have_wb = wb_resolve(&p->wb, fmts);
 	}
+	if (p->biolat) {
+		if (!p->have_block)
+			return -ENOENT;
+		if (a->core->filtered) {
+			ana_note(a->core, "biolatency: the recording was PID-filtered (%s): "
+				 "block requests are issued and completed in untraced tasks' "
+				 "context too, so they cannot be measured (record the whole "
+				 "system)", a->core->target ? a->core->target : "");
+			return -ENOENT;
+		}
+		if (!p->have_wb)
+			ana_note(a->core, "biolatency: no writeback events: requests the "
+				 "kernel's flushers write back are the flusher's");
+		if (a->core->opts.queued && !p->ri_dev.valid)
+			ana_note(a->core, "biolatency: no block:block_rq_insert events: "
+				 "latency from issue (-Q needs them)");
+		return 0;
+	}
 	if (!use_raw && !named && !p->have_block)
 		return -ENOENT;
 	if (!p->have_block)
@@ -983,6 +1248,8 @@ static int finish(struct ana *a)
 	char buf[32], title[160];
 	int k;
 
+	if (p->biolat)
+		return biolat_finish(a);
 	if (p->have_block)
 		ana_note_filtered(c, "io", "block requests are issued and completed in "
 				  "untraced tasks' context too, so block latency and per-disk "
@@ -1106,6 +1373,7 @@ static void free_hists(struct io *p)
 	struct latgroup *l;
 	struct disk *d;
 	struct blkgroup *b;
+	struct blgroup *g;
 	size_t pos = 0;
 
 	while ((l = ana_map_next(&p->lats, &pos, NULL)))
@@ -1116,6 +1384,9 @@ static void free_hists(struct io *p)
 	pos = 0;
 	while ((b = ana_map_next(&p->blk, &pos, NULL)))
 		ana_stats_free(&b->st);
+	pos = 0;
+	while ((g = ana_map_next(&p->bl, &pos, NULL)))
+		ana_stats_free(&g->st);
 }
 
 static void reset(struct ana *a, uint64_t ts)
@@ -1129,6 +1400,7 @@ static void reset(struct ana *a, uint64_t ts)
 	ana_map_clear(&p->disks);
 	ana_map_clear(&p->blk);
 	ana_map_clear(&p->wbdisks);
+	ana_map_clear(&p->bl);
 }
 
 static void fini(struct ana *a)
@@ -1146,6 +1418,8 @@ static void fini(struct ana *a)
 	ana_map_free(&p->disks);
 	ana_map_free(&p->blk);
 	ana_map_free(&p->wbdisks);
+	ana_map_free(&p->bl);
+	ana_map_free(&p->inserted);
 	wb_free(&p->wb);
 	free(p->named);
 }
@@ -1157,6 +1431,21 @@ const struct ana_ops ana_io_ops = {
 	.needs = "raw_syscalls:sys_enter/sys_exit (or syscalls:*) and block:block_rq_issue/"
 		 "block_rq_complete",
 	.preset = "syscalls,io",
+	.priv_size = sizeof(struct io),
+	.init = init,
+	.subs = subs,
+	.resolve = resolve,
+	.finish = finish,
+	.reset = reset,
+	.free = fini,
+};
+
+/* The same code measuring as bcc's biolatency: see the head. */
+const struct ana_ops ana_biolatency_ops = {
+	.name = "biolatency",
+	.summary = "block request latency as bcc's biolatency, per container, disk or flags",
+	.needs = "block:block_rq_issue/block_rq_complete",
+	.preset = "io",
 	.priv_size = sizeof(struct io),
 	.init = init,
 	.subs = subs,

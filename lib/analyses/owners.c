@@ -1,6 +1,7 @@
 /*
  * owners.c - who a measurement belongs to: the group key of a task under
- * --group-by (thread, process, container, CPU), the owner saved with each
+ * --group-by (thread, process, container, CPU, PID namespace, or all as
+ * one), the owner saved with each
  * aggregate, and the owner columns and values of the result tables.
  *
  * Group keys of threads and processes are the task model's instance
@@ -27,6 +28,10 @@ uint64_t ana_group_key_other(struct ana_core *c, const struct strobe_task *t, in
 	const struct strobe_task *l;
 
 	switch (c->opts.group_by) {
+	case STROBE_GROUP_ALL:
+		return 0;
+	case STROBE_GROUP_PIDNS:
+		return t->pidns;
 	case STROBE_GROUP_CPU:
 		return (uint64_t)(uint32_t)cpu;
 	case STROBE_GROUP_CONTAINER:
@@ -51,6 +56,7 @@ void ana_owner_set(struct ana_core *c, struct ana_owner *o, const struct strobe_
 	o->pid = t->tgid;
 	o->cpu = cpu;
 	o->container = t->container->index;
+	o->pidns = t->pidns;
 	memcpy(o->comm, t->comm, sizeof(o->comm));
 	o->comm[sizeof(o->comm) - 1] = '\0';
 	if (c->opts.group_by == STROBE_GROUP_PROCESS && t->tgid >= 0 && t->tgid != t->tid) {
@@ -98,6 +104,12 @@ int ana_task_cols(struct strobe_table *t)
 void ana_owner_desc(struct ana_core *c, const struct ana_owner *o, char *buf, size_t size)
 {
 	switch (c->opts.group_by) {
+	case STROBE_GROUP_ALL:
+		snprintf(buf, size, "all tasks");
+		break;
+	case STROBE_GROUP_PIDNS:
+		snprintf(buf, size, "pidns %llu", (unsigned long long)o->pidns);
+		break;
 	case STROBE_GROUP_CPU:
 		snprintf(buf, size, "CPU %d", o->cpu);
 		break;
@@ -119,6 +131,10 @@ int ana_owner_cols(struct ana_core *c, struct strobe_table *t)
 	int ret = 0;
 
 	switch (c->opts.group_by) {
+	case STROBE_GROUP_ALL:
+		return 0;
+	case STROBE_GROUP_PIDNS:
+		return tbl_col(t, "pidns", "PID ns", STROBE_COL_INT);
 	case STROBE_GROUP_CPU:
 		return tbl_col(t, "cpu", "CPU", STROBE_COL_INT);
 	case STROBE_GROUP_CONTAINER:
@@ -143,6 +159,11 @@ int ana_owner_vals(struct ana_core *c, struct strobe_table *t, union strobe_valu
 	int n = 0;
 
 	switch (c->opts.group_by) {
+	case STROBE_GROUP_ALL:
+		return 0;
+	case STROBE_GROUP_PIDNS:
+		v[0].i = (int64_t)o->pidns;
+		return 1;
 	case STROBE_GROUP_CPU:
 		v[0].i = o->cpu;
 		return 1;
@@ -168,6 +189,11 @@ int ana_owner_labels(struct ana_core *c, struct strobe_table *t, const struct an
 	int ret = 0;
 
 	switch (c->opts.group_by) {
+	case STROBE_GROUP_ALL:
+		return 0;
+	case STROBE_GROUP_PIDNS:
+		return tbl_label(t, "pidns", "PID ns", STROBE_COL_INT,
+				 (union strobe_value){ .i = (int64_t)o->pidns });
 	case STROBE_GROUP_CPU:
 		return tbl_label(t, "cpu", "CPU", STROBE_COL_INT, (union strobe_value){ .i = o->cpu });
 	case STROBE_GROUP_CONTAINER:

@@ -33,6 +33,15 @@
  * A reset (strobe_analysis_reset) drops the groups and the worst wake-ups
  * and keeps the waits: a wait counts in the interval its switch-in comes
  * in.  finish ranks a copy of the worst, so it serves snapshots too.
+ *
+ * The runqlat analysis (ana_runqlat_ops, strobe-runqlat(1)) is this one
+ * pairing measured as bcc's runqlat does: a wait starts at sched_wakeup
+ * or sched_wakeup_new (never sched_waking, even when the trace has it)
+ * or at a switch-out in state R, and ends at the switch-in; both kinds
+ * go into one histogram per group (runqlat.freq) and one row of
+ * runqlat.stats.  So on a trace without sched_waking, runqlat's
+ * histogram of a group is, bucket for bucket, the sum of schedlat's
+ * schedlat.freq (wake-ups) and schedlat.preempt_freq (preempted) ones.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -87,6 +96,7 @@ struct schedlat {
 	struct ana_map groups;		/* group key -> struct group */
 	struct ana_topn worst;		/* the --top largest latencies */
 	struct strobe_table *top, *stats, *preempt, *log;
+	bool runq;			/* the runqlat analysis: see the head */
 };
 
 static void count_unmeasured(struct ana *a, int tid)
@@ -168,8 +178,12 @@ static void switch_in(struct ana *a, const struct strobe_event *ev, int tid)
 		ana_owner_set(c, &g->o, t, ev->cpu);
 	else
 		ana_owner_refresh(c, &g->o, t);
+	if (p->runq) {
+		ana_stats_add(&g->wake, lat, c->want_hist);	/* one histogram */
+		return;
+	}
 	if (w.state == W_PREEMPTED) {
-		ana_stats_add(&g->preempt, lat, false);
+		ana_stats_add(&g->preempt, lat, c->want_hist);
 		return;
 	}
 	ana_stats_add(&g->wake, lat, c->want_hist);
@@ -247,13 +261,15 @@ static void on_event(struct ana *a, const struct strobe_event *ev, int cookie)
 			switch_in(a, ev, next);
 		break;
 	case EV_WAKING:
+		if (p->runq)
+			break;
 		wake(a, ev, (int)strobe_field_int(ev, &p->wk_pid),
 		     (int)strobe_field_int(ev, &p->wk_prio),
 		     (int)strobe_field_int(ev, &p->wk_target), &p->wk_flags);
 		break;
 	case EV_WAKEUP:
 	case EV_WAKEUP_NEW:
-		if (p->have_waking && cookie == EV_WAKEUP)
+		if (p->have_waking && cookie == EV_WAKEUP && !p->runq)
 			break;
 		wake(a, ev, (int)strobe_field_int(ev, &p->wu_pid),
 		     (int)strobe_field_int(ev, &p->wu_prio),
@@ -299,6 +315,28 @@ static int init(struct ana *a)
 
 	ana_map_init(&p->waits, sizeof(struct wait));
 	ana_map_init(&p->groups, sizeof(struct group));
+	p->runq = a->ops == &ana_runqlat_ops;
+	if (p->runq) {
+		if (ana_view(c, STROBE_VIEW_TOP | STROBE_VIEW_STATS)) {
+			p->stats = ana_add_table(a, "runqlat.stats", "Run-queue latency",
+						 ana_view(c, STROBE_VIEW_STATS)
+						 ? STROBE_VIEW_STATS : STROBE_VIEW_TOP);
+			if (!p->stats)
+				return -ENOMEM;
+			ret |= ana_owner_cols(c, p->stats);
+			ret |= ana_stats_cols(p->stats);
+		}
+		if (ana_view(c, STROBE_VIEW_FREQ)) {
+			struct strobe_table *t = ana_add_freq_schema(a, "runqlat.freq",
+								     "Run-queue latency distribution");
+
+			if (!t)
+				return -ENOMEM;
+			t->unit = c->opts.freq_resolution > 0 ? "nsecs"
+				  : c->opts.freq_msecs ? "msecs" : "usecs";
+		}
+		return ret ? -ENOMEM : 0;
+	}
 	if (ana_view(c, STROBE_VIEW_TOP)) {
 		ret = ana_topn_init(&p->worst, c->opts.top > 0 ? c->opts.top : 100,
 				    sizeof(struct worst), offsetof(struct worst, latency));
@@ -332,9 +370,13 @@ static int init(struct ana *a)
 	if (ana_view(c, STROBE_VIEW_FREQ)) {
 		struct strobe_table *t = ana_add_freq_schema(a, "schedlat.freq",
 							     "Wake-up latency distribution");
-		if (!t)
+		struct strobe_table *pt = ana_add_freq_schema(a, "schedlat.preempt_freq",
+							      "Preempted-runnable time distribution");
+
+		if (!t || !pt)
 			return -ENOMEM;
-		t->unit = c->opts.freq_resolution > 0 ? "nsecs" : "usecs";
+		t->unit = pt->unit = c->opts.freq_resolution > 0 ? "nsecs"
+				     : c->opts.freq_msecs ? "msecs" : "usecs";
 	}
 	return ret ? -ENOMEM : 0;
 }
@@ -352,7 +394,8 @@ static int resolve(struct ana *a, struct strobe_formats *fmts)
 	    strobe_field_resolve(sw, "next_pid", &p->next_pid) ||
 	    strobe_field_resolve(sw, "prev_state", &p->prev_state))
 		return -ENOENT;
-	p->have_waking = wk && !strobe_field_resolve(wk, "pid", &p->wk_pid);
+	/* runqlat measures from sched_wakeup(_new), as bcc, whatever else */
+	p->have_waking = !p->runq && wk && !strobe_field_resolve(wk, "pid", &p->wk_pid);
 	if (p->have_waking) {
 		strobe_field_resolve(wk, "prio", &p->wk_prio);
 		strobe_field_resolve(wk, "target_cpu", &p->wk_target);
@@ -410,9 +453,14 @@ static int finish(struct ana *a)
 	char title[160];
 	int k, ret = 0;
 
-	ana_note_filtered(c, "schedlat", "latencies are of the traced tasks only (an "
+	ana_note_filtered(c, a->ops->name, "latencies are of the traced tasks only (an "
 			  "untraced task's switch-in is not always recorded)");
-	if (p->unmeasured)
+	if (p->unmeasured && p->runq)
+		ana_note(c, "runqlat: %llu wake-ups not followed by a switch-in before the "
+			 "task's next switch-out, not measured (as bcc: a task woken while "
+			 "it still ran, or a switch-in the kernel did not record)",
+			 (unsigned long long)p->unmeasured);
+	else if (p->unmeasured)
 		ana_note(c, "schedlat: %llu wake-ups not measured: the woken task ran "
 			 "with no recorded switch-in (the kernel emitted no sched_switch "
 			 "for it)", (unsigned long long)p->unmeasured);
@@ -453,12 +501,21 @@ static int finish(struct ana *a)
 		goto out;
 	for (i = 0; i < ana_top_n(c, n); i++) {
 		g = r[i].item;
-		if (!g->wake.hist)
-			continue;
-		k = snprintf(title, sizeof(title), "wake-up latency: ");
-		ana_owner_desc(c, &g->o, title + k, sizeof(title) - (size_t)k);
-		if ((ret = ana_emit_hist(a, "schedlat.freq", title, &g->wake, &g->o, NULL, NULL)) < 0)
-			goto out;
+		if (g->wake.hist) {
+			k = snprintf(title, sizeof(title), p->runq ? "run-queue latency: "
+									: "wake-up latency: ");
+			ana_owner_desc(c, &g->o, title + k, sizeof(title) - (size_t)k);
+			if ((ret = ana_emit_hist(a, p->runq ? "runqlat.freq" : "schedlat.freq",
+						 title, &g->wake, &g->o, NULL, NULL)) < 0)
+				goto out;
+		}
+		if (g->preempt.hist) {
+			k = snprintf(title, sizeof(title), "preempted-runnable time: ");
+			ana_owner_desc(c, &g->o, title + k, sizeof(title) - (size_t)k);
+			if ((ret = ana_emit_hist(a, "schedlat.preempt_freq", title, &g->preempt,
+						 &g->o, NULL, NULL)) < 0)
+				goto out;
+		}
 	}
 	if (p->preempt) {
 		for (i = 0; i < n; i++)
@@ -477,8 +534,10 @@ static void free_hists(struct schedlat *p)
 	struct group *g;
 	size_t pos = 0;
 
-	while ((g = ana_map_next(&p->groups, &pos, NULL)))
+	while ((g = ana_map_next(&p->groups, &pos, NULL))) {
 		ana_stats_free(&g->wake);
+		ana_stats_free(&g->preempt);
+	}
 }
 
 static void reset(struct ana *a, uint64_t ts)
@@ -505,6 +564,22 @@ const struct ana_ops ana_schedlat_ops = {
 	.name = "schedlat",
 	.summary = "wake-up to run latency (run-queue latency) and preempted-runnable time",
 	.needs = "sched:sched_switch and sched:sched_waking or sched:sched_wakeup",
+	.preset = "sched",
+	.priv_size = sizeof(struct schedlat),
+	.init = init,
+	.subs = subs,
+	.resolve = resolve,
+	.lost = lost,
+	.finish = finish,
+	.reset = reset,
+	.free = fini,
+};
+
+/* The same code measuring as bcc's runqlat: see the head. */
+const struct ana_ops ana_runqlat_ops = {
+	.name = "runqlat",
+	.summary = "run-queue latency as bcc's runqlat: wake-up or preemption to run",
+	.needs = "sched:sched_switch and sched:sched_wakeup or sched:sched_wakeup_new",
 	.preset = "sched",
 	.priv_size = sizeof(struct schedlat),
 	.init = init,

@@ -5,8 +5,9 @@
  *
  * ana_stats_add() is called once per measurement, so it keeps O(1) state
  * and allocates nothing unless a histogram was asked for.  The histogram
- * keeps two resolutions at once: bcc's log2 of microseconds (the default
- * --freq table, same slots as bcc) and 16 linear slices per power of two
+ * keeps three resolutions at once: bcc's log2 of microseconds (the default
+ * --freq table, same slots as bcc), of milliseconds (bcc's -m) and 16
+ * linear slices per power of two
  * of nanoseconds, from which --freq-resolution N re-buckets linearly over
  * [min, max] at finish time without a second pass over the trace.
  */
@@ -49,6 +50,7 @@ void ana_stats_add(struct ana_stats *st, uint64_t ns, bool want_hist)
 				return;
 		}
 		st->hist->us_log2[bcc_slot(ns / 1000)]++;
+		st->hist->ms_log2[bcc_slot(ns / 1000000)]++;
 		o = log2_bucket(ns);
 		/* octave o holds [2^(o-1), 2^o): its 16 equal slices */
 		sub = o >= 5 ? (int)((ns >> (o - 5)) & (ANA_FINE_SUB - 1))
@@ -148,17 +150,21 @@ int ana_emit_hist(struct ana *a, const char *name, const char *title,
 	    (key && tbl_label(t, key, key, STROBE_COL_STR, (union strobe_value){ .s = val }) < 0))
 		return -ENOMEM;
 	if (nb <= 0) {
-		/* log2 of microseconds, as bcc: "0 -> 1", then [2^k, 2^(k+1) - 1] */
-		t->unit = "usecs";
+		/* log2 of microseconds (or milliseconds), as bcc: "0 -> 1",
+		 * then [2^k, 2^(k+1) - 1] */
+		const uint32_t *slot = c->opts.freq_msecs ? st->hist->ms_log2
+							  : st->hist->us_log2;
+
+		t->unit = c->opts.freq_msecs ? "msecs" : "usecs";
 		for (i = 0; i < 64; i++)
-			if (st->hist->us_log2[i])
+			if (slot[i])
 				last = i;
 		for (i = 0; i <= last; i++) {
 			if (!(v = tbl_row(t)))
 				return -ENOMEM;
 			v[0].i = i ? (int64_t)(1ULL << i) : 0;
 			v[1].i = i < 63 ? (int64_t)((1ULL << (i + 1)) - 1) : INT64_MAX;
-			v[2].i = st->hist->us_log2[i];
+			v[2].i = slot[i];
 		}
 		if (!i) {	/* all zero-length: one bucket */
 			if (!(v = tbl_row(t)))

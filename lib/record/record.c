@@ -1446,11 +1446,11 @@ int strobe_record(const struct strobe_record_opts *opts,
 	if (r.model && model_watch_start(&r.watch, NULL, NULL, NULL, NULL) == 0) {
 		pid_t wt = model_watch_tid(r.watch);
 
-		if (wt > 0)
+		if (wt > 0 && !opts->keep_self)	/* see keep_self, record.h */
 			strobe_session_set_notrace_pids(r.s, &wt, 1, NULL);
 	}
 	{
-		struct strobe_capture_opts co = { sizeof(co), 0, 0, r.meta };
+		struct strobe_capture_opts co = { sizeof(co), 0, 0, r.meta, opts->keep_self };
 		unsigned ps = strobe_session_meta_tf(r.meta)->page_size;
 
 		/* A stream beside the file drops pages rather than wait

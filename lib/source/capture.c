@@ -48,6 +48,7 @@ struct strobe_capture {
 	struct strobe_live *live;
 	bool started, stopped;
 	bool queues_given;		/* the readers hold the queues' 2nd refs */
+	bool keep_self;			/* opts->keep_self: no exclude_self */
 };
 
 /* opts->field is there if the caller's struct is long enough for it. */
@@ -122,6 +123,7 @@ int strobe_capture_open(struct strobe_session *s, const struct strobe_capture_op
 	c->flush_ms = HAS(opts, flush_ms) && opts->flush_ms ? opts->flush_ms : DEFAULT_FLUSH_MS;
 	c->queue_pages = HAS(opts, queue_pages) && opts->queue_pages ? opts->queue_pages
 								      : DEFAULT_QUEUE_PAGES;
+	c->keep_self = HAS(opts, keep_self) && opts->keep_self;
 	if (HAS(opts, meta))
 		c->meta = opts->meta;
 	*out = c;
@@ -300,7 +302,8 @@ int strobe_capture_start(struct strobe_capture *c, struct strobe_error *err)
 	e = strobe_live_start(c->live, err);
 	if (e < 0)
 		return e;
-	exclude_self(c);
+	if (!c->keep_self)
+		exclude_self(c);
 	return strobe_session_start(c->s, err);
 }
 

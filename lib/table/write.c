@@ -1,6 +1,6 @@
 /*
- * write.c - the one writer of result tables: aligned text, log2 and
- * linear histograms as bcc prints them, JSON, and LAMI 1.0 rows for Trace
+ * write.c - the one writer of result tables: aligned text, log2 (usecs
+ * or msecs) and linear histograms as bcc prints them, JSON, and LAMI 1.0 rows for Trace
  * Compass.  Every command that prints results goes through here, so a
  * column added to a table shows up in every format at once.
  *
@@ -345,14 +345,14 @@ const char *tbl_lami_col_class(const struct strobe_table *t, const struct strobe
 	return "unknown";
 }
 
-/* A histogram bound in usecs as LAMI's nanoseconds, saturated (a hostile
- * file can hold any value). */
-static int64_t usecs_to_ns(int64_t us)
+/* A histogram bound in usecs (mul 1000) or msecs (mul 1000000) as LAMI's
+ * nanoseconds, saturated (a hostile file can hold any value). */
+static int64_t bound_to_ns(int64_t v, int64_t mul)
 {
 	int64_t ns;
 
-	if (__builtin_mul_overflow(us, 1000, &ns))
-		return us < 0 ? INT64_MIN : INT64_MAX;
+	if (__builtin_mul_overflow(v, mul, &ns))
+		return v < 0 ? INT64_MIN : INT64_MAX;
 	return ns;
 }
 
@@ -372,7 +372,9 @@ void tbl_lami_cell(struct trace_seq *s, const struct strobe_table *t,
 		trace_seq_printf(s, "%.3f", v->d);
 	else if (c->type == STROBE_COL_INT && !strcmp(cls, "duration"))
 		trace_seq_printf(s, "%" PRId64, !strcmp(strobe_table_unit(t), "usecs")
-				 ? usecs_to_ns(v->i) : v->i);
+				 ? bound_to_ns(v->i, 1000)
+				 : !strcmp(strobe_table_unit(t), "msecs")
+				 ? bound_to_ns(v->i, 1000000) : v->i);
 	else if (c->type == STROBE_COL_INT)
 		trace_seq_printf(s, "%" PRId64, v->i);
 	else

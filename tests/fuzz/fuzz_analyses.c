@@ -1,14 +1,16 @@
 /*
  * fuzz_analyses.c - libFuzzer harness for everything that reads a whole
  * trace file after the report path: every analysis at once (cputop,
- * syscalls, schedlat, io, irq, mem, periods) with every view and a log callback,
+ * syscalls, schedlat, io, irq, mem, periods, runqlat, biolatency) with
+ * every view and a log callback,
  * their tables written as text, JSON and LAMI, the file's diagnostics,
  * and `strobe ps -i`'s path (the stored process table, then the events
  * replayed through the task model, then each task's details).
  *
  * The input is a whole trace file, put in a memfd so the reader opens it
  * like a real file.  Everything must end cleanly whatever the bytes; the
- * grouping (thread, process, container, CPU) is taken from the input
+ * grouping (thread, process, container, CPU, PID namespace, all) and the
+ * histogram options are taken from the input
  * size so all of them get exercised.  Seeds in corpus/fuzz_analyses/ are
  * small strobe recordings with the process table and the events of every
  * preset the analyses read (made from real recordings: kallsyms and
@@ -57,7 +59,11 @@ static void analyses(struct strobe_tracefile *tf, size_t size, struct trace_seq 
 	struct strobe_analysis *an = NULL;
 	int i;
 
-	o.group_by = (enum strobe_group_by)(size % 4);
+	o.group_by = (enum strobe_group_by)(size % 6);
+	o.freq_msecs = size & 8;
+	o.per_disk = size & 16;
+	o.per_flags = size & 32;
+	o.queued = size & 64;
 	o.views = STROBE_VIEW_STATS | STROBE_VIEW_FREQ | STROBE_VIEW_LOG;
 	o.freq_resolution = size % 3 ? 0 : 20;
 	o.log = on_log;
@@ -78,7 +84,8 @@ static void analyses(struct strobe_tracefile *tf, size_t size, struct trace_seq 
 	o.nr_period_captures = 1;
 	o.period_group_by = groups[size % 5];
 	o.aggregate_by = size % 7 == 0 ? "run" : NULL;
-	if (strobe_analysis_new("cputop,syscalls,schedlat,io,irq,mem,periods", &o, &an, &err) < 0)
+	if (strobe_analysis_new("cputop,syscalls,schedlat,io,irq,mem,periods,runqlat,biolatency",
+				&o, &an, &err) < 0)
 		__builtin_trap();
 	if (strobe_analysis_run_file(an, tf, &err) == 0) {
 		for (i = 0; i < strobe_analysis_nr_tables(an); i++) {
