@@ -321,6 +321,7 @@ int strobe_html_report(struct strobe_tracefile *tf, const struct strobe_html_opt
 	char buf[512], host[256];
 	const char *path = strobe_tracefile_path(tf), *target;
 	int i, n, nh, src, ret;
+	enum strobe_tf_diag_kind kind;
 	bool any;
 
 	if (opts)
@@ -412,13 +413,22 @@ int strobe_html_report(struct strobe_tracefile *tf, const struct strobe_html_opt
 	snprintf(buf, sizeof(buf), "%d, %s", strobe_tracefile_version(tf),
 		 strobe_tracefile_compression(tf) ? strobe_tracefile_compression(tf) : "none");
 	summary_row(&x, "trace.dat version, compression", buf);
-	n = strobe_tracefile_nr_diags(tf);
+	/* the data's problems: a file given twice is not one (its page is
+	 * the file's given once) */
+	for (i = 0, n = 0; i < strobe_tracefile_nr_diags(tf); i++) {
+		strobe_tracefile_diag(tf, i, &kind);
+		n += kind != STROBE_TF_DIAG_SAME_FILE;
+	}
 	summary_row(&x, "data problems", n ? "see below" : "none");
 	strobe_xml_end(&x);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < strobe_tracefile_nr_diags(tf); i++) {
+		const char *msg = strobe_tracefile_diag(tf, i, &kind);
+
+		if (kind == STROBE_TF_DIAG_SAME_FILE)
+			continue;
 		strobe_xml_start(&x, "p");
 		strobe_xml_attr(&x, "class", "note");
-		strobe_xml_textf(&x, "%s", strobe_tracefile_diag(tf, i, NULL));
+		strobe_xml_textf(&x, "%s", msg);
 		strobe_xml_end(&x);
 	}
 	for (i = 0; i < strobe_analysis_nr_notes(a); i++) {
