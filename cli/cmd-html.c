@@ -37,6 +37,8 @@ static void usage(FILE *f)
 		"  -o, --output FILE       the page (- for standard output; required)\n"
 		"      --title TEXT        the page's title\n"
 		"      --top N             rows per ranking table (default 20)\n"
+		"      --histograms N|all  histograms drawn per analysis (default 6; the\n"
+		"                          others are named in the page)\n"
 		"      --strict            fail on damaged data instead of skipping it\n"
 		"  -q, --quiet             no summary on stderr\n"
 		"  -h, --help              this help\n"
@@ -82,12 +84,13 @@ static int write_page(const char *path, struct strobe_buf *b)
 
 int cmd_html(int argc, char **argv)
 {
-	enum { OPT_TITLE = 256, OPT_TOP, OPT_STRICT };
+	enum { OPT_TITLE = 256, OPT_TOP, OPT_HISTS, OPT_STRICT };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "top", required_argument, NULL, OPT_TOP },
+		{ "histograms", required_argument, NULL, OPT_HISTS },
 		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -123,6 +126,14 @@ int cmd_html(int argc, char **argv)
 		case OPT_TOP:
 			if (cli_parse_int(optarg, 1, 1000000, &ho.top) < 0) {
 				cli_error(CMD, "bad --top '%s' (1 or more)", optarg);
+				goto out;
+			}
+			break;
+		case OPT_HISTS:
+			if (!strcmp(optarg, "all")) {
+				ho.histograms = -1;
+			} else if (cli_parse_int(optarg, 1, 1000000, &ho.histograms) < 0) {
+				cli_error(CMD, "bad --histograms '%s' (1 or more, or all)", optarg);
 				goto out;
 			}
 			break;
