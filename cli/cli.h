@@ -150,18 +150,30 @@ int cli_pipeline_diags(const char *cmd, const struct strobe_pipeline *p, bool st
 
 /*
  * One picture from one trace file (one-file.c).  cli_run_one_consumer:
- * open input, a pipeline (strict as asked) with it as its only source,
- * the consumer that consumer(arg, source, &c) makes, and run it; 0, or
- * -1 with the message printed.  *pp and *tfp are the caller's to free
+ * open inputs (cli_open_one_file), a pipeline (strict as asked) with it
+ * as its only source, the consumer that consumer(arg, source, &c) makes,
+ * and run it; 0, or -1 with the message printed (after the file's
+ * diagnostics as warnings, unless strict).  *pp and *tfp are the caller's to free
  * (NULL when not made), *pp also for cli_pipeline_diags.
  * cli_write_buf: b into path (created) or, NULL, to stdout; 0, or
  * -errno with the message printed.
  */
 struct strobe_consumer;
 struct strobe_tracefile;
-int cli_run_one_consumer(const char *cmd, const char *input, bool strict,
+int cli_run_one_consumer(const char *cmd, const char *const *inputs, int n, bool strict,
 			 int (*consumer)(void *arg, int source, struct strobe_consumer *c),
 			 void *arg, struct strobe_pipeline **pp, struct strobe_tracefile **tfp);
+/* The first of inputs[0..n) opened into *tfp (the caller's to close, also
+ * on failure); the others must be the same file (by any path: a notice
+ * among its diagnostics, as the pipeline words it) or it is an error.  0,
+ * or -1 with the message printed. */
+int cli_open_one_file(const char *cmd, const char *const *inputs, int n,
+		      struct strobe_tracefile **tfp);
+/* An error after p's diagnostics as warnings (p may be NULL): what was
+ * skipped is said even when nothing could be drawn; with strict, damage
+ * among them is the error instead (cli_pipeline_diags). */
+void cli_one_fail(const char *cmd, const struct strobe_pipeline *p, bool strict,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int cli_write_buf(const char *cmd, const char *path, struct strobe_buf *b);
 
 /* Progress of p's file reading on stderr (progress.c) when stderr is a

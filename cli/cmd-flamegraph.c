@@ -171,16 +171,17 @@ int cmd_flamegraph(int argc, char **argv)
 	struct strobe_offcpu *oc = NULL;
 	struct strobe_offcpu_stats st;
 	struct strobe_buf *b = NULL;
-	const char *input = "trace.dat", *output = NULL, *title = NULL;
+	const char *input = "trace.dat", *output = NULL, **inputs = NULL, *title = NULL;
 	const char **conts = NULL;
-	int *pids = NULL, nconts = 0, npids = 0, c2, v, status = CLI_USAGE;
+	int *pids = NULL, nconts = 0, npids = 0, ninputs = 0, c2, v, status = CLI_USAGE;
 	bool folded = false, on_cpu = false, quiet = false, strict = false;
 	char subtitle[512], t1[32];
 	double us;
 
 	conts = calloc((size_t)argc + 1, sizeof(*conts));
 	pids = calloc((size_t)argc + 1, sizeof(*pids));
-	if (!conts || !pids) {
+	inputs = calloc((size_t)argc + 1, sizeof(*inputs));
+	if (!conts || !pids || !inputs) {
 		cli_error(CMD, "out of memory");
 		status = CLI_FAIL;
 		goto out;
@@ -189,7 +190,7 @@ int cmd_flamegraph(int argc, char **argv)
 	while ((c2 = getopt_long(argc, argv, "i:o:c:p:qh", longopts, NULL)) != -1) {
 		switch (c2) {
 		case 'i':
-			input = optarg;
+			inputs[ninputs++] = optarg;
 			break;
 		case 'o':
 			output = optarg;
@@ -286,7 +287,10 @@ int cmd_flamegraph(int argc, char **argv)
 		cli_error_e(CMD, &err);
 		goto out;
 	}
-	if (cli_run_one_consumer(CMD, input, strict, offcpu_consumer, oc, &p, &tf) < 0)
+	if (!ninputs)
+		inputs[ninputs++] = input;
+	input = inputs[0];
+	if (cli_run_one_consumer(CMD, inputs, ninputs, strict, offcpu_consumer, oc, &p, &tf) < 0)
 		goto out;
 	strobe_offcpu_stats(oc, &st);
 	b = cli_buf_new();
@@ -304,7 +308,7 @@ int cmd_flamegraph(int argc, char **argv)
 		so.title = title ? title : "Off-CPU Time Flame Graph";
 		so.subtitle = subtitle;
 		if (strobe_flame_write_svg(strobe_offcpu_flame(oc), &so, b, &err) < 0) {
-			cli_error(CMD, "%s: %s", input, err.msg);
+			cli_one_fail(CMD, p, strict, "%s: %s", input, err.msg);
 			goto out;
 		}
 	}
@@ -329,5 +333,6 @@ out:
 	strobe_tracefile_close(tf);
 	free(conts);
 	free(pids);
+	free(inputs);
 	return status;
 }

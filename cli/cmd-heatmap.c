@@ -87,9 +87,9 @@ int cmd_heatmap(int argc, char **argv)
 	struct strobe_pipeline *p = NULL;
 	struct strobe_heatmap *h = NULL;
 	struct strobe_buf *b = NULL;
-	const char *input = "trace.dat", *output = NULL;
+	const char *input = "trace.dat", *output = NULL, **inputs = NULL;
 	const char **conts = NULL, **filters = NULL, **periods = NULL;
-	int *pids = NULL, nconts = 0, nfilters = 0, nperiods = 0, npids = 0, o, v, i;
+	int *pids = NULL, ninputs = 0, nconts = 0, nfilters = 0, nperiods = 0, npids = 0, o, v, i;
 	int status = CLI_USAGE;
 	bool quiet = false, strict = false;
 	const struct strobe_analysis *an;
@@ -98,7 +98,8 @@ int cmd_heatmap(int argc, char **argv)
 	filters = calloc((size_t)argc + 1, sizeof(*filters));
 	periods = calloc((size_t)argc + 1, sizeof(*periods));
 	pids = calloc((size_t)argc + 1, sizeof(*pids));
-	if (!conts || !filters || !periods || !pids) {
+	inputs = calloc((size_t)argc + 1, sizeof(*inputs));
+	if (!conts || !filters || !periods || !pids || !inputs) {
 		cli_error(CMD, "out of memory");
 		status = CLI_FAIL;
 		goto out;
@@ -110,7 +111,7 @@ int cmd_heatmap(int argc, char **argv)
 			ho.analysis = optarg;
 			break;
 		case 'i':
-			input = optarg;
+			inputs[ninputs++] = optarg;
 			break;
 		case 'o':
 			output = optarg;
@@ -191,14 +192,14 @@ int cmd_heatmap(int argc, char **argv)
 	}
 
 	status = CLI_FAIL;
-	if (cli_run_one_consumer(CMD, input, strict, heatmap_consumer, h, &p, &tf) < 0)
+	if (!ninputs)
+		inputs[ninputs++] = input;
+	input = inputs[0];
+	if (cli_run_one_consumer(CMD, inputs, ninputs, strict, heatmap_consumer, h, &p, &tf) < 0)
 		goto out;
-	an = strobe_heatmap_analysis(h);
-	for (i = 0; !quiet && i < strobe_analysis_nr_notes(an); i++)
-		cli_warn(CMD, "%s", strobe_analysis_note(an, i));
 	b = cli_buf_new();
 	if (strobe_heatmap_write_svg(h, b, &err) < 0) {
-		cli_error(CMD, "%s: %s", input, err.msg);
+		cli_one_fail(CMD, p, strict, "%s: %s", input, err.msg);
 		goto out;
 	}
 	if (cli_write_buf(CMD, output, b) < 0)
@@ -208,6 +209,11 @@ int cmd_heatmap(int argc, char **argv)
 			(unsigned long long)strobe_heatmap_count(h), ho.analysis,
 			output ? " drawn into " : "", output ? output : "");
 	status = cli_pipeline_diags(CMD, p, strict);
+	/* the analysis's notes after the file's diagnostics (the first words
+	 * are the file's, as every command's: strobe-damage(7)) */
+	an = strobe_heatmap_analysis(h);
+	for (i = 0; !quiet && status == CLI_OK && i < strobe_analysis_nr_notes(an); i++)
+		cli_warn(CMD, "%s", strobe_analysis_note(an, i));
 out:
 	strobe_buf_free(b);
 	strobe_heatmap_free(h);
@@ -217,5 +223,6 @@ out:
 	free(filters);
 	free(periods);
 	free(pids);
+	free(inputs);
 	return status;
 }

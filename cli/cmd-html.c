@@ -37,6 +37,9 @@ static void usage(FILE *f)
 		"  -o, --output FILE       the page (- for standard output; required)\n"
 		"      --title TEXT        the page's title\n"
 		"      --top N             rows per ranking table (default 20)\n"
+		"      --histograms N|all  histograms drawn per analysis (default 6; the\n"
+		"                          others are named in the page)\n"
+		"      --strict            fail on damaged data instead of skipping it\n"
 		"  -q, --quiet             no summary on stderr\n"
 		"  -h, --help              this help\n"
 		"\n"
@@ -81,12 +84,14 @@ static int write_page(const char *path, struct strobe_buf *b)
 
 int cmd_html(int argc, char **argv)
 {
-	enum { OPT_TITLE = 256, OPT_TOP };
+	enum { OPT_TITLE = 256, OPT_TOP, OPT_HISTS, OPT_STRICT };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "top", required_argument, NULL, OPT_TOP },
+		{ "histograms", required_argument, NULL, OPT_HISTS },
+		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -95,15 +100,22 @@ int cmd_html(int argc, char **argv)
 	struct strobe_error err = { 0, "" };
 	struct strobe_tracefile *tf = NULL;
 	struct strobe_buf *b = NULL;
-	const char *input = "trace.dat", *output = NULL;
-	bool quiet = false;
-	int c, status = CLI_USAGE;
+	const char *input = "trace.dat", *output = NULL, **inputs;
+	bool quiet = false, strict = false;
+	int c, i, ninputs = 0, status = CLI_USAGE;
+	enum strobe_tf_diag_kind kind;
+
+	inputs = calloc((size_t)argc + 1, sizeof(*inputs));
+	if (!inputs) {
+		cli_error(CMD, "out of memory");
+		return CLI_FAIL;
+	}
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
-			input = optarg;
+			inputs[ninputs++] = optarg;
 			break;
 		case 'o':
 			output = optarg;
@@ -116,6 +128,17 @@ int cmd_html(int argc, char **argv)
 				cli_error(CMD, "bad --top '%s' (1 or more)", optarg);
 				goto out;
 			}
+			break;
+		case OPT_HISTS:
+			if (!strcmp(optarg, "all")) {
+				ho.histograms = -1;
+			} else if (cli_parse_int(optarg, 1, 1000000, &ho.histograms) < 0) {
+				cli_error(CMD, "bad --histograms '%s' (1 or more, or all)", optarg);
+				goto out;
+			}
+			break;
+		case OPT_STRICT:
+			strict = true;
 			break;
 		case 'q':
 			quiet = true;
@@ -138,23 +161,37 @@ int cmd_html(int argc, char **argv)
 		goto out;
 	}
 	status = CLI_FAIL;
-	if (strobe_tracefile_open(input, &tf, &err) < 0) {
-		cli_error_e(CMD, &err);
+	if (!ninputs)
+		inputs[ninputs++] = input;
+	input = inputs[0];
+	if (cli_open_one_file(CMD, inputs, ninputs, &tf) < 0)
 		goto out;
-	}
 	b = cli_buf_new();
 	if (strobe_html_report(tf, &ho, b, &err) < 0) {
+		cli_warn_diags(CMD, tf);
 		cli_error(CMD, "%s: %s", input, err.msg);
 		goto out;
+	}
+	/* strobe-damage(7): with --strict the first damage fails the page
+	 * (none is written); else the page, then what was skipped */
+	for (i = 0; strict && i < strobe_tracefile_nr_diags(tf); i++) {
+		const char *msg = strobe_tracefile_diag(tf, i, &kind);
+
+		if (strobe_tf_diag_is_damage(kind)) {
+			cli_error(CMD, "damaged data (strict): %s", msg);
+			goto out;
+		}
 	}
 	if (write_page(output, b) < 0)
 		goto out;
 	if (!quiet && strcmp(output, "-"))
 		fprintf(stderr, "strobe html: '%s' written (%.1f KiB)\n", output,
 			(double)strobe_buf_len(b) / 1024);
+	cli_warn_diags(CMD, tf);
 	status = CLI_OK;
 out:
 	strobe_buf_free(b);
 	strobe_tracefile_close(tf);
+	free(inputs);
 	return status;
 }

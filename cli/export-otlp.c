@@ -23,6 +23,7 @@
 #include <strobe/otlp.h>
 
 #include "cli.h"
+#include "export-run.h"
 
 #define CMD "export"
 #define DEF_ENDPOINT "http://localhost:4318"
@@ -186,66 +187,55 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* Reading files: each file's clock offset (span times in Unix time),
+ * then the exporter. */
+struct files_run {
+	const char **paths;
+	int64_t *walls;
+	struct strobe_otlp_opts *oo;
+	struct strobe_otlp **xp;
+};
+
+static int file_opened(void *arg, int i, struct strobe_tracefile *tf)
+{
+	struct files_run *fr = arg;
+
+	if (strobe_ch_file_wall_offset(tf, fr->paths[i], &fr->walls[i]) < 0)
+		cli_warn(CMD, "%s: no clock pairing: span times are its trace clock's, "
+			 "not Unix times", fr->paths[i]);
+	return 0;
+}
+
+static int files_consumer(void *arg, struct strobe_consumer *c)
+{
+	struct files_run *fr = arg;
+	struct strobe_error err = { 0, "" };
+
+	if (strobe_otlp_new(fr->oo, fr->xp, &err) < 0) {
+		cli_error_e(CMD, &err);
+		return -1;
+	}
+	strobe_otlp_consumer(*fr->xp, c);
+	return 0;
+}
+
 /* The files through one pipeline; a CLI status. */
 static int run_files(const char **paths, int n, struct strobe_otlp_opts *oo,
 		     struct strobe_otlp **xp, bool strict, bool quiet)
 {
-	struct strobe_pipeline_opts po = { .size = sizeof(po), .strict = strict, .raw_time = true };
-	struct strobe_tracefile **tfs = calloc((size_t)n, sizeof(*tfs));
-	int64_t *walls = calloc((size_t)n, sizeof(*walls));
-	struct strobe_pipeline *p = NULL;
-	struct strobe_error err = { 0, "" };
-	struct cli_progress *bar = NULL;
-	struct strobe_consumer c;
-	int i, ret, status = CLI_FAIL;
+	struct files_run fr = { paths, calloc((size_t)n, sizeof(int64_t)), oo, xp };
+	struct cli_export_how how = { .opened = file_opened, .consumer = files_consumer,
+				      .arg = &fr, .raw_time = true };
+	int status;
 
-	if (!tfs || !walls) {
+	if (!fr.walls) {
 		cli_error(CMD, "out of memory");
-		goto out;
+		return CLI_FAIL;
 	}
-	for (i = 0; i < n; i++) {
-		if (strobe_tracefile_open(paths[i], &tfs[i], &err) < 0) {
-			cli_error_e(CMD, &err);
-			goto out;
-		}
-		if (strobe_ch_file_wall_offset(tfs[i], paths[i], &walls[i]) < 0)
-			cli_warn(CMD, "%s: no clock pairing: span times are its trace clock's, "
-				 "not Unix times", paths[i]);
-	}
-	oo->wall_offsets = walls;
+	oo->wall_offsets = fr.walls;
 	oo->nr_wall_offsets = n;
-	if (strobe_otlp_new(oo, xp, &err) < 0) {
-		cli_error_e(CMD, &err);
-		goto out;
-	}
-	if (strobe_pipeline_new(&po, &p, &err) < 0) {
-		cli_error_e(CMD, &err);
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		if (strobe_pipeline_add_file(p, tfs[i], NULL, &err) < 0) {
-			cli_error(CMD, "%s: %s", paths[i], err.msg);
-			goto out;
-		}
-	}
-	strobe_otlp_consumer(*xp, &c);
-	ret = strobe_pipeline_add_consumer(p, &c, &err);
-	if (ret >= 0) {
-		bar = cli_progress_start(CMD, p, quiet, false);
-		ret = strobe_pipeline_run(p, &err);
-		cli_progress_stop(bar);
-	}
-	if (ret < 0) {
-		cli_error_e(CMD, &err);
-		goto out;
-	}
-	status = cli_pipeline_diags(CMD, p, strict);
-out:
-	strobe_pipeline_free(p);
-	for (i = 0; tfs && i < n; i++)
-		strobe_tracefile_close(tfs[i]);
-	free(tfs);
-	free(walls);
+	status = cli_export_files(CMD, paths, n, strict, quiet, &how);
+	free(fr.walls);
 	oo->wall_offsets = NULL;
 	oo->nr_wall_offsets = 0;
 	return status;
@@ -254,10 +244,8 @@ out:
 /* Live: strobe_record's stream into the exporter; a CLI status. */
 static int run_live(struct cli_target *t, struct strobe_otlp_opts *oo, struct strobe_otlp **xp)
 {
-	struct strobe_record_result res;
 	struct strobe_error err = { 0, "" };
 	struct strobe_consumer c;
-	int ret, status = CLI_FAIL;
 
 	if (strobe_otlp_new(oo, xp, &err) < 0) {
 		cli_error_e(CMD, &err);
@@ -269,24 +257,7 @@ static int run_live(struct cli_target *t, struct strobe_otlp_opts *oo, struct st
 		cli_warn(CMD, "with --clock %s span times are approximate (mono is exact)",
 			 t->o.clock);
 	strobe_otlp_consumer(*xp, &c);
-	t->o.consumers = &c;
-	t->o.nr_consumers = 1;
-	t->o.no_output = true;
-	ret = cli_target_record(t, &res, &err);
-	if (ret < 0 && res.exec_errno) {
-		cli_error_e(CMD, &err);
-		status = res.exec_errno == ENOENT ? 127 : 126;
-	} else if (ret < 0) {
-		cli_error_e(CMD, &err);
-	} else {
-		if (res.stream_missed)
-			cli_warn(CMD, "%llu events were lost (the kernel's buffer or the export "
-				 "fell behind); a bigger -b may help",
-				 (unsigned long long)res.stream_missed);
-		status = CLI_OK;
-	}
-	strobe_record_result_free(&res);
-	return status;
+	return cli_export_live(CMD, t, &c);
 }
 
 static int replay(const char *spool, const char *url, struct strs *hdrs, bool quiet)

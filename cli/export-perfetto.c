@@ -25,6 +25,7 @@
 #include <strobe/perfetto.h>
 
 #include "cli.h"
+#include "export-run.h"
 
 #define CMD "export"
 
@@ -241,87 +242,10 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* The files through one pipeline; a CLI status. */
-static int run_files(const char **paths, int n, struct strobe_perfetto *x, bool strict,
-		     bool quiet)
+static int perfetto_consumer(void *arg, struct strobe_consumer *c)
 {
-	struct strobe_pipeline_opts po = { .size = sizeof(po), .strict = strict };
-	struct strobe_tracefile **tfs = calloc((size_t)n, sizeof(*tfs));
-	struct strobe_pipeline *p = NULL;
-	struct strobe_error err = { 0, "" };
-	struct cli_progress *bar = NULL;
-	struct strobe_consumer c;
-	int i, ret, status = CLI_FAIL;
-
-	if (!tfs) {
-		cli_error(CMD, "out of memory");
-		return CLI_FAIL;
-	}
-	for (i = 0; i < n; i++) {
-		if (strobe_tracefile_open(paths[i], &tfs[i], &err) < 0) {
-			cli_error_e(CMD, &err);
-			goto out;
-		}
-	}
-	if (strobe_pipeline_new(&po, &p, &err) < 0) {
-		cli_error_e(CMD, &err);
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		if (strobe_pipeline_add_file(p, tfs[i], NULL, &err) < 0) {
-			cli_error(CMD, "%s: %s", paths[i], err.msg);
-			goto out;
-		}
-	}
-	if (strobe_pipeline_nr_sources(p) > 1)
-		cli_merge_clock_note(CMD, strobe_pipeline_merge(p), paths);
-	strobe_perfetto_consumer(x, &c);
-	ret = strobe_pipeline_add_consumer(p, &c, &err);
-	if (ret >= 0) {
-		bar = cli_progress_start(CMD, p, quiet, false);
-		ret = strobe_pipeline_run(p, &err);
-		cli_progress_stop(bar);
-	}
-	if (ret < 0) {
-		cli_error_e(CMD, &err);
-		goto out;
-	}
-	status = cli_pipeline_diags(CMD, p, strict);
-out:
-	strobe_pipeline_free(p);
-	for (i = 0; i < n; i++)
-		strobe_tracefile_close(tfs[i]);
-	free(tfs);
-	return status;
-}
-
-/* Live: strobe_record's stream into the exporter; a CLI status. */
-static int run_live(struct cli_target *t, struct strobe_perfetto *x)
-{
-	struct strobe_record_result res;
-	struct strobe_error err = { 0, "" };
-	struct strobe_consumer c;
-	int ret, status = CLI_FAIL;
-
-	strobe_perfetto_consumer(x, &c);
-	t->o.consumers = &c;
-	t->o.nr_consumers = 1;
-	t->o.no_output = true;
-	ret = cli_target_record(t, &res, &err);
-	if (ret < 0 && res.exec_errno) {
-		cli_error_e(CMD, &err);
-		status = res.exec_errno == ENOENT ? 127 : 126;
-	} else if (ret < 0) {
-		cli_error_e(CMD, &err);
-	} else {
-		if (res.stream_missed)
-			cli_warn(CMD, "%llu events were lost (the kernel's buffer or the export "
-				 "fell behind); a bigger -b may help",
-				 (unsigned long long)res.stream_missed);
-		status = CLI_OK;
-	}
-	strobe_record_result_free(&res);
-	return status;
+	strobe_perfetto_consumer(arg, c);
+	return 0;
 }
 
 int cli_export_perfetto(int argc, char **argv)
@@ -504,7 +428,17 @@ int cli_export_perfetto(int argc, char **argv)
 		goto out;
 	}
 	t0 = now_s();
-	status = t.given ? run_live(&t, x) : run_files(inputs, n_in, x, strict, quiet);
+	if (t.given) {
+		struct strobe_consumer cons;
+
+		strobe_perfetto_consumer(x, &cons);
+		status = cli_export_live(CMD, &t, &cons);
+	} else {
+		struct cli_export_how how = { .consumer = perfetto_consumer, .arg = x,
+					      .merge_note = true };
+
+		status = cli_export_files(CMD, inputs, n_in, strict, quiet, &how);
+	}
 	if (out_close(&out, status == CLI_OK) < 0)
 		status = CLI_FAIL;
 	if (status == CLI_OK && !quiet)

@@ -3,11 +3,16 @@
  * file share (strobe flamegraph, strobe heatmap): open the file, run one
  * consumer over it through a pipeline (the damage policy's strict as
  * asked), and write the result to -o FILE or to stdout.  One place for
- * the messages of those steps, so every such command says the same.
+ * the messages of those steps, so every such command says the same (and
+ * what strobe-damage(7) asks of every command: a file given twice is said
+ * and read once; what was skipped is said even when nothing could be
+ * drawn).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <strobe/pipeline.h>
 #include <strobe/strobe.h>
@@ -39,7 +44,42 @@ int cli_write_buf(const char *cmd, const char *path, struct strobe_buf *b)
 	return 0;
 }
 
-int cli_run_one_consumer(const char *cmd, const char *input, bool strict,
+int cli_open_one_file(const char *cmd, const char *const *inputs, int n,
+		      struct strobe_tracefile **tfp)
+{
+	struct strobe_error err = { 0, "" };
+	struct stat st0, st;
+	int i;
+
+	*tfp = NULL;
+	if (strobe_tracefile_open(inputs[0], tfp, &err) < 0) {
+		cli_error_e(cmd, &err);
+		return -1;
+	}
+	for (i = 1; i < n; i++) {
+		char msg[1100];
+
+		if (stat(inputs[0], &st0) < 0 || stat(inputs[i], &st) < 0) {
+			cli_error(cmd, "cannot open '%s': %s", inputs[i], strerror(errno));
+			return -1;
+		}
+		if (st.st_dev != st0.st_dev || st.st_ino != st0.st_ino) {
+			cli_error(cmd, "one trace file only: '%s' and '%s' are two", inputs[0],
+				  inputs[i]);
+			return -1;
+		}
+		/* the pipeline's words for a file given twice */
+		snprintf(msg, sizeof(msg), "%s is the same file as %s: it is read once",
+			 inputs[i], strobe_tracefile_path(*tfp));
+		if (strobe_tracefile_add_diag(*tfp, STROBE_TF_DIAG_SAME_FILE, msg) < 0) {
+			cli_error(cmd, "out of memory");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int cli_run_one_consumer(const char *cmd, const char *const *inputs, int n, bool strict,
 			 int (*consumer)(void *arg, int source, struct strobe_consumer *c),
 			 void *arg, struct strobe_pipeline **pp, struct strobe_tracefile **tfp)
 {
@@ -49,9 +89,9 @@ int cli_run_one_consumer(const char *cmd, const char *input, bool strict,
 	int src;
 
 	*pp = NULL;
-	*tfp = NULL;
-	if (strobe_tracefile_open(input, tfp, &err) < 0 ||
-	    strobe_pipeline_new(&po, pp, &err) < 0) {
+	if (cli_open_one_file(cmd, inputs, n, tfp) < 0)
+		return -1;
+	if (strobe_pipeline_new(&po, pp, &err) < 0) {
 		cli_error_e(cmd, &err);
 		return -1;
 	}
@@ -59,8 +99,27 @@ int cli_run_one_consumer(const char *cmd, const char *input, bool strict,
 	if (src < 0 || consumer(arg, src, &c) < 0 ||
 	    strobe_pipeline_add_consumer(*pp, &c, &err) < 0 ||
 	    strobe_pipeline_run(*pp, &err) < 0) {
-		cli_error_e(cmd, &err);
+		if (strict)	/* the damage, if that is it, is the error */
+			cli_error_e(cmd, &err);
+		else
+			cli_one_fail(cmd, *pp, false, "%s", err.msg);
 		return -1;
 	}
 	return 0;
+}
+
+void cli_one_fail(const char *cmd, const struct strobe_pipeline *p, bool strict,
+		  const char *fmt, ...)
+{
+	char msg[1200];
+	va_list ap;
+
+	/* what was skipped may be why nothing came of it: said first (with
+	 * strict, damage is the error) */
+	if (p && cli_pipeline_diags(cmd, p, strict) != CLI_OK)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cli_error(cmd, "%s", msg);
 }

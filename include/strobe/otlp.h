@@ -2,8 +2,8 @@
  * otlp.h - periods (and slow system calls) as OpenTelemetry spans, sent
  * over OTLP/HTTP JSON to a collector (Jaeger, the OpenTelemetry
  * Collector), so kernel-level spans with container attributes sit next
- * to an application's own spans.  (lib/sinks/otlp.c; strobe-export(1),
- * OTLP.)
+ * to an application's own spans.  (lib/sinks/otlp.c; strobe-otlp(3),
+ * strobe-export(1), OTLP.)
  *
  * The exporter is a consumer of the one pipeline (pipeline.h): files,
  * several files, or a live capture, whose spans go out as periods end.

@@ -255,6 +255,9 @@ struct strobe_html_opts {
 	size_t size;		/* sizeof(struct strobe_html_opts), or 0 */
 	const char *title;	/* NULL: "strobe report: FILE" */
 	int top;		/* rows per ranking table; 0: 20 */
+	int histograms;		/* histograms drawn per analysis (the
+				 * others are named in a note); 0: 6,
+				 * < 0: all */
 };
 /*
  * One self-contained HTML page (XHTML syntax, so it is well-formed XML;
@@ -263,7 +266,7 @@ struct strobe_html_opts {
  * wrong with the data), then, from one pass over the file, the tables
  * of every analysis the file has the events for (cputop, syscalls,
  * schedlat, io, irq) grouped by container (rankings and statistics),
- * their histograms drawn as bars, a latency heat map of the system calls
+ * their histograms drawn as bars (o->histograms of each), a latency heat map of the system calls
  * per container when the file has them, and an off-CPU flame graph when
  * it has stacks at its context switches (strobe record --stacks).  An
  * analysis without its events is named in the notes, not drawn.  Every

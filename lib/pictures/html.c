@@ -10,12 +10,14 @@
  *
  * Layout: a summary table, the notes (analyses without their events),
  * the pictures, then per analysis its ranking and statistics tables (one
- * row per container) and its first histograms as bar rows.  The style
+ * row per container) and its first histograms as bar rows (the others
+ * named in a note).  The style
  * sheet is text of this file's (no quotes, ampersands or angle
  * brackets, so escaping leaves it as it is).
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +36,7 @@
 #include "util/err.h"
 
 #define ANALYSES "cputop,syscalls,schedlat,io,irq"
-#define MAX_HISTS 6	/* histograms drawn per analysis */
+#define MAX_HISTS 6	/* histograms drawn per analysis, by default */
 
 static const char style[] =
 	"body { font-family: sans-serif; margin: 1.5em; color: #222; }\n"
@@ -131,6 +133,43 @@ static void write_table(struct strobe_xml *x, const struct strobe_table *t, size
 		strobe_xml_textf(x, "... and %zu more rows", nr - max_rows);
 		strobe_xml_end(x);
 	}
+}
+
+/*
+ * The histograms of tables [from, to) (one analysis) past the first max
+ * drawn: named in a note, so the page says what it leaves out.
+ */
+static void left_out(struct strobe_xml *x, const struct strobe_analysis *a, int from, int to,
+		     int max)
+{
+	int i, k = 0, n = 0;
+	char buf[512];
+
+	for (i = from; i < to; i++) {
+		const struct strobe_table *t = strobe_analysis_table(a, i);
+
+		if (strobe_table_nr_rows(t) && strobe_table_view(t) == STROBE_VIEW_FREQ &&
+		    ++k > max)
+			n++;
+	}
+	if (!n)
+		return;
+	strobe_xml_start(x, "p");
+	strobe_xml_attr(x, "class", "note");
+	strobe_xml_textf(x, "%d more histogram%s not drawn ('strobe html --histograms all' "
+			 "draws them): ", n, n == 1 ? "" : "s");
+	for (i = from, k = 0, n = 0; i < to; i++) {
+		const struct strobe_table *t = strobe_analysis_table(a, i);
+
+		if (!strobe_table_nr_rows(t) || strobe_table_view(t) != STROBE_VIEW_FREQ ||
+		    ++k <= max)
+			continue;
+		labels(t, buf, sizeof(buf));
+		strobe_xml_textf(x, "%s%s%s%s%s", n++ ? "; " : "",
+				 strobe_table_title(t) ? strobe_table_title(t) : strobe_table_name(t),
+				 buf[0] ? " (" : "", buf, buf[0] ? ")" : "");
+	}
+	strobe_xml_end(x);
 }
 
 /* A histogram table (columns lo, hi, count) as bars. */
@@ -320,13 +359,15 @@ int strobe_html_report(struct strobe_tracefile *tf, const struct strobe_html_opt
 	uint64_t begin = 0, end = 0;
 	char buf[512], host[256];
 	const char *path = strobe_tracefile_path(tf), *target;
-	int i, n, nh, src, ret;
+	int i, n, nh, src, ret, first = 0, max_hists;
+	enum strobe_tf_diag_kind kind;
 	bool any;
 
 	if (opts)
 		memcpy(&o, opts, opts->size && opts->size < sizeof(o) ? opts->size : sizeof(o));
 	if (o.top <= 0)
 		o.top = 20;
+	max_hists = o.histograms < 0 ? INT_MAX : o.histograms ? o.histograms : MAX_HISTS;
 	ao.group_by = STROBE_GROUP_CONTAINER;
 	ao.views = STROBE_VIEW_TOP | STROBE_VIEW_STATS | STROBE_VIEW_FREQ;
 	ao.top = o.top;
@@ -412,13 +453,22 @@ int strobe_html_report(struct strobe_tracefile *tf, const struct strobe_html_opt
 	snprintf(buf, sizeof(buf), "%d, %s", strobe_tracefile_version(tf),
 		 strobe_tracefile_compression(tf) ? strobe_tracefile_compression(tf) : "none");
 	summary_row(&x, "trace.dat version, compression", buf);
-	n = strobe_tracefile_nr_diags(tf);
+	/* the data's problems: a file given twice is not one (its page is
+	 * the file's given once) */
+	for (i = 0, n = 0; i < strobe_tracefile_nr_diags(tf); i++) {
+		strobe_tracefile_diag(tf, i, &kind);
+		n += kind != STROBE_TF_DIAG_SAME_FILE;
+	}
 	summary_row(&x, "data problems", n ? "see below" : "none");
 	strobe_xml_end(&x);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < strobe_tracefile_nr_diags(tf); i++) {
+		const char *msg = strobe_tracefile_diag(tf, i, &kind);
+
+		if (kind == STROBE_TF_DIAG_SAME_FILE)
+			continue;
 		strobe_xml_start(&x, "p");
 		strobe_xml_attr(&x, "class", "note");
-		strobe_xml_textf(&x, "%s", strobe_tracefile_diag(tf, i, NULL));
+		strobe_xml_textf(&x, "%s", msg);
 		strobe_xml_end(&x);
 	}
 	for (i = 0; i < strobe_analysis_nr_notes(a); i++) {
@@ -461,7 +511,8 @@ int strobe_html_report(struct strobe_tracefile *tf, const struct strobe_html_opt
 		strobe_xml_end(&x);
 	}
 	/* the analyses: rankings and statistics, then histograms (the first
-	 * MAX_HISTS of each analysis: the page stays readable) */
+	 * max_hists of each analysis: the page stays readable; the others
+	 * named after them) */
 	for (i = 0, any = false, nh = 0; i < strobe_analysis_nr_tables(a); i++) {
 		const struct strobe_table *t = strobe_analysis_table(a, i);
 		const char *name = strobe_table_name(t);
@@ -471,12 +522,8 @@ int strobe_html_report(struct strobe_tracefile *tf, const struct strobe_html_opt
 			continue;
 		if (i == 0 || strncmp(name, strobe_table_name(strobe_analysis_table(a, i - 1)),
 				      len + 1) || !any) {
-			if (nh > MAX_HISTS) {
-				strobe_xml_start(&x, "p");
-				strobe_xml_textf(&x, "... and %d more histograms ('strobe ANALYSIS "
-						 "--freq' prints them all)", nh - MAX_HISTS);
-				strobe_xml_end(&x);
-			}
+			left_out(&x, a, first, i, max_hists);
+			first = i;
 			nh = 0;
 			strobe_xml_start(&x, "h2");
 			strobe_xml_attrf(&x, "id", "a-%.*s", (int)len, name);
@@ -485,12 +532,13 @@ int strobe_html_report(struct strobe_tracefile *tf, const struct strobe_html_opt
 		}
 		any = true;
 		if (strobe_table_view(t) == STROBE_VIEW_FREQ) {
-			if (++nh <= MAX_HISTS)
+			if (++nh <= max_hists)
 				write_hist(&x, t);
 		}
 		else if (strobe_table_view(t) != STROBE_VIEW_LOG)
 			write_table(&x, t, (size_t)o.top);
 	}
+	left_out(&x, a, first, strobe_analysis_nr_tables(a), max_hists);
 
 	strobe_xml_start(&x, "p");
 	strobe_xml_textf(&x, "Made by strobe %s.", STROBE_VERSION);

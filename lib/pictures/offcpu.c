@@ -43,6 +43,10 @@
 struct thr {
 	uint64_t start;		/* switch-out */
 	uint32_t group, kst, ust;
+	/* the last stacks and tuple interned for the thread, which its next
+	 * switch-out most often repeats: compared, not hashed again */
+	uint32_t kst_seen, ust_seen;	/* their ids + 1; 0 none */
+	uint32_t tup_key[3], tup_seen;	/* the tuple's key; its id + 1 */
 	uint8_t off;		/* off CPU since start */
 	uint8_t traced;		/* forked by a traced task (restricted recordings) */
 	uint8_t has_group;	/* group below is that of (serial, comm) */
@@ -279,14 +283,21 @@ static int *pend_of(struct strobe_offcpu *oc, int cpu)
 	return &oc->pend[cpu];
 }
 
-static void add_weight(struct strobe_offcpu *oc, const struct thr *t, uint64_t w)
+static void add_weight(struct strobe_offcpu *oc, struct thr *t, uint64_t w)
 {
 	uint32_t key[3] = { t->group, t->kst, t->ust };
-	int64_t id = strobe_intern_add(&oc->tuples, key, sizeof(key), NULL);
+	int64_t id;
 
-	if (id < 0) {
-		oc->err = (int)id;
-		return;
+	if (t->tup_seen && !memcmp(key, t->tup_key, sizeof(key))) {
+		id = t->tup_seen - 1;
+	} else {
+		id = strobe_intern_add(&oc->tuples, key, sizeof(key), NULL);
+		if (id < 0) {
+			oc->err = (int)id;
+			return;
+		}
+		memcpy(t->tup_key, key, sizeof(key));
+		t->tup_seen = (uint32_t)id + 1;
 	}
 	if ((size_t)id >= oc->nr_weights) {
 		size_t n = oc->nr_weights ? oc->nr_weights * 2 : 1024;
@@ -363,7 +374,8 @@ static void on_stack(struct strobe_offcpu *oc, const struct strobe_event *ev, bo
 	const struct strobe_field *f = user ? &oc->us_caller : &oc->ks_caller;
 	int *pend = pend_of(oc, ev->cpu);
 	uint64_t addrs[MAX_FRAMES], a;
-	uint32_t i, n, room;
+	uint32_t i, n, room, *seen;
+	struct strobe_intern *tab;
 	struct thr *t;
 	int64_t id;
 
@@ -386,10 +398,18 @@ static void on_stack(struct strobe_offcpu *oc, const struct strobe_event *ev, bo
 			break;
 		addrs[i] = a;
 	}
-	id = strobe_intern_add(user ? &oc->ustacks : &oc->kstacks, addrs, i * sizeof(*addrs), NULL);
-	if (id < 0) {
-		oc->err = (int)id;
-		return;
+	tab = user ? &oc->ustacks : &oc->kstacks;
+	seen = user ? &t->ust_seen : &t->kst_seen;
+	if (*seen && strobe_intern_key_len(tab, *seen - 1) == i * sizeof(*addrs) &&
+	    !memcmp(strobe_intern_key(tab, *seen - 1), addrs, i * sizeof(*addrs))) {
+		id = *seen - 1;
+	} else {
+		id = strobe_intern_add(tab, addrs, i * sizeof(*addrs), NULL);
+		if (id < 0) {
+			oc->err = (int)id;
+			return;
+		}
+		*seen = (uint32_t)id + 1;
 	}
 	if (user) {
 		t->ust = (uint32_t)id;

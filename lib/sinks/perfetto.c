@@ -704,6 +704,12 @@ static void thr_close(struct strobe_perfetto *x, struct thr *t, uint64_t ts)
 		sys_end(x, t, ts, false, 0);
 }
 
+/* strncmp(a, b, 15) == 0, the equal bytes (nearly always) tried first */
+static bool same_comm(const char *a, const char *b)
+{
+	return !memcmp(a, b, 15) || !strncmp(a, b, 15);
+}
+
 /*
  * The thread of tid as the model has it now, its names written: created
  * on first sight; when the model's task changed identity (a new task on
@@ -732,7 +738,7 @@ static struct thr *thread(struct strobe_perfetto *x, struct src *s, int tid, uin
 		thr_set_identity(s, t, k, ev);
 		t->in_sys = 0;
 		t->on_cpu = 0;
-	} else if (k && (cidx != t->cidx || strncmp(k->comm, t->comm, 15))) {
+	} else if (k && (cidx != t->cidx || !same_comm(k->comm, t->comm))) {
 		struct thr nw = *t;
 
 		thr_set_identity(s, &nw, k, ev);

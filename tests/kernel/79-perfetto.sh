@@ -6,7 +6,8 @@
 # nested per thread, slice starts in order per track, flows and async
 # slices paired), hold both containers as process names with their
 # getppid_n threads under them making exactly their calls, honour
-# --container, and open in a real viewer no one here wrote: speedscope
+# --container, read two files onto one timeline (the second a copy),
+# and open in a real viewer no one here wrote: speedscope
 # (from the npm registry) in headless Chromium, whose profile list must
 # name both containers (scripts/speedscope-names; skipped with the reason
 # when npm cannot reach its registry).  Perfetto's own UI (ui.perfetto.dev)
@@ -100,6 +101,18 @@ out=$(python3 $CHECK $J2 2>&1)
 if echo "$out" | tail -1 | grep -q "\"processes\": \[\"CPUs\", \"$A\"\]"; then
 	pass perfetto-container-filter
 else fail perfetto-container-filter "$(echo "$out" | tail -3 | head -c 600)"; fi
+
+# 2b. two files on one timeline (a copy stands for a second host's): the
+# clock note, a valid document with the containers of both
+cp $F $WORK/copy.dat
+$STROBE export --format perfetto -i $F -i $WORK/copy.dat -o $WORK/two.json 2> $WORK/two.err
+rc=$?
+out=$(python3 $CHECK $WORK/two.json 2>&1); crc=$?
+if [ $rc = 0 ] && [ $crc = 0 ] && grep -q "hosts on one timeline" $WORK/two.err &&
+   [ "$(echo "$out" | tail -1 | grep -o "\"$A (" | wc -l)" -ge 2 ]; then
+	pass perfetto-two-files-one-timeline
+else fail perfetto-two-files-one-timeline "rc=$rc $(tail -2 $WORK/two.err) $(echo "$out" | tail -2 | head -c 400)"; fi
+rm -f $WORK/copy.dat $WORK/two.json
 
 # 3. a real viewer: speedscope in headless Chromium lists both containers
 J3=$WORK/both.json

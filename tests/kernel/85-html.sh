@@ -3,7 +3,8 @@
 # sched and syscalls presets and kernel stacks at context switches.  The
 # page must be well-formed (an XML parser reads it), self-contained (no
 # http(s) reference, no external src/href), hold the summary, the tables
-# of cputop, syscalls and schedlat with the container's row, histograms,
+# of cputop, syscalls and schedlat with the container's row, histograms
+# (those left out named; --histograms all draws them),
 # the heat map and the flame graph (inline SVG), escape a hostile
 # --title, and render in headless Chromium with no console message
 # (tests/kernel/chromium.sh; screenshots kept in $SCREENSHOT_DIR when
@@ -64,6 +65,29 @@ if shot $WORK/r.html $WORK/html.png 1280 3000; then
 else
 	fail html-renders-in-chromium-without-console-messages "$(head -3 $WORK/html*.png.console; tail -2 $WORK/html.png.log)"
 fi
+
+# every histogram: those the page leaves out are named (counted in its
+# notes), and --histograms all draws them all
+timeout 120 $STROBE html -i $F -o $WORK/all.html --histograms all -q 2> $WORK/all.err
+rc=$?
+r=$(py '
+import re, sys, xml.etree.ElementTree as E
+H = "{http://www.w3.org/1999/xhtml}"
+def page(p):
+    t = E.parse(p).getroot()
+    notes = [("".join(x.itertext())) for x in t.iter(H + "p") if x.get("class") == "note"]
+    return [x for x in t.iter(H + "table") if x.get("class") == "hist"], "\n".join(notes)
+d, dt = page(sys.argv[1])
+a, at = page(sys.argv[2])
+named = sum(int(n) for n in re.findall(r"(\d+) more histograms? not drawn", dt))
+bad = []
+if len(a) != len(d) + named:
+    bad.append("--histograms all drew %d, the default page %d and named %d" % (len(a), len(d), named))
+if re.search(r"more histograms? not drawn", at):
+    bad.append("--histograms all still leaves some out")
+print("ok %d %d" % (len(d), named) if not bad else "; ".join(bad))' $WORK/r.html $WORK/all.html)
+[ $rc = 0 ] && [ "${r%% *}" = ok ] && pass "html-names-the-histograms-it-leaves-out-all-draws-them (${r#ok })" ||
+	fail html-names-the-histograms-it-leaves-out-all-draws-them "rc=$rc $r $(head -c 200 $WORK/all.err)"
 
 # a file with neither syscalls nor stacks: notes, no pictures
 F2=$WORK/s.dat
