@@ -41,7 +41,11 @@
 
 #define BATCH_EVENTS 1024
 #define BATCH_BYTES (256u << 10)
-#define NR_BATCHES 8
+#define NR_BATCHES 16
+/* a thread that waits for the ring sleeps until half of it is ready: one
+ * wake-up per NR_BATCHES / 2 batches, not one per batch, which on a
+ * loaded machine costs a scheduling delay each */
+#define HALF (NR_BATCHES / 2)
 
 struct item {
 	struct strobe_event ev;	/* ev.data set when the batch is published */
@@ -88,6 +92,10 @@ struct strobe_workers {
 	pthread_cond_t more, room;
 	struct batch ring[NR_BATCHES];
 	uint64_t produced;	/* batches published (under mu) */
+	uint64_t completed;	/* batches every worker went through (under mu;
+				 * in order, since each worker goes in order) */
+	uint64_t room_at;	/* the driver waits until completed >= this (0: not) */
+	uint64_t more_at;	/* a worker waits until produced >= this (0: none) */
 	bool filling;		/* ring[produced % NR] is being filled */
 	bool end, abort;	/* under mu */
 	int nr_active;		/* consumers not done (atomic) */
@@ -183,8 +191,11 @@ static void *worker_main(void *arg)
 
 	for (;;) {
 		pthread_mutex_lock(&w->mu);
-		while (w->produced <= next && !w->end && !w->abort)
+		while (w->produced <= next && !w->end && !w->abort) {
+			if (!w->more_at || w->more_at > next + HALF)
+				w->more_at = next + HALF;
 			pthread_cond_wait(&w->more, &w->mu);
+		}
 		if (w->abort || w->produced <= next) {
 			pthread_mutex_unlock(&w->mu);
 			return NULL;
@@ -194,8 +205,10 @@ static void *worker_main(void *arg)
 		if (k->nr_active > 0)
 			run_batch(k, b, next);
 		pthread_mutex_lock(&w->mu);
-		if (--b->pending == 0)
+		if (--b->pending == 0 && ++w->completed >= w->room_at && w->room_at) {
+			w->room_at = 0;
 			pthread_cond_signal(&w->room);
+		}
 		pthread_mutex_unlock(&w->mu);
 		next++;
 	}
@@ -356,7 +369,10 @@ static void publish(struct strobe_workers *w)
 	b->pending = w->nr_wk;
 	w->produced++;
 	w->filling = false;
-	pthread_cond_broadcast(&w->more);
+	if (w->more_at && w->produced >= w->more_at) {
+		w->more_at = 0;
+		pthread_cond_broadcast(&w->more);
+	}
 	pthread_mutex_unlock(&w->mu);
 }
 
@@ -381,17 +397,17 @@ static int failure(struct strobe_workers *w, struct strobe_error *err)
 	return best->code;
 }
 
-/* The batch being filled, taken from the ring when none is; NULL when a
- * worker failed meanwhile. */
-static struct batch *filling(struct strobe_workers *w)
+/* The next batch to fill, once the workers are done with it; NULL when
+ * a worker failed meanwhile. */
+static struct batch *take(struct strobe_workers *w)
 {
 	struct batch *b = &w->ring[w->produced % NR_BATCHES];
 
-	if (w->filling)
-		return b;
 	pthread_mutex_lock(&w->mu);
-	while (b->pending > 0 && !__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE))
+	while (b->pending > 0 && !__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE)) {
+		w->room_at = w->produced - HALF;
 		pthread_cond_wait(&w->room, &w->mu);
+	}
 	pthread_mutex_unlock(&w->mu);
 	if (__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE))
 		return NULL;
@@ -401,16 +417,25 @@ static struct batch *filling(struct strobe_workers *w)
 	return b;
 }
 
+/* The batch being filled (taken from the ring when none is), or NULL. */
+static inline struct batch *filling(struct strobe_workers *w)
+{
+	if (__builtin_expect(w->filling, 1))
+		return &w->ring[w->produced % NR_BATCHES];
+	return take(w);
+}
+
 int strobe_workers_event(struct strobe_workers *w, const struct strobe_event *ev, int src,
 			 uint64_t raw, struct strobe_error *err)
 {
 	struct batch *b = filling(w);
 	size_t need = ((size_t)ev->size + 15) & ~(size_t)7;	/* 8 spare bytes, aligned */
 	struct item *it;
+	uint8_t *to;
 
-	if (!b)
+	if (__builtin_expect(!b, 0))
 		return failure(w, err);
-	if (b->len + need > b->cap) {
+	if (__builtin_expect(b->len + need > b->cap, 0)) {
 		size_t cap = b->cap ? b->cap : BATCH_BYTES;
 		uint8_t *a;
 
@@ -424,15 +449,17 @@ int strobe_workers_event(struct strobe_workers *w, const struct strobe_event *ev
 	}
 	it = &b->it[b->n++];
 	it->ev = *ev;
-	it->ev.data = NULL;
 	it->raw = raw;
 	it->src = src;
 	it->off = b->len;
-	if (ev->size)
-		memcpy(b->arena + b->len, ev->data, ev->size);
-	memset(b->arena + b->len + ev->size, 0, need - ev->size);
+	to = b->arena + b->len;
+	memcpy(to, ev->data, ev->size);
+	/* the 8 to 15 bytes after the payload read as zeros: a field read
+	 * of 8 bytes at its end stays inside the arena */
+	memset(to + ev->size, 0, 8);
+	memset(to + need - 8, 0, 8);
 	b->len += need;
-	if (b->n == BATCH_EVENTS || b->len >= BATCH_BYTES) {
+	if (__builtin_expect(b->n == BATCH_EVENTS || b->len >= BATCH_BYTES, 0)) {
 		publish(w);
 		if (__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE))
 			return failure(w, err);
