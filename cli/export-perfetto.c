@@ -60,6 +60,7 @@ static void usage(FILE *f)
 		"      --counter-interval SECONDS  CPU counters' interval (default 0.01)\n"
 		"      --strict            fail on damaged data instead of skipping it with\n"
 		"                          a warning (strobe-damage(7))\n"
+		"      --jobs N            threads (default: the CPUs strobe may use; 1: one)\n"
 		"  -q, --quiet             no summary\n"
 		"  -h, --help              show this help\n"
 		"\n"
@@ -242,10 +243,13 @@ static double now_s(void)
 }
 
 /* The files through one pipeline; a CLI status. */
+static int jobs;	/* --jobs (0: the CPUs strobe may use) */
+
 static int run_files(const char **paths, int n, struct strobe_perfetto *x, bool strict,
 		     bool quiet)
 {
-	struct strobe_pipeline_opts po = { .size = sizeof(po), .strict = strict };
+	struct strobe_pipeline_opts po = { .size = sizeof(po), .strict = strict,
+					   .jobs = cli_jobs(jobs) };
 	struct strobe_tracefile **tfs = calloc((size_t)n, sizeof(*tfs));
 	struct strobe_pipeline *p = NULL;
 	struct strobe_error err = { 0, "" };
@@ -327,7 +331,7 @@ static int run_live(struct cli_target *t, struct strobe_perfetto *x)
 int cli_export_perfetto(int argc, char **argv)
 {
 	enum { OPT_FORMAT = 256, OPT_BEGIN, OPT_END, OPT_TID, OPT_PID, OPT_COMM, OPT_CONT,
-	       OPT_FILTER, OPT_PERIOD, OPT_CAPS, OPT_COUNTER, OPT_STRICT };
+	       OPT_FILTER, OPT_PERIOD, OPT_CAPS, OPT_COUNTER, OPT_STRICT, OPT_JOBS };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'O' },
@@ -343,6 +347,7 @@ int cli_export_perfetto(int argc, char **argv)
 		{ "period-captures", required_argument, NULL, OPT_CAPS },
 		{ "counter-interval", required_argument, NULL, OPT_COUNTER },
 		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		/* live: strobe record's target options (cli/target.c) */
@@ -424,6 +429,12 @@ int cli_export_perfetto(int argc, char **argv)
 			break;
 		case OPT_STRICT:
 			strict = true;
+			break;
+		case OPT_JOBS:
+			if (cli_parse_int(optarg, 1, CLI_MAX_JOBS, &jobs) < 0) {
+				cli_error(CMD, "bad --jobs '%s' (1 to %d)", optarg, CLI_MAX_JOBS);
+				goto out;
+			}
 			break;
 		case 'q':
 			quiet = true;
