@@ -1020,6 +1020,11 @@ static int loop(struct strobe_pipeline *p, struct strobe_error *err)
 		} else if (r == 0) {
 			return p->why;
 		} else if (r != -EAGAIN) {
+			/* with workers: damage the consumers would not have come
+			 * to (every one is done by the events before it) is not
+			 * noted, nor fails a strict run, as on one thread */
+			if (p->wk && (w = strobe_workers_sync(p->wk, err)) <= 0)
+				return w < 0 ? w : STROBE_PIPELINE_DONE;
 			r = damaged(p, bad, src, r, err);
 			if (r < 0)
 				return r;

@@ -483,6 +483,25 @@ int strobe_workers_tick(struct strobe_workers *w, uint64_t ts, struct strobe_err
 	return 0;
 }
 
+int strobe_workers_sync(struct strobe_workers *w, struct strobe_error *err)
+{
+	if (w->filling)
+		publish(w);
+	pthread_mutex_lock(&w->mu);
+	while (w->completed < w->produced && !__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE)) {
+		w->room_at = w->produced;
+		if (w->more_at) {	/* a worker waits for half a ring: wake it */
+			w->more_at = 0;
+			pthread_cond_broadcast(&w->more);
+		}
+		pthread_cond_wait(&w->room, &w->mu);
+	}
+	pthread_mutex_unlock(&w->mu);
+	if (__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE))
+		return failure(w, err);
+	return strobe_workers_active(w);
+}
+
 int strobe_workers_active(const struct strobe_workers *w)
 {
 	return __atomic_load_n(&w->nr_active, __ATOMIC_ACQUIRE);

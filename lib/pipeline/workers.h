@@ -45,6 +45,10 @@ int strobe_workers_go(struct strobe_workers *w, const bool *active,
 int strobe_workers_event(struct strobe_workers *w, const struct strobe_event *ev, int src,
 			 uint64_t raw, struct strobe_error *err);
 int strobe_workers_tick(struct strobe_workers *w, uint64_t ts, struct strobe_error *err);
+/* Wait until the workers went through every event handed to them so far
+ * (rare: at damage).  Returns the consumers still active then, or a
+ * worker's -errno as for event. */
+int strobe_workers_sync(struct strobe_workers *w, struct strobe_error *err);
 /* Consumers not done yet (read without a lock). */
 int strobe_workers_active(const struct strobe_workers *w);
 /* The input ended (or the run stops): hand out what is batched, wait

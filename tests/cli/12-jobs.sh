@@ -62,7 +62,7 @@ same perfetto export --format perfetto -q -o OUT -i FILE
 # the synthetic and recorded files (the damage matrix's intact one and its
 # lost events; not the damaged ones: with an analysis window that ends
 # early, the reading thread may read a few batches past its end and warn
-# of damage there, which strobe-pipeline(3) says)
+# of time going backwards there, which strobe-pipeline(3) says)
 files=("$D/synth.dat" "$D/synth-records.dat" "$ROOT"/tests/fuzz/corpus/fuzz_stream/*.dat
        "$D"/dmg/intact-v*.dat "$D"/dmg/page-lost-events.dat)
 same analyses_text analyze -a cputop,syscalls,schedlat,io,irq,mem --stats --top 50 -i FILE
@@ -90,3 +90,41 @@ if command -v strace > /dev/null; then
 else
 	echo "SKIP jobs_threads: no strace"
 fi
+
+# damage past the point where every consumer was done (a window that ends
+# early; a page near the end of CPU 0 damaged): neither noted nor fatal
+# with --strict, with threads as without
+end=$(python3 - "$ROOT" "$D/synth.dat" "$D/late.dat" <<'EOF'
+import importlib.machinery, struct, sys
+mf = importlib.machinery.SourceFileLoader(
+    "make_files", sys.argv[1] + "/tests/damage/make-files").load_module()
+d = bytearray(open(sys.argv[2], "rb").read())
+fly = mf.v6_layout(bytes(d))["fly"]
+off, size = fly[0]
+page = off + size - 3 * 4096
+first = min(struct.unpack_from("<Q", d, o)[0] for o, n in fly if n)
+# the window ends 1 ms before the damaged page: within the reading
+# thread's read-ahead (16 batches of 1024 events), not within one thread's
+print("+%.6f" % ((struct.unpack_from("<Q", d, page)[0] - first) / 1e9 - 0.001))
+struct.pack_into("<Q", d, page + 8, 0xfff0)
+open(sys.argv[3], "wb").write(d)
+EOF
+) || echo "FAIL jobs_late_fixture: cannot damage synth.dat"
+for strict in "" --strict; do
+	for j in 1 2 3; do
+		"$S" analyze -a cputop,syscalls --end "$end" $strict --jobs $j -i "$D/late.dat" \
+			> "$D/late.$j" 2>&1
+		echo "exit $?" >> "$D/late.$j"
+	done
+	if grep -q "exit 0" "$D/late.1" && ! grep -q damaged "$D/late.1" &&
+	   cmp -s "$D/late.1" "$D/late.2" && cmp -s "$D/late.1" "$D/late.3"; then
+		echo "PASS jobs_damage_past_the_window${strict:+_strict}"
+	else
+		echo "FAIL jobs_damage_past_the_window${strict:+_strict}"; diff "$D/late.1" "$D/late.2" | head -5
+	fi
+done
+# ... and met before the window's end, it is noted (and fails --strict)
+"$S" analyze -a cputop,syscalls --strict --jobs 2 -i "$D/late.dat" > /dev/null 2> "$D/late.err"
+rc=$?
+[ $rc = 1 ] && grep -q "damaged data (strict)" "$D/late.err" && echo "PASS jobs_damage_strict" ||
+	{ echo "FAIL jobs_damage_strict: exit $rc"; head -3 "$D/late.err"; }
