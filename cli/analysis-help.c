@@ -69,6 +69,8 @@ void cli_periods_usage(FILE *f)
 		"      --json              JSON lines: one object per table (and log row)\n"
 		"      --strict            fail on damaged data instead of skipping it with\n"
 		"                          a warning (strobe-damage(7))\n"
+		"      --jobs N            threads for a file (default: the CPUs strobe may\n"
+		"                          use; 1: one thread)\n"
 		"      --lami              LAMI 1.0 results for Trace Compass; also\n"
 		"                          --mi-version and --metadata\n"
 		"  -h, --help              show this help\n"

@@ -217,6 +217,10 @@ int cli_parse_int(const char *s, int min, int max, int *out);
 int cli_parse_seconds(const char *s, double *out);
 /* A size: "512M", "1G", "4096" (bytes), K/M/G/T with an optional "iB"/"B". */
 int cli_parse_size(const char *s, uint64_t *out);
+/* --jobs N of the commands that read files (cli/jobs.c): N, or with 0
+ * (not given) the CPUs strobe may use. */
+#define CLI_MAX_JOBS 1024
+int cli_jobs(int given);
 
 /* Output goes through a strobe_buf, written to stdout in chunks of about
  * CLI_FLUSH_BYTES: cli_flush writes what is there and empties it.

@@ -44,6 +44,7 @@ struct analyze_args {
 	const char *begin, *end;
 	bool json, lami, mi_version, metadata;
 	bool strict;		/* --strict: damage fails (strobe-damage(7)) */
+	int jobs;		/* --jobs (0: the CPUs strobe may use) */
 	/* storage for the filter lists */
 	int *tids, *pids;
 	const char **comms, **containers;
@@ -128,6 +129,8 @@ static void usage(FILE *f, const char *cmd)
 		"      --json              JSON lines: one object per table (and log row)\n"
 		"      --strict            fail on damaged data instead of skipping it with\n"
 		"                          a warning (strobe-damage(7))\n"
+		"      --jobs N            threads for a file (default: the CPUs strobe may\n"
+		"                          use; 1: one thread)\n"
 		"      --lami              LAMI 1.0 results for Trace Compass; also\n"
 		"                          --mi-version and --metadata\n"
 		"  -h, --help              show this help\n"
@@ -726,12 +729,15 @@ static int new_host(struct files_run *fr, struct strobe_error *err)
 static int run_files(struct files_run *fr, bool rel_b, bool rel_e, struct strobe_error *err)
 {
 	struct analyze_args *a = fr->a;
-	struct strobe_pipeline_opts po = { .size = sizeof(po), .strict = a->strict };
+	struct strobe_pipeline_opts po = { .size = sizeof(po), .strict = a->strict,
+					   .jobs = cli_jobs(a->jobs) };
 	struct strobe_stream_opts sopts = { .size = sizeof(sopts), .buffer = -1 };
 	struct strobe_consumer c = { .size = sizeof(c), .name = "hosts", .start = hosts_start,
 				     .event = hosts_event, .arg = fr };
 	int i, r;
 
+	if (fr->nr_tf > 1 && (a->o.views & STROBE_VIEW_LOG))
+		po.jobs = 1;	/* every host's log rows in the timeline's order */
 	r = strobe_pipeline_new(&po, &fr->p, err);
 	if (r == 0 && fr->nr_tf > 1)
 		r = strobe_pipeline_add_consumer(fr->p, &c, err);
@@ -954,7 +960,7 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		OPT_BEGIN, OPT_END, OPT_CPU, OPT_TID, OPT_PID, OPT_COMM, OPT_CONTAINER,
 		OPT_GROUP, OPT_JSON, OPT_LAMI, OPT_MI_VERSION, OPT_METADATA, OPT_PROGRESS,
 		OPT_PERIOD, OPT_PERIOD_CAPTURES, OPT_AGGREGATE_BY, OPT_LIVE, OPT_FILTER,
-		OPT_STRICT, OPT_PER_THREAD,
+		OPT_STRICT, OPT_PER_THREAD, OPT_JOBS,
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -976,6 +982,7 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 		{ "group-by", required_argument, NULL, OPT_GROUP },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ "lami", no_argument, NULL, OPT_LAMI },
 		{ "mi-version", no_argument, NULL, OPT_MI_VERSION },
 		{ "metadata", no_argument, NULL, OPT_METADATA },
@@ -1150,6 +1157,10 @@ int cli_analyze_main(const char *cmd, const char *names, int argc, char **argv)
 			break;
 		case OPT_STRICT:
 			a.strict = true;
+			break;
+		case OPT_JOBS:
+			if (cli_parse_int(optarg, 1, CLI_MAX_JOBS, &a.jobs) < 0)
+				goto bad_arg;
 			break;
 		case OPT_LAMI:
 			a.lami = true;

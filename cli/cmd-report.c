@@ -64,6 +64,7 @@ static void usage(FILE *f)
 		"                      recorder's trigger, reason and trimming) and exit\n"
 		"      --strict        fail on damaged data instead of skipping it with a\n"
 		"                      warning (strobe-damage(7))\n"
+		"      --jobs N        threads (default: the CPUs strobe may use; 1: one)\n"
 		"  -h, --help          show this help\n"
 		"\n"
 		"Warnings about lost events, incomplete recordings and damaged data go to\n"
@@ -89,6 +90,7 @@ struct report_args {
 	bool col_container;	/* --columns container */
 	bool nsecs;
 	bool strict;		/* --strict: damage fails (strobe-damage(7)) */
+	int jobs;		/* --jobs (0: the CPUs strobe may use) */
 };
 
 /*
@@ -692,7 +694,8 @@ static void json_diags(struct report_ctx *c)
 
 static int report_files(const struct report_args *a)
 {
-	struct strobe_pipeline_opts po = { .size = sizeof(po), .strict = a->strict };
+	struct strobe_pipeline_opts po = { .size = sizeof(po), .strict = a->strict,
+					   .jobs = cli_jobs(a->jobs) };
 	struct report_ctx c = { .a = a };
 	struct strobe_consumer cons = {
 		.size = sizeof(cons), .name = "report", .start = report_start,
@@ -848,7 +851,7 @@ static int print_info(const char *path)
 int cmd_report(int argc, char **argv)
 {
 	enum { OPT_CPU = 256, OPT_PID, OPT_COMM, OPT_JSON, OPT_CONTAINER, OPT_COLUMNS,
-	       OPT_FILTER, OPT_STRICT, OPT_INFO };
+	       OPT_FILTER, OPT_STRICT, OPT_INFO, OPT_JOBS };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "event", required_argument, NULL, 'e' },
@@ -862,6 +865,7 @@ int cmd_report(int argc, char **argv)
 		{ "ns", no_argument, NULL, 't' },
 		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "info", no_argument, NULL, OPT_INFO },
+		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -941,6 +945,13 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_INFO:
 			info = true;
+			break;
+		case OPT_JOBS:
+			if (cli_parse_int(optarg, 1, CLI_MAX_JOBS, &a.jobs) < 0) {
+				cli_error(CMD, "bad --jobs '%s' (1 to %d)", optarg, CLI_MAX_JOBS);
+				free(lists);
+				return CLI_USAGE;
+			}
 			break;
 		case 'h':
 			usage(stdout);

@@ -61,6 +61,7 @@ static void usage(FILE *f)
 		"      --counter-interval SECONDS  CPU counters' interval (default 0.01)\n"
 		"      --strict            fail on damaged data instead of skipping it with\n"
 		"                          a warning (strobe-damage(7))\n"
+		"      --jobs N            threads (default: the CPUs strobe may use; 1: one)\n"
 		"  -q, --quiet             no summary\n"
 		"  -h, --help              show this help\n"
 		"\n"
@@ -251,7 +252,7 @@ static int perfetto_consumer(void *arg, struct strobe_consumer *c)
 int cli_export_perfetto(int argc, char **argv)
 {
 	enum { OPT_FORMAT = 256, OPT_BEGIN, OPT_END, OPT_TID, OPT_PID, OPT_COMM, OPT_CONT,
-	       OPT_FILTER, OPT_PERIOD, OPT_CAPS, OPT_COUNTER, OPT_STRICT };
+	       OPT_FILTER, OPT_PERIOD, OPT_CAPS, OPT_COUNTER, OPT_STRICT, OPT_JOBS };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'O' },
@@ -267,6 +268,7 @@ int cli_export_perfetto(int argc, char **argv)
 		{ "period-captures", required_argument, NULL, OPT_CAPS },
 		{ "counter-interval", required_argument, NULL, OPT_COUNTER },
 		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		/* live: strobe record's target options (cli/target.c) */
@@ -289,7 +291,7 @@ int cli_export_perfetto(int argc, char **argv)
 	char *lists[5] = { NULL };	/* tid, pid, comm, container; scratch */
 	const char *output = NULL, *begin = NULL, *end = NULL;
 	bool quiet = false, strict = false;
-	int c, r, n_in = 0, status = CLI_USAGE;
+	int c, r, n_in = 0, jobs = 0, status = CLI_USAGE;
 	double secs, t0;
 
 	if (!inputs || !filters || !periods || !caps) {
@@ -348,6 +350,12 @@ int cli_export_perfetto(int argc, char **argv)
 			break;
 		case OPT_STRICT:
 			strict = true;
+			break;
+		case OPT_JOBS:
+			if (cli_parse_int(optarg, 1, CLI_MAX_JOBS, &jobs) < 0) {
+				cli_error(CMD, "bad --jobs '%s' (1 to %d)", optarg, CLI_MAX_JOBS);
+				goto out;
+			}
 			break;
 		case 'q':
 			quiet = true;
@@ -435,7 +443,7 @@ int cli_export_perfetto(int argc, char **argv)
 		status = cli_export_live(CMD, &t, &cons);
 	} else {
 		struct cli_export_how how = { .consumer = perfetto_consumer, .arg = x,
-					      .merge_note = true };
+					      .merge_note = true, .jobs = jobs };
 
 		status = cli_export_files(CMD, inputs, n_in, strict, quiet, &how);
 	}

@@ -36,7 +36,7 @@ int cli_export_files(const char *cmd, const char **paths, int n, bool strict, bo
 		     const struct cli_export_how *ec)
 {
 	struct strobe_pipeline_opts po = { .size = sizeof(po), .strict = strict,
-					   .raw_time = ec->raw_time };
+					   .raw_time = ec->raw_time, .jobs = cli_jobs(ec->jobs) };
 	struct strobe_tracefile **tfs = calloc((size_t)n, sizeof(*tfs));
 	struct strobe_pipeline *p = NULL;
 	struct strobe_error err = { 0, "" };

@@ -15,12 +15,14 @@ struct strobe_tracefile;
 /* How an export reads files: opened(arg, i, tf) after file i is opened
  * (may be NULL), then consumer(arg, &c) once, after all are (each 0, or
  * -1 with the message printed); the pipeline's raw_time; merge_note: the
- * clock note of several files (cli_merge_clock_note). */
+ * clock note of several files (cli_merge_clock_note); jobs: --jobs as
+ * given (0: the CPUs strobe may use, cli_jobs). */
 struct cli_export_how {
 	int (*opened)(void *arg, int i, struct strobe_tracefile *tf);
 	int (*consumer)(void *arg, struct strobe_consumer *c);
 	void *arg;
 	bool raw_time, merge_note;
+	int jobs;
 };
 
 /*

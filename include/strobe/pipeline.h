@@ -119,6 +119,9 @@ struct strobe_consumer {
 	 * looked at), STROBE_CONSUMER_DONE or -errno.  May be NULL; files
 	 * never wait. */
 	int (*idle)(void *arg, struct strobe_error *err);
+	/* With jobs > 1: this consumer's share of the work per event, for
+	 * spreading consumers over the worker threads (0: 1). */
+	unsigned cost;
 };
 
 /* ---- the pipeline ------------------------------------------------------- */
@@ -153,7 +156,30 @@ struct strobe_pipeline_opts {
 	unsigned poll_ms;
 	int (*poll)(void *arg, struct strobe_error *err);
 	void *poll_arg;
+	/*
+	 * Threads for a run over files (0 or 1: the calling thread alone,
+	 * as before).  With jobs > 1 the calling thread reads and merges
+	 * the files (the stop conditions, the damage policy, diagnostics
+	 * stay there) and copies each event into batches; up to jobs worker
+	 * threads each run a share of the consumers, in the calling order,
+	 * with a task model of their own updated by every event.  Every
+	 * consumer sees every event, tick and model state in the same order
+	 * as with one thread, so results are the same.  Consumers' event
+	 * and tick hooks then run on a worker thread (start and finish on
+	 * the caller's): they must not share mutable state with other
+	 * consumers or the caller during the run, and must not answer
+	 * STROBE_CONSUMER_YIELD (the run fails with -EINVAL).  Live streams
+	 * and record sources run on the calling thread alone whatever jobs
+	 * says.  strobe_cpus_usable's count is a good value
+	 * (strobe-pipeline(3)).
+	 */
+	int jobs;
 };
+
+/* The CPUs this process may use: its affinity mask's count, capped by
+ * its cgroup v2 cpu.max quota (and its ancestors'), rounded up; >= 1.
+ * The CLI's default for jobs (lib/util/cpus.c). */
+int strobe_cpus_usable(void);
 
 /* New, empty pipeline (opts may be NULL).  0 or -ENOMEM. */
 int strobe_pipeline_new(const struct strobe_pipeline_opts *opts,

@@ -47,6 +47,7 @@
 #include "../stream/stream-int.h"
 #include "../util/err.h"
 #include "../util/opts.h"
+#include "workers.h"
 
 #define CHECK_EVERY 4096
 #define WAIT_MS 100
@@ -131,6 +132,7 @@ struct strobe_pipeline {
 	enum strobe_pipeline_end why;		/* a stop condition held */
 	bool stopping;				/* ... and the capture was stopped */
 	int64_t next_poll;			/* opts.poll: when it is due */
+	struct strobe_workers *wk;		/* jobs > 1: the consumers' threads */
 };
 
 static int64_t mono_ms(void)
@@ -371,6 +373,7 @@ void strobe_pipeline_free(struct strobe_pipeline *p)
 			strobe_model_free(p->pub[i].model);
 		free(p->srcs[i].cpu_mask);
 	}
+	strobe_workers_free(p->wk);	/* before the models: its first worker's */
 	for (i = 0; i < p->nr_diags; i++)
 		free(p->diags[i].msg);
 	free(p->diags);
@@ -674,6 +677,13 @@ static int call_ticks(struct strobe_pipeline *p, uint64_t upto, struct strobe_er
 			p->next_tick = upto - (upto - p->next_tick) % p->o.tick_ns;
 			continue;
 		}
+		if (p->wk) {	/* in order with the events, on the workers */
+			r = strobe_workers_tick(p->wk, p->next_tick, err);
+			if (r < 0)
+				return r;
+			p->next_tick += p->o.tick_ns;
+			continue;
+		}
 		for (i = 0; i < p->nr_cons; i++) {
 			struct cons *c = &p->cons[i];
 
@@ -951,7 +961,7 @@ static int loop(struct strobe_pipeline *p, struct strobe_error *err)
 			return r;
 	}
 	/* a file (no stop conditions to poll), one consumer, no ticks */
-	if (one && one->kind == IN_STREAM && tf1 && p->nr_cons == 1 && !p->o.tick_ns &&
+	if (!p->wk && one && one->kind == IN_STREAM && tf1 && p->nr_cons == 1 && !p->o.tick_ns &&
 	    !p->o.stop && !deadline && p->o.target <= 0 && !p->o.poll) {
 		r = fast_loop(p, err);
 		if (r != TAKE_OVER)
@@ -968,6 +978,24 @@ static int loop(struct strobe_pipeline *p, struct strobe_error *err)
 				strobe_tracefile_see_event(tf1, &ev);
 			else if (multi_tf && p->pub[src].tf)
 				strobe_tracefile_see_event(p->pub[src].tf, &ev);
+			if (p->wk) {	/* the workers update their models */
+				if (p->o.tick_ns) {
+					if (!p->next_tick)
+						p->next_tick = ev.ts + p->o.tick_ns;
+					else if (ev.ts >= p->next_tick &&
+						 (r = call_ticks(p, ev.ts, err)) < 0)
+						return r;
+				}
+				r = strobe_workers_event(p->wk, &ev, src,
+							 p->source_time ? p->raw_ts : ev.ts, err);
+				if (r < 0)
+					return r;
+				if (__builtin_expect(!strobe_workers_active(p->wk), 0))
+					return STROBE_PIPELINE_DONE;
+				if (++since_check < CHECK_EVERY)
+					continue;
+				goto checks;
+			}
 			if (m1)
 				strobe_model_update(m1, &ev);
 			else if (p->nr_srcs > 1 && p->pub[src].model)
@@ -992,11 +1020,17 @@ static int loop(struct strobe_pipeline *p, struct strobe_error *err)
 		} else if (r == 0) {
 			return p->why;
 		} else if (r != -EAGAIN) {
+			/* with workers: damage the consumers would not have come
+			 * to (every one is done by the events before it) is not
+			 * noted, nor fails a strict run, as on one thread */
+			if (p->wk && (w = strobe_workers_sync(p->wk, err)) <= 0)
+				return w < 0 ? w : STROBE_PIPELINE_DONE;
 			r = damaged(p, bad, src, r, err);
 			if (r < 0)
 				return r;
 			continue;
 		}
+checks:
 		/* woken by the stream, and still nothing to hand out */
 		if (r == -EAGAIN && since_check)
 			woken = false;
@@ -1047,6 +1081,40 @@ static int loop(struct strobe_pipeline *p, struct strobe_error *err)
 	}
 }
 
+/*
+ * jobs > 1 over files: the consumers go to worker threads (workers.c),
+ * made before any consumer starts, since each starts with its worker's
+ * view of the sources (its own task models).
+ */
+static int start_workers(struct strobe_pipeline *p, bool need_model, struct strobe_error *err)
+{
+	const struct strobe_consumer **cs = calloc((size_t)p->nr_cons, sizeof(*cs));
+	int i, r;
+
+	if (!cs)
+		return strobe_err(err, -ENOMEM, "out of memory");
+	for (i = 0; i < p->nr_cons; i++)
+		cs[i] = &p->cons[i].c;
+	r = strobe_workers_new(&p->wk, p->o.jobs, cs, p->nr_cons, p->pub, p->nr_srcs,
+			       need_model, err);
+	free(cs);	/* copied: the consumers' own addresses */
+	return r;
+}
+
+static int go_workers(struct strobe_pipeline *p, struct strobe_error *err)
+{
+	bool *active = calloc((size_t)p->nr_cons, sizeof(*active));
+	int i, r;
+
+	if (!active)
+		return strobe_err(err, -ENOMEM, "out of memory");
+	for (i = 0; i < p->nr_cons; i++)
+		active[i] = p->cons[i].active;
+	r = strobe_workers_go(p->wk, active, err);
+	free(active);
+	return r;
+}
+
 int strobe_pipeline_run(struct strobe_pipeline *p, struct strobe_error *err)
 {
 	bool need_model = false;
@@ -1073,11 +1141,17 @@ int strobe_pipeline_run(struct strobe_pipeline *p, struct strobe_error *err)
 		if (r < 0)
 			return r;
 	}
+	if (p->o.jobs > 1 && !p->given && p->nr_in == 1 && p->nr_cons > 0) {
+		r = start_workers(p, need_model, err);
+		if (r < 0)
+			return r;
+	}
 	for (i = 0; i < p->nr_cons; i++) {
 		struct cons *c = &p->cons[i];
 
 		if (c->c.start) {
-			r = c->c.start(p->pub, p->nr_srcs, c->c.arg, err);
+			r = c->c.start(p->wk ? strobe_workers_sources(p->wk, i) : p->pub, p->nr_srcs,
+				       c->c.arg, err);
 			if (r < 0) {
 				if (err && !err->code)
 					strobe_err(err, r, "%s: %s", c->c.name ? c->c.name : "consumer",
@@ -1090,12 +1164,19 @@ int strobe_pipeline_run(struct strobe_pipeline *p, struct strobe_error *err)
 	}
 	if (!p->nr_cons)
 		return strobe_err(err, -EINVAL, "the pipeline has no consumer");
+	if (p->wk && (r = go_workers(p, err)) < 0)
+		return r;
 	p->deadline = p->o.timeout_ms > 0 ? mono_ms() + p->o.timeout_ms : 0;
 go_on:
 	ret = loop(p, err);
 	if (ret == STROBE_PIPELINE_YIELD) {
 		p->paused = true;
 		return ret;
+	}
+	if (p->wk) {	/* what is batched still goes to the consumers */
+		r = strobe_workers_end(p->wk, ret < 0, err);
+		if (ret >= 0 && r < 0)
+			return r;
 	}
 	if (ret < 0)
 		return ret;

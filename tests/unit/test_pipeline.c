@@ -8,7 +8,10 @@
  * ftrace pages (a synthetic one, with a declared format and call chains)
  * is merged in time order with a trace file and read by the periods
  * analysis and by the text printer; a consumer can pause the run (a
- * full batch, an idle input) and the run goes on where it paused.
+ * full batch, an idle input) and the run goes on where it paused.  With
+ * jobs > 1 the consumers run on worker threads and see what they see on
+ * one: every event and tick in order, a model of their own; the first
+ * failure (by event) fails the run, and a pause is refused.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -59,6 +62,7 @@ struct seen {
 	uint64_t events, ticks, last_ts, first_tick, last_tick;
 	bool out_of_order, model_given;
 	int done_after;		/* > 0: done after this many events */
+	int fail_after;		/* > 0: -EIO at this event */
 	int yield_every;	/* > 0: pause after every this many events */
 	int idle_ret;		/* what idle returns */
 	struct strobe_pipeline *stop;	/* stopped after stop_after events */
@@ -98,6 +102,8 @@ static int seen_event(const struct strobe_event *ev, int source, void *arg,
 		strobe_pipeline_stop(c->stop);
 	if (c->yield_every && c->events % (uint64_t)c->yield_every == 0)
 		return STROBE_CONSUMER_YIELD;
+	if (c->fail_after && (int)c->events == c->fail_after)
+		return -EIO;
 	return c->done_after && (int)c->events >= c->done_after ? STROBE_CONSUMER_DONE : 0;
 }
 
@@ -793,7 +799,102 @@ static void test_pipeline_source_time_consumer_gets_each_files_own_clock(void)
 	free(pb);
 }
 
+/* One run of consumers cs (n of them) over path with jobs threads and
+ * ticks every 5 ms; returns the run's answer. */
+static int run_jobs(const char *path, int jobs, struct seen *cs, const char **names, int n,
+		    struct strobe_error *err)
+{
+	struct strobe_pipeline_opts po = { .size = sizeof(po), .tick_ns = 5 * MS, .jobs = jobs };
+	struct strobe_tracefile *tf = NULL;
+	struct strobe_pipeline *p = NULL;
+	int i, r;
+
+	if (strobe_tracefile_open(path, &tf, err) < 0)
+		return -1000;
+	r = strobe_pipeline_new(&po, &p, err);
+	if (r == 0)
+		r = strobe_pipeline_add_file(p, tf, NULL, err);
+	for (i = 0; r >= 0 && i < n; i++) {
+		struct strobe_consumer k = seen_consumer(&cs[i]);
+
+		k.name = names[i];
+		k.cost = (unsigned)(n - i);
+		r = strobe_pipeline_add_consumer(p, &k, err);
+	}
+	if (r >= 0)
+		r = strobe_pipeline_run(p, err);
+	/* every consumer's model knows the task */
+	for (i = 0; r >= 0 && i < n; i++)
+		if (!cs[i].model_given)
+			r = -1001;
+	strobe_pipeline_free(p);
+	strobe_tracefile_close(tf);
+	return r;
+}
+
+static void test_pipeline_jobs_consumers_on_workers_see_what_one_thread_gives(void)
+{
+	static struct fx_event ev[6000];
+	const char *names[3] = { "a", "b", "c" };
+	struct strobe_error err = { 0 };
+	struct seen one[3], two[3];
+	int n = make_syscalls(ev, 1000 * MS, 100000, 3000, 7), i, j;
+	char *path = fx_write_file(NULL, fx_syscalls, 2, ev, n, 2);
+
+	REQUIRE(path);
+	memset(one, 0, sizeof(one));
+	memset(two, 0, sizeof(two));
+	two[1].done_after = one[1].done_after = 2500;	/* done inside a batch */
+	CHECK_EQ(run_jobs(path, 1, one, names, 3, &err), STROBE_PIPELINE_END);
+	CHECK_EQ(run_jobs(path, 2, two, names, 3, &err), STROBE_PIPELINE_END);
+	for (i = 0; i < 3; i++) {
+		CHECK_EQ(two[i].events, one[i].events);
+		CHECK_EQ(two[i].starts, 1);
+		CHECK_EQ(two[i].finishes, 1);
+		CHECK_EQ(two[i].ticks, one[i].ticks);
+		CHECK_EQ(two[i].last_ts, one[i].last_ts);
+		CHECK(!two[i].out_of_order);
+		for (j = 0; j < 64 && j < (int)one[i].ticks; j++)
+			CHECK_EQ(two[i].tick_ts[j], one[i].tick_ts[j]);
+	}
+	CHECK_EQ(two[0].events, 6000);
+	CHECK_EQ(two[1].events, 2500);
+	CHECK_EQ(one[0].ticks, 59);	/* 1.000 to 1.2999: a tick every 5 ms */
+	unlink(path);
+	free(path);
+}
+
+static void test_pipeline_jobs_first_failure_by_event_fails_the_run(void)
+{
+	static struct fx_event ev[6000];
+	const char *names[3] = { "a", "b", "c" };
+	struct strobe_error err = { 0 };
+	struct seen cs[3];
+	int n = make_syscalls(ev, 1000 * MS, 100000, 3000, 7), r;
+	char *path = fx_write_file(NULL, fx_syscalls, 2, ev, n, 2);
+
+	REQUIRE(path);
+	/* a (the costliest: a worker alone) fails later than c (with b) */
+	memset(cs, 0, sizeof(cs));
+	cs[0].fail_after = 4000;
+	cs[2].fail_after = 3000;
+	r = run_jobs(path, 2, cs, names, 3, &err);
+	CHECK_EQ(r, -EIO);
+	CHECK(strstr(err.msg, "c failed") != NULL);
+	CHECK_EQ(cs[0].finishes + cs[1].finishes + cs[2].finishes, 0);
+	/* a pause cannot be honoured across threads */
+	memset(cs, 0, sizeof(cs));
+	cs[1].yield_every = 1500;
+	r = run_jobs(path, 3, cs, names, 3, &err);
+	CHECK_EQ(r, -EINVAL);
+	CHECK(strstr(err.msg, "paused") != NULL);
+	unlink(path);
+	free(path);
+}
+
 TESTS(T(test_pipeline_one_file_every_event_once_in_order_with_model),
+      T(test_pipeline_jobs_consumers_on_workers_see_what_one_thread_gives),
+      T(test_pipeline_jobs_first_failure_by_event_fails_the_run),
       T(test_pipeline_ticks_every_interval_of_trace_time),
       T(test_pipeline_ends_when_every_consumer_is_done),
       T(test_pipeline_same_file_twice_is_read_once_with_a_notice),

@@ -1,0 +1,560 @@
+/*
+ * workers.c - the pipeline's worker threads (workers.h): --jobs.
+ *
+ * Why this shape: the driver's work is reading and merging the files
+ * (about a third of an analysis run), the task model and the consumers
+ * (the rest).  The driver's thread keeps the first part and everything
+ * that decides how the run goes (stop conditions, the damage policy,
+ * diagnostics); the consumers move to worker threads.  Each worker owns
+ * a share of the consumers and a task model per source, updated from
+ * every event before its consumers see it, so each consumer sees every
+ * event, every tick and the model state in exactly the order it does
+ * with one thread: the results are the same by construction, with no
+ * merging of partial results and no lock on any consumer's state.
+ *
+ * How it works: events are copied (struct strobe_event and its payload,
+ * into a byte arena; the format pointers are shared, read-only) into
+ * batches of up to BATCH_EVENTS events or BATCH_BYTES bytes.  A ring of
+ * NR_BATCHES batches is the queue: the driver fills ring[seq % NR], then
+ * publishes it (seq++); every worker goes through every batch in order
+ * and counts it down; the driver reuses a batch once every worker is
+ * done with it, so memory stays bounded and a slow worker holds the
+ * driver back rather than letting batches pile up.  One mutex and two
+ * condition variables serve the ring: they are taken once a batch.
+ *
+ * Consumers go to workers by cost (the heaviest first, each to the
+ * least loaded worker); within a worker they keep the calling order.  A
+ * consumer that fails (or answers YIELD, which a parallel run cannot
+ * honour) stops its worker's share; the driver sees the flag, stops the
+ * rest and reports the failure of the earliest event.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <strobe/strobe.h>
+
+#include "workers.h"
+#include "../util/err.h"
+#include "../util/thread.h"
+
+#define BATCH_EVENTS 1024
+#define BATCH_BYTES (256u << 10)
+#define NR_BATCHES 16
+/* a thread that waits for the ring sleeps until half of it is ready: one
+ * wake-up per NR_BATCHES / 2 batches, not one per batch, which on a
+ * loaded machine costs a scheduling delay each */
+#define HALF (NR_BATCHES / 2)
+
+struct item {
+	struct strobe_event ev;	/* ev.data set when the batch is published */
+	uint64_t raw;		/* ts in its source's own clock */
+	size_t off;		/* payload in the arena */
+	int src;		/* -1: a tick at ev.ts */
+};
+
+struct batch {
+	struct item *it;
+	int n;
+	uint8_t *arena;
+	size_t len, cap;
+	int pending;		/* workers still to go through it (under mu) */
+};
+
+struct worker {
+	struct strobe_workers *w;
+	int index;
+	pthread_t th;
+	bool running;
+	int *cons;		/* consumer indexes, calling order */
+	int nr_cons, nr_active;
+	uint64_t load;
+	struct strobe_pipeline_source *srcs;	/* index 0: the caller's */
+	bool own_models;
+	/* its failure: at batch seq, item idx */
+	int code;
+	struct strobe_error err;
+	uint64_t fail_seq;
+	int fail_idx;
+};
+
+struct strobe_workers {
+	const struct strobe_consumer **cons;	/* the pointers copied */
+	int nr_cons;
+	bool *active;		/* per consumer: touched by its worker only */
+	int *owner;		/* per consumer: its worker */
+	int nr_srcs;
+	struct worker *wk;
+	int nr_wk;
+	bool go;
+	pthread_mutex_t mu;
+	pthread_cond_t more, room;
+	struct batch ring[NR_BATCHES];
+	uint64_t produced;	/* batches published (under mu) */
+	uint64_t completed;	/* batches every worker went through (under mu;
+				 * in order, since each worker goes in order) */
+	uint64_t room_at;	/* the driver waits until completed >= this (0: not) */
+	uint64_t more_at;	/* a worker waits until produced >= this (0: none) */
+	bool filling;		/* ring[produced % NR] is being filled */
+	bool end, abort;	/* under mu */
+	int nr_active;		/* consumers not done (atomic) */
+	int failed;		/* a worker failed (atomic) */
+};
+
+/* ---- the workers ------------------------------------------------------ */
+
+static void fail(struct worker *k, uint64_t seq, int idx, int code, const char *name)
+{
+	if (!k->err.code)
+		strobe_err(&k->err, code, "%s failed: %s", name ? name : "a consumer",
+			   strerror(-code));
+	k->code = code;
+	k->fail_seq = seq;
+	k->fail_idx = idx;
+	k->nr_active = 0;
+	__atomic_store_n(&k->w->failed, 1, __ATOMIC_RELEASE);
+}
+
+/* What a consumer's hook answered, for item idx of batch seq. */
+static void answer(struct worker *k, int ci, int r, uint64_t seq, int idx)
+{
+	struct strobe_workers *w = k->w;
+	const char *name = w->cons[ci]->name;
+
+	if (r == STROBE_CONSUMER_DONE) {
+		w->active[ci] = false;
+		k->nr_active--;
+		__atomic_fetch_sub(&w->nr_active, 1, __ATOMIC_RELEASE);
+	} else if (r == STROBE_CONSUMER_YIELD) {
+		strobe_err(&k->err, -EINVAL, "%s paused the run, which only a run on one "
+			   "thread (jobs 1) can do", name ? name : "a consumer");
+		fail(k, seq, idx, -EINVAL, name);
+	} else if (r < 0) {
+		fail(k, seq, idx, r, name);
+	}
+}
+
+static void run_batch(struct worker *k, const struct batch *b, uint64_t seq)
+{
+	struct strobe_workers *w = k->w;
+	struct strobe_event own;
+	int i, j, r;
+
+	for (i = 0; i < b->n && k->nr_active > 0; i++) {
+		const struct item *it = &b->it[i];
+
+		if (it->src < 0) {
+			for (j = 0; j < k->nr_cons && k->nr_active > 0; j++) {
+				const struct strobe_consumer *c = w->cons[k->cons[j]];
+
+				if (!w->active[k->cons[j]] || !c->tick)
+					continue;
+				r = c->tick(it->ev.ts, c->arg, &k->err);
+				if (r < 0) {
+					if (!k->err.code)
+						strobe_err(&k->err, r, "%s: %s",
+							   c->name ? c->name : "consumer",
+							   strerror(-r));
+					fail(k, seq, i, r, c->name);
+				}
+			}
+			continue;
+		}
+		if (k->srcs[it->src].model)
+			strobe_model_update(k->srcs[it->src].model, &it->ev);
+		for (j = 0; j < k->nr_cons && k->nr_active > 0; j++) {
+			int ci = k->cons[j];
+			const struct strobe_consumer *c = w->cons[ci];
+
+			if (!w->active[ci])
+				continue;
+			if ((c->flags & STROBE_CONSUMER_SOURCE_TIME) && it->raw != it->ev.ts) {
+				own = it->ev;
+				own.ts = it->raw;
+				r = c->event(&own, it->src, c->arg, &k->err);
+			} else {
+				r = c->event(&it->ev, it->src, c->arg, &k->err);
+			}
+			if (__builtin_expect(r != 0, 0))
+				answer(k, ci, r, seq, i);
+		}
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *k = arg;
+	struct strobe_workers *w = k->w;
+	uint64_t next = 0;
+	struct batch *b;
+
+	for (;;) {
+		pthread_mutex_lock(&w->mu);
+		while (w->produced <= next && !w->end && !w->abort) {
+			if (!w->more_at || w->more_at > next + HALF)
+				w->more_at = next + HALF;
+			pthread_cond_wait(&w->more, &w->mu);
+		}
+		if (w->abort || w->produced <= next) {
+			pthread_mutex_unlock(&w->mu);
+			return NULL;
+		}
+		pthread_mutex_unlock(&w->mu);
+		b = &w->ring[next % NR_BATCHES];
+		if (k->nr_active > 0)
+			run_batch(k, b, next);
+		pthread_mutex_lock(&w->mu);
+		if (--b->pending == 0 && ++w->completed >= w->room_at && w->room_at) {
+			w->room_at = 0;
+			pthread_cond_signal(&w->room);
+		}
+		pthread_mutex_unlock(&w->mu);
+		next++;
+	}
+}
+
+/* ---- building ---------------------------------------------------------- */
+
+static int copy_models(struct worker *k, const struct strobe_pipeline_source *srcs,
+		       int nr, struct strobe_error *err)
+{
+	int i, r;
+
+	k->own_models = true;
+	for (i = 0; i < nr; i++) {
+		k->srcs[i].model = NULL;
+		if (!srcs[i].model)
+			continue;
+		r = strobe_model_new(&k->srcs[i].model, err);
+		if (r < 0)
+			return r;
+		if (srcs[i].tf && (r = strobe_model_load_file(k->srcs[i].model, srcs[i].tf, err)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+int strobe_workers_new(struct strobe_workers **out, int jobs,
+		       const struct strobe_consumer *const *cons, int nr_cons,
+		       const struct strobe_pipeline_source *srcs, int nr_srcs,
+		       bool need_model, struct strobe_error *err)
+{
+	struct strobe_workers *w = calloc(1, sizeof(*w));
+	int *order = NULL;
+	int i, j, r = -ENOMEM;
+
+	*out = NULL;
+	if (!w)
+		return strobe_err(err, -ENOMEM, "out of memory");
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->more, NULL);
+	pthread_cond_init(&w->room, NULL);
+	w->cons = calloc((size_t)nr_cons + 1, sizeof(*w->cons));
+	if (w->cons)
+		memcpy(w->cons, cons, (size_t)nr_cons * sizeof(*cons));
+	w->nr_cons = nr_cons;
+	w->nr_srcs = nr_srcs;
+	w->nr_wk = jobs < nr_cons ? jobs : nr_cons;
+	if (w->nr_wk < 1)
+		w->nr_wk = 1;
+	w->wk = calloc((size_t)w->nr_wk, sizeof(*w->wk));
+	w->active = calloc((size_t)nr_cons + 1, sizeof(*w->active));
+	w->owner = calloc((size_t)nr_cons + 1, sizeof(*w->owner));
+	order = calloc((size_t)nr_cons + 1, sizeof(*order));
+	if (!w->cons || !w->wk || !w->active || !w->owner || !order)
+		goto fail;
+	for (i = 0; i < NR_BATCHES; i++) {
+		w->ring[i].it = malloc(BATCH_EVENTS * sizeof(*w->ring[i].it));
+		if (!w->ring[i].it)
+			goto fail;
+	}
+	/* the heaviest consumer first (stable), each to the least loaded worker */
+	for (i = 0; i < nr_cons; i++) {
+		unsigned ci = cons[i]->cost ? cons[i]->cost : 1;
+
+		for (j = i; j > 0; j--) {
+			unsigned cj = cons[order[j - 1]]->cost ? cons[order[j - 1]]->cost : 1;
+
+			if (cj >= ci)
+				break;
+			order[j] = order[j - 1];
+		}
+		order[j] = i;
+	}
+	for (i = 0; i < nr_cons; i++) {
+		int best = 0;
+
+		for (j = 1; j < w->nr_wk; j++)
+			if (w->wk[j].load < w->wk[best].load)
+				best = j;
+		w->owner[order[i]] = best;
+		w->wk[best].load += cons[order[i]]->cost ? cons[order[i]]->cost : 1;
+	}
+	for (j = 0; j < w->nr_wk; j++) {
+		struct worker *k = &w->wk[j];
+
+		k->w = w;
+		k->index = j;
+		k->cons = calloc((size_t)nr_cons, sizeof(*k->cons));
+		k->srcs = malloc((size_t)(nr_srcs > 0 ? nr_srcs : 1) * sizeof(*k->srcs));
+		if (!k->cons || !k->srcs)
+			goto fail;
+		for (i = 0; i < nr_cons; i++)
+			if (w->owner[i] == j)
+				k->cons[k->nr_cons++] = i;
+		memcpy(k->srcs, srcs, (size_t)nr_srcs * sizeof(*srcs));
+		if (j > 0 && need_model && (r = copy_models(k, srcs, nr_srcs, err)) < 0)
+			goto fail;
+	}
+	free(order);
+	*out = w;
+	return 0;
+fail:
+	free(order);
+	strobe_workers_free(w);
+	return r == -ENOMEM && (!err || !err->code) ? strobe_err(err, -ENOMEM, "out of memory")
+						    : r;
+}
+
+const struct strobe_pipeline_source *strobe_workers_sources(const struct strobe_workers *w,
+							    int i)
+{
+	return w->wk[w->owner[i]].srcs;
+}
+
+int strobe_workers_nr(const struct strobe_workers *w)
+{
+	return w && w->go ? w->nr_wk : 0;
+}
+
+int strobe_workers_go(struct strobe_workers *w, const bool *active, struct strobe_error *err)
+{
+	int i, j, r;
+
+	w->nr_active = 0;
+	for (i = 0; i < w->nr_cons; i++) {
+		w->active[i] = active[i];
+		w->nr_active += active[i];
+	}
+	for (j = 0; j < w->nr_wk; j++) {
+		struct worker *k = &w->wk[j];
+
+		for (i = 0; i < k->nr_cons; i++)
+			k->nr_active += w->active[k->cons[i]];
+	}
+	w->go = true;
+	for (j = 0; j < w->nr_wk; j++) {
+		r = strobe_thread_start(&w->wk[j].th, worker_main, &w->wk[j]);
+		if (r) {
+			strobe_workers_end(w, true, NULL);
+			return strobe_err(err, -r, "cannot start a worker thread: %s", strerror(r));
+		}
+		w->wk[j].running = true;
+	}
+	return 0;
+}
+
+/* ---- the driver's side -------------------------------------------------- */
+
+static void publish(struct strobe_workers *w)
+{
+	struct batch *b = &w->ring[w->produced % NR_BATCHES];
+	int i;
+
+	for (i = 0; i < b->n; i++)
+		if (b->it[i].src >= 0)
+			b->it[i].ev.data = b->arena + b->it[i].off;
+	pthread_mutex_lock(&w->mu);
+	b->pending = w->nr_wk;
+	w->produced++;
+	w->filling = false;
+	if (w->more_at && w->produced >= w->more_at) {
+		w->more_at = 0;
+		pthread_cond_broadcast(&w->more);
+	}
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* The earliest failure, into *err (the threads stopped). */
+static int failure(struct strobe_workers *w, struct strobe_error *err)
+{
+	struct worker *best = NULL;
+	int j;
+
+	strobe_workers_end(w, true, NULL);
+	for (j = 0; j < w->nr_wk; j++) {
+		struct worker *k = &w->wk[j];
+
+		if (k->code && (!best || k->fail_seq < best->fail_seq ||
+				(k->fail_seq == best->fail_seq && k->fail_idx < best->fail_idx)))
+			best = k;
+	}
+	if (!best)
+		return strobe_err(err, -EIO, "a worker thread failed");
+	if (err)
+		*err = best->err;
+	return best->code;
+}
+
+/* The next batch to fill, once the workers are done with it; NULL when
+ * a worker failed meanwhile. */
+static struct batch *take(struct strobe_workers *w)
+{
+	struct batch *b = &w->ring[w->produced % NR_BATCHES];
+
+	pthread_mutex_lock(&w->mu);
+	while (b->pending > 0 && !__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE)) {
+		w->room_at = w->produced - HALF;
+		pthread_cond_wait(&w->room, &w->mu);
+	}
+	pthread_mutex_unlock(&w->mu);
+	if (__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE))
+		return NULL;
+	b->n = 0;
+	b->len = 0;
+	w->filling = true;
+	return b;
+}
+
+/* The batch being filled (taken from the ring when none is), or NULL. */
+static inline struct batch *filling(struct strobe_workers *w)
+{
+	if (__builtin_expect(w->filling, 1))
+		return &w->ring[w->produced % NR_BATCHES];
+	return take(w);
+}
+
+int strobe_workers_event(struct strobe_workers *w, const struct strobe_event *ev, int src,
+			 uint64_t raw, struct strobe_error *err)
+{
+	struct batch *b = filling(w);
+	size_t need = ((size_t)ev->size + 15) & ~(size_t)7;	/* 8 spare bytes, aligned */
+	struct item *it;
+	uint8_t *to;
+
+	if (__builtin_expect(!b, 0))
+		return failure(w, err);
+	if (__builtin_expect(b->len + need > b->cap, 0)) {
+		size_t cap = b->cap ? b->cap : BATCH_BYTES;
+		uint8_t *a;
+
+		while (cap < b->len + need)
+			cap *= 2;
+		a = realloc(b->arena, cap);
+		if (!a)
+			return strobe_err(err, -ENOMEM, "out of memory");
+		b->arena = a;
+		b->cap = cap;
+	}
+	it = &b->it[b->n++];
+	it->ev = *ev;
+	it->raw = raw;
+	it->src = src;
+	it->off = b->len;
+	to = b->arena + b->len;
+	memcpy(to, ev->data, ev->size);
+	/* the 8 to 15 bytes after the payload read as zeros: a field read
+	 * of 8 bytes at its end stays inside the arena */
+	memset(to + ev->size, 0, 8);
+	memset(to + need - 8, 0, 8);
+	b->len += need;
+	if (__builtin_expect(b->n == BATCH_EVENTS || b->len >= BATCH_BYTES, 0)) {
+		publish(w);
+		if (__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE))
+			return failure(w, err);
+	}
+	return 0;
+}
+
+int strobe_workers_tick(struct strobe_workers *w, uint64_t ts, struct strobe_error *err)
+{
+	struct batch *b = filling(w);
+	struct item *it;
+
+	if (!b)
+		return failure(w, err);
+	it = &b->it[b->n++];
+	memset(it, 0, sizeof(*it));
+	it->ev.ts = ts;
+	it->src = -1;
+	if (b->n == BATCH_EVENTS)
+		publish(w);
+	return 0;
+}
+
+int strobe_workers_sync(struct strobe_workers *w, struct strobe_error *err)
+{
+	if (w->filling)
+		publish(w);
+	pthread_mutex_lock(&w->mu);
+	while (w->completed < w->produced && !__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE)) {
+		w->room_at = w->produced;
+		if (w->more_at) {	/* a worker waits for half a ring: wake it */
+			w->more_at = 0;
+			pthread_cond_broadcast(&w->more);
+		}
+		pthread_cond_wait(&w->room, &w->mu);
+	}
+	pthread_mutex_unlock(&w->mu);
+	if (__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE))
+		return failure(w, err);
+	return strobe_workers_active(w);
+}
+
+int strobe_workers_active(const struct strobe_workers *w)
+{
+	return __atomic_load_n(&w->nr_active, __ATOMIC_ACQUIRE);
+}
+
+int strobe_workers_end(struct strobe_workers *w, bool abort, struct strobe_error *err)
+{
+	int j;
+
+	if (!w)
+		return 0;
+	if (!abort && w->filling)
+		publish(w);
+	pthread_mutex_lock(&w->mu);
+	w->end = true;
+	w->abort |= abort;
+	pthread_cond_broadcast(&w->more);
+	pthread_mutex_unlock(&w->mu);
+	for (j = 0; j < w->nr_wk; j++)
+		if (w->wk[j].running) {
+			pthread_join(w->wk[j].th, NULL);
+			w->wk[j].running = false;
+		}
+	if (!abort && __atomic_load_n(&w->failed, __ATOMIC_ACQUIRE))
+		return failure(w, err);
+	return 0;
+}
+
+void strobe_workers_free(struct strobe_workers *w)
+{
+	int i, j;
+
+	if (!w)
+		return;
+	strobe_workers_end(w, true, NULL);
+	for (j = 0; w->wk && j < w->nr_wk; j++) {
+		struct worker *k = &w->wk[j];
+
+		for (i = 0; k->own_models && k->srcs && i < w->nr_srcs; i++)
+			strobe_model_free(k->srcs[i].model);
+		free(k->srcs);
+		free(k->cons);
+	}
+	for (i = 0; i < NR_BATCHES; i++) {
+		free(w->ring[i].it);
+		free(w->ring[i].arena);
+	}
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->more);
+	pthread_cond_destroy(&w->room);
+	free(w->wk);
+	free(w->cons);
+	free(w->active);
+	free(w->owner);
+	free(w);
+}
