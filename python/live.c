@@ -125,7 +125,7 @@ int loop_open(struct loop *l, struct strobe_session *s)
 	r = strobe_session_meta_collect_flags(s, NULL, STROBE_META_NO_KALLSYMS, &l->meta,
 					      &l->err);
 	if (r == 0) {
-		struct strobe_capture_opts co = { sizeof(co), 0, 0, l->meta };
+		struct strobe_capture_opts co = { .size = sizeof(co), .meta = l->meta };
 
 		r = strobe_capture_open(s, &co, &l->cap, &l->err);
 	}

@@ -80,7 +80,7 @@ static void live_open(struct live *l, unsigned buffer_kb, const char *const *eve
 {
 	struct strobe_session_opts so = { .size = sizeof(so), .buffer_kb = buffer_kb,
 					  .clock = clock };
-	struct strobe_capture_opts co = { sizeof(co), 0, queue_pages, NULL };
+	struct strobe_capture_opts co = { .size = sizeof(co), .queue_pages = queue_pages };
 
 	if (strobe_session_open(&so, &l->s, &l->err) < 0)
 		die("session", &l->err);
@@ -441,7 +441,7 @@ static int mode_tee(const char *dir, char **argv)
 	static const char *const evs[] = { "sched", "syscalls", NULL };
 	struct strobe_session_opts so = { .size = sizeof(so) };
 	struct strobe_session_meta *meta = NULL;
-	struct strobe_capture_opts co = { sizeof(co), 0, 0, NULL };
+	struct strobe_capture_opts co = { .size = sizeof(co) };
 	struct strobe_analysis *live_a, *file_a;
 	struct strobe_tf_writer *w = NULL;
 	struct strobe_tracefile *tf = NULL;
