@@ -271,7 +271,16 @@ int cmd_flamegraph(int argc, char **argv)
 			  "--no-user or --strict");
 		goto out;
 	}
+	if (!ninputs)
+		inputs[ninputs++] = input;
+	input = inputs[0];
 	if (on_cpu) {
+		for (c2 = 1; c2 < ninputs; c2++)
+			if (strcmp(inputs[c2], inputs[0])) {
+				cli_error(CMD, "--on-cpu draws the samples of one file ('%s' "
+					  "and '%s' given)", inputs[0], inputs[c2]);
+				goto out;
+			}
 		status = on_cpu_graph(input, output, folded, title, &so, oo.group_by, quiet);
 		goto out;
 	}
@@ -287,9 +296,6 @@ int cmd_flamegraph(int argc, char **argv)
 		cli_error_e(CMD, &err);
 		goto out;
 	}
-	if (!ninputs)
-		inputs[ninputs++] = input;
-	input = inputs[0];
 	if (cli_run_one_consumer(CMD, inputs, ninputs, strict, offcpu_consumer, oc, &p, &tf) < 0)
 		goto out;
 	strobe_offcpu_stats(oc, &st);
