@@ -90,6 +90,13 @@ int cli_export_otlp(int argc, char **argv);
  * (< 0: message printed); cli_target_record runs strobe_record with
  * SIGINT/SIGTERM/SIGHUP stopping it (stop_signal: the one that did).
  */
+/* see cli_live_progress_init below */
+struct cli_live_progress {
+	const char *cmd;
+	long first_ms;
+	bool drawn;
+};
+
 struct cli_target {
 	struct strobe_record_opts o;
 	bool given;			/* a target option or a command */
@@ -99,6 +106,9 @@ struct cli_target {
 	const char **conts;
 	char **bufs;			/* --preset copies */
 	size_t nbufs;
+	/* events and lost events so far on a terminal while recording:
+	 * set by the commands that show it (cli_target_progress) */
+	struct cli_live_progress progress;
 };
 int cli_target_option(struct cli_target *t, const char *cmd, int c, const char *arg);
 int cli_target_add_event(struct cli_target *t, const char *spec);
@@ -111,6 +121,9 @@ int cli_target_finish(struct cli_target *t, const char *cmd, char **argv);
 int cli_target_record(struct cli_target *t, struct strobe_record_result *res,
 		      struct strobe_error *err);
 void cli_target_free(struct cli_target *t);
+/* Show cmd's events and lost events so far while cli_target_record runs
+ * (stderr a terminal, not quiet). */
+void cli_target_progress(struct cli_target *t, const char *cmd, bool quiet);
 /* The events the --period definitions name (a live periods analysis:
  * strobe periods, the flight recorder's --trigger; target.c), added to t's: syscall_entry_X/syscall_exit_X names are
  * the syscalls preset's, for the caller to add.  A definition that does
@@ -189,6 +202,15 @@ struct cli_progress *cli_progress_start(const char *cmd, const struct strobe_pip
 void cli_progress_set(struct cli_progress *pr, const struct strobe_pipeline *p);
 void cli_progress_on_run(const struct strobe_pipeline *p, bool running, void *pr);
 void cli_progress_stop(struct cli_progress *pr);
+/* A live command's events and lost events so far on stderr (progress.c):
+ * init says whether to show them (a terminal, not quiet); pass
+ * cli_live_progress as strobe_record_opts.on_progress with lp as its
+ * argument; its last call erases the line. */
+bool cli_live_progress_init(struct cli_live_progress *lp, const char *cmd, bool quiet);
+void cli_live_progress(const struct strobe_record_progress *pg, bool last, void *arg);
+/* Erase the line before a message of the recording's thread (NULL ok);
+ * the next call draws it again. */
+void cli_live_progress_clear(struct cli_live_progress *lp);
 bool cli_diag_kind_is_damage(const char *name);
 /* Several input files merged (multi.c): once on stderr, how their clocks
  * were put on one timeline and how uncertain that is. */

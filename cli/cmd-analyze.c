@@ -578,6 +578,8 @@ static int run_live(struct analyze_args *a, struct strobe_buf *s, struct log_ctx
 		a->o.log = on_log;
 		a->o.log_arg = lc;
 	}
+	if (!(a->o.views & STROBE_VIEW_LOG))	/* the log prints as it goes */
+		cli_target_progress(t, a->cmd, false);
 	ret = cli_target_record(t, &res, &err);
 	cli_flush(s);
 	if (ret < 0 && res.exec_errno) {

@@ -377,6 +377,8 @@ int cmd_record(int argc, char **argv)
 	cmdline = cli_join_args(argc - 1, argv + 1);
 	o->command_line = cmdline;
 
+	cli_target_progress(&t, "record", quiet);
+	fl.progress = &t.progress;
 	rec_flight_arm(&fl, o);
 	r = cli_target_record(&t, &res, &err);
 	rec_flight_disarm(&fl);

@@ -5,6 +5,9 @@
  * files' trace data was read, the rate and the time left; the line is
  * erased when the run ends.  Never in pipes, never with --quiet.
  *
+ * Live commands (record, a live analysis) show the events and lost
+ * events so far the same way (cli_live_progress, at the end).
+ *
  * STROBE_NO_PROGRESS (set) turns it off; STROBE_PROGRESS_AFTER_MS shows it
  * sooner (the tests' small files).
  *
@@ -16,9 +19,11 @@
  * freed pipeline).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -183,4 +188,67 @@ void cli_progress_stop(struct cli_progress *pr)
 	pthread_cond_destroy(&pr->cond);
 	pthread_mutex_destroy(&pr->lock);
 	free(pr);
+}
+
+/*
+ * Live commands (strobe record, a live analysis): the events and lost
+ * events so far, drawn from strobe_record's on_progress on the
+ * recording's own thread (a few times a second, nothing to lock), from
+ * about a second after tracing went on, and erased when it ends.
+ */
+static const char *count(char *b, size_t n, uint64_t v)
+{
+	if (v >= 1000000)
+		snprintf(b, n, "%.2f M", (double)v / 1e6);
+	else if (v >= 100000)
+		snprintf(b, n, "%.0f k", (double)v / 1e3);
+	else
+		snprintf(b, n, "%" PRIu64, v);
+	return b;
+}
+
+void cli_live_progress(const struct strobe_record_progress *pg, bool last, void *arg)
+{
+	struct cli_live_progress *lp = arg;
+	char ev[32], lost[32], sz[32] = "";
+
+	if (last) {
+		cli_live_progress_clear(lp);
+		return;
+	}
+	if (pg->elapsed * 1000 < lp->first_ms)
+		return;
+	if (pg->bytes) {
+		snprintf(sz, sizeof(sz), ", ");
+		mib(sz + 2, sizeof(sz) - 2, (double)pg->bytes);
+		strncat(sz, " written", sizeof(sz) - strlen(sz) - 1);
+	}
+	fprintf(stderr, "\r\033[Kstrobe %s: %s events, %s lost%s, %.0f s", lp->cmd,
+		count(ev, sizeof(ev), pg->events), count(lost, sizeof(lost), pg->lost), sz,
+		pg->elapsed);
+	fflush(stderr);
+	lp->drawn = true;
+}
+
+void cli_live_progress_clear(struct cli_live_progress *lp)
+{
+	if (lp && lp->drawn) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+		lp->drawn = false;
+	}
+}
+
+bool cli_live_progress_init(struct cli_live_progress *lp, const char *cmd, bool quiet)
+{
+	const char *after = getenv("STROBE_PROGRESS_AFTER_MS");
+
+	memset(lp, 0, sizeof(*lp));
+	if (quiet || !isatty(STDERR_FILENO) || getenv("STROBE_NO_PROGRESS"))
+		return false;
+	lp->cmd = cmd;
+	lp->first_ms = after && *after ? strtol(after, NULL, 10) : FIRST_MS;
+	if (lp->first_ms < 0 || lp->first_ms > 3600000)
+		lp->first_ms = FIRST_MS;
+	return true;
 }

@@ -185,6 +185,7 @@ static void on_snapshot(const struct strobe_flight_snapshot *s, void *arg)
 {
 	const struct rec_flight *fl = arg;
 
+	cli_live_progress_clear(fl->progress);
 	if (s->error) {
 		cli_error(cmd, "snapshot %u (%s) failed: %s", s->seq, s->trigger, s->msg);
 		return;

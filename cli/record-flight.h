@@ -71,6 +71,7 @@ struct rec_flight {
 	bool given;		/* --flight-recorder */
 	bool other;		/* one of the other flight options */
 	bool quiet;
+	struct cli_live_progress *progress;	/* erased before a snapshot's line */
 	/* --trigger-on / --trigger-oom: expressions the live stream's
 	 * events are matched against, each with its trigger word */
 	struct strobe_expr *exprs[REC_FLIGHT_MAX_EXPRS];

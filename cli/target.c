@@ -238,6 +238,14 @@ int cli_target_record(struct cli_target *t, struct strobe_record_result *res,
 	return r;
 }
 
+void cli_target_progress(struct cli_target *t, const char *cmd, bool quiet)
+{
+	if (!cli_live_progress_init(&t->progress, cmd, quiet))
+		return;
+	t->o.on_progress = cli_live_progress;
+	t->o.progress_arg = &t->progress;
+}
+
 volatile sig_atomic_t *cli_target_stop_flag(void)
 {
 	return &stop_flag;

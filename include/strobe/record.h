@@ -49,6 +49,21 @@ struct strobe_flight_snapshot;
 struct strobe_formats;
 struct strobe_record_source;
 
+/*
+ * A recording's figures so far (strobe_record_opts.on_progress): events
+ * the kernel's buffers took (read out and still waiting), events lost
+ * (the buffers' overrun and dropped counts), bytes of trace data
+ * written to the file so far (0 without a file), seconds since tracing
+ * went on.
+ */
+struct strobe_record_progress {
+	size_t size;			/* sizeof(struct strobe_record_progress) */
+	uint64_t events;
+	uint64_t lost;
+	uint64_t bytes;
+	double elapsed;
+};
+
 struct strobe_record_opts {
 	size_t size;			/* sizeof(struct strobe_record_opts), or 0 */
 	const char *output;		/* NULL = "trace.dat" */
@@ -256,6 +271,16 @@ struct strobe_record_opts {
 	 * (strobe runqlat, strobe biolatency).
 	 */
 	bool keep_self;
+	/*
+	 * Progress while recording, for a display such as strobe's
+	 * (events and lost events so far on a terminal): called on the
+	 * recording's thread about every 250 ms from when tracing is on,
+	 * and once more with last = true when the recording ends, before
+	 * strobe_record() returns.  Cheap (it reads the per-CPU stats of
+	 * strobe's instance); NULL = never.
+	 */
+	void (*on_progress)(const struct strobe_record_progress *pg, bool last, void *arg);
+	void *progress_arg;
 };
 
 /* One snapshot of a flight recorder (a trigger that was not suppressed). */

@@ -119,6 +119,7 @@ struct rec {
 					 * pipeline itself: its message */
 	int consumer_err;	/* the consumer's negative return, or 0 */
 	double next_tick;
+	double next_progress;	/* the next on_progress call */
 	double t0;		/* when tracing went on */
 	bool ended;		/* an end condition was met */
 	int cap_err;		/* the capture's error, when it failed */
@@ -142,6 +143,7 @@ struct rec {
 };
 
 #define TICK_S 0.1
+#define PROGRESS_S 0.25	/* on_progress's interval */
 #define LIVE(o) ((o)->on_event || (o)->nr_consumers)
 /* a live stream: for a consumer, or to merge records into the file */
 #define STREAM(o) (LIVE(o) || (o)->add_records)
@@ -790,6 +792,46 @@ static void tick(struct rec *r, bool final)
 		consumer_failed(r, rc);
 }
 
+/* A number after "name:" in a per_cpu stats text; 0 without it. */
+static uint64_t stat_value(const char *text, const char *name)
+{
+	const char *p = strstr(text, name);
+
+	return p ? strtoull(p + strlen(name), NULL, 10) : 0;
+}
+
+/*
+ * on_progress (record.h) about every PROGRESS_S, and once with last:
+ * events the buffers took (read out plus waiting), lost ones (overrun
+ * plus dropped), bytes in the per-CPU files so far.
+ */
+static void progress(struct rec *r, bool last)
+{
+	const struct strobe_record_opts *o = r->o;
+	struct strobe_record_progress pg = { .size = sizeof(pg) };
+	double t = now_s();
+	struct stat sb;
+	int i;
+
+	if (!o->on_progress || !r->s || (!last && t < r->next_progress))
+		return;
+	r->next_progress = t + PROGRESS_S;
+	for (i = 0; i < r->nr_cpus; i++) {
+		char *text = NULL;
+		unsigned long long ov = 0;
+
+		if (strobe_session_cpu_stats(r->s, i, &text, &ov, NULL) == 0 && text) {
+			pg.events += stat_value(text, "read events:") + stat_value(text, "entries:");
+			pg.lost += ov + stat_value(text, "dropped events:");
+		}
+		free(text);
+		if (r->fds && r->fds[i] >= 0 && fstat(r->fds[i], &sb) == 0)
+			pg.bytes += (uint64_t)sb.st_size;
+	}
+	pg.elapsed = t - r->t0;
+	o->on_progress(&pg, last, o->progress_arg);
+}
+
 /*
  * Has the recording reached its end (a stop request, --duration, the
  * command or -p's process exited, the capture failed)?  0 not yet; 1 yes,
@@ -800,6 +842,7 @@ static int check_end(struct rec *r)
 	const struct strobe_record_opts *o = r->o;
 	int st, e;
 
+	progress(r, false);
 	if (o->stop && *o->stop) {
 		r->res->stopped = true;
 		return 1;
@@ -1493,6 +1536,7 @@ int strobe_record(const struct strobe_record_opts *opts,
 	cap_err = r.st ? run_live(&r) : wait_for_end(&r);
 	flight_end(r.flight);	/* a --post ends before the readers drain */
 	e = strobe_capture_stop(r.cap, NULL);
+	progress(&r, true);
 	model_scan(&r, true);
 	t1 = now_s();
 	clock_sync_info(&r, 1);
