@@ -825,22 +825,24 @@ static struct prog *compile(struct tep_event *event)
 
 /* ---- running -------------------------------------------------------- */
 
-static char *put_num(char *p, const struct op *o, uint64_t raw)
+/*
+ * o's number raw as text ending at end (the digits only: 20 at most);
+ * returns its first character, *neg whether a '-' goes before it.
+ */
+static inline char *num_digits(const struct op *o, uint64_t raw, char *end, bool *neg)
 {
 	static const char lower[] = "0123456789abcdef", upper[] = "0123456789ABCDEF";
-	char tmp[24];
-	char *d = tmp + sizeof(tmp);
-	bool neg = false;
+	char *d = end;
 	uint64_t v = raw;
-	int n, pad;
 
+	*neg = false;
 	if (!o->wide)
 		v = (uint32_t)v;
 	if (o->conv == 'd') {
 		int64_t sv = o->wide ? (int64_t)v : (int64_t)(int32_t)(uint32_t)v;
 
 		if (sv < 0) {
-			neg = true;
+			*neg = true;
 			v = 0ULL - (uint64_t)sv;
 		} else {
 			v = (uint64_t)sv;
@@ -856,8 +858,14 @@ static char *put_num(char *p, const struct op *o, uint64_t raw)
 	} else {
 		d = strobe_utoa_rev(d, v);
 	}
-	n = (int)(tmp + sizeof(tmp) - d);
-	pad = o->width - n - (neg ? 1 : 0);
+	return d;
+}
+
+/* The sign and the padding to o's width before n digits. */
+static inline char *num_pad(char *p, const struct op *o, int n, bool neg)
+{
+	int pad = o->width - n - (neg ? 1 : 0);
+
 	if (o->zero) {
 		if (neg)
 			*p++ = '-';
@@ -869,6 +877,17 @@ static char *put_num(char *p, const struct op *o, uint64_t raw)
 		if (neg)
 			*p++ = '-';
 	}
+	return p;
+}
+
+static char *put_num(char *p, const struct op *o, uint64_t raw)
+{
+	char tmp[24];
+	bool neg;
+	char *d = num_digits(o, raw, tmp + sizeof(tmp), &neg);
+	int n = (int)(tmp + sizeof(tmp) - d);
+
+	p = num_pad(p, o, n, neg);
 	memcpy(p, d, n);
 	return p + n;
 }
@@ -887,50 +906,13 @@ static const char hex_pairs[513] =
 /* put_num() for run_unchecked(): 24 bytes of room after the number. */
 static inline char *put_num_fast(char *p, const struct op *o, uint64_t raw)
 {
-	static const char lower[] = "0123456789abcdef", upper[] = "0123456789ABCDEF";
 	char tmp[48];
-	char *d = tmp + 24;
-	bool neg = false;
-	uint64_t v = raw;
-	int n, pad;
+	bool neg;
+	char *d = num_digits(o, raw, tmp + 24, &neg);
+	int n = (int)(tmp + 24 - d);
 
-	if (!o->wide)
-		v = (uint32_t)v;
-	if (o->conv == 'd') {
-		int64_t sv = o->wide ? (int64_t)v : (int64_t)(int32_t)(uint32_t)v;
-
-		if (sv < 0) {
-			neg = true;
-			v = 0ULL - (uint64_t)sv;
-		} else {
-			v = (uint64_t)sv;
-		}
-	}
-	if (o->conv == 'x' || o->conv == 'X') {
-		const char *digits = o->conv == 'x' ? lower : upper;
-
-		do {
-			*--d = digits[v & 15];
-			v >>= 4;
-		} while (v);
-	} else {
-		d = strobe_utoa_rev(d, v);
-	}
-	n = (int)(tmp + 24 - d);
-	pad = o->width - n - (neg ? 1 : 0);
-	if (pad > 0 || neg) {
-		if (o->zero) {
-			if (neg)
-				*p++ = '-';
-			while (pad-- > 0)
-				*p++ = '0';
-		} else {
-			while (pad-- > 0)
-				*p++ = ' ';
-			if (neg)
-				*p++ = '-';
-		}
-	}
+	if (neg || o->width > n)
+		p = num_pad(p, o, n, neg);
 	memcpy(p, d, 24);	/* n <= 20: one fixed-size copy */
 	return p + n;
 }
