@@ -114,6 +114,7 @@ struct snoop {
 	const char *cmd;
 	enum tool tool;
 	bool json, times, uids, failed_only, bpf;
+	bool flags_col, full_path;	/* opensnoop -e, -F */
 	const char *name;		/* -n */
 	struct strobe_formats *fmts;
 	struct strobe_model *model;
@@ -276,8 +277,11 @@ static void header(struct snoop *s)
 		strobe_buf_printf(s->out, "%-6s ", "UID");
 	switch (s->tool) {
 	case T_OPEN:
-		strobe_buf_printf(s->out, "%-7s %-16s %-16s %4s %-8s %s\n", "PID", "COMM",
-				  "CONTAINER", "FD", "ERR", "PATH");
+		strobe_buf_printf(s->out, "%-7s %-16s %-16s %4s %-8s ", "PID", "COMM",
+				  "CONTAINER", "FD", "ERR");
+		if (s->flags_col)
+			strobe_buf_printf(s->out, "%-8s ", "FLAGS");
+		strobe_buf_puts(s->out, "PATH\n");
 		break;
 	case T_EXEC:
 		strobe_buf_printf(s->out, "%-16s %-7s %-7s %-16s %4s %s\n", "PCOMM", "PID",
@@ -423,6 +427,12 @@ static int emit(struct snoop *s, const struct row *r)
 		strobe_buf_printf(s->out, "%-7d %-16s %-16s %4lld %-8s ", r->pid, r->comm,
 				  r->container, (long long)(r->ret >= 0 ? r->ret : -1),
 				  r->ret >= 0 ? "0" : errname((int)-r->ret));
+		if (s->flags_col) {
+			if (r->has_flags)
+				strobe_buf_printf(s->out, "%08llo ", (unsigned long long)r->flags);
+			else
+				strobe_buf_printf(s->out, "%-8s ", "-");
+		}
 		if (r->path)
 			put_str(s, r->path, r->path_len);
 		else
@@ -763,6 +773,12 @@ static void usage(FILE *f, const char *cmd, enum tool tool)
 		fprintf(f,
 			"  -U, --print-uid          a UID column\n"
 			"  -n, --name NAME          only tasks whose name contains NAME\n");
+	if (tool == T_OPEN)
+		fprintf(f,
+			"  -e, --extended-fields    a FLAGS column (the open flags, octal)\n"
+			"  -F, --full-path          a relative path joined to its directory (the\n"
+			"                           working directory, or dfd's), up to the task's\n"
+			"                           own root: a container's path inside it\n");
 	fprintf(f,
 		"  -d, --duration SECONDS   stop after this long\n"
 		"      --json               JSON lines: one %s per line\n"
@@ -894,6 +910,8 @@ static int snoop_main(const char *cmd, enum tool tool, int argc, char **argv)
 		{ "failed", no_argument, NULL, 'x' },
 		{ "timestamp", no_argument, NULL, 'T' },
 		{ "print-uid", no_argument, NULL, 'U' },
+		{ "extended-fields", no_argument, NULL, 'e' },
+		{ "full-path", no_argument, NULL, 'F' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, O_JSON },
@@ -934,7 +952,7 @@ static int snoop_main(const char *cmd, enum tool tool, int argc, char **argv)
 			break;
 		}
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+c:p:xTUn:d:i:o:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+c:p:xTUeFn:d:i:o:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'o':
 			if (!*optarg) {
@@ -952,6 +970,19 @@ static int snoop_main(const char *cmd, enum tool tool, int argc, char **argv)
 			break;
 		case 'U':
 			s->uids = true;
+			break;
+		case 'e':
+		case 'F':
+			if (tool != T_OPEN) {
+				cli_error(cmd, "-%c is opensnoop's (%s)", ch,
+					  ch == 'e' ? "a FLAGS column" : "full paths");
+				ret = CLI_USAGE;
+				goto out;
+			}
+			if (ch == 'e')
+				s->flags_col = true;
+			else
+				s->full_path = true;
 			break;
 		case 'n':
 			s->name = optarg;
@@ -1029,6 +1060,7 @@ static int snoop_main(const char *cmd, enum tool tool, int argc, char **argv)
 			.size = sizeof(bo),
 			.programs = tools[tool].program,
 			.clock = "mono", .failed_only = s->failed_only,
+			.full_path = s->full_path,
 		};
 
 		if (t.o.nr_containers > STROBE_BPF_CGROUPS_MAX) {

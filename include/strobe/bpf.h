@@ -99,6 +99,10 @@ struct strobe_bpf_opts {
 	bool failed_only;
 	/* The ring buffer's size in KiB (a power of two; 0: 16384). */
 	unsigned ring_kb;
+	/* Open records: a relative path joined to the directory it is
+	 * relative to (the working directory, or the dfd's), walked up to the
+	 * task's own root, as bcc's opensnoop -F shows it. */
+	bool full_path;
 };
 
 /* Was the library built with BPF support? */

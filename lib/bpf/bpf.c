@@ -464,6 +464,7 @@ int strobe_bpf_open(const struct strobe_bpf_opts *opts, struct strobe_bpf **out,
 	b->skel->rodata->self_tgid = (__u32)getpid();
 	b->skel->rodata->filter_pids = o.pids;
 	b->skel->rodata->failed_only = o.failed_only;
+	b->skel->rodata->full_path = o.full_path;
 	b->skel->rodata->boot_clock = b->clock == CLOCK_BOOTTIME;
 	if (o.nr_cgroup_of) {
 		r = cgroup2_mount(mnt, sizeof(mnt), err);

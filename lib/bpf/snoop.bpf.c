@@ -44,6 +44,9 @@ const volatile __u32 nr_cgroups = 0;
 const volatile __u64 targ_cgroup_ids[SNOOP_CGROUPS_MAX] = {};
 const volatile __u32 targ_cgroup_levels[SNOOP_CGROUPS_MAX] = {};
 const volatile bool failed_only = false;
+/* opensnoop -F: a relative path joined to the directory it is relative
+ * to (the working directory, or dfd's), up to the task's own root */
+const volatile bool full_path = false;
 const volatile bool boot_clock = false;
 /* a sync record's path: the file's mount and dentry walked up to the
  * root, at most this many components */
@@ -176,6 +179,8 @@ int open_creat(struct trace_event_raw_sys_enter *ctx)
 			  SNOOP_CALL_CREAT);
 }
 
+static __always_inline __u32 full_open_path(struct snoop_open *r, __u32 n, __s32 dfd);
+
 /* Send the record of an open call that returned ret. */
 static __always_inline void open_send(const struct open_start *st, long ret)
 {
@@ -207,6 +212,8 @@ static __always_inline void open_send(const struct open_start *st, long ret)
 		r->path[0] = '\0';
 		n = 1;
 	}
+	if (full_path)
+		n = full_open_path(r, (__u32)n, st->dfd);
 	n &= SNOOP_PATH_MAX * 2 - 1;
 	if (n > SNOOP_PATH_MAX)
 		n = SNOOP_PATH_MAX;
@@ -449,6 +456,10 @@ struct walk {
 	struct mount *mnt;
 	__u32 pos;		/* the path starts at b[pos] */
 	__u32 cut;
+	/* stop here too (the task's root, for opensnoop -F); NULL: at the
+	 * top of the mount tree */
+	struct dentry *root_d;
+	struct vfsmount *root_vm;
 };
 
 static long walk_step(__u64 i, void *data)
@@ -464,6 +475,8 @@ static long walk_step(__u64 i, void *data)
 	pb = bpf_map_lookup_elem(&path_scratch, &zero);
 	if (!pb)
 		return 1;
+	if (w->root_d && d == w->root_d && vm == w->root_vm)
+		return 1;	/* the task's own root */
 	root = BPF_CORE_READ(vm, mnt_root);
 	parent = BPF_CORE_READ(d, d_parent);
 	if (d == root || d == parent) {
@@ -550,6 +563,63 @@ static __always_inline struct file *fd_file(int fd)
 	fds = BPF_CORE_READ(fdt, fd);
 	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
 	return f;
+}
+
+/*
+ * opensnoop -F: r->path (n bytes, NUL included) made absolute when it is
+ * relative: the directory it is relative to (the working directory for
+ * AT_FDCWD, else dfd's file) walked up to the task's own root (a
+ * container's path inside the container) and joined to it, as bcc's
+ * opensnoop -F shows it.  Returns the new length; the path unchanged
+ * when the walk is cut or the result would not fit.
+ */
+static __always_inline __u32 full_open_path(struct snoop_open *r, __u32 n, __s32 dfd)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct walk w = {};
+	struct path_buf *pb;
+	struct file *f;
+	__u32 zero = 0, pos, m;
+	long steps;
+
+	if (n <= 1 || n > SNOOP_PATH_MAX - 2 || r->path[0] == '/')
+		return n;
+	pb = bpf_map_lookup_elem(&path_scratch, &zero);
+	if (!pb)
+		return n;
+	if (dfd == -100) {	/* AT_FDCWD */
+		w.d = BPF_CORE_READ(task, fs, pwd.dentry);
+		w.vm = BPF_CORE_READ(task, fs, pwd.mnt);
+	} else if (dfd >= 0) {
+		f = fd_file(dfd);
+		if (!f)
+			return n;
+		w.d = BPF_CORE_READ(f, f_path.dentry);
+		w.vm = BPF_CORE_READ(f, f_path.mnt);
+	}
+	if (!w.d || !w.vm)
+		return n;
+	w.root_d = BPF_CORE_READ(task, fs, root.dentry);
+	w.root_vm = BPF_CORE_READ(task, fs, root.mnt);
+	w.mnt = container_of_core(w.vm, struct mount, mnt);
+	/* the relative path at the end of the buffer, a '/' before it */
+	pos = SNOOP_PATH_MAX - n;
+	barrier_var(pos);	/* keep the masks: the verifier needs them */
+	bpf_probe_read_kernel(&pb->b[pos & (SNOOP_PATH_MAX - 1)], n & (SNOOP_PATH_MAX - 1), r->path);
+	pos--;
+	barrier_var(pos);
+	pb->b[pos & (SNOOP_PATH_MAX - 1)] = '/';
+	w.pos = pos;
+	steps = bpf_loop(SYNC_PATH_DEPTH, walk_step, &w, 0);
+	if (w.cut || steps >= SYNC_PATH_DEPTH)
+		return n;
+	pos = w.pos;
+	if (pos < 1 || pos >= SNOOP_PATH_MAX)
+		return n;
+	m = SNOOP_PATH_MAX - pos;
+	barrier_var(m);
+	bpf_probe_read_kernel(r->path, m & (SNOOP_PATH_MAX - 1), &pb->b[pos & (SNOOP_PATH_MAX - 1)]);
+	return m;
 }
 
 /* msync's mapping: the file of the vma holding addr */

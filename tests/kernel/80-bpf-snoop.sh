@@ -87,6 +87,31 @@ print(len(m), all(r["ret"]==0 and r["container"]==sys.argv[2] and not r["cut"] f
 	fail bpf-snoop-execsnoop-full-argv-under-container "want '1 True 0' got '$r'"
 bpf_clean bpf-snoop-execsnoop-sigterm
 
+# ---- opensnoop -x -e -F -c NAME: relative paths made whole inside the
+# container (its own root, not the host's), the FLAGS column ----
+SCRIPT_SAVED=$SCRIPT
+mkdir -p $ROOTFS/srv/www
+SCRIPT="while [ ! -e /go ]; do sleep 0.02; done
+cd /srv/www; busybox cat rel-$$ 2>/dev/null; busybox cat ../up-$$ 2>/dev/null
+busybox cat /abs-$$ 2>/dev/null
+echo > /done"
+if in_container INT $WORK/full.txt opensnoop -x -e -F -c $C; then
+	pass bpf-snoop-opensnoop-full-path-exits-0
+else
+	fail bpf-snoop-opensnoop-full-path-exits-0 "$(head -3 $WORK/full.txt.err)"
+fi
+SCRIPT=$SCRIPT_SAVED
+r=$(awk -v c=$C '$3 == c && $5 == "ENOENT" { print $6, $7 }' $WORK/full.txt | grep -- "-$$\$" | sort | tr '\n' ' ')
+h=$(head -1 $WORK/full.txt | tr -s ' ')
+[ "$r" = "00000000 /abs-$$ 00000000 /srv/www/../up-$$ 00000000 /srv/www/rel-$$ " ] &&
+	[ "$h" = "PID COMM CONTAINER FD ERR FLAGS PATH" ] &&
+	pass bpf-snoop-opensnoop-F-paths-inside-the-container-e-flags ||
+	fail bpf-snoop-opensnoop-F-paths-inside-the-container-e-flags "header '$h', rows '$r'"
+bpf_clean bpf-snoop-opensnoop-full-path
+$STROBE execsnoop -F -d 1 > /dev/null 2> $WORK/F.err; rc=$?
+[ $rc = 2 ] && grep -q "opensnoop's" $WORK/F.err && pass bpf-snoop-F-is-opensnoops-only ||
+	fail bpf-snoop-F-is-opensnoops-only "exit $rc: $(cat $WORK/F.err)"
+
 # ---- opensnoop -- CMD: children followed, ends with the command ----
 BB=$ROOTFS/bin/busybox
 CMD="for i in 1 2 3; do $BB cat $MISSING-cmd 2>/dev/null; done; $BB cat /etc/hostname >/dev/null"
