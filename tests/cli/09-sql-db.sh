@@ -97,8 +97,11 @@ for db in "" "--db $D/s.db"; do
 done
 ls "$D"/x.db "$D"/v.db > /dev/null 2>&1 && echo "FAIL sql_safe_writes_no_file: $(ls "$D"/x.db "$D"/v.db 2>&1)" ||
 	echo "PASS sql_safe_writes_no_file"
+# 1 GB of text if nothing stopped it: the heap limit stops it at 512 MiB
+# however long a loaded machine takes to get there (--timeout 600: not
+# --safe's 60 s; a busy CI run once took more than 18 s)
 t sql_safe_memory_is_bounded 1 "strobe sql: --safe: the query needs more than its 512 MiB of memory: stopped" \
-	$S sql --safe --timeout 18 -i "$D/a.dat" "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r LIMIT 10000000) SELECT json_group_array(printf('%.60d', x)) IS NULL FROM r"
+	$S sql --safe --timeout 600 -i "$D/a.dat" "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r LIMIT 1000000) SELECT json_group_array(printf('%.1000d', x)) IS NULL FROM r"
 start=$(date +%s)
 t sql_timeout_stops_a_runaway_recursive_query 1 "strobe sql: the query ran longer than --timeout 1 s: stopped" \
 	$S sql --timeout 1 -i "$D/a.dat" "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT count(*) FROM r"
