@@ -36,6 +36,8 @@
 #include <strobe/strobe.h>
 
 #include "workers.h"
+#include "../stream/stream-int.h"
+#include "../tracefile/tracefile-int.h"
 #include "../util/err.h"
 #include "../util/thread.h"
 
@@ -48,9 +50,10 @@
 #define HALF (NR_BATCHES / 2)
 
 struct item {
-	struct strobe_event ev;	/* ev.data set when the batch is published */
+	struct strobe_event ev;	/* ev.data: in the file's page (held), or the
+				 * payload's offset in the arena until the
+				 * batch is published */
 	uint64_t raw;		/* ts in its source's own clock */
-	size_t off;		/* payload in the arena */
 	int src;		/* -1: a tick at ev.ts */
 };
 
@@ -100,6 +103,11 @@ struct strobe_workers {
 	bool end, abort;	/* under mu */
 	int nr_active;		/* consumers not done (atomic) */
 	int failed;		/* a worker failed (atomic) */
+	/* held: the file's pages stay valid until the batch an event went
+	 * into is done (hold.taken: produced; hold.released: completed), so
+	 * items point into them; else payloads are copied into the arena */
+	bool held;
+	struct strobe_page_hold hold;
 };
 
 /* ---- the workers ------------------------------------------------------ */
@@ -205,9 +213,12 @@ static void *worker_main(void *arg)
 		if (k->nr_active > 0)
 			run_batch(k, b, next);
 		pthread_mutex_lock(&w->mu);
-		if (--b->pending == 0 && ++w->completed >= w->room_at && w->room_at) {
-			w->room_at = 0;
-			pthread_cond_signal(&w->room);
+		if (--b->pending == 0) {
+			__atomic_store_n(&w->hold.released, ++w->completed, __ATOMIC_RELEASE);
+			if (w->room_at && w->completed >= w->room_at) {
+				w->room_at = 0;
+				pthread_cond_signal(&w->room);
+			}
 		}
 		pthread_mutex_unlock(&w->mu);
 		next++;
@@ -317,6 +328,16 @@ fail:
 						    : r;
 }
 
+int strobe_workers_hold(struct strobe_workers *w, struct strobe_stream *s)
+{
+	if (w->go)
+		return -EBUSY;
+	if (strobe_stream_set_hold(s, &w->hold) < 0)
+		return 0;
+	w->held = true;
+	return 1;
+}
+
 const struct strobe_pipeline_source *strobe_workers_sources(const struct strobe_workers *w,
 							    int i)
 {
@@ -362,12 +383,14 @@ static void publish(struct strobe_workers *w)
 	struct batch *b = &w->ring[w->produced % NR_BATCHES];
 	int i;
 
-	for (i = 0; i < b->n; i++)
-		if (b->it[i].src >= 0)
-			b->it[i].ev.data = b->arena + b->it[i].off;
+	if (!w->held)
+		for (i = 0; i < b->n; i++)
+			if (b->it[i].src >= 0)
+				b->it[i].ev.data = b->arena + (uintptr_t)b->it[i].ev.data;
 	pthread_mutex_lock(&w->mu);
 	b->pending = w->nr_wk;
 	w->produced++;
+	w->hold.taken = w->produced;	/* read by this thread only */
 	w->filling = false;
 	if (w->more_at && w->produced >= w->more_at) {
 		w->more_at = 0;
@@ -425,16 +448,14 @@ static inline struct batch *filling(struct strobe_workers *w)
 	return take(w);
 }
 
-int strobe_workers_event(struct strobe_workers *w, const struct strobe_event *ev, int src,
-			 uint64_t raw, struct strobe_error *err)
+/* Copy ev's payload into b's arena: the item's data is its offset there
+ * until the batch is published. */
+static int copy_payload(struct batch *b, struct item *it, const struct strobe_event *ev,
+			struct strobe_error *err)
 {
-	struct batch *b = filling(w);
 	size_t need = ((size_t)ev->size + 15) & ~(size_t)7;	/* 8 spare bytes, aligned */
-	struct item *it;
 	uint8_t *to;
 
-	if (__builtin_expect(!b, 0))
-		return failure(w, err);
 	if (__builtin_expect(b->len + need > b->cap, 0)) {
 		size_t cap = b->cap ? b->cap : BATCH_BYTES;
 		uint8_t *a;
@@ -447,11 +468,7 @@ int strobe_workers_event(struct strobe_workers *w, const struct strobe_event *ev
 		b->arena = a;
 		b->cap = cap;
 	}
-	it = &b->it[b->n++];
-	it->ev = *ev;
-	it->raw = raw;
-	it->src = src;
-	it->off = b->len;
+	it->ev.data = (const void *)(uintptr_t)b->len;
 	to = b->arena + b->len;
 	memcpy(to, ev->data, ev->size);
 	/* the 8 to 15 bytes after the payload read as zeros: a field read
@@ -459,6 +476,24 @@ int strobe_workers_event(struct strobe_workers *w, const struct strobe_event *ev
 	memset(to + ev->size, 0, 8);
 	memset(to + need - 8, 0, 8);
 	b->len += need;
+	return 0;
+}
+
+int strobe_workers_event(struct strobe_workers *w, const struct strobe_event *ev, int src,
+			 uint64_t raw, struct strobe_error *err)
+{
+	struct batch *b = filling(w);
+	struct item *it;
+
+	if (__builtin_expect(!b, 0))
+		return failure(w, err);
+	it = &b->it[b->n];
+	it->ev = *ev;
+	it->raw = raw;
+	it->src = src;
+	if (!w->held && copy_payload(b, it, ev, err) < 0)
+		return -ENOMEM;
+	b->n++;
 	if (__builtin_expect(b->n == BATCH_EVENTS || b->len >= BATCH_BYTES, 0)) {
 		publish(w);
 		if (__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE))
