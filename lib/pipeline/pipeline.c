@@ -357,6 +357,7 @@ void strobe_pipeline_free(struct strobe_pipeline *p)
 
 	if (!p)
 		return;
+	strobe_workers_end(p->wk, true, NULL);	/* they may read the inputs' pages */
 	for (i = 0; i < p->nr_in; i++) {
 		struct input *in = &p->in[i];
 
@@ -1145,6 +1146,9 @@ int strobe_pipeline_run(struct strobe_pipeline *p, struct strobe_error *err)
 		r = start_workers(p, need_model, err);
 		if (r < 0)
 			return r;
+		/* one file: events go to the workers in the file's pages */
+		if (p->in[0].kind == IN_STREAM)
+			strobe_workers_hold(p->wk, p->in[0].s);
 	}
 	for (i = 0; i < p->nr_cons; i++) {
 		struct cons *c = &p->cons[i];

@@ -36,6 +36,8 @@
 #include <strobe/strobe.h>
 
 #include "workers.h"
+#include "../stream/stream-int.h"
+#include "../tracefile/tracefile-int.h"
 #include "../util/err.h"
 #include "../util/thread.h"
 
@@ -48,9 +50,10 @@
 #define HALF (NR_BATCHES / 2)
 
 struct item {
-	struct strobe_event ev;	/* ev.data set when the batch is published */
+	struct strobe_event ev;	/* ev.data: in the file's page (held), or the
+				 * payload's offset in the arena until the
+				 * batch is published */
 	uint64_t raw;		/* ts in its source's own clock */
-	size_t off;		/* payload in the arena */
 	int src;		/* -1: a tick at ev.ts */
 };
 
@@ -59,7 +62,9 @@ struct batch {
 	int n;
 	uint8_t *arena;
 	size_t len, cap;
-	int pending;		/* workers still to go through it (under mu) */
+	/* workers still to go through it (atomic): on a cache line of its
+	 * own, since the workers write it while the driver fills the next */
+	int pending __attribute__((aligned(64)));
 };
 
 struct worker {
@@ -88,18 +93,30 @@ struct strobe_workers {
 	struct worker *wk;
 	int nr_wk;
 	bool go;
-	pthread_mutex_t mu;
+	/* the driver's alone, on a line of its own: the batch being filled
+	 * (NULL: none) */
+	struct batch *cur __attribute__((aligned(64)));
+	/* the rest is shared */
+	pthread_mutex_t mu __attribute__((aligned(64)));
 	pthread_cond_t more, room;
 	struct batch ring[NR_BATCHES];
-	uint64_t produced;	/* batches published (under mu) */
-	uint64_t completed;	/* batches every worker went through (under mu;
-				 * in order, since each worker goes in order) */
-	uint64_t room_at;	/* the driver waits until completed >= this (0: not) */
+	/* produced, completed, room_at and more_at are atomic (sequentially
+	 * consistent: a thread going to sleep stores its *_at, then looks at
+	 * the counter again under mu; the other side moves the counter, then
+	 * looks at *_at and takes mu to wake it) */
+	uint64_t produced __attribute__((aligned(64)));	/* batches published */
 	uint64_t more_at;	/* a worker waits until produced >= this (0: none) */
-	bool filling;		/* ring[produced % NR] is being filled */
+	uint64_t completed __attribute__((aligned(64)));	/* batches every worker went
+				 * through: each below it is done */
+	uint64_t room_at;	/* the driver waits until completed >= this (0: not) */
 	bool end, abort;	/* under mu */
 	int nr_active;		/* consumers not done (atomic) */
 	int failed;		/* a worker failed (atomic) */
+	/* held: the file's pages stay valid until the batch an event went
+	 * into is done (hold.taken: produced; hold.released: completed), so
+	 * items point into them; else payloads are copied into the arena */
+	bool held;
+	struct strobe_page_hold hold;
 };
 
 /* ---- the workers ------------------------------------------------------ */
@@ -182,6 +199,70 @@ static void run_batch(struct worker *k, const struct batch *b, uint64_t seq)
 	}
 }
 
+/* Spin this long (pause instructions: tens of microseconds) for the other
+ * side before sleeping on a condition variable: a batch takes about as
+ * long to fill as to go through, and a sleep and wake-up costs a context
+ * switch each (slow on a virtual machine). */
+#define SPINS 2000
+
+static inline void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/* Wait until batch next is published: true, or false when the run ends
+ * without it (or aborts). */
+static bool wait_batch(struct strobe_workers *w, uint64_t next)
+{
+	uint64_t want = next + HALF;
+	bool ok;
+	int i;
+
+	for (i = 0; i < SPINS; i++) {
+		if (__atomic_load_n(&w->produced, __ATOMIC_ACQUIRE) > next)
+			return true;
+		relax();
+	}
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		uint64_t at = __atomic_load_n(&w->more_at, __ATOMIC_SEQ_CST);
+
+		if (!at || at > want)
+			__atomic_store_n(&w->more_at, want, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&w->produced, __ATOMIC_SEQ_CST) > next || w->end || w->abort)
+			break;
+		pthread_cond_wait(&w->more, &w->mu);
+	}
+	ok = !w->abort && __atomic_load_n(&w->produced, __ATOMIC_SEQ_CST) > next;
+	pthread_mutex_unlock(&w->mu);
+	return ok;
+}
+
+/* Batch seq is done by this worker. */
+static void done_batch(struct strobe_workers *w, struct batch *b)
+{
+	uint64_t c, at;
+
+	if (__atomic_sub_fetch(&b->pending, 1, __ATOMIC_SEQ_CST) > 0)
+		return;
+	c = __atomic_add_fetch(&w->completed, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&w->hold.released, c, __ATOMIC_RELEASE);
+	at = __atomic_load_n(&w->room_at, __ATOMIC_SEQ_CST);
+	if (at && c >= at) {
+		pthread_mutex_lock(&w->mu);
+		at = __atomic_load_n(&w->room_at, __ATOMIC_SEQ_CST);
+		if (at && __atomic_load_n(&w->completed, __ATOMIC_SEQ_CST) >= at) {
+			__atomic_store_n(&w->room_at, 0, __ATOMIC_SEQ_CST);
+			pthread_cond_signal(&w->room);
+		}
+		pthread_mutex_unlock(&w->mu);
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *k = arg;
@@ -189,29 +270,14 @@ static void *worker_main(void *arg)
 	uint64_t next = 0;
 	struct batch *b;
 
-	for (;;) {
-		pthread_mutex_lock(&w->mu);
-		while (w->produced <= next && !w->end && !w->abort) {
-			if (!w->more_at || w->more_at > next + HALF)
-				w->more_at = next + HALF;
-			pthread_cond_wait(&w->more, &w->mu);
-		}
-		if (w->abort || w->produced <= next) {
-			pthread_mutex_unlock(&w->mu);
-			return NULL;
-		}
-		pthread_mutex_unlock(&w->mu);
+	while (wait_batch(w, next)) {
 		b = &w->ring[next % NR_BATCHES];
 		if (k->nr_active > 0)
 			run_batch(k, b, next);
-		pthread_mutex_lock(&w->mu);
-		if (--b->pending == 0 && ++w->completed >= w->room_at && w->room_at) {
-			w->room_at = 0;
-			pthread_cond_signal(&w->room);
-		}
-		pthread_mutex_unlock(&w->mu);
+		done_batch(w, b);
 		next++;
 	}
+	return NULL;
 }
 
 /* ---- building ---------------------------------------------------------- */
@@ -317,6 +383,16 @@ fail:
 						    : r;
 }
 
+int strobe_workers_hold(struct strobe_workers *w, struct strobe_stream *s)
+{
+	if (w->go)
+		return -EBUSY;
+	if (strobe_stream_set_hold(s, &w->hold) < 0)
+		return 0;
+	w->held = true;
+	return 1;
+}
+
 const struct strobe_pipeline_source *strobe_workers_sources(const struct strobe_workers *w,
 							    int i)
 {
@@ -359,20 +435,42 @@ int strobe_workers_go(struct strobe_workers *w, const bool *active, struct strob
 
 static void publish(struct strobe_workers *w)
 {
-	struct batch *b = &w->ring[w->produced % NR_BATCHES];
+	struct batch *b = w->cur;
+	uint64_t p, at;
 	int i;
 
-	for (i = 0; i < b->n; i++)
-		if (b->it[i].src >= 0)
-			b->it[i].ev.data = b->arena + b->it[i].off;
-	pthread_mutex_lock(&w->mu);
-	b->pending = w->nr_wk;
-	w->produced++;
-	w->filling = false;
-	if (w->more_at && w->produced >= w->more_at) {
-		w->more_at = 0;
-		pthread_cond_broadcast(&w->more);
+	if (!w->held)
+		for (i = 0; i < b->n; i++)
+			if (b->it[i].src >= 0)
+				b->it[i].ev.data = b->arena + (uintptr_t)b->it[i].ev.data;
+	w->cur = NULL;
+	__atomic_store_n(&b->pending, w->nr_wk, __ATOMIC_RELAXED);
+	p = __atomic_add_fetch(&w->produced, 1, __ATOMIC_SEQ_CST);
+	w->hold.taken = p;	/* read by this thread only */
+	at = __atomic_load_n(&w->more_at, __ATOMIC_SEQ_CST);
+	if (at && p >= at) {
+		pthread_mutex_lock(&w->mu);
+		at = __atomic_load_n(&w->more_at, __ATOMIC_SEQ_CST);
+		if (at && p >= at) {
+			__atomic_store_n(&w->more_at, 0, __ATOMIC_SEQ_CST);
+			pthread_cond_broadcast(&w->more);
+		}
+		pthread_mutex_unlock(&w->mu);
 	}
+}
+
+/* Sleep until completed >= want (or a worker failed). */
+static void wait_room(struct strobe_workers *w, uint64_t want)
+{
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		__atomic_store_n(&w->room_at, want, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&w->completed, __ATOMIC_SEQ_CST) >= want ||
+		    __atomic_load_n(&w->failed, __ATOMIC_ACQUIRE))
+			break;
+		pthread_cond_wait(&w->room, &w->mu);
+	}
+	__atomic_store_n(&w->room_at, 0, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&w->mu);
 }
 
@@ -401,40 +499,39 @@ static int failure(struct strobe_workers *w, struct strobe_error *err)
  * a worker failed meanwhile. */
 static struct batch *take(struct strobe_workers *w)
 {
-	struct batch *b = &w->ring[w->produced % NR_BATCHES];
+	uint64_t p = __atomic_load_n(&w->produced, __ATOMIC_RELAXED);
+	struct batch *b = &w->ring[p % NR_BATCHES];
+	int i;
 
-	pthread_mutex_lock(&w->mu);
-	while (b->pending > 0 && !__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE)) {
-		w->room_at = w->produced - HALF;
-		pthread_cond_wait(&w->room, &w->mu);
-	}
-	pthread_mutex_unlock(&w->mu);
+	for (i = 0; i < SPINS && __atomic_load_n(&b->pending, __ATOMIC_ACQUIRE) > 0; i++)
+		relax();
+	/* sleep until half the ring is free, not just this batch */
+	if (__atomic_load_n(&b->pending, __ATOMIC_ACQUIRE) > 0)
+		wait_room(w, p - HALF);
 	if (__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE))
 		return NULL;
 	b->n = 0;
 	b->len = 0;
-	w->filling = true;
+	w->cur = b;
 	return b;
 }
 
 /* The batch being filled (taken from the ring when none is), or NULL. */
 static inline struct batch *filling(struct strobe_workers *w)
 {
-	if (__builtin_expect(w->filling, 1))
-		return &w->ring[w->produced % NR_BATCHES];
+	if (__builtin_expect(w->cur != NULL, 1))
+		return w->cur;
 	return take(w);
 }
 
-int strobe_workers_event(struct strobe_workers *w, const struct strobe_event *ev, int src,
-			 uint64_t raw, struct strobe_error *err)
+/* Copy ev's payload into b's arena: the item's data is its offset there
+ * until the batch is published. */
+static int copy_payload(struct batch *b, struct item *it, const struct strobe_event *ev,
+			struct strobe_error *err)
 {
-	struct batch *b = filling(w);
 	size_t need = ((size_t)ev->size + 15) & ~(size_t)7;	/* 8 spare bytes, aligned */
-	struct item *it;
 	uint8_t *to;
 
-	if (__builtin_expect(!b, 0))
-		return failure(w, err);
 	if (__builtin_expect(b->len + need > b->cap, 0)) {
 		size_t cap = b->cap ? b->cap : BATCH_BYTES;
 		uint8_t *a;
@@ -447,11 +544,7 @@ int strobe_workers_event(struct strobe_workers *w, const struct strobe_event *ev
 		b->arena = a;
 		b->cap = cap;
 	}
-	it = &b->it[b->n++];
-	it->ev = *ev;
-	it->raw = raw;
-	it->src = src;
-	it->off = b->len;
+	it->ev.data = (const void *)(uintptr_t)b->len;
 	to = b->arena + b->len;
 	memcpy(to, ev->data, ev->size);
 	/* the 8 to 15 bytes after the payload read as zeros: a field read
@@ -459,6 +552,24 @@ int strobe_workers_event(struct strobe_workers *w, const struct strobe_event *ev
 	memset(to + ev->size, 0, 8);
 	memset(to + need - 8, 0, 8);
 	b->len += need;
+	return 0;
+}
+
+int strobe_workers_event(struct strobe_workers *w, const struct strobe_event *ev, int src,
+			 uint64_t raw, struct strobe_error *err)
+{
+	struct batch *b = filling(w);
+	struct item *it;
+
+	if (__builtin_expect(!b, 0))
+		return failure(w, err);
+	it = &b->it[b->n];
+	it->ev = *ev;
+	it->raw = raw;
+	it->src = src;
+	if (!w->held && copy_payload(b, it, ev, err) < 0)
+		return -ENOMEM;
+	b->n++;
 	if (__builtin_expect(b->n == BATCH_EVENTS || b->len >= BATCH_BYTES, 0)) {
 		publish(w);
 		if (__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE))
@@ -485,18 +596,18 @@ int strobe_workers_tick(struct strobe_workers *w, uint64_t ts, struct strobe_err
 
 int strobe_workers_sync(struct strobe_workers *w, struct strobe_error *err)
 {
-	if (w->filling)
+	uint64_t p;
+
+	if (w->cur)
 		publish(w);
-	pthread_mutex_lock(&w->mu);
-	while (w->completed < w->produced && !__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE)) {
-		w->room_at = w->produced;
-		if (w->more_at) {	/* a worker waits for half a ring: wake it */
-			w->more_at = 0;
-			pthread_cond_broadcast(&w->more);
-		}
-		pthread_cond_wait(&w->room, &w->mu);
+	p = __atomic_load_n(&w->produced, __ATOMIC_SEQ_CST);
+	pthread_mutex_lock(&w->mu);	/* a worker waits for half a ring: wake it */
+	if (__atomic_load_n(&w->more_at, __ATOMIC_SEQ_CST)) {
+		__atomic_store_n(&w->more_at, 0, __ATOMIC_SEQ_CST);
+		pthread_cond_broadcast(&w->more);
 	}
 	pthread_mutex_unlock(&w->mu);
+	wait_room(w, p);
 	if (__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE))
 		return failure(w, err);
 	return strobe_workers_active(w);
@@ -513,7 +624,7 @@ int strobe_workers_end(struct strobe_workers *w, bool abort, struct strobe_error
 
 	if (!w)
 		return 0;
-	if (!abort && w->filling)
+	if (!abort && w->cur)
 		publish(w);
 	pthread_mutex_lock(&w->mu);
 	w->end = true;

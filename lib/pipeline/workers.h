@@ -28,6 +28,14 @@ int strobe_workers_new(struct strobe_workers **out, int jobs,
 		       const struct strobe_consumer *const *cons, int nr_cons,
 		       const struct strobe_pipeline_source *srcs, int nr_srcs,
 		       bool need_model, struct strobe_error *err);
+/*
+ * Before go: the file stream s (the run's one input) keeps its pages
+ * valid until the workers are done with them, so events are handed over
+ * without copying their payloads.  1 done, 0 s cannot (not a file's
+ * stream: payloads are copied).  The workers must be ended (end or
+ * free) before s is closed.
+ */
+int strobe_workers_hold(struct strobe_workers *w, struct strobe_stream *s);
 /* The sources consumer i is started with (its worker's view). */
 const struct strobe_pipeline_source *strobe_workers_sources(const struct strobe_workers *w,
 							    int i);

@@ -38,6 +38,13 @@ int strobe_file_feed_next(void *ctx, const uint8_t **page, uint64_t *offset,
 	return r;
 }
 
+void strobe_file_feed_hold(void *ctx, const struct strobe_page_hold *hold)
+{
+	struct file_feed *ff = ctx;
+
+	tf_cpu_set_hold(ff->cpu, hold);
+}
+
 static void file_feed_close(void *ctx)
 {
 	struct file_feed *ff = ctx;

@@ -50,4 +50,16 @@ void strobe_stream_set_short_hook(struct strobe_stream *s,
 int strobe_file_feed_next(void *ctx, const uint8_t **page, uint64_t *offset,
 			  struct strobe_error *err) STROBE_HIDDEN;
 
+/*
+ * A file stream whose pages stay valid as hold says (tracefile-int.h:
+ * strobe_page_hold; borrowed, it must outlive the reading): an event's
+ * data then lives until the hand-off it went into is released, not only
+ * until the next strobe_stream_next.  0, or -ENOTSUP when a feed is not
+ * a file's (nothing changed then).
+ */
+struct strobe_page_hold;
+int strobe_stream_set_hold(struct strobe_stream *s, const struct strobe_page_hold *hold)
+	STROBE_HIDDEN;
+void strobe_file_feed_hold(void *ctx, const struct strobe_page_hold *hold) STROBE_HIDDEN;
+
 #endif

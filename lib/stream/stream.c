@@ -579,6 +579,18 @@ void strobe_stream_close(struct strobe_stream *s)
 	free(s);
 }
 
+int strobe_stream_set_hold(struct strobe_stream *s, const struct strobe_page_hold *hold)
+{
+	int i;
+
+	for (i = 0; i < s->nr_feeds; i++)
+		if (s->feeds[i].src.next_page != strobe_file_feed_next)
+			return -ENOTSUP;
+	for (i = 0; i < s->nr_feeds; i++)
+		strobe_file_feed_hold(s->feeds[i].src.ctx, hold);
+	return 0;
+}
+
 uint64_t strobe_stream_bytes(const struct strobe_stream *s)
 {
 	return s ? __atomic_load_n(&s->bytes, __ATOMIC_RELAXED) : 0;

@@ -40,7 +40,51 @@ struct strobe_tf_cpu {
 	uint8_t *win;		/* read (or inflated) data */
 	size_t win_len;		/* whole pages in win */
 	size_t win_pos;		/* compressed: next page in win */
+	/* with a hold: windows left, oldest first, each tagged with the
+	 * hand-off that was being filled when it was left */
+	const struct strobe_page_hold *hold;
+	struct kept { uint8_t *buf; uint64_t tag; } *kept;
+	size_t nr_kept, cap_kept;
 };
+
+void tf_cpu_set_hold(struct strobe_tf_cpu *c, const struct strobe_page_hold *h)
+{
+	c->hold = h;
+}
+
+/* Keep buf (left by the cursor) until the hand-off being filled is
+ * released.  0 or -ENOMEM (buf freed then: the caller's reading fails). */
+static int keep(struct strobe_tf_cpu *c, uint8_t *buf)
+{
+	if (c->nr_kept == c->cap_kept) {
+		size_t cap = c->cap_kept ? 2 * c->cap_kept : 8;
+		struct kept *n = realloc(c->kept, cap * sizeof(*n));
+
+		if (!n) {
+			free(buf);
+			return -ENOMEM;
+		}
+		c->kept = n;
+		c->cap_kept = cap;
+	}
+	c->kept[c->nr_kept].buf = buf;
+	c->kept[c->nr_kept].tag = c->hold->taken;
+	c->nr_kept++;
+	return 0;
+}
+
+/* The oldest kept buffer if it is released (taken out of the list), or NULL. */
+static uint8_t *released(struct strobe_tf_cpu *c)
+{
+	uint8_t *buf;
+
+	if (!c->nr_kept || c->kept[0].tag >= __atomic_load_n(&c->hold->released,
+							     __ATOMIC_ACQUIRE))
+		return NULL;
+	buf = c->kept[0].buf;
+	memmove(c->kept, c->kept + 1, --c->nr_kept * sizeof(*c->kept));
+	return buf;
+}
 
 int strobe_tf_cpu_open(struct strobe_tracefile *tf, int buffer, int cpu,
 		       struct strobe_tf_cpu **out, struct strobe_error *err)
@@ -133,7 +177,19 @@ static int next_chunk(struct strobe_tf_cpu *c, struct strobe_error *err)
 				  "%s: cannot decompress chunk of CPU %d in buffer '%s' at offset %"
 				  PRIu64 " (%s, %u -> %u bytes)", tf->path, c->data.cpu,
 				  c->buf->name, c->chunk_off, tf->compression, csize, usize);
-	free(c->win);
+	if (c->hold && c->win) {
+		uint8_t *old;
+
+		while ((old = released(c)))
+			free(old);
+		if (keep(c, c->win) < 0) {
+			c->win = NULL;
+			free(win);
+			return strobe_err(err, -ENOMEM, "%s: out of memory", tf->path);
+		}
+	} else {
+		free(c->win);
+	}
 	c->win = win;
 	c->win_len = usize - usize % tf->page_size;
 	c->win_pos = 0;
@@ -152,6 +208,13 @@ static int next_window(struct strobe_tf_cpu *c, struct strobe_error *err)
 	int ret;
 
 	n -= n % ps;
+	if (c->hold && c->win) {
+		if (keep(c, c->win) < 0) {
+			c->win = NULL;
+			return strobe_err(err, -ENOMEM, "%s: out of memory", c->tf->path);
+		}
+		c->win = released(c);
+	}
 	if (!c->win && !(c->win = malloc(room)))
 		return strobe_err(err, -ENOMEM, "%s: out of memory", c->tf->path);
 	ret = strobe_file_pread_all(c->tf->fd, c->win, n, c->data.offset + c->pos);
@@ -196,6 +259,9 @@ void strobe_tf_cpu_close(struct strobe_tf_cpu *c)
 {
 	if (!c)
 		return;
+	while (c->nr_kept)
+		free(c->kept[--c->nr_kept].buf);
+	free(c->kept);
 	free(c->win);
 	free(c->cbuf);
 	free(c);

@@ -173,6 +173,26 @@ struct strobe_tracefile {
 	size_t info_len;
 };
 
+/* ---- cpu.c ---- */
+/*
+ * Pages handed out by the cursors of one reading thread that other
+ * threads go on using after the cursor moved on (the pipeline's
+ * workers, lib/pipeline/workers.c): the reading thread numbers its
+ * hand-offs (taken: the one being filled, written by it alone); the
+ * other threads say how far they are done (released: every hand-off
+ * below it, written atomically).  A cursor given a hold keeps each
+ * window (or inflated chunk) it leaves, tagged with taken, until
+ * released passes the tag, then reuses or frees it: a page stays valid
+ * until the hand-off it went into is released.
+ */
+struct strobe_page_hold {
+	uint64_t taken;
+	uint64_t released;
+};
+/* The cursor's pages stay valid as hold says (borrowed; it outlives the
+ * cursor's reading, NULL: until the next call, as without). */
+void tf_cpu_set_hold(struct strobe_tf_cpu *c, const struct strobe_page_hold *h) STROBE_HIDDEN;
+
 /* ---- read.c ---- */
 /* The file's tep_handle, for the library's own formatting. */
 struct tep_handle *strobe_tracefile_tep(struct strobe_tracefile *tf) STROBE_HIDDEN;

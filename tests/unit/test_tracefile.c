@@ -173,8 +173,9 @@ static int cpu_source(int cpu, int npages, size_t extra, char **path)
 	return fd;
 }
 
-/* Write the standard fixture to a new temp file; returns its path. */
-static char *write_fixture(void)
+/* Write a fixture with pages[cpu] pages per CPU to a new temp file;
+ * returns its path. */
+static char *write_fixture_pages(const int *pages)
 {
 	static const char *const open_stats[NR_CPUS] = { NULL, NULL };
 	const char *const close_stats[NR_CPUS] = { stats0, stats1 };
@@ -193,7 +194,7 @@ static char *write_fixture(void)
 	}
 	for (cpu = 0; cpu < NR_CPUS; cpu++) {
 		char *src;
-		int fd = cpu_source(cpu, pages_per_cpu[cpu], 0, &src);
+		int fd = cpu_source(cpu, pages[cpu], 0, &src);
 
 		if (fd < 0 || strobe_tf_writer_add_cpu(w, cpu, fd, UINT64_MAX, false, &err)) {
 			fprintf(stderr, "  add_cpu %d: %s\n", cpu, err.msg);
@@ -213,6 +214,12 @@ fail:
 	unlink(path);
 	free(path);
 	return NULL;
+}
+
+/* Write the standard fixture to a new temp file; returns its path. */
+static char *write_fixture(void)
+{
+	return write_fixture_pages(pages_per_cpu);
 }
 
 static void drop(char *path)
@@ -996,6 +1003,52 @@ static void test_file_shrinking_while_read_gives_error_not_sigbus(void)
 	drop(path);
 }
 
+/*
+ * A cursor given a hold keeps the windows it leaves until the hold
+ * releases the hand-off that was being filled then, and reads into
+ * them again afterwards (what lets the pipeline's workers use pages
+ * without copying them).  CPU 0 spans several 256 KiB windows.
+ */
+static void test_cursor_with_hold_keeps_pages_until_released(void)
+{
+	static const int pages[NR_CPUS] = { 200, 2 };
+	struct strobe_page_hold hold = { 0, 0 };
+	struct strobe_error err = { 0 };
+	struct strobe_tracefile *tf;
+	struct strobe_tf_cpu *c;
+	const uint8_t *page, *first = NULL;
+	uint8_t want[PS];
+	char *path = write_fixture_pages(pages);
+	int r, n = 0, reused = 0;
+
+	REQUIRE(path && strobe_tracefile_open(path, &tf, &err) == 0);
+	REQUIRE(strobe_tf_cpu_open(tf, 0, 0, &c, &err) == 0);
+	tf_cpu_set_hold(c, &hold);
+	while ((r = strobe_tf_cpu_next_page(c, &page, &err)) == 1) {
+		if (!first) {
+			first = page;
+			memcpy(want, page, PS);
+		}
+		n++;
+		/* past the first window: it is kept, unchanged, while held */
+		if (n == 130) {
+			CHECK(memcmp(first, want, PS) == 0);
+			CHECK(page != first);
+			hold.taken = 1;
+			__atomic_store_n(&hold.released, 1, __ATOMIC_RELEASE);
+		}
+		/* released: the next window is read into the first one */
+		if (n > 130 && page == first)
+			reused++;
+	}
+	CHECK_EQ(r, 0);
+	CHECK_EQ(n, 200);
+	CHECK_EQ(reused, 1);
+	strobe_tf_cpu_close(c);
+	strobe_tracefile_close(tf);
+	drop(path);
+}
+
 /* Stream every event of tf through see_event, then events_done. */
 static int see_all(struct strobe_tracefile *tf)
 {
@@ -1295,6 +1348,7 @@ TESTS(T(test_v6_round_trip_reads_back_metadata_and_pages),
       T(test_long_cpustat_and_info_are_cut_at_line_boundaries),
       T(test_pipe_and_device_inputs_are_refused_at_once),
       T(test_file_shrinking_while_read_gives_error_not_sigbus),
+      T(test_cursor_with_hold_keeps_pages_until_released),
       T(test_malformed_printk_lines_and_formats_are_skipped),
       T(test_kallsyms_resolve_functions_on_first_lookup),
       T(test_diagnostics_time_backwards_and_intact_file),
