@@ -83,7 +83,8 @@ struct strobe_clickhouse_opts {
 	const char *database;	/* NULL: "strobe" */
 	const char *user;	/* NULL: $CLICKHOUSE_USER, else the server's default */
 	const char *password;	/* NULL: $CLICKHOUSE_PASSWORD, else none */
-	bool no_compress;	/* send bodies as they are, not gzip */
+	bool no_compress;	/* send bodies as they are, not gzip (always so to
+				 * a loopback host: localhost, 127/8, [::1]) */
 	long timeout_s;		/* per request; 0: 300 s */
 	/* When the server cannot be reached (connection refused, host not
 	 * found, the connection dropped without an answer), retry the request

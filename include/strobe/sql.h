@@ -85,6 +85,9 @@ struct strobe_sql_opts {
 	 * Not called when a kept database is reused. */
 	void (*on_run)(const struct strobe_pipeline *p, bool running, void *arg);
 	void *on_run_arg;
+	/* 2 or more: SQLite runs on a writer thread of each file's loader,
+	 * beside the thread that decodes; 0 or 1: one thread. */
+	int jobs;
 };
 
 /* What a load did (strobe_sql_load_file, strobe_sql_open). */

@@ -20,6 +20,15 @@
  *    spends most of its time per statement step, not per value.
  *  - The host is the same for a whole file, so it is a constant of the
  *    view, not a column of every row.
+ *  - With opts.jobs >= 2, SQLite runs on a writer thread of the sink's
+ *    own (sink_use_writer): the pipeline's thread decodes events into
+ *    a type's batch and, when it is full, swaps it for a spare one and
+ *    queues it (at most WRITER_QUEUE batches); the writer binds and steps
+ *    it and hands it back.  SQLite takes about three quarters of the
+ *    loading time, so this is where a second core pays.  Every other use
+ *    of the connection (a table created at a type's first event, unknown
+ *    events, the end of the load) first waits until the writer is idle:
+ *    the connection is never used by two threads at once.
  *
  * Names: a table per event type is named after the event, or
  * "<system>_<event>" when another system of the file has an event of that
@@ -42,6 +51,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +131,45 @@ struct etype {
 	char *arena;		/* bytes of the buffered rows' strings */
 	size_t alen, acap;
 	uint64_t count;		/* rows of this type */
+	struct batch *spare;	/* batches back from the writer (its lock) */
+};
+
+/* A full batch of a type on its way to the writer thread: vals, arena and
+ * rows as the type had them when it was queued. */
+struct batch {
+	struct batch *next;
+	struct etype *t;
+	struct sval *vals;
+	char *arena;
+	size_t alen, acap;
+	int nrows;
+};
+
+#define WRITER_QUEUE	32	/* batches queued at most */
+struct writer;
+static int writer_drain(struct writer *w, struct strobe_error *err);
+
+/*
+ * The writer thread: batches in, inserted in the order queued.  mu guards
+ * every field below it and the types' spare lists.  The connection
+ * belongs to the writer while a batch is queued or busy; the feeding
+ * thread uses it only after writer_drain().
+ */
+struct writer {
+	sqlite3 *db;
+	pthread_t th;
+	bool running;		/* th started, not joined */
+	pthread_mutex_t mu;
+	pthread_cond_t more;	/* a batch queued, or stop */
+	pthread_cond_t done;	/* a batch finished */
+	struct batch *head, *tail;
+	int queued;
+	bool busy;		/* the writer is inserting a batch */
+	bool idle;		/* the writer waits for more */
+	int waiting;		/* feeding threads waiting for done */
+	bool stop;
+	int failed;		/* first error, sticky */
+	struct strobe_error err;
 };
 
 struct strobe_sql_sink {
@@ -140,6 +189,7 @@ struct strobe_sql_sink {
 	int failed;		/* first error, sticky */
 	struct strobe_error ferr;
 	bool finished;
+	struct writer *w;	/* NULL: SQLite on the feeding thread */
 };
 
 /*
@@ -453,6 +503,9 @@ static int resolve_type(struct strobe_sql_sink *k, struct etype *t, struct strob
 	size_t cap;
 	int i, n = 0, ret;
 
+	ret = writer_drain(k->w, err);	/* CREATE and prepare: the connection is ours */
+	if (ret < 0)
+		return ret;
 	for (f = t->ev->format.fields; f; f = f->next)
 		n++;
 	t->fields = calloc((size_t)n + 1, sizeof(*t->fields));
@@ -654,11 +707,12 @@ static bool put_field(const struct strobe_sql_sink *k, struct etype *t, struct s
 	return put_array(k, t, v, c, data + off, len);
 }
 
-static int bind_row(sqlite3_stmt *st, const struct etype *t, const struct sval *row, int base)
+static int bind_row(sqlite3_stmt *st, int ncols, const char *arena, const struct sval *row,
+		    int base)
 {
 	int i, rc = SQLITE_OK;
 
-	for (i = 0; i < t->ncols && rc == SQLITE_OK; i++) {
+	for (i = 0; i < ncols && rc == SQLITE_OK; i++) {
 		const struct sval *v = &row[i];
 
 		switch (v->kind) {
@@ -666,7 +720,7 @@ static int bind_row(sqlite3_stmt *st, const struct etype *t, const struct sval *
 			rc = sqlite3_bind_int64(st, base + i, v->u.i);
 			break;
 		case V_ARENA:
-			rc = sqlite3_bind_text(st, base + i, t->arena + v->u.off, (int)v->len,
+			rc = sqlite3_bind_text(st, base + i, arena + v->u.off, (int)v->len,
 					       SQLITE_STATIC);
 			break;
 		case V_PTR:
@@ -682,32 +736,243 @@ static int bind_row(sqlite3_stmt *st, const struct etype *t, const struct sval *
 	return rc;
 }
 
-/* Insert the buffered rows of t: one batch statement when full, else
- * row by row. */
-static int flush_type(sqlite3 *db, struct etype *t, struct strobe_error *err)
+/* Insert nrows rows of t from vals (strings in arena): one batch
+ * statement when they are a full batch, else row by row. */
+static int insert_rows(sqlite3 *db, const struct etype *t, const struct sval *vals,
+		       const char *arena, int nrows, struct strobe_error *err)
 {
 	int r, rc = SQLITE_OK;
 
-	if (!t->nrows)
+	if (!nrows)
 		return 0;
-	if (t->nrows == t->batch_rows && t->batch) {
-		for (r = 0; r < t->nrows && rc == SQLITE_OK; r++)
-			rc = bind_row(t->batch, t, t->vals + (size_t)r * t->ncols, 1 + r * t->ncols);
+	if (nrows == t->batch_rows && t->batch) {
+		for (r = 0; r < nrows && rc == SQLITE_OK; r++)
+			rc = bind_row(t->batch, t->ncols, arena, vals + (size_t)r * t->ncols,
+				      1 + r * t->ncols);
 		if (rc == SQLITE_OK)
 			rc = sqlite3_step(t->batch);
 		sqlite3_reset(t->batch);
 	} else {
-		for (r = 0; r < t->nrows && (rc == SQLITE_OK || rc == SQLITE_DONE); r++) {
-			rc = bind_row(t->one, t, t->vals + (size_t)r * t->ncols, 1);
+		for (r = 0; r < nrows && (rc == SQLITE_OK || rc == SQLITE_DONE); r++) {
+			rc = bind_row(t->one, t->ncols, arena, vals + (size_t)r * t->ncols, 1);
 			if (rc == SQLITE_OK)
 				rc = sqlite3_step(t->one);
 			sqlite3_reset(t->one);
 		}
 	}
-	t->nrows = 0;
-	t->alen = 0;
 	if (rc != SQLITE_DONE)
 		return strobe_sql_fail(db, err, t->table);
+	return 0;
+}
+
+/* Insert the buffered rows of t, on the calling thread. */
+static int flush_type(sqlite3 *db, struct etype *t, struct strobe_error *err)
+{
+	int n = t->nrows;
+
+	t->nrows = 0;
+	t->alen = 0;
+	return insert_rows(db, t, t->vals, t->arena, n, err);
+}
+
+/* ---- the writer thread ---------------------------------------------- */
+static struct writer *writer_new(sqlite3 *db);
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+	struct strobe_error e = { 0, "" };
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		struct batch *b;
+		int ret = 0;
+
+		while (!w->head && !w->stop) {
+			w->idle = true;
+			pthread_cond_wait(&w->more, &w->mu);
+			w->idle = false;
+		}
+		if (!w->head)
+			break;
+		b = w->head;
+		w->head = b->next;
+		if (!w->head)
+			w->tail = NULL;
+		w->queued--;
+		w->busy = true;
+		pthread_mutex_unlock(&w->mu);
+		if (!w->failed)		/* only this thread sets it while running */
+			ret = insert_rows(w->db, b->t, b->vals, b->arena, b->nrows, &e);
+		pthread_mutex_lock(&w->mu);
+		if (ret < 0 && !w->failed) {
+			w->failed = ret;
+			w->err = e;
+		}
+		w->busy = false;
+		b->next = b->t->spare;
+		b->t->spare = b;
+		/* wake the feeder when the queue is half empty, not at every
+		 * batch: one wake-up per WRITER_QUEUE / 2 batches */
+		if (w->waiting && (w->queued <= WRITER_QUEUE / 2 || !w->head || w->failed))
+			pthread_cond_broadcast(&w->done);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* A writer for db; NULL when out of memory (SQLite then runs on the
+ * feeding thread). */
+static struct writer *writer_new(sqlite3 *db)
+{
+	struct writer *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->db = db;
+	if (pthread_mutex_init(&w->mu, NULL)) {
+		free(w);
+		return NULL;
+	}
+	if (pthread_cond_init(&w->more, NULL)) {
+		pthread_mutex_destroy(&w->mu);
+		free(w);
+		return NULL;
+	}
+	if (pthread_cond_init(&w->done, NULL)) {
+		pthread_cond_destroy(&w->more);
+		pthread_mutex_destroy(&w->mu);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* Wait until every queued batch is inserted; 0 or the writer's first
+ * error (into err).  The connection is then the caller's until the next
+ * writer_submit(). */
+static int writer_drain(struct writer *w, struct strobe_error *err)
+{
+	int ret;
+
+	if (!w)
+		return 0;
+	pthread_mutex_lock(&w->mu);
+	w->waiting++;
+	while (w->head || w->busy)
+		pthread_cond_wait(&w->done, &w->mu);
+	w->waiting--;
+	ret = w->failed;
+	if (ret < 0 && err)
+		*err = w->err;
+	pthread_mutex_unlock(&w->mu);
+	return ret;
+}
+
+/* Drain w and end its thread (a writer not started, or NULL: nothing). */
+static void writer_stop(struct writer *w)
+{
+	if (!w)
+		return;
+	w->stop = true;		/* not started: never will be */
+	if (!w->running)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->stop = true;
+	pthread_cond_signal(&w->more);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->th, NULL);
+	w->running = false;
+}
+
+static void writer_free(struct writer *w)
+{
+	if (!w)
+		return;
+	writer_stop(w);
+	pthread_cond_destroy(&w->done);
+	pthread_cond_destroy(&w->more);
+	pthread_mutex_destroy(&w->mu);
+	free(w);
+}
+
+/*
+ * Hand t's full batch to the writer and give t an empty one (a spare, or
+ * a new one); with no writer running (none, stopped, or its thread could
+ * not start) insert it here.  0, or the writer's first error, or -ENOMEM.
+ */
+static int writer_submit(struct writer *w, struct etype *t, struct strobe_error *err)
+{
+	struct batch *b;
+	struct sval *vals;
+	char *arena;
+	size_t acap;
+	int ret;
+
+	if (w && !w->running && !w->stop) {
+		if (pthread_create(&w->th, NULL, writer_main, w) == 0)
+			w->running = true;
+		else
+			w->stop = true;		/* never again: inserts stay here */
+	}
+	if (!w || !w->running)
+		return flush_type(w ? w->db : NULL, t, err);
+	pthread_mutex_lock(&w->mu);
+	w->waiting++;
+	while (w->queued >= WRITER_QUEUE && !w->failed)
+		pthread_cond_wait(&w->done, &w->mu);
+	w->waiting--;
+	ret = w->failed;
+	if (ret < 0 && err)
+		*err = w->err;
+	b = t->spare;
+	if (b)
+		t->spare = b->next;
+	pthread_mutex_unlock(&w->mu);
+	if (ret < 0)
+		return ret;
+	if (!b) {
+		b = calloc(1, sizeof(*b));
+		if (b) {
+			b->vals = calloc((size_t)t->batch_rows * (size_t)t->ncols,
+					 sizeof(*b->vals));
+			b->acap = t->acap;
+			b->arena = malloc(b->acap);
+		}
+		if (!b || !b->vals || !b->arena) {
+			if (b) {
+				free(b->vals);
+				free(b->arena);
+			}
+			free(b);
+			return strobe_err(err, -ENOMEM, "out of memory");
+		}
+	}
+	vals = b->vals;
+	arena = b->arena;
+	acap = b->acap;
+	b->t = t;
+	b->vals = t->vals;
+	b->arena = t->arena;
+	b->acap = t->acap;
+	b->alen = t->alen;
+	b->nrows = t->nrows;
+	b->next = NULL;
+	t->vals = vals;
+	t->arena = arena;
+	t->acap = acap;
+	t->alen = 0;
+	t->nrows = 0;
+	pthread_mutex_lock(&w->mu);
+	if (w->tail)
+		w->tail->next = b;
+	else
+		w->head = b;
+	w->tail = b;
+	w->queued++;
+	if (w->idle)
+		pthread_cond_signal(&w->more);
+	pthread_mutex_unlock(&w->mu);
 	return 0;
 }
 
@@ -752,6 +1017,9 @@ static int feed_unknown(struct strobe_sql_sink *k, const struct strobe_event *ev
 	sqlite3_stmt *st;
 	int rc;
 
+	rc = writer_drain(k->w, err);
+	if (rc < 0)
+		return rc;
 	if (!k->unknown) {
 		if (sqlite3_exec(k->db, "CREATE TABLE unknown_events (seq INTEGER PRIMARY KEY, "
 				 "ts INTEGER, cpu INTEGER, tid INTEGER, pid INTEGER, comm TEXT, "
@@ -827,7 +1095,7 @@ int strobe_sql_sink_feed(struct strobe_sql_sink *k, const struct strobe_event *e
 	t->count++;
 	ret = 0;
 	if (++t->nrows == t->batch_rows)
-		ret = flush_type(k->db, t, &k->ferr);
+		ret = k->w ? writer_submit(k->w, t, &k->ferr) : flush_type(k->db, t, &k->ferr);
 out:
 	if (ret < 0) {
 		k->failed = ret;
@@ -888,6 +1156,14 @@ static void etype_free(struct etype *t)
 	free(t->table);
 	free(t->vals);
 	free(t->arena);
+	while (t->spare) {
+		struct batch *b = t->spare;
+
+		t->spare = b->next;
+		free(b->vals);
+		free(b->arena);
+		free(b);
+	}
 	sqlite3_finalize(t->one);
 	sqlite3_finalize(t->batch);
 }
@@ -898,6 +1174,7 @@ void strobe_sql_sink_free(struct strobe_sql_sink *k)
 
 	if (!k)
 		return;
+	writer_free(k->w);	/* first: its batches point into the types */
 	for (i = 0; i < k->nr_types; i++)
 		etype_free(&k->types[i]);
 	sqlite3_finalize(k->unknown);
@@ -1151,6 +1428,10 @@ int strobe_sql_sink_finish(struct strobe_sql_sink *k, struct strobe_error *err)
 	if (k->finished)
 		return strobe_err(err, -EINVAL, "sql sink already finished");
 	k->finished = true;
+	ret = writer_drain(k->w, err);
+	writer_stop(k->w);	/* the rest on this thread */
+	if (ret < 0)
+		return ret;
 	for (i = 0; i < k->nr_types; i++) {
 		ret = flush_type(k->db, &k->types[i], err);
 		if (ret < 0)
@@ -1346,6 +1627,7 @@ int strobe_sql_add_analysis(struct sqlite3 *db, const struct strobe_analysis *a,
 #define MAX_LOG_TABLES 16
 struct log_sink {
 	sqlite3 *db;
+	struct writer *w;	/* the event sink's (NULL: none) */
 	struct {
 		const struct strobe_table *t;
 		struct etype e;		/* table, ncols, statements, batch */
@@ -1377,7 +1659,7 @@ static struct etype *log_table(struct log_sink *l, const struct strobe_table *t)
 	e->ncols = strobe_table_nr_columns(t);
 	if (!e->table)
 		l->failed = strobe_err(&l->err, -ENOMEM, "out of memory");
-	else
+	else if (!(l->failed = writer_drain(l->w, &l->err)))
 		l->failed = prepare_batches(l->db, e, &l->err);
 	return l->failed ? NULL : e;
 }
@@ -1417,7 +1699,7 @@ static void on_log(void *arg, const struct strobe_table *t, const union strobe_v
 		}
 	}
 	if (++e->nrows == e->batch_rows)
-		l->failed = flush_type(l->db, e, &l->err);
+		l->failed = l->w ? writer_submit(l->w, e, &l->err) : flush_type(l->db, e, &l->err);
 }
 
 /* Insert the log rows still buffered; 0 or the first error. */
@@ -1566,6 +1848,7 @@ struct loader {
 	char *note;
 	bool began;		/* the transaction is ours */
 	bool many;		/* one of several files: errors name it */
+	int jobs;		/* opts.jobs */
 	char uname_host[256];
 };
 
@@ -1582,6 +1865,7 @@ static int loader_init(struct loader *l, sqlite3 *db, struct strobe_tracefile *t
 	l->f.analyses = opts && opts->analyses ? opts->analyses : STROBE_SQL_ANALYSES;
 	l->f.host_from_option = opts && opts->host;
 	l->f.logs = opts && opts->logs;
+	l->jobs = opts ? opts->jobs : 0;
 	l->f.host = l->f.host_from_option ? opts->host
 		    : strobe_tracefile_host(tf, l->uname_host, sizeof(l->uname_host));
 	if (sqlite3_get_autocommit(db)) {
@@ -1612,6 +1896,9 @@ static int loader_start(struct loader *l, const char *host, struct strobe_error 
 	ret = strobe_sql_sink_new(l->db, fmts, l->m, l->f.host, &l->k, err);
 	if (ret < 0)
 		return ret;
+	if (l->jobs >= 2)
+		l->k->w = writer_new(l->db);	/* NULL: SQLite stays on this thread */
+	l->logs.w = l->k->w;
 	nbuf = strobe_tracefile_nr_buffers(l->tf);
 	if (nbuf > 1) {
 		l->bufnames = calloc((size_t)nbuf, sizeof(*l->bufnames));

@@ -113,3 +113,40 @@ t sql_timeout_must_be_seconds 2 "strobe sql: --timeout: 'soon' is not a number o
 t sql_unsafe_attach_writes_a_file 0 "^attached" \
 	$S sql --csv -i "$D/a.dat" "ATTACH '$D/x.db' AS x; CREATE TABLE x.t(a); SELECT 'attached'"
 [ -s "$D/x.db" ] && echo "PASS sql_without_safe_attach_writes" || echo "FAIL sql_without_safe_attach_writes: no $D/x.db"
+
+# --jobs 2 (SQLite on a writer thread of its own) builds the database
+# --jobs 1 builds: every table's rows, the schema, the events view, with
+# --logs (log rows go through the writer too); on the fixture and on a
+# synthetic file of many full batches (the queue fills and waits).
+dump() {
+	python3 - "$1" <<'PY'
+import hashlib, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+h = hashlib.md5()
+names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name")]
+for (sql,) in db.execute("SELECT sql FROM sqlite_master ORDER BY name"):
+    h.update(repr(sql).encode())
+for n in names:
+    q = 'SELECT * FROM "%s"' % n
+    if n == "meta":
+        q += " WHERE key NOT IN ('load_seconds', 'load_cpu_seconds', 'built')"
+    for row in db.execute(q + " ORDER BY 1, 2"):
+        h.update(repr(row).encode())
+print(h.hexdigest(), sum(db.execute('SELECT count(*) FROM "%s"' % n).fetchone()[0] for n in names))
+PY
+}
+[ -x "$SYNTH" ] && "$SYNTH" -n 200000 "$D/mid.dat" > /dev/null
+for f in a mid; do
+	[ -f "$D/$f.dat" ] || continue
+	for j in 1 2; do
+		rm -f "$D/j$j.db"
+		$S sql -i "$D/$f.dat" --logs --jobs $j --db "$D/j$j.db" "SELECT 1" > /dev/null 2> "$D/err" ||
+			echo "FAIL sql_jobs_${j}_loads_$f: $(head -2 "$D/err")"
+	done
+	d1=$(dump "$D/j1.db") d2=$(dump "$D/j2.db")
+	[ -n "$d1" ] && [ "${d1#* }" -gt 0 ] && [ "$d1" = "$d2" ] &&
+		echo "PASS sql_jobs_2_same_database_as_jobs_1 ($f.dat, ${d1#* } rows)" ||
+		echo "FAIL sql_jobs_2_same_database_as_jobs_1 ($f.dat): '$d2', want '$d1'"
+done
+t sql_jobs_must_be_a_count 2 "strobe sql: --jobs: '0' is not a number from 1 to 1024" \
+	$S sql --jobs 0 -i "$D/a.dat" "SELECT 1"
