@@ -255,4 +255,44 @@ bool cli_flush(struct strobe_buf *s);
 /* Exit codes */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
+/*
+ * The options the picture commands share (picture-opts.c): in their
+ * getopt tables as CLI_PICTURE_LONGOPTS (-i, -o, --title, --strict, -q,
+ * -h) plus { "width", ..., CLI_PIC_WIDTH } and -c/-p where they take
+ * them.  cli_picture_init: the arrays for argc arguments (-1 with the
+ * message printed).  cli_picture_opt: one getopt_long result; 1 taken,
+ * 0 not one of these (the command's own), -1 the command ends with
+ * *status (-h: help on stdout and CLI_OK; a bad value or an unknown
+ * option: CLI_USAGE).  --width accepts min_width to 100000.
+ * cli_picture_end: no argument left over; the default input trace.dat;
+ * 0 or -1 (printed).  cli_picture_free: the arrays (not the strings,
+ * argv's).
+ */
+enum { CLI_PIC_TITLE = 0x4000, CLI_PIC_WIDTH, CLI_PIC_STRICT };
+#define CLI_PICTURE_LONGOPTS \
+	{ "input", required_argument, NULL, 'i' }, \
+	{ "output", required_argument, NULL, 'o' }, \
+	{ "title", required_argument, NULL, CLI_PIC_TITLE }, \
+	{ "strict", no_argument, NULL, CLI_PIC_STRICT }, \
+	{ "quiet", no_argument, NULL, 'q' }, \
+	{ "help", no_argument, NULL, 'h' }
+struct cli_picture {
+	const char **inputs;	/* ninputs; after cli_picture_end at least 1 */
+	int ninputs;
+	const char *output;	/* NULL: none given */
+	const char *title;	/* NULL: none given */
+	const char **conts;	/* -c, nconts */
+	int nconts;
+	int *pids;		/* -p, npids */
+	int npids;
+	int width;		/* --width; 0 none given */
+	int min_width;		/* set by the command before parsing */
+	bool strict, quiet;
+};
+int cli_picture_init(struct cli_picture *pc, const char *cmd, int argc);
+int cli_picture_opt(struct cli_picture *pc, const char *cmd, int opt, const char *arg,
+		    void (*usage)(FILE *f), int *status);
+int cli_picture_end(struct cli_picture *pc, const char *cmd, int argc, char **argv);
+void cli_picture_free(struct cli_picture *pc);
+
 #endif

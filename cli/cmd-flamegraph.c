@@ -142,11 +142,9 @@ static void human_ns(uint64_t ns, char *out, size_t size)
 
 int cmd_flamegraph(int argc, char **argv)
 {
-	enum { OPT_OFF = 256, OPT_ON, OPT_FOLDED, OPT_GROUP, OPT_MIN, OPT_NOUSER, OPT_TITLE,
-	       OPT_WIDTH, OPT_STRICT };
+	enum { OPT_OFF = 256, OPT_ON, OPT_FOLDED, OPT_GROUP, OPT_MIN, OPT_NOUSER };
 	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
+		CLI_PICTURE_LONGOPTS,
 		{ "off-cpu", no_argument, NULL, OPT_OFF },
 		{ "on-cpu", no_argument, NULL, OPT_ON },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
@@ -155,11 +153,7 @@ int cmd_flamegraph(int argc, char **argv)
 		{ "group-by", required_argument, NULL, OPT_GROUP },
 		{ "min", required_argument, NULL, OPT_MIN },
 		{ "no-user", no_argument, NULL, OPT_NOUSER },
-		{ "title", required_argument, NULL, OPT_TITLE },
-		{ "width", required_argument, NULL, OPT_WIDTH },
-		{ "strict", no_argument, NULL, OPT_STRICT },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "width", required_argument, NULL, CLI_PIC_WIDTH },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct strobe_offcpu_opts oo = { .size = sizeof(oo) };
@@ -171,30 +165,26 @@ int cmd_flamegraph(int argc, char **argv)
 	struct strobe_offcpu *oc = NULL;
 	struct strobe_offcpu_stats st;
 	struct strobe_buf *b = NULL;
-	const char *input = "trace.dat", *output = NULL, **inputs = NULL, *title = NULL;
-	const char **conts = NULL;
-	int *pids = NULL, nconts = 0, npids = 0, ninputs = 0, c2, v, status = CLI_USAGE;
-	bool folded = false, on_cpu = false, quiet = false, strict = false;
+	struct cli_picture pc;
+	const char *input, *output;
+	int c2, r, status = CLI_USAGE;
+	bool folded = false, on_cpu = false;
 	char subtitle[512], t1[32];
 	double us;
 
-	conts = calloc((size_t)argc + 1, sizeof(*conts));
-	pids = calloc((size_t)argc + 1, sizeof(*pids));
-	inputs = calloc((size_t)argc + 1, sizeof(*inputs));
-	if (!conts || !pids || !inputs) {
-		cli_error(CMD, "out of memory");
+	if (cli_picture_init(&pc, CMD, argc) < 0) {
 		status = CLI_FAIL;
 		goto out;
 	}
+	pc.min_width = 200;
 	optind = 1;
 	while ((c2 = getopt_long(argc, argv, "i:o:c:p:qh", longopts, NULL)) != -1) {
+		r = cli_picture_opt(&pc, CMD, c2, optarg, usage, &status);
+		if (r < 0)
+			goto out;
+		if (r > 0)
+			continue;
 		switch (c2) {
-		case 'i':
-			inputs[ninputs++] = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
 		case OPT_OFF:
 			break;
 		case OPT_ON:
@@ -202,16 +192,6 @@ int cmd_flamegraph(int argc, char **argv)
 			break;
 		case OPT_FOLDED:
 			folded = true;
-			break;
-		case 'c':
-			conts[nconts++] = optarg;
-			break;
-		case 'p':
-			if (cli_parse_int(optarg, 1, 1 << 22, &v) < 0) {
-				cli_error(CMD, "bad PID '%s'", optarg);
-				goto out;
-			}
-			pids[npids++] = v;
 			break;
 		case OPT_GROUP:
 			if (!strcmp(optarg, "container"))
@@ -238,56 +218,36 @@ int cmd_flamegraph(int argc, char **argv)
 		case OPT_NOUSER:
 			oo.no_user = true;
 			break;
-		case OPT_TITLE:
-			title = optarg;
-			break;
-		case OPT_WIDTH:
-			if (cli_parse_int(optarg, 200, 100000, &so.width) < 0) {
-				cli_error(CMD, "bad --width '%s' (200 to 100000 pixels)", optarg);
-				goto out;
-			}
-			break;
-		case OPT_STRICT:
-			strict = true;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			status = CLI_OK;
-			goto out;
 		default:
 			usage(stderr);
 			goto out;
 		}
 	}
-	if (optind < argc) {
-		cli_error(CMD, "unexpected argument '%s'", argv[optind]);
+	if (cli_picture_end(&pc, CMD, argc, argv) < 0)
 		goto out;
-	}
-	if (on_cpu && (nconts || npids || oo.min_ns || oo.no_user || strict)) {
+	so.width = pc.width;
+	output = pc.output;
+	input = pc.inputs[0];
+	if (on_cpu && (pc.nconts || pc.npids || oo.min_ns || oo.no_user || pc.strict)) {
 		cli_error(CMD, "--on-cpu draws every sample of the file: no -c, -p, --min, "
 			  "--no-user or --strict");
 		goto out;
 	}
-	if (!ninputs)
-		inputs[ninputs++] = input;
-	input = inputs[0];
 	if (on_cpu) {
-		for (c2 = 1; c2 < ninputs; c2++)
-			if (strcmp(inputs[c2], inputs[0])) {
+		for (c2 = 1; c2 < pc.ninputs; c2++)
+			if (strcmp(pc.inputs[c2], pc.inputs[0])) {
 				cli_error(CMD, "--on-cpu draws the samples of one file ('%s' "
-					  "and '%s' given)", inputs[0], inputs[c2]);
+					  "and '%s' given)", pc.inputs[0], pc.inputs[c2]);
 				goto out;
 			}
-		status = on_cpu_graph(input, output, folded, title, &so, oo.group_by, quiet);
+		status = on_cpu_graph(input, output, folded, pc.title, &so, oo.group_by,
+				      pc.quiet);
 		goto out;
 	}
-	oo.containers = conts;
-	oo.nr_containers = nconts;
-	oo.pids = pids;
-	oo.nr_pids = npids;
+	oo.containers = pc.conts;
+	oo.nr_containers = pc.nconts;
+	oo.pids = pc.pids;
+	oo.nr_pids = pc.npids;
 	so.root_levels = oo.group_by == STROBE_FLAME_BY_CONTAINER ? 2 :
 			 oo.group_by == STROBE_FLAME_BY_NONE ? 0 : 1;
 
@@ -296,7 +256,8 @@ int cmd_flamegraph(int argc, char **argv)
 		cli_error_e(CMD, &err);
 		goto out;
 	}
-	if (cli_run_one_consumer(CMD, inputs, ninputs, strict, offcpu_consumer, oc, &p, &tf) < 0)
+	if (cli_run_one_consumer(CMD, pc.inputs, pc.ninputs, pc.strict, offcpu_consumer, oc, &p,
+				 &tf) < 0)
 		goto out;
 	strobe_offcpu_stats(oc, &st);
 	b = cli_buf_new();
@@ -309,18 +270,18 @@ int cmd_flamegraph(int argc, char **argv)
 		human_ns(st.off_ns, t1, sizeof(t1));
 		snprintf(subtitle, sizeof(subtitle), "%s: %s off CPU in %llu periods of %llu "
 			 "switches%s%s", input, t1, (unsigned long long)st.periods,
-			 (unsigned long long)st.switches, nconts ? ", containers " : "",
-			 nconts ? conts[0] : "");
-		so.title = title ? title : "Off-CPU Time Flame Graph";
+			 (unsigned long long)st.switches, pc.nconts ? ", containers " : "",
+			 pc.nconts ? pc.conts[0] : "");
+		so.title = pc.title ? pc.title : "Off-CPU Time Flame Graph";
 		so.subtitle = subtitle;
 		if (strobe_flame_write_svg(strobe_offcpu_flame(oc), &so, b, &err) < 0) {
-			cli_one_fail(CMD, p, strict, "%s: %s", input, err.msg);
+			cli_one_fail(CMD, p, pc.strict, "%s: %s", input, err.msg);
 			goto out;
 		}
 	}
 	if (cli_write_buf(CMD, output, b) < 0)
 		goto out;
-	if (!quiet) {
+	if (!pc.quiet) {
 		human_ns(st.off_ns, t1, sizeof(t1));
 		fprintf(stderr, "strobe flamegraph: %s off CPU in %llu periods, %zu stacks "
 			"(%llu switch-outs, %llu kernel stacks, %llu user stacks, %llu periods "
@@ -331,14 +292,12 @@ int cmd_flamegraph(int argc, char **argv)
 			(unsigned long long)st.user_stacks, (unsigned long long)st.no_stack,
 			(unsigned long long)st.still_off, output ? ": " : "", output ? output : "");
 	}
-	status = cli_pipeline_diags(CMD, p, strict);
+	status = cli_pipeline_diags(CMD, p, pc.strict);
 out:
 	strobe_buf_free(b);
 	strobe_offcpu_free(oc);
 	strobe_pipeline_free(p);
 	strobe_tracefile_close(tf);
-	free(conts);
-	free(pids);
-	free(inputs);
+	cli_picture_free(&pc);
 	return status;
 }

@@ -63,21 +63,16 @@ static int heatmap_consumer(void *h, int source, struct strobe_consumer *c)
 
 int cmd_heatmap(int argc, char **argv)
 {
-	enum { OPT_GROUP = 256, OPT_FILTER, OPT_PERIOD, OPT_TITLE, OPT_WIDTH, OPT_STRICT };
+	enum { OPT_GROUP = 256, OPT_FILTER, OPT_PERIOD };
 	static const struct option longopts[] = {
+		CLI_PICTURE_LONGOPTS,
 		{ "analysis", required_argument, NULL, 'a' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
 		{ "container", required_argument, NULL, 'c' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "group-by", required_argument, NULL, OPT_GROUP },
 		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "period", required_argument, NULL, OPT_PERIOD },
-		{ "title", required_argument, NULL, OPT_TITLE },
-		{ "width", required_argument, NULL, OPT_WIDTH },
-		{ "strict", no_argument, NULL, OPT_STRICT },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "width", required_argument, NULL, CLI_PIC_WIDTH },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct strobe_analysis_opts ao = { .size = sizeof(ao) };
@@ -87,44 +82,34 @@ int cmd_heatmap(int argc, char **argv)
 	struct strobe_pipeline *p = NULL;
 	struct strobe_heatmap *h = NULL;
 	struct strobe_buf *b = NULL;
-	const char *input = "trace.dat", *output = NULL, **inputs = NULL;
-	const char **conts = NULL, **filters = NULL, **periods = NULL;
-	int *pids = NULL, ninputs = 0, nconts = 0, nfilters = 0, nperiods = 0, npids = 0, o, v, i;
+	struct cli_picture pc;
+	const char *input, **filters = NULL, **periods = NULL;
+	int nfilters = 0, nperiods = 0, o, r, i;
 	int status = CLI_USAGE;
-	bool quiet = false, strict = false;
 	const struct strobe_analysis *an;
 
-	conts = calloc((size_t)argc + 1, sizeof(*conts));
+	if (cli_picture_init(&pc, CMD, argc) < 0) {
+		status = CLI_FAIL;
+		goto out;
+	}
 	filters = calloc((size_t)argc + 1, sizeof(*filters));
 	periods = calloc((size_t)argc + 1, sizeof(*periods));
-	pids = calloc((size_t)argc + 1, sizeof(*pids));
-	inputs = calloc((size_t)argc + 1, sizeof(*inputs));
-	if (!conts || !filters || !periods || !pids || !inputs) {
+	if (!filters || !periods) {
 		cli_error(CMD, "out of memory");
 		status = CLI_FAIL;
 		goto out;
 	}
+	pc.min_width = 400;
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "a:i:o:c:p:qh", longopts, NULL)) != -1) {
+		r = cli_picture_opt(&pc, CMD, o, optarg, usage, &status);
+		if (r < 0)
+			goto out;
+		if (r > 0)
+			continue;
 		switch (o) {
 		case 'a':
 			ho.analysis = optarg;
-			break;
-		case 'i':
-			inputs[ninputs++] = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'c':
-			conts[nconts++] = optarg;
-			break;
-		case 'p':
-			if (cli_parse_int(optarg, 1, 1 << 22, &v) < 0) {
-				cli_error(CMD, "bad PID '%s'", optarg);
-				goto out;
-			}
-			pids[npids++] = v;
 			break;
 		case OPT_GROUP:
 			if (strcmp(optarg, "container")) {
@@ -139,34 +124,15 @@ int cmd_heatmap(int argc, char **argv)
 		case OPT_PERIOD:
 			periods[nperiods++] = optarg;
 			break;
-		case OPT_TITLE:
-			ho.title = optarg;
-			break;
-		case OPT_WIDTH:
-			if (cli_parse_int(optarg, 400, 100000, &ho.width) < 0) {
-				cli_error(CMD, "bad --width '%s' (400 to 100000 pixels)", optarg);
-				goto out;
-			}
-			break;
-		case OPT_STRICT:
-			strict = true;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			status = CLI_OK;
-			goto out;
 		default:
 			usage(stderr);
 			goto out;
 		}
 	}
-	if (optind < argc) {
-		cli_error(CMD, "unexpected argument '%s'", argv[optind]);
+	if (cli_picture_end(&pc, CMD, argc, argv) < 0)
 		goto out;
-	}
+	ho.title = pc.title;
+	ho.width = pc.width;
 	if (!ho.analysis) {
 		cli_error(CMD, "which measurements? -a syscalls|schedlat|io|irq|periods");
 		goto out;
@@ -175,16 +141,16 @@ int cmd_heatmap(int argc, char **argv)
 		cli_error(CMD, "-a periods needs --period definitions (see strobe-periods(1))");
 		goto out;
 	}
-	ao.containers = conts;
-	ao.nr_containers = nconts;
-	ao.pids = pids;
-	ao.nr_pids = npids;
+	ao.containers = pc.conts;
+	ao.nr_containers = pc.nconts;
+	ao.pids = pc.pids;
+	ao.nr_pids = pc.npids;
 	ao.filters = filters;
 	ao.nr_filters = nfilters;
 	ao.periods = periods;
 	ao.nr_periods = nperiods;
 	ho.analysis_opts = &ao;
-	if (nconts)
+	if (pc.nconts)
 		ho.per_container = true;
 	if (strobe_heatmap_new(&ho, &h, &err) < 0) {
 		cli_error_e(CMD, &err);
@@ -192,37 +158,34 @@ int cmd_heatmap(int argc, char **argv)
 	}
 
 	status = CLI_FAIL;
-	if (!ninputs)
-		inputs[ninputs++] = input;
-	input = inputs[0];
-	if (cli_run_one_consumer(CMD, inputs, ninputs, strict, heatmap_consumer, h, &p, &tf) < 0)
+	input = pc.inputs[0];
+	if (cli_run_one_consumer(CMD, pc.inputs, pc.ninputs, pc.strict, heatmap_consumer, h, &p,
+				 &tf) < 0)
 		goto out;
 	b = cli_buf_new();
 	if (strobe_heatmap_write_svg(h, b, &err) < 0) {
-		cli_one_fail(CMD, p, strict, "%s: %s", input, err.msg);
+		cli_one_fail(CMD, p, pc.strict, "%s: %s", input, err.msg);
 		goto out;
 	}
-	if (cli_write_buf(CMD, output, b) < 0)
+	if (cli_write_buf(CMD, pc.output, b) < 0)
 		goto out;
-	if (!quiet)
+	if (!pc.quiet)
 		fprintf(stderr, "strobe heatmap: %llu %s measurements%s%s\n",
 			(unsigned long long)strobe_heatmap_count(h), ho.analysis,
-			output ? " drawn into " : "", output ? output : "");
-	status = cli_pipeline_diags(CMD, p, strict);
+			pc.output ? " drawn into " : "", pc.output ? pc.output : "");
+	status = cli_pipeline_diags(CMD, p, pc.strict);
 	/* the analysis's notes after the file's diagnostics (the first words
 	 * are the file's, as every command's: strobe-damage(7)) */
 	an = strobe_heatmap_analysis(h);
-	for (i = 0; !quiet && status == CLI_OK && i < strobe_analysis_nr_notes(an); i++)
+	for (i = 0; !pc.quiet && status == CLI_OK && i < strobe_analysis_nr_notes(an); i++)
 		cli_warn(CMD, "%s", strobe_analysis_note(an, i));
 out:
 	strobe_buf_free(b);
 	strobe_heatmap_free(h);
 	strobe_pipeline_free(p);
 	strobe_tracefile_close(tf);
-	free(conts);
+	cli_picture_free(&pc);
 	free(filters);
 	free(periods);
-	free(pids);
-	free(inputs);
 	return status;
 }

@@ -84,45 +84,35 @@ static int write_page(const char *path, struct strobe_buf *b)
 
 int cmd_html(int argc, char **argv)
 {
-	enum { OPT_TITLE = 256, OPT_TOP, OPT_HISTS, OPT_STRICT };
+	enum { OPT_TOP = 256, OPT_HISTS };
 	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "title", required_argument, NULL, OPT_TITLE },
+		CLI_PICTURE_LONGOPTS,
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "histograms", required_argument, NULL, OPT_HISTS },
-		{ "strict", no_argument, NULL, OPT_STRICT },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct strobe_html_opts ho = { .size = sizeof(ho) };
 	struct strobe_error err = { 0, "" };
 	struct strobe_tracefile *tf = NULL;
 	struct strobe_buf *b = NULL;
-	const char *input = "trace.dat", *output = NULL, **inputs;
-	bool quiet = false, strict = false;
-	int c, i, ninputs = 0, status = CLI_USAGE;
+	struct cli_picture pc;
+	const char *input, *output;
+	int c, i, r, status = CLI_USAGE;
 	enum strobe_tf_diag_kind kind;
 
-	inputs = calloc((size_t)argc + 1, sizeof(*inputs));
-	if (!inputs) {
-		cli_error(CMD, "out of memory");
+	if (cli_picture_init(&pc, CMD, argc) < 0) {
+		cli_picture_free(&pc);
 		return CLI_FAIL;
 	}
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:o:qh", longopts, NULL)) != -1) {
+		r = cli_picture_opt(&pc, CMD, c, optarg, usage, &status);
+		if (r < 0)
+			goto out;
+		if (r > 0)
+			continue;
 		switch (c) {
-		case 'i':
-			inputs[ninputs++] = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case OPT_TITLE:
-			ho.title = optarg;
-			break;
 		case OPT_TOP:
 			if (cli_parse_int(optarg, 1, 1000000, &ho.top) < 0) {
 				cli_error(CMD, "bad --top '%s' (1 or more)", optarg);
@@ -137,34 +127,22 @@ int cmd_html(int argc, char **argv)
 				goto out;
 			}
 			break;
-		case OPT_STRICT:
-			strict = true;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			status = CLI_OK;
-			goto out;
 		default:
 			usage(stderr);
 			goto out;
 		}
 	}
-	if (optind < argc) {
-		cli_error(CMD, "unexpected argument '%s'", argv[optind]);
+	if (cli_picture_end(&pc, CMD, argc, argv) < 0)
 		goto out;
-	}
+	ho.title = pc.title;
+	output = pc.output;
 	if (!output) {
 		cli_error(CMD, "where to? -o OUT.html (- for standard output)");
 		goto out;
 	}
 	status = CLI_FAIL;
-	if (!ninputs)
-		inputs[ninputs++] = input;
-	input = inputs[0];
-	if (cli_open_one_file(CMD, inputs, ninputs, &tf) < 0)
+	input = pc.inputs[0];
+	if (cli_open_one_file(CMD, pc.inputs, pc.ninputs, &tf) < 0)
 		goto out;
 	b = cli_buf_new();
 	if (strobe_html_report(tf, &ho, b, &err) < 0) {
@@ -174,7 +152,7 @@ int cmd_html(int argc, char **argv)
 	}
 	/* strobe-damage(7): with --strict the first damage fails the page
 	 * (none is written); else the page, then what was skipped */
-	for (i = 0; strict && i < strobe_tracefile_nr_diags(tf); i++) {
+	for (i = 0; pc.strict && i < strobe_tracefile_nr_diags(tf); i++) {
 		const char *msg = strobe_tracefile_diag(tf, i, &kind);
 
 		if (strobe_tf_diag_is_damage(kind)) {
@@ -184,7 +162,7 @@ int cmd_html(int argc, char **argv)
 	}
 	if (write_page(output, b) < 0)
 		goto out;
-	if (!quiet && strcmp(output, "-"))
+	if (!pc.quiet && strcmp(output, "-"))
 		fprintf(stderr, "strobe html: '%s' written (%.1f KiB)\n", output,
 			(double)strobe_buf_len(b) / 1024);
 	cli_warn_diags(CMD, tf);
@@ -192,6 +170,6 @@ int cmd_html(int argc, char **argv)
 out:
 	strobe_buf_free(b);
 	strobe_tracefile_close(tf);
-	free(inputs);
+	cli_picture_free(&pc);
 	return status;
 }

@@ -170,12 +170,15 @@ static void set_comm(struct mtask *e, const struct strobe_event *ev,
 
 	if (!s)
 		return;
+	/* the same 16 bytes as kept (comm holds a NUL in them): unchanged,
+	 * the case of almost every switch */
+	if (len >= sizeof(e->t.comm) && !memcmp(e->t.comm, s, sizeof(e->t.comm)))
+		return;
 	n = strnlen(s, len);
 	if (n > 15)
 		n = 15;
-	if (!strncmp(e->t.comm, s, n) && !e->t.comm[n])
-		return;
-	memcpy(e->t.comm, s, n);
+	/* the record's bytes past the NUL kept too, for the comparison above */
+	memcpy(e->t.comm, s, len >= sizeof(e->t.comm) ? sizeof(e->t.comm) : n);
 	e->t.comm[n] = '\0';
 }
 

@@ -391,6 +391,22 @@ static void on_stack(struct strobe_offcpu *oc, const struct strobe_event *ev, bo
 		n = room;
 	if (n > MAX_FRAMES)
 		n = MAX_FRAMES;
+	tab = user ? &oc->ustacks : &oc->kstacks;
+	seen = user ? &t->ust_seen : &t->kst_seen;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/*
+	 * The thread's last stack again (most switch-outs repeat it): its
+	 * key holds n callers, none 0 or ~0, so a record whose first n
+	 * callers are those bytes decodes to it - one comparison of the
+	 * payload, no copy.
+	 */
+	if (*seen && strobe_intern_key_len(tab, *seen - 1) == n * sizeof(*addrs) &&
+	    !memcmp(strobe_intern_key(tab, *seen - 1), (const char *)ev->data + f->offset,
+		    n * sizeof(*addrs))) {
+		id = *seen - 1;
+		goto found;
+	}
+#endif
 	for (i = 0; i < n; i++) {
 		memcpy(&a, (const char *)ev->data + f->offset + 8 * i, 8);
 		a = le64toh(a);
@@ -398,8 +414,6 @@ static void on_stack(struct strobe_offcpu *oc, const struct strobe_event *ev, bo
 			break;
 		addrs[i] = a;
 	}
-	tab = user ? &oc->ustacks : &oc->kstacks;
-	seen = user ? &t->ust_seen : &t->kst_seen;
 	if (*seen && strobe_intern_key_len(tab, *seen - 1) == i * sizeof(*addrs) &&
 	    !memcmp(strobe_intern_key(tab, *seen - 1), addrs, i * sizeof(*addrs))) {
 		id = *seen - 1;
@@ -411,6 +425,9 @@ static void on_stack(struct strobe_offcpu *oc, const struct strobe_event *ev, bo
 		}
 		*seen = (uint32_t)id + 1;
 	}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+found:
+#endif
 	if (user) {
 		t->ust = (uint32_t)id;
 		oc->st.user_stacks++;

@@ -44,6 +44,7 @@
 #include <strobe/strobe.h>
 
 #include "sinks/sender.h"
+#include "sinks/sinks-int.h"
 #include "syscalls/syscalls.h"
 #include "util/err.h"
 
@@ -900,34 +901,13 @@ static void resolve(struct src *s, struct ttype *t, const struct strobe_format *
 
 /* ---- the consumer ------------------------------------------------------------- */
 
-static void warn_drop(void *arg, const char *msg)
-{
-	(void)arg;
-	(void)msg;
-}
-
 static int make_periods(struct strobe_otlp *x, struct src *s, struct strobe_error *err)
 {
 	const struct strobe_otlp_opts *o = &x->o;
-	int i, ret;
 
-	if (!o->nr_periods)
-		return 0;
-	if (strobe_periods_new(on_period, s, &s->per) < 0)
-		return strobe_err(err, -ENOMEM, "out of memory");
-	for (i = 0; i < o->nr_periods; i++)
-		if ((ret = strobe_periods_define(s->per, o->periods[i], err)) < 0)
-			return ret;
-	for (i = 0; i < o->nr_period_captures; i++)
-		if ((ret = strobe_periods_capture(s->per, o->period_captures[i], err)) < 0)
-			return ret;
-	if (strobe_syscall_args_new(&s->sysargs) < 0)
-		return strobe_err(err, -ENOMEM, "out of memory");
-	if (strobe_syscall_args_add_formats(s->sysargs, s->fmts) <= 0)
-		strobe_syscall_args_load_tracefs(s->sysargs, NULL, NULL);
-	strobe_periods_set_syscall_args(s->per, s->sysargs);
-	strobe_periods_set_env(s->per, &s->env);
-	return strobe_periods_check(s->per, s->fmts, 0, warn_drop, NULL, err);
+	return strobe_sink_periods_make(o->periods, o->nr_periods, o->period_captures,
+					o->nr_period_captures, on_period, s, s->fmts, &s->env,
+					&s->per, &s->sysargs, err);
 }
 
 static int ox_start(const struct strobe_pipeline_source *src, int nr, void *arg,

@@ -74,4 +74,27 @@ int strobe_ch_gzip(const void *data, size_t len, uint8_t **out, size_t *out_len)
  * failure (prev <= 0), then doubling, at most max. */
 double strobe_ch_backoff(double prev, double min, double max) STROBE_HIDDEN;
 
+/* ---- between otlp.c and perfetto.c (span-periods.c) ---- */
+
+struct strobe_formats;
+struct strobe_expr_env;
+struct strobe_periods;
+struct strobe_syscall_args;
+struct strobe_period;
+
+/*
+ * The periods engine for an exporter of periods: nothing (0, *per left
+ * NULL) without definitions; else *per with defs and captures, fn(arg,
+ * period) at each period's end, *sysargs (the names of raw_syscalls
+ * arguments: fmts' own, else this machine's tracefs) and env (copied),
+ * checked against fmts.  0, or -errno with *err set; *per and *sysargs,
+ * also when made before a failure, are the caller's to free.
+ */
+int strobe_sink_periods_make(const char *const *defs, int nr_defs,
+			     const char *const *captures, int nr_captures,
+			     void (*fn)(void *arg, const struct strobe_period *p), void *arg,
+			     struct strobe_formats *fmts, const struct strobe_expr_env *env,
+			     struct strobe_periods **per, struct strobe_syscall_args **sysargs,
+			     struct strobe_error *err) STROBE_HIDDEN;
+
 #endif

@@ -84,11 +84,14 @@ shot $WORK/schedlat.svg $WORK/heat-schedlat.png 1200 500 || ok=0
 [ $ok = 1 ] && pass heatmap-svg-renders-in-chromium ||
 	fail heatmap-svg-renders-in-chromium "$(cat $WORK/heat-*.png.console | head -3)"
 
-# 3. the container is the flame graph's root, its sleeps under it
+# 3. the container is the flame graph's root, its sleeps under it: at
+# least about the 5 x 20 ms slept (each sleep is off CPU that long), at most a
+# second (the sleeps, not the 30-s recording; on a loaded machine each
+# wake-up also waits for a CPU, 113 ms seen at load 13: no tighter bound)
 $STROBE flamegraph -q -i $F --folded > $WORK/folded.txt
 ms=$(awk -v c="$C" 'index($0, c ";sleep_n;") == 1 && /nanosleep/ {s += $NF} END {printf "%d", s / 1e6}' $WORK/folded.txt)
 roots=$(cut -d';' -f1 $WORK/folded.txt | sort -u | tr '\n' ' ')
-if [ "$ms" -ge 90 ] && [ "$ms" -le 110 ] && [ "$roots" = "$C " ]; then
+if [ "$ms" -ge 90 ] && [ "$ms" -le 1000 ] && [ "$roots" = "$C " ]; then
 	pass heatmap-flamegraph-container-root
 else fail heatmap-flamegraph-container-root "ms=$ms roots=$roots"; fi
 $STROBE flamegraph -q -i $F -o $WORK/ct-offcpu.svg &&
