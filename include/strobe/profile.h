@@ -35,6 +35,7 @@ extern "C" {
 #endif
 
 struct strobe_error;
+struct strobe_profile;
 struct strobe_formats;
 struct strobe_record_source;
 struct strobe_symbols;
@@ -113,6 +114,18 @@ struct strobe_profile_opts {
 	 * Live, the perf source feeds the finder itself: leave it false.
 	 */
 	bool replay_maps;
+	/*
+	 * Refreshes: with the pipeline ticking (tick_ns), called at every
+	 * tick with what was folded since the last one (start and end on
+	 * the timeline; start 0 for the first), then the profile is reset
+	 * (strobe_profile_reset); called once more at the finish with the
+	 * rest (final true, called only when there were samples since the
+	 * last tick).  So the refreshes' samples add up to every sample
+	 * the consumer saw.  0 or -errno (the run fails).  May be NULL.
+	 */
+	int (*on_interval)(struct strobe_profile *p, uint64_t start, uint64_t end, bool final,
+			   void *arg);
+	void *arg;
 };
 
 struct strobe_profile;
@@ -134,6 +147,11 @@ struct strobe_event;
 struct strobe_model;
 int strobe_profile_feed(struct strobe_profile *p, const struct strobe_event *ev,
 			struct strobe_model *m);
+
+/* Forget every sample (stacks, functions, counts) and start again; the
+ * symbol finder and the formats seen are kept.  0, or -ENOMEM (p
+ * unchanged). */
+int strobe_profile_reset(struct strobe_profile *p);
 
 /* The folded stacks (owned by p; weights are sample counts). */
 const struct strobe_flame *strobe_profile_flame(const struct strobe_profile *p);

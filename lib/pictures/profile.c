@@ -56,6 +56,7 @@ struct strobe_profile {
 	int mmap_id, exec_id, fork_id;
 	struct strobe_field m_tgid, m_path, m_start, m_len, m_pgoff, m_ino, f_parent;
 	struct strobe_model *model;
+	uint64_t last_tick;	/* on_interval: the last tick's time (0: none) */
 	char names[NAMES_BYTES];
 };
 
@@ -92,6 +93,23 @@ void strobe_profile_free(struct strobe_profile *p)
 	strobe_intern_free(&p->fnames);
 	free(p->fs);
 	free(p);
+}
+
+int strobe_profile_reset(struct strobe_profile *p)
+{
+	struct strobe_flame *f;
+
+	if (strobe_flame_new(&f) < 0)
+		return -ENOMEM;	/* p unchanged */
+	strobe_flame_free(p->flame);
+	p->flame = f;
+	strobe_intern_free(&p->fnames);
+	memset(&p->fnames, 0, sizeof(p->fnames));
+	free(p->fs);
+	p->fs = NULL;
+	p->fs_cap = 0;
+	p->samples = 0;
+	return 0;
 }
 
 const struct strobe_flame *strobe_profile_flame(const struct strobe_profile *p)
@@ -341,6 +359,32 @@ static int c_event(const struct strobe_event *ev, int source, void *arg,
 	return 0;
 }
 
+static int c_tick(uint64_t ts, void *arg, struct strobe_error *err)
+{
+	struct strobe_profile *p = arg;
+	int r = p->o.on_interval(p, p->last_tick, ts, false, p->o.arg);
+
+	p->last_tick = ts;
+	if (r < 0)
+		return strobe_err(err, r, "profile: a refresh failed");
+	if (strobe_profile_reset(p) < 0)
+		return strobe_err(err, -ENOMEM, "profile: out of memory");
+	return 0;
+}
+
+static int c_finish(void *arg, struct strobe_error *err)
+{
+	struct strobe_profile *p = arg;
+	int r;
+
+	if (!p->samples)
+		return 0;
+	r = p->o.on_interval(p, p->last_tick, 0, true, p->o.arg);
+	if (r < 0)
+		return strobe_err(err, r, "profile: the last refresh failed");
+	return 0;
+}
+
 int strobe_profile_consumer(struct strobe_profile *p, int source, struct strobe_consumer *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -349,6 +393,10 @@ int strobe_profile_consumer(struct strobe_profile *p, int source, struct strobe_
 	out->flags = STROBE_CONSUMER_MODEL;
 	out->start = c_start;
 	out->event = c_event;
+	if (p->o.on_interval) {
+		out->tick = c_tick;
+		out->finish = c_finish;
+	}
 	out->arg = p;
 	(void)source;
 	return 0;
