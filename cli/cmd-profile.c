@@ -571,12 +571,14 @@ samples:
 
 		strobe_symbols_stats(syms, &ss);
 		fprintf(stderr, "strobe profile: %llu samples, %zu stacks, %llu lost; %llu files "
-			"read for symbols (%llu debug files, %llu perf maps, %llu unreadable)%s%s\n",
+			"read for symbols (%llu debug files, %llu perf maps, %llu unreadable); "
+			"%llu processes' maps, %llu dropped after exit%s%s\n",
 			(unsigned long long)strobe_profile_samples(prof),
 			strobe_flame_nr_stacks(strobe_profile_flame(prof)),
 			(unsigned long long)st.lost, (unsigned long long)ss.files,
 			(unsigned long long)ss.debug_files, (unsigned long long)ss.perf_maps,
-			(unsigned long long)ss.files_failed, output ? ": " : "",
+			(unsigned long long)ss.files_failed, (unsigned long long)ss.processes,
+			(unsigned long long)ss.processes_dropped, output ? ": " : "",
 			output ? output : "");
 	}
 	if (st.lost)

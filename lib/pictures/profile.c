@@ -258,6 +258,9 @@ int strobe_profile_feed(struct strobe_profile *p, const struct strobe_event *ev,
 	if (p->format_id < 0 || ev->type != p->format_id)
 		return 0;
 	tgid = (int)strobe_field_int(ev, &p->tgid);
+	/* samples come in time order: processes that exited before this
+	 * one have no samples left to name */
+	strobe_symbols_expire(p->o.symbols, ev->ts);
 	n = strobe_event_callchain(ev, ips, MAX_FRAMES);
 	if (n > MAX_FRAMES)
 		n = MAX_FRAMES;
