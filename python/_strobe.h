@@ -12,6 +12,7 @@
  *   sql.c       sql: SQL over trace files, guarded as strobe sql --safe
  *   analysis.c  Analysis: fed Events, read per interval (snapshot, reset)
  *   profile.c   profile: a CPU profile (perf samples) live or from a file
+ *   record.c    record: a trace file, with uprobes and USDT probes
  *   args.c      argument checks: TypeError and ValueError naming them
  *   _strobe.c   the module: its function table and initialisation
  *
@@ -309,6 +310,10 @@ PyObject *table_rows(const struct strobe_table *t);
 /* ---- profile.c --------------------------------------------------------- */
 
 PyObject *py_profile(PyObject *self, PyObject *args, PyObject *kw);
+
+/* ---- record.c ---------------------------------------------------------- */
+
+PyObject *py_record(PyObject *self, PyObject *args, PyObject *kw);
 struct an_args {
 	struct strobe_analysis_opts o;
 	char *names;			/* "cputop,syscalls" */
