@@ -314,6 +314,13 @@ PyObject *py_profile(PyObject *self, PyObject *args, PyObject *kw);
 /* ---- record.c ---------------------------------------------------------- */
 
 PyObject *py_record(PyObject *self, PyObject *args, PyObject *kw);
+/*
+ * For a recording's on_tick, on its thread with the GIL released: take
+ * the GIL and run the signal handlers; Ctrl-C sets *stop (the recording
+ * ends, its result kept), another exception a handler raised sets *stop
+ * and *raised (the caller returns NULL with it).  Nothing once *stop.
+ */
+void py_record_tick_signals(volatile sig_atomic_t *stop, bool *raised);
 struct an_args {
 	struct strobe_analysis_opts o;
 	char *names;			/* "cputop,syscalls" */

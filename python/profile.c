@@ -79,19 +79,9 @@ static int add_records(struct strobe_formats *f, pid_t child, struct strobe_reco
 static int on_tick(bool final, void *arg)
 {
 	struct prof_run *pr = arg;
-	PyGILState_STATE g;
 
-	if (final || pr->stop)
-		return 0;
-	g = PyGILState_Ensure();
-	if (PyErr_CheckSignals() < 0) {
-		if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt))
-			PyErr_Clear();
-		else
-			pr->raised = true;
-		pr->stop = 1;
-	}
-	PyGILState_Release(g);
+	if (!final)
+		py_record_tick_signals(&pr->stop, &pr->raised);
 	return 0;
 }
 

@@ -36,23 +36,30 @@ struct rec_run {
 	bool raised;		/* a signal handler raised: propagate it */
 };
 
-/* Every 100 ms on the recording's thread: signals (Ctrl-C ends it). */
-static int on_tick(bool final, void *arg)
+void py_record_tick_signals(volatile sig_atomic_t *stop, bool *raised)
 {
-	struct rec_run *rr = arg;
 	PyGILState_STATE g;
 
-	if (final || rr->stop)
-		return 0;
+	if (*stop)
+		return;
 	g = PyGILState_Ensure();
 	if (PyErr_CheckSignals() < 0) {
 		if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt))
 			PyErr_Clear();
 		else
-			rr->raised = true;
-		rr->stop = 1;
+			*raised = true;
+		*stop = 1;
 	}
 	PyGILState_Release(g);
+}
+
+/* Every 100 ms on the recording's thread: signals (Ctrl-C ends it). */
+static int on_tick(bool final, void *arg)
+{
+	struct rec_run *rr = arg;
+
+	if (!final)
+		py_record_tick_signals(&rr->stop, &rr->raised);
 	return 0;
 }
 
