@@ -96,6 +96,32 @@ void strobe_perf_stats(const struct strobe_perf *p, struct strobe_perf_stats *st
  * /proc/PID/cgroup under the cgroup2 mount).  0 or -errno. */
 int strobe_perf_cgroup_dir(pid_t pid, char *out, size_t size, struct strobe_error *err);
 
+/*
+ * The cgroup v2 directory of running container name (a name, full ID or
+ * ID prefix; found through a /proc snapshot of the model, the directory
+ * of its lowest live PID): a cgroup for strobe_perf_opts.cgroups, in
+ * malloc'd *out (free()).  0, -ESRCH "no running container 'NAME'", or
+ * -errno with a message.
+ */
+int strobe_profile_container_cgroup(const char *name, char **out, struct strobe_error *err);
+
+/*
+ * The perf source as a recording's records: strobe_record_opts.add_records
+ * with records_arg a struct strobe_profile_records (po filled; follow_child
+ * when the recording runs a command, whose PID becomes po.pid).  Opens,
+ * declares and enables the source into r->perf, which the caller closes
+ * (strobe_perf_close) after the recording.
+ */
+struct strobe_profile_records {
+	struct strobe_perf_opts po;
+	bool follow_child;
+	struct strobe_perf *perf;	/* set by the call */
+};
+struct strobe_record_source;
+int strobe_profile_add_records(struct strobe_formats *f, pid_t child,
+			       struct strobe_record_source *rs, void *arg,
+			       struct strobe_error *err);
+
 /* ---- the profile: samples named and folded -------------------------------- */
 
 struct strobe_profile_opts {

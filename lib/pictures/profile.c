@@ -16,6 +16,7 @@
  * Memory: one entry per distinct function and per distinct stack.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,6 +403,57 @@ int strobe_profile_consumer(struct strobe_profile *p, int source, struct strobe_
 	}
 	out->arg = p;
 	(void)source;
+	return 0;
+}
+
+/* ---- what the live profiles share (the CLI, Python) ------------------------- */
+
+int strobe_profile_container_cgroup(const char *name, char **out, struct strobe_error *err)
+{
+	struct strobe_model *m = NULL;
+	const struct strobe_task *t;
+	char dir[4096];
+	size_t cur = 0;
+	pid_t pid = 0;
+	int r;
+
+	*out = NULL;
+	r = strobe_model_new(&m, err);
+	if (r == 0)
+		r = strobe_model_load_proc(m, err);
+	while (r == 0 && (t = strobe_model_next_task(m, &cur)))
+		if (t->container && t->container->index >= 2 &&
+		    strobe_container_matches(t->container, name) && (!pid || t->tid < pid) &&
+		    kill(t->tid, 0) == 0)
+			pid = t->tid;
+	strobe_model_free(m);
+	if (r < 0)
+		return r;
+	if (!pid)
+		return strobe_err(err, -ESRCH, "no running container '%s'", name);
+	r = strobe_perf_cgroup_dir(pid, dir, sizeof(dir), err);
+	if (r == 0 && !(*out = strdup(dir)))
+		r = strobe_err(err, -ENOMEM, "out of memory");
+	return r;
+}
+
+int strobe_profile_add_records(struct strobe_formats *f, pid_t child,
+			       struct strobe_record_source *rs, void *arg,
+			       struct strobe_error *err)
+{
+	struct strobe_profile_records *pr = arg;
+	int r;
+
+	if (pr->follow_child && child > 0)
+		pr->po.pid = child;
+	r = strobe_perf_open(&pr->po, &pr->perf, err);
+	if (r == 0)
+		r = strobe_perf_declare(pr->perf, f, err);
+	if (r == 0)
+		r = strobe_perf_enable(pr->perf, err);
+	if (r < 0)
+		return r;
+	strobe_perf_records(pr->perf, rs);
 	return 0;
 }
 
