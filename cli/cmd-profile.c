@@ -15,7 +15,11 @@
  * Output: the top functions (self and total samples) through the table
  * writer; --folded stacks; -o OUT.svg, a flame graph through the one
  * flame-graph writer (containers at the root when grouping by
- * container); --json.
+ * container); --json.  --interval SECS refreshes like `strobe top`: the
+ * profile consumer hands over what each interval of trace time folded
+ * at the pipeline's tick and starts again, and each interval's table
+ * (or JSON document, or folded block) is printed then; --count N stops
+ * after N of them.
  *
  * -i FILE reads the samples of a recording instead (strobe record
  * --profile stores them in its strobe_perf buffer, with the mappings,
@@ -76,6 +80,9 @@ static void usage(FILE *f)
 		"      --json               one JSON object: samples, functions, stacks\n"
 		"  -i, --input FILE         the samples of a recording (strobe record\n"
 		"                           --profile) instead of sampling now\n"
+		"      --interval SECS      refresh: print each interval's profile (its own\n"
+		"                           samples only) every SECS seconds (0.1 to 3600)\n"
+		"      --count N            with --interval: stop after N refreshes\n"
 		"  -q, --quiet              no summary on stderr\n"
 		"  -h, --help               this help\n"
 		"\n"
@@ -86,6 +93,7 @@ static void usage(FILE *f)
 		"  strobe profile -c web -d 10\n"
 		"  strobe profile -c web -d 10 -o web.svg\n"
 		"  strobe profile -F 999 --folded -- ./bench > out.folded\n"
+		"  strobe profile -c web --interval 2 --count 5 -n 10\n"
 		"  strobe record --profile -o t.dat -- ./bench; strobe profile -i t.dat\n");
 }
 
@@ -110,9 +118,10 @@ static int write_out(const char *path, struct strobe_buf *b)
 	return 0;
 }
 
-/* {"samples":N,"lost":L,"freq":F,"functions":TABLE,"stacks":[{"stack":..,"samples":n}]} */
+/* {PREFIX"samples":N,"lost":L,"freq":F,"functions":TABLE,
+ *  "stacks":[{"stack":..,"samples":n}]}; prefix "" or members ending in ',' */
 static int write_json(struct strobe_profile *prof, const struct strobe_table *tab,
-		      const struct strobe_perf_stats *st, unsigned freq, struct strobe_buf *b)
+		      uint64_t lost, unsigned freq, const char *prefix, struct strobe_buf *b)
 {
 	struct strobe_buf *folded = cli_buf_new(), *tj = cli_buf_new();
 	const char *p, *end, *nl;
@@ -129,8 +138,9 @@ static int write_json(struct strobe_profile *prof, const struct strobe_table *ta
 	while (tl && strobe_buf_data(tj)[tl - 1] == '\n')
 		tl--;
 	/* freq 0: a recording's samples, whose rate the file does not say */
-	strobe_buf_printf(b, "{\"samples\":%llu,\"lost\":%llu,\"freq\":", (unsigned long long)
-			  strobe_profile_samples(prof), (unsigned long long)st->lost);
+	strobe_buf_printf(b, "{%s\"samples\":%llu,\"lost\":%llu,\"freq\":", prefix,
+			  (unsigned long long)strobe_profile_samples(prof),
+			  (unsigned long long)lost);
 	if (freq)
 		strobe_buf_printf(b, "%u", freq);
 	else
@@ -162,9 +172,74 @@ out:
 	return r;
 }
 
+/* --interval: what the refreshes need and count */
+struct refresh {
+	bool folded, json;
+	int top, freq;
+	int count;			/* stop after this many (0: no limit) */
+	int done;			/* refreshes printed */
+	uint64_t shown;			/* samples of the refreshes printed */
+	uint64_t lost_before;		/* lost samples up to the last refresh */
+	struct cli_profile_records *pr;
+	struct strobe_buf *b;
+	bool failed_out;
+};
+
+/* The profile consumer's on_interval: print this interval's profile. */
+static int on_refresh(struct strobe_profile *prof, uint64_t start, uint64_t end, bool final,
+		      void *arg)
+{
+	struct refresh *rf = arg;
+	struct strobe_table *tab = NULL;
+	struct strobe_error err = { 0, "" };
+	uint64_t n = strobe_profile_samples(prof), samples, lost;
+	double secs = start && end > start ? (double)(end - start) / 1e9 : 0;
+	char prefix[128];
+	int r;
+
+	if (rf->count && rf->done >= rf->count)
+		return 0;
+	rf->shown += n;
+	cli_profile_records_stats(rf->pr, &samples, &lost);
+	(void)samples;
+	lost -= rf->lost_before;
+	rf->lost_before += lost;
+	r = strobe_profile_table(prof, rf->json ? 0 : rf->top, &tab, &err);
+	if (r < 0)
+		return r;
+	rf->done++;
+	if (rf->folded) {
+		strobe_buf_printf(rf->b, "%s# interval %d: %llu samples%s\n", rf->done > 1 ? "\n" : "",
+				  rf->done, (unsigned long long)n, final ? " (the last, partial)" : "");
+		r = strobe_flame_write_folded(strobe_profile_flame(prof), rf->b);
+	} else if (rf->json) {
+		snprintf(prefix, sizeof(prefix), "\"interval\":%d,\"final\":%s,", rf->done,
+			 final ? "true" : "false");
+		r = write_json(prof, tab, lost, (unsigned)rf->freq, prefix, rf->b);
+	} else {
+		strobe_buf_printf(rf->b, "interval %d", rf->done);
+		if (secs > 0)
+			strobe_buf_printf(rf->b, "  %.2f s", secs);
+		strobe_buf_printf(rf->b, "  %llu samples at %d Hz, %llu lost%s\n",
+				  (unsigned long long)n, rf->freq, (unsigned long long)lost,
+				  final ? " (the last, partial interval)" : "");
+		r = strobe_table_write_text(tab, rf->b);
+	}
+	strobe_table_free(tab);
+	if (r < 0)
+		return r;
+	if (!cli_flush(rf->b) || fflush(stdout)) {
+		rf->failed_out = true;
+		return -EPIPE;
+	}
+	if (rf->count && rf->done >= rf->count)
+		*cli_target_stop_flag() = -1;	/* the recording ends, drained */
+	return 0;
+}
+
 int cmd_profile(int argc, char **argv)
 {
-	enum { O_FOLDED = 256, O_JSON, O_NO_KERNEL, O_TITLE };
+	enum { O_FOLDED = 256, O_JSON, O_NO_KERNEL, O_TITLE, O_INTERVAL, O_COUNT };
 	static const struct option longopts[] = {
 		{ "container", required_argument, NULL, 'c' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -180,6 +255,8 @@ int cmd_profile(int argc, char **argv)
 		{ "json", no_argument, NULL, O_JSON },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "input", required_argument, NULL, 'i' },
+		{ "interval", required_argument, NULL, O_INTERVAL },
+		{ "count", required_argument, NULL, O_COUNT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -200,11 +277,14 @@ int cmd_profile(int argc, char **argv)
 	const char *output = NULL, *title = NULL;
 	char **target_argv = NULL;
 	bool folded = false, json = false, quiet = false;
-	int ch, r, ret = CLI_FAIL, i, freq = 99, top = 20;
+	int ch, r, ret = CLI_FAIL, i, freq = 99, top = 20, count = -1;
+	double interval = 0;
+	struct refresh rf;
 	char subtitle[512];
 
 	memset(&t, 0, sizeof(t));
 	memset(&res, 0, sizeof(res));
+	memset(&rf, 0, sizeof(rf));
 	pro.group_by = STROBE_FLAME_BY_CONTAINER;
 	for (i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
@@ -280,6 +360,21 @@ int cmd_profile(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case O_INTERVAL:
+			if (cli_parse_seconds(optarg, &interval) < 0 || interval < 0.1 ||
+			    interval > 3600) {
+				cli_error(CMD, "bad interval '%s' (seconds, 0.1 to 3600)", optarg);
+				ret = CLI_USAGE;
+				goto out;
+			}
+			break;
+		case O_COUNT:
+			if (cli_parse_int(optarg, 1, 1 << 30, &count) < 0) {
+				cli_error(CMD, "bad count '%s' (refreshes, 1 or more)", optarg);
+				ret = CLI_USAGE;
+				goto out;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			ret = CLI_OK;
@@ -311,6 +406,17 @@ int cmd_profile(int argc, char **argv)
 	}
 	if ((folded && json) || (folded && output) || (json && output)) {
 		cli_error(CMD, "give one of --folded, --json and -o");
+		ret = CLI_USAGE;
+		goto out;
+	}
+	if (count > 0 && interval <= 0) {
+		cli_error(CMD, "--count needs --interval");
+		ret = CLI_USAGE;
+		goto out;
+	}
+	if (interval > 0 && (output || input)) {
+		cli_error(CMD, "--interval prints each refresh: not with %s",
+			  output ? "-o (one flame graph of the whole run)" : "-i (a recording)");
 		ret = CLI_USAGE;
 		goto out;
 	}
@@ -347,6 +453,18 @@ int cmd_profile(int argc, char **argv)
 	if (cli_profile_records(&t, CMD, (unsigned)freq, event, syms, &pr) < 0)
 		goto out;
 	pro.symbols = syms;
+	if (interval > 0) {
+		rf.folded = folded;
+		rf.json = json;
+		rf.top = top;
+		rf.freq = freq;
+		rf.count = count > 0 ? count : 0;
+		rf.pr = pr;
+		rf.b = b = cli_buf_new();
+		pro.on_interval = on_refresh;
+		pro.arg = &rf;
+		t.o.tick_ns = (uint64_t)(interval * 1e9);
+	}
 	if (strobe_profile_new(&pro, &prof, &err) < 0 ||
 	    strobe_profile_consumer(prof, 0, &c) < 0) {
 		cli_error_e(CMD, &err);
@@ -361,6 +479,10 @@ int cmd_profile(int argc, char **argv)
 	t.o.consumers = &c;
 	t.o.nr_consumers = 1;
 	r = cli_target_record(&t, &res, &err);
+	if (rf.b)
+		cli_flush(rf.b);
+	if (rf.failed_out)
+		goto out;	/* main says stdout failed */
 	if (r < 0) {
 		cli_error_e(CMD, &err);
 		goto out;
@@ -371,6 +493,29 @@ int cmd_profile(int argc, char **argv)
 	}
 	memset(&st, 0, sizeof(st));
 	cli_profile_records_stats(pr, &st.samples, &st.lost);
+	if (interval > 0) {
+		if (!st.samples) {
+			cli_error(CMD, "no samples (the target used no CPU%s)",
+				  t.o.duration > 0 ? " in that time" : "");
+			goto out;
+		}
+		if (!quiet) {
+			/* the perf source's count: the refreshes add up to it,
+			 * unless --count ended the run (the rest is not shown) */
+			fprintf(stderr, "strobe profile: %llu samples in %d refreshes, %llu lost",
+				(unsigned long long)st.samples, rf.done,
+				(unsigned long long)st.lost);
+			if (st.samples > rf.shown)
+				fprintf(stderr, "; %llu after the last refresh not shown",
+					(unsigned long long)(st.samples - rf.shown));
+			fprintf(stderr, "\n");
+		}
+		if (st.lost)
+			cli_warn(CMD, "%llu samples lost: the perf rings were full",
+				 (unsigned long long)st.lost);
+		ret = CLI_OK;
+		goto out;
+	}
 samples:
 	if (!strobe_profile_samples(prof)) {
 		cli_error(CMD, "no samples (the target used no CPU%s)",
@@ -385,7 +530,7 @@ samples:
 	if (folded) {
 		r = strobe_flame_write_folded(strobe_profile_flame(prof), b);
 	} else if (json) {
-		r = write_json(prof, tab, &st, input ? 0 : (unsigned)freq, b);
+		r = write_json(prof, tab, st.lost, input ? 0 : (unsigned)freq, "", b);
 	} else if (output) {
 		if (input)
 			snprintf(subtitle, sizeof(subtitle), "%llu samples of %s",
@@ -426,12 +571,14 @@ samples:
 
 		strobe_symbols_stats(syms, &ss);
 		fprintf(stderr, "strobe profile: %llu samples, %zu stacks, %llu lost; %llu files "
-			"read for symbols (%llu debug files, %llu perf maps, %llu unreadable)%s%s\n",
+			"read for symbols (%llu debug files, %llu perf maps, %llu unreadable); "
+			"%llu processes' maps, %llu dropped after exit%s%s\n",
 			(unsigned long long)strobe_profile_samples(prof),
 			strobe_flame_nr_stacks(strobe_profile_flame(prof)),
 			(unsigned long long)st.lost, (unsigned long long)ss.files,
 			(unsigned long long)ss.debug_files, (unsigned long long)ss.perf_maps,
-			(unsigned long long)ss.files_failed, output ? ": " : "",
+			(unsigned long long)ss.files_failed, (unsigned long long)ss.processes,
+			(unsigned long long)ss.processes_dropped, output ? ": " : "",
 			output ? output : "");
 	}
 	if (st.lost)

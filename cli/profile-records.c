@@ -22,53 +22,28 @@
 #include "cli.h"
 
 struct cli_profile_records {
-	struct strobe_perf_opts po;
-	struct strobe_perf *perf;	/* opened by add_records */
-	bool follow_child;		/* -- CMD: sample the child */
+	/* the source's options; its perf, opened by add_records */
+	struct strobe_profile_records rec;
 	char **cgroups;			/* -c: the containers' cgroup directories */
 	size_t nr_cgroups;
 };
 
-/* A task of each -c container (for its cgroup), from a /proc snapshot. */
+/* The cgroup directory of each -c container (strobe_profile_container_cgroup). */
 static int container_cgroups(const char *cmd, const char *const *names, size_t n,
 			     char ***out)
 {
 	struct strobe_error err = { 0, "" };
-	struct strobe_model *m = NULL;
 	char **dirs = calloc(n ? n : 1, sizeof(*dirs));
-	size_t i, cur;
-	int r;
+	size_t i;
+	int r = 0;
 
 	*out = NULL;
 	if (!dirs) {
 		cli_error(cmd, "out of memory");
 		return -ENOMEM;
 	}
-	r = strobe_model_new(&m, &err);
-	if (r == 0)
-		r = strobe_model_load_proc(m, &err);
-	for (i = 0; r == 0 && i < n; i++) {
-		const struct strobe_task *t;
-		pid_t pid = 0;
-		char dir[4096];
-
-		for (cur = 0; (t = strobe_model_next_task(m, &cur));)
-			if (t->container && t->container->index >= 2 &&
-			    strobe_container_matches(t->container, names[i]) &&
-			    (!pid || t->tid < pid) && kill(t->tid, 0) == 0)
-				pid = t->tid;
-		if (!pid) {
-			snprintf(err.msg, sizeof(err.msg), "no running container '%s'", names[i]);
-			r = -ESRCH;
-			break;
-		}
-		r = strobe_perf_cgroup_dir(pid, dir, sizeof(dir), &err);
-		if (r == 0 && !(dirs[i] = strdup(dir))) {
-			snprintf(err.msg, sizeof(err.msg), "out of memory");
-			r = -ENOMEM;
-		}
-	}
-	strobe_model_free(m);
+	for (i = 0; r == 0 && i < n; i++)
+		r = strobe_profile_container_cgroup(names[i], &dirs[i], &err);
 	if (r < 0) {
 		cli_error_e(cmd, &err);
 		for (i = 0; i < n; i++)
@@ -77,25 +52,6 @@ static int container_cgroups(const char *cmd, const char *const *names, size_t n
 		return r;
 	}
 	*out = dirs;
-	return 0;
-}
-
-static int add_records(struct strobe_formats *f, pid_t child, struct strobe_record_source *rs,
-		       void *arg, struct strobe_error *err)
-{
-	struct cli_profile_records *pc = arg;
-	int r;
-
-	if (pc->follow_child && child > 0)
-		pc->po.pid = child;
-	r = strobe_perf_open(&pc->po, &pc->perf, err);
-	if (r == 0)
-		r = strobe_perf_declare(pc->perf, f, err);
-	if (r == 0)
-		r = strobe_perf_enable(pc->perf, err);
-	if (r < 0)
-		return r;
-	strobe_perf_records(pc->perf, rs);
 	return 0;
 }
 
@@ -124,17 +80,17 @@ int cli_profile_records(struct cli_target *t, const char *cmd, unsigned freq,
 		return -ESRCH;
 	}
 	pr->nr_cgroups = t->o.nr_containers;
-	pr->po.size = sizeof(pr->po);
-	pr->po.freq = freq;
-	pr->po.event = event;
-	pr->po.symbols = syms;
-	pr->po.pid = t->o.pid;
-	pr->po.cgroups = (const char *const *)pr->cgroups;
-	pr->po.nr_cgroups = (int)pr->nr_cgroups;
-	pr->follow_child = t->o.argv != NULL;
+	pr->rec.po.size = sizeof(pr->rec.po);
+	pr->rec.po.freq = freq;
+	pr->rec.po.event = event;
+	pr->rec.po.symbols = syms;
+	pr->rec.po.pid = t->o.pid;
+	pr->rec.po.cgroups = (const char *const *)pr->cgroups;
+	pr->rec.po.nr_cgroups = (int)pr->nr_cgroups;
+	pr->rec.follow_child = t->o.argv != NULL;	/* -- CMD: sample the child */
 	t->o.clock = "mono";
-	t->o.add_records = add_records;
-	t->o.records_arg = pr;
+	t->o.add_records = strobe_profile_add_records;
+	t->o.records_arg = &pr->rec;
 	*out = pr;
 	return 0;
 }
@@ -144,8 +100,8 @@ void cli_profile_records_stats(const struct cli_profile_records *pr, uint64_t *s
 {
 	struct strobe_perf_stats st = { 0 };
 
-	if (pr && pr->perf)
-		strobe_perf_stats(pr->perf, &st);
+	if (pr && pr->rec.perf)
+		strobe_perf_stats(pr->rec.perf, &st);
 	*samples = st.samples;
 	*lost = st.lost;
 }
@@ -156,7 +112,7 @@ void cli_profile_records_free(struct cli_profile_records *pr)
 
 	if (!pr)
 		return;
-	strobe_perf_close(pr->perf);
+	strobe_perf_close(pr->rec.perf);
 	for (i = 0; pr->cgroups && i < pr->nr_cgroups; i++)
 		free(pr->cgroups[i]);
 	free(pr->cgroups);

@@ -208,6 +208,19 @@ static PyMethodDef methods[] = {
 	  "the figures are of, as the CLI's -c and -p of strobe why (the other\n"
 	  "tasks are still followed, for why's wake-up chains).\n"
 	  "Damaged data is skipped with a warning (strict=True: DamagedDataError)." },
+	{ "record", KW py_record, METH_VARARGS | METH_KEYWORDS,
+	  "record($module, /, output, argv=None, pid=None, container=None, events=None,"
+	  " duration=None, uprobes=None, usdt=None)\n--\n\n"
+	  "Write a trace file as `strobe record -o output` does: of a command argv\n"
+	  "(run until it exits), a process pid and its children, a container (name\n"
+	  "or ID), or the whole system, for duration seconds or until the command\n"
+	  "exits or Ctrl-C (the file is written).  events: event names or presets\n"
+	  "(None: the sched and syscalls presets).  uprobes: 'PATH:FUNCTION[%return]\n"
+	  "[ARGS]' (ARGS: ftrace fetch-args or arg1..argN), usdt: 'PATH:PROVIDER:NAME',\n"
+	  "PATH resolved in the target's mount namespace; their hits are events\n"
+	  "'strobe_<pid>:NAME' of the file.  Returns {\"output\", \"events\", \"lost\",\n"
+	  "\"duration\", \"exit_status\", \"incomplete\"}.  Read the file with\n"
+	  "read_trace()." },
 	{ "profile", KW py_profile, METH_VARARGS | METH_KEYWORDS,
 	  "profile($module, /, source=None, argv=None, pid=None, container=None,"
 	  " duration=None, freq=99, group_by='container', kernel=True, top=0)\n--\n\n"

@@ -12,6 +12,7 @@
  *   sql.c       sql: SQL over trace files, guarded as strobe sql --safe
  *   analysis.c  Analysis: fed Events, read per interval (snapshot, reset)
  *   profile.c   profile: a CPU profile (perf samples) live or from a file
+ *   record.c    record: a trace file, with uprobes and USDT probes
  *   args.c      argument checks: TypeError and ValueError naming them
  *   _strobe.c   the module: its function table and initialisation
  *
@@ -309,6 +310,17 @@ PyObject *table_rows(const struct strobe_table *t);
 /* ---- profile.c --------------------------------------------------------- */
 
 PyObject *py_profile(PyObject *self, PyObject *args, PyObject *kw);
+
+/* ---- record.c ---------------------------------------------------------- */
+
+PyObject *py_record(PyObject *self, PyObject *args, PyObject *kw);
+/*
+ * For a recording's on_tick, on its thread with the GIL released: take
+ * the GIL and run the signal handlers; Ctrl-C sets *stop (the recording
+ * ends, its result kept), another exception a handler raised sets *stop
+ * and *raised (the caller returns NULL with it).  Nothing once *stop.
+ */
+void py_record_tick_signals(volatile sig_atomic_t *stop, bool *raised);
 struct an_args {
 	struct strobe_analysis_opts o;
 	char *names;			/* "cputop,syscalls" */

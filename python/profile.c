@@ -48,81 +48,20 @@ static int fail(struct strobe_error *err, int code, const char *fmt, ...)
 	return code;
 }
 struct prof_run {
-	struct strobe_perf_opts po;
-	struct strobe_perf *perf;
-	bool follow_child;
+	struct strobe_profile_records rec;	/* the perf source's options, its perf */
 	volatile sig_atomic_t stop;
 	bool raised;		/* a signal handler raised: propagate it */
 	uint64_t lost;		/* file: lost samples the pages say */
 };
 
-static int add_records(struct strobe_formats *f, pid_t child, struct strobe_record_source *rs,
-		       void *arg, struct strobe_error *err)
-{
-	struct prof_run *pr = arg;
-	int r;
-
-	if (pr->follow_child && child > 0)
-		pr->po.pid = child;
-	r = strobe_perf_open(&pr->po, &pr->perf, err);
-	if (r == 0)
-		r = strobe_perf_declare(pr->perf, f, err);
-	if (r == 0)
-		r = strobe_perf_enable(pr->perf, err);
-	if (r < 0)
-		return r;
-	strobe_perf_records(pr->perf, rs);
-	return 0;
-}
-
 /* Every 100 ms on the recording's thread: signals (Ctrl-C ends it). */
 static int on_tick(bool final, void *arg)
 {
 	struct prof_run *pr = arg;
-	PyGILState_STATE g;
 
-	if (final || pr->stop)
-		return 0;
-	g = PyGILState_Ensure();
-	if (PyErr_CheckSignals() < 0) {
-		if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt))
-			PyErr_Clear();
-		else
-			pr->raised = true;
-		pr->stop = 1;
-	}
-	PyGILState_Release(g);
+	if (!final)
+		py_record_tick_signals(&pr->stop, &pr->raised);
 	return 0;
-}
-
-/* The cgroup v2 directory of container name (a task of it). */
-static int container_dir(const char *name, char **out, struct strobe_error *err)
-{
-	struct strobe_model *m = NULL;
-	const struct strobe_task *t;
-	char dir[4096];
-	size_t cur = 0;
-	pid_t pid = 0;
-	int r;
-
-	*out = NULL;
-	r = strobe_model_new(&m, err);
-	if (r == 0)
-		r = strobe_model_load_proc(m, err);
-	while (r == 0 && (t = strobe_model_next_task(m, &cur)))
-		if (t->container && t->container->index >= 2 &&
-		    strobe_container_matches(t->container, name) && (!pid || t->tid < pid) &&
-		    kill(t->tid, 0) == 0)
-			pid = t->tid;
-	strobe_model_free(m);
-	if (r < 0)
-		return r;
-	if (!pid)
-		return fail(err, -ESRCH, "no running container '%s'", name);
-	r = strobe_perf_cgroup_dir(pid, dir, sizeof(dir), err);
-	if (r == 0 && !(*out = strdup(dir)))
-		r = fail(err, -ENOMEM, "%s", "out of memory");
-	return r;
 }
 
 static int lost_event(const struct strobe_event *ev, int source, void *arg,
@@ -191,8 +130,8 @@ static int run_live(struct strobe_record_opts *o, struct strobe_profile *prof,
 	o->no_output = true;
 	o->buffer_kb = 1024;
 	o->clock = "mono";
-	o->add_records = add_records;
-	o->records_arg = pr;
+	o->add_records = strobe_profile_add_records;
+	o->records_arg = &pr->rec;
 	/* only the model's events from tracefs: the samples come from perf */
 	o->events = &model_ev;
 	o->nr_events = 1;
@@ -204,10 +143,10 @@ static int run_live(struct strobe_record_opts *o, struct strobe_profile *prof,
 	Py_BEGIN_ALLOW_THREADS
 	r = strobe_record(o, &res, &err);
 	Py_END_ALLOW_THREADS
-	if (pr->perf) {
+	if (pr->rec.perf) {
 		struct strobe_perf_stats st;
 
-		strobe_perf_stats(pr->perf, &st);
+		strobe_perf_stats(pr->rec.perf, &st);
 		pr->lost = st.lost;
 	}
 	if (r == 0 && o->argv && !res.child_started)
@@ -363,19 +302,19 @@ PyObject *py_profile(PyObject *self, PyObject *args, PyObject *kw)
 		if (run_file(PyBytes_AS_STRING(path), prof, &pr) < 0)
 			goto out;
 	} else {
-		pr.po.size = sizeof(pr.po);
-		pr.po.freq = (unsigned)v_freq;
-		pr.po.symbols = syms;
+		pr.rec.po.size = sizeof(pr.rec.po);
+		pr.rec.po.freq = (unsigned)v_freq;
+		pr.rec.po.symbols = syms;
 		if (cname) {
 			Py_BEGIN_ALLOW_THREADS
-			r = container_dir(cname, &cgroup, &err);
+			r = strobe_profile_container_cgroup(cname, &cgroup, &err);
 			Py_END_ALLOW_THREADS
 			if (r < 0) {
 				raise_os(r, err.msg);
 				goto out;
 			}
-			pr.po.cgroups = (const char *const *)&cgroup;
-			pr.po.nr_cgroups = 1;
+			pr.rec.po.cgroups = (const char *const *)&cgroup;
+			pr.rec.po.nr_cgroups = 1;
 			o.containers = &cname;
 			o.nr_containers = 1;
 		}
@@ -387,9 +326,9 @@ PyObject *py_profile(PyObject *self, PyObject *args, PyObject *kw)
 			for (i = 0; i < nav; i++)
 				args_z[i] = (char *)av[i];
 			o.argv = args_z;
-			pr.follow_child = true;
+			pr.rec.follow_child = true;
 		}
-		pr.po.pid = (pid_t)v_pid;
+		pr.rec.po.pid = (pid_t)v_pid;
 		o.pid = (pid_t)v_pid;
 		o.duration = secs > 0 ? secs : 0;
 		if (run_live(&o, prof, &pr) < 0)
@@ -398,7 +337,7 @@ PyObject *py_profile(PyObject *self, PyObject *args, PyObject *kw)
 	out = result(prof, &pr, (int)v_top);
 out:
 	strobe_profile_free(prof);
-	strobe_perf_close(pr.perf);
+	strobe_perf_close(pr.rec.perf);
 	strobe_symbols_free(syms);
 	free(cgroup);
 	free(args_z);

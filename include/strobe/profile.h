@@ -35,6 +35,7 @@ extern "C" {
 #endif
 
 struct strobe_error;
+struct strobe_profile;
 struct strobe_formats;
 struct strobe_record_source;
 struct strobe_symbols;
@@ -95,6 +96,32 @@ void strobe_perf_stats(const struct strobe_perf *p, struct strobe_perf_stats *st
  * /proc/PID/cgroup under the cgroup2 mount).  0 or -errno. */
 int strobe_perf_cgroup_dir(pid_t pid, char *out, size_t size, struct strobe_error *err);
 
+/*
+ * The cgroup v2 directory of running container name (a name, full ID or
+ * ID prefix; found through a /proc snapshot of the model, the directory
+ * of its lowest live PID): a cgroup for strobe_perf_opts.cgroups, in
+ * malloc'd *out (free()).  0, -ESRCH "no running container 'NAME'", or
+ * -errno with a message.
+ */
+int strobe_profile_container_cgroup(const char *name, char **out, struct strobe_error *err);
+
+/*
+ * The perf source as a recording's records: strobe_record_opts.add_records
+ * with records_arg a struct strobe_profile_records (po filled; follow_child
+ * when the recording runs a command, whose PID becomes po.pid).  Opens,
+ * declares and enables the source into r->perf, which the caller closes
+ * (strobe_perf_close) after the recording.
+ */
+struct strobe_profile_records {
+	struct strobe_perf_opts po;
+	bool follow_child;
+	struct strobe_perf *perf;	/* set by the call */
+};
+struct strobe_record_source;
+int strobe_profile_add_records(struct strobe_formats *f, pid_t child,
+			       struct strobe_record_source *rs, void *arg,
+			       struct strobe_error *err);
+
 /* ---- the profile: samples named and folded -------------------------------- */
 
 struct strobe_profile_opts {
@@ -113,6 +140,18 @@ struct strobe_profile_opts {
 	 * Live, the perf source feeds the finder itself: leave it false.
 	 */
 	bool replay_maps;
+	/*
+	 * Refreshes: with the pipeline ticking (tick_ns), called at every
+	 * tick with what was folded since the last one (start and end on
+	 * the timeline; start 0 for the first), then the profile is reset
+	 * (strobe_profile_reset); called once more at the finish with the
+	 * rest (final true, called only when there were samples since the
+	 * last tick).  So the refreshes' samples add up to every sample
+	 * the consumer saw.  0 or -errno (the run fails).  May be NULL.
+	 */
+	int (*on_interval)(struct strobe_profile *p, uint64_t start, uint64_t end, bool final,
+			   void *arg);
+	void *arg;
 };
 
 struct strobe_profile;
@@ -134,6 +173,11 @@ struct strobe_event;
 struct strobe_model;
 int strobe_profile_feed(struct strobe_profile *p, const struct strobe_event *ev,
 			struct strobe_model *m);
+
+/* Forget every sample (stacks, functions, counts) and start again; the
+ * symbol finder and the formats seen are kept.  0, or -ENOMEM (p
+ * unchanged). */
+int strobe_profile_reset(struct strobe_profile *p);
 
 /* The folded stacks (owned by p; weights are sample counts). */
 const struct strobe_flame *strobe_profile_flame(const struct strobe_profile *p);

@@ -16,11 +16,15 @@
  * process's own /tmp under its namespaced PID (as perf does).  An address
  * with no symbol is named "[unknown]" with the module (file) it falls in.
  *
- * Files are loaded once per (device, inode) and shared by every process
- * that maps them; a process's maps come from perf's MMAP2 records as they
- * arrive (strobe_symbols_mmap: processes that exit before their samples
- * are named still name right) and, for processes that existed before,
- * from /proc/PID/maps when first needed.
+ * Files are loaded once per (device, inode, size, mtime) and shared by
+ * every process that maps them, in a cache bounded by count and bytes
+ * (least recently used unloaded first); a process's maps come from
+ * perf's MMAP2 records as they arrive (strobe_symbols_mmap: processes
+ * that exit before their samples are named still name right) and, for
+ * processes that existed before, from /proc/PID/maps when first needed,
+ * and are dropped after the process exited and its samples were named
+ * (strobe_symbols_exit, strobe_symbols_expire), so memory stays bounded
+ * in long system-wide profiles of many short processes.
  *
  * Errors: -errno and a struct strobe_error message (see strobe.h).
  */
@@ -48,6 +52,11 @@ struct strobe_symbols_opts {
 	const char *kallsyms;
 	/* Where debug files live (NULL: "/usr/lib/debug"). */
 	const char *debug_dir;
+	/* The file cache's bounds: files held (0: 1024) and the bytes of
+	 * their symbol tables (0: 256 MiB); past either, the least recently
+	 * used files are unloaded. */
+	size_t max_files;
+	size_t max_file_bytes;
 };
 
 /* 0, -ENOMEM.  Free with strobe_symbols_free. */
@@ -57,7 +66,10 @@ void strobe_symbols_free(struct strobe_symbols *s);	/* NULL ok */
 
 /* What an address is. */
 struct strobe_sym {
-	const char *name;	/* the function, or "[unknown]"; owned by s */
+	/* the function, or "[unknown]"; owned by s: a kernel name lives as
+	 * long as s, a user one until the next strobe_symbols_user,
+	 * _mmap, _exec, _fork, _touch or _expire (copy it to keep it) */
+	const char *name;
 	const char *module;	/* the file's base name ("libc.so.6",
 				 * "[kernel.kallsyms]", a module's "[name]"),
 				 * or NULL when no mapping holds the address */
@@ -92,6 +104,18 @@ void strobe_symbols_exec(struct strobe_symbols *s, pid_t pid);
 int strobe_symbols_fork(struct strobe_symbols *s, pid_t parent, pid_t child);
 
 /*
+ * Process pid exited at time ts (the samples' clock).  Its samples, all
+ * earlier, may still wait to be named, so its maps are kept until
+ * strobe_symbols_expire is called with a later time; a fork or exec of
+ * the same PID before that (the PID reused) cancels the drop.
+ */
+void strobe_symbols_exit(struct strobe_symbols *s, pid_t pid, uint64_t ts);
+/* Everything before ts was named (a consumer naming samples in time
+ * order calls it with each sample's time): drop the processes that
+ * exited before ts. */
+void strobe_symbols_expire(struct strobe_symbols *s, uint64_t ts);
+
+/*
  * Make sure the maps of process pid are known now, while it runs (read
  * /proc/PID/maps if nothing told them yet): the perf source calls it when
  * it reads a sample, so a process that exits or execs before its samples
@@ -104,7 +128,12 @@ struct strobe_symbols_stats {
 	uint64_t files_failed;	/* could not be opened or read */
 	uint64_t debug_files;	/* separate debug files used */
 	uint64_t perf_maps;	/* perf-PID.map files read */
-	uint64_t processes;	/* processes whose maps are known */
+	uint64_t processes;	/* processes whose maps were learnt */
+	uint64_t processes_held;	/* ... and are held now */
+	uint64_t processes_dropped;	/* dropped after their exit */
+	uint64_t files_held;	/* files in the cache now */
+	uint64_t file_bytes;	/* their symbol tables' bytes */
+	uint64_t files_evicted;	/* unloaded to stay within the bounds */
 };
 void strobe_symbols_stats(const struct strobe_symbols *s, struct strobe_symbols_stats *st);
 

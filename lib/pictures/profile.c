@@ -16,6 +16,7 @@
  * Memory: one entry per distinct function and per distinct stack.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,7 @@ struct strobe_profile {
 	int mmap_id, exec_id, fork_id;
 	struct strobe_field m_tgid, m_path, m_start, m_len, m_pgoff, m_ino, f_parent;
 	struct strobe_model *model;
+	uint64_t last_tick;	/* on_interval: the last tick's time (0: none) */
 	char names[NAMES_BYTES];
 };
 
@@ -92,6 +94,23 @@ void strobe_profile_free(struct strobe_profile *p)
 	strobe_intern_free(&p->fnames);
 	free(p->fs);
 	free(p);
+}
+
+int strobe_profile_reset(struct strobe_profile *p)
+{
+	struct strobe_flame *f;
+
+	if (strobe_flame_new(&f) < 0)
+		return -ENOMEM;	/* p unchanged */
+	strobe_flame_free(p->flame);
+	p->flame = f;
+	strobe_intern_free(&p->fnames);
+	memset(&p->fnames, 0, sizeof(p->fnames));
+	free(p->fs);
+	p->fs = NULL;
+	p->fs_cap = 0;
+	p->samples = 0;
+	return 0;
 }
 
 const struct strobe_flame *strobe_profile_flame(const struct strobe_profile *p)
@@ -240,6 +259,9 @@ int strobe_profile_feed(struct strobe_profile *p, const struct strobe_event *ev,
 	if (p->format_id < 0 || ev->type != p->format_id)
 		return 0;
 	tgid = (int)strobe_field_int(ev, &p->tgid);
+	/* samples come in time order: processes that exited before this
+	 * one have no samples left to name */
+	strobe_symbols_expire(p->o.symbols, ev->ts);
 	n = strobe_event_callchain(ev, ips, MAX_FRAMES);
 	if (n > MAX_FRAMES)
 		n = MAX_FRAMES;
@@ -341,6 +363,32 @@ static int c_event(const struct strobe_event *ev, int source, void *arg,
 	return 0;
 }
 
+static int c_tick(uint64_t ts, void *arg, struct strobe_error *err)
+{
+	struct strobe_profile *p = arg;
+	int r = p->o.on_interval(p, p->last_tick, ts, false, p->o.arg);
+
+	p->last_tick = ts;
+	if (r < 0)
+		return strobe_err(err, r, "profile: a refresh failed");
+	if (strobe_profile_reset(p) < 0)
+		return strobe_err(err, -ENOMEM, "profile: out of memory");
+	return 0;
+}
+
+static int c_finish(void *arg, struct strobe_error *err)
+{
+	struct strobe_profile *p = arg;
+	int r;
+
+	if (!p->samples)
+		return 0;
+	r = p->o.on_interval(p, p->last_tick, 0, true, p->o.arg);
+	if (r < 0)
+		return strobe_err(err, r, "profile: the last refresh failed");
+	return 0;
+}
+
 int strobe_profile_consumer(struct strobe_profile *p, int source, struct strobe_consumer *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -349,8 +397,63 @@ int strobe_profile_consumer(struct strobe_profile *p, int source, struct strobe_
 	out->flags = STROBE_CONSUMER_MODEL;
 	out->start = c_start;
 	out->event = c_event;
+	if (p->o.on_interval) {
+		out->tick = c_tick;
+		out->finish = c_finish;
+	}
 	out->arg = p;
 	(void)source;
+	return 0;
+}
+
+/* ---- what the live profiles share (the CLI, Python) ------------------------- */
+
+int strobe_profile_container_cgroup(const char *name, char **out, struct strobe_error *err)
+{
+	struct strobe_model *m = NULL;
+	const struct strobe_task *t;
+	char dir[4096];
+	size_t cur = 0;
+	pid_t pid = 0;
+	int r;
+
+	*out = NULL;
+	r = strobe_model_new(&m, err);
+	if (r == 0)
+		r = strobe_model_load_proc(m, err);
+	while (r == 0 && (t = strobe_model_next_task(m, &cur)))
+		if (t->container && t->container->index >= 2 &&
+		    strobe_container_matches(t->container, name) && (!pid || t->tid < pid) &&
+		    kill(t->tid, 0) == 0)
+			pid = t->tid;
+	strobe_model_free(m);
+	if (r < 0)
+		return r;
+	if (!pid)
+		return strobe_err(err, -ESRCH, "no running container '%s'", name);
+	r = strobe_perf_cgroup_dir(pid, dir, sizeof(dir), err);
+	if (r == 0 && !(*out = strdup(dir)))
+		r = strobe_err(err, -ENOMEM, "out of memory");
+	return r;
+}
+
+int strobe_profile_add_records(struct strobe_formats *f, pid_t child,
+			       struct strobe_record_source *rs, void *arg,
+			       struct strobe_error *err)
+{
+	struct strobe_profile_records *pr = arg;
+	int r;
+
+	if (pr->follow_child && child > 0)
+		pr->po.pid = child;
+	r = strobe_perf_open(&pr->po, &pr->perf, err);
+	if (r == 0)
+		r = strobe_perf_declare(pr->perf, f, err);
+	if (r == 0)
+		r = strobe_perf_enable(pr->perf, err);
+	if (r < 0)
+		return r;
+	strobe_perf_records(pr->perf, rs);
 	return 0;
 }
 

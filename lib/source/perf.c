@@ -558,6 +558,17 @@ static void side_band(struct strobe_perf *p, const struct perf_event_header *h,
 			strobe_symbols_fork(p->o.symbols, (pid_t)ppid, (pid_t)pid);
 		queue_side(p, p->fork_id, rec, len, pid, &ppid, 4, NULL);
 		break;
+	case PERF_RECORD_EXIT:
+		/* pid ppid tid ptid time: a process's last word (its leader's
+		 * exit); the finder drops its maps once its samples are named */
+		if (body < 24)
+			break;
+		memcpy(&pid, b, 4);
+		memcpy(&ppid, b + 8, 4);	/* tid */
+		memcpy(&v[0], b + 16, 8);
+		if (pid == ppid && p->o.symbols)
+			strobe_symbols_exit(p->o.symbols, (pid_t)pid, v[0]);
+		break;
 	case PERF_RECORD_LOST:
 		if (body >= 16) {
 			memcpy(&lost, b + 8, 8);

@@ -15,9 +15,20 @@
  * opened as PROC/PID/root/PATH; if the process is gone, the same path on
  * the host is used only when its inode is the one the mapping named.
  *
- * Strings handed out (function names, module names) live as long as the
- * struct strobe_symbols: names in the files' tables (never unloaded),
- * module names interned in a pool of their own.
+ * Bounded memory in long system-wide profiles: a process's maps are
+ * dropped once it exited and every sample before its exit was named
+ * (strobe_symbols_exit marks it with its exit time, strobe_symbols_expire
+ * with a later sample's time drops it; a fork or exec on a reused PID
+ * starts it afresh), and the file cache is bounded (max_files,
+ * max_file_bytes): past either, the least recently used files are
+ * unloaded (the mappings pointing to them look them up again when next
+ * needed).  A file is keyed by (device, inode, size, mtime): a deleted
+ * file's inode reused by another file is not taken for it.
+ *
+ * Strings handed out: module names are interned in a pool of their own
+ * and live as long as the struct strobe_symbols; function names live in
+ * the files' tables and the processes' perf maps, so only until the next
+ * call that may load or unload one (see symbols.h).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -45,6 +56,10 @@ static const char KERNEL[] = "[kernel.kallsyms]";
 struct sym_file {
 	dev_t dev;
 	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	uint64_t used;		/* the lookup stamp of its last use (LRU) */
+	size_t bytes;		/* what its tables hold */
 	const char *base;	/* pooled: the module name */
 	struct sym_elf elf;
 	bool ok;		/* read as ELF */
@@ -65,7 +80,14 @@ struct sym_proc {
 	bool proc_read;		/* /proc/PID/maps was read (or need not be) */
 	bool perf_map_tried;
 	struct sym_table perf_map;
+	uint64_t exit_ts;	/* exited at this time (0: running) */
 	struct sym_proc *next;
+};
+
+/* A process waiting to be dropped (strobe_symbols_exit). */
+struct sym_exit {
+	pid_t pid;
+	uint64_t ts;
 };
 
 /* A stable string: interned module names. */
@@ -84,6 +106,11 @@ struct strobe_symbols {
 	struct sym_file *files[NR_BUCKETS];
 	struct pooled *pool[NR_BUCKETS];
 	struct strobe_symbols_stats st;
+	size_t max_files, max_bytes;
+	uint64_t stamp;		/* lookups so far (LRU clock) */
+	struct sym_exit *exits;	/* exited, not dropped yet */
+	size_t nexits, exits_cap;
+	uint64_t exits_min;	/* the earliest of their times */
 };
 
 static uint32_t hash_str(const char *s)
@@ -129,6 +156,8 @@ int strobe_symbols_new(const struct strobe_symbols_opts *o, struct strobe_symbol
 	}
 	strcpy(s->proc, proc);
 	strcpy(s->debug, debug);
+	s->max_files = o && o->max_files ? o->max_files : 1024;
+	s->max_bytes = o && o->max_file_bytes ? o->max_file_bytes : (size_t)256 << 20;
 	if (o && o->kallsyms && !(s->kallsyms = strdup(o->kallsyms))) {
 		free(s);
 		return strobe_err(err, -ENOMEM, "out of memory");
@@ -176,6 +205,7 @@ void strobe_symbols_free(struct strobe_symbols *s)
 	}
 	if (s->ktep)
 		tep_free(s->ktep);
+	free(s->exits);
 	free(s->kallsyms);
 	free(s);
 }
@@ -290,7 +320,75 @@ static struct sym_proc *proc_get(struct strobe_symbols *s, pid_t pid, bool creat
 	p->next = s->procs[b];
 	s->procs[b] = p;
 	s->st.processes++;
+	s->st.processes_held++;
 	return p;
+}
+
+/* Unlink and free process pid. */
+static void proc_drop(struct strobe_symbols *s, pid_t pid)
+{
+	struct sym_proc **pp = &s->procs[(unsigned)pid % NR_BUCKETS], *p;
+
+	for (; (p = *pp); pp = &p->next)
+		if (p->pid == pid) {
+			*pp = p->next;
+			proc_clear(p);
+			free(p->m);
+			sym_table_release(&p->perf_map);
+			free(p);
+			s->st.processes_held--;
+			s->st.processes_dropped++;
+			return;
+		}
+}
+
+void strobe_symbols_exit(struct strobe_symbols *s, pid_t pid, uint64_t ts)
+{
+	struct sym_proc *p = proc_get(s, pid, false);
+
+	if (!p)
+		return;
+	if (s->nexits == s->exits_cap) {
+		size_t cap = s->exits_cap ? s->exits_cap * 2 : 64;
+		struct sym_exit *v = realloc(s->exits, cap * sizeof(*v));
+
+		if (!v)
+			return;	/* kept: memory, not correctness */
+		s->exits = v;
+		s->exits_cap = cap;
+	}
+	p->exit_ts = ts ? ts : 1;
+	if (!s->nexits || p->exit_ts < s->exits_min)
+		s->exits_min = p->exit_ts;
+	s->exits[s->nexits].pid = pid;
+	s->exits[s->nexits].ts = p->exit_ts;
+	s->nexits++;
+}
+
+void strobe_symbols_expire(struct strobe_symbols *s, uint64_t ts)
+{
+	size_t i, j;
+
+	if (!s->nexits || ts <= s->exits_min)
+		return;
+	s->exits_min = UINT64_MAX;
+	for (i = j = 0; i < s->nexits; i++) {
+		struct sym_exit e = s->exits[i];
+
+		if (e.ts < ts) {
+			struct sym_proc *p = proc_get(s, e.pid, false);
+
+			/* a PID reused since (a fork or exec cleared the mark, or
+			 * a later exit re-marked it) stays */
+			if (p && p->exit_ts == e.ts)
+				proc_drop(s, e.pid);
+			continue;
+		}
+		if (e.ts < s->exits_min)
+			s->exits_min = e.ts;
+		s->exits[j++] = e;
+	}
+	s->nexits = j;
 }
 
 /* Add a mapping, dropping those it overlaps (the newer one wins). */
@@ -350,6 +448,7 @@ void strobe_symbols_exec(struct strobe_symbols *s, pid_t pid)
 	if (!p)
 		return;
 	proc_clear(p);
+	p->exit_ts = 0;
 	/* the new image's mappings come as records */
 	p->proc_read = true;
 	p->perf_map_tried = false;
@@ -387,6 +486,9 @@ int strobe_symbols_fork(struct strobe_symbols *s, pid_t parent, pid_t child)
 	if (!c)
 		return -ENOMEM;
 	proc_clear(c);
+	c->exit_ts = 0;
+	c->perf_map_tried = false;
+	sym_table_release(&c->perf_map);
 	c->proc_read = false;
 	if (!pp)
 		return 0;
@@ -600,7 +702,48 @@ static bool find_debug(struct strobe_symbols *s, pid_t pid, const char *path, st
 	return false;
 }
 
-/* The file of mapping m of process pid, loaded once per (dev, inode). */
+static size_t file_bytes(const struct sym_file *f)
+{
+	return sizeof(*f) + f->elf.t.cap * sizeof(struct sym_entry) + f->elf.t.names_cap;
+}
+
+/* Unload the least recently used files (never keep) while over the
+ * bounds; the mappings that pointed to one look it up again. */
+static void files_trim(struct strobe_symbols *s, const struct sym_file *keep)
+{
+	while (s->st.files_held > s->max_files || s->st.file_bytes > s->max_bytes) {
+		struct sym_file **victim = NULL, **fp, *f;
+		unsigned b;
+		size_t i;
+
+		for (b = 0; b < NR_BUCKETS; b++)
+			for (fp = &s->files[b]; *fp; fp = &(*fp)->next)
+				if (*fp != keep && (!victim || (*fp)->used < (*victim)->used))
+					victim = fp;
+		if (!victim)
+			return;
+		f = *victim;
+		*victim = f->next;
+		for (b = 0; b < NR_BUCKETS; b++) {
+			struct sym_proc *p;
+
+			for (p = s->procs[b]; p; p = p->next)
+				for (i = 0; i < p->n; i++)
+					if (p->m[i].file == f) {
+						p->m[i].file = NULL;
+						p->m[i].tried = false;
+					}
+		}
+		s->st.files_held--;
+		s->st.file_bytes -= f->bytes;
+		s->st.files_evicted++;
+		sym_elf_release(&f->elf);
+		free(f);
+	}
+}
+
+/* The file of mapping m of process pid, loaded once per (dev, inode,
+ * size, mtime) while it stays in the cache. */
 static struct sym_file *map_file(struct strobe_symbols *s, pid_t pid, struct sym_map *m)
 {
 	char path[4096];
@@ -611,8 +754,11 @@ static struct sym_file *map_file(struct strobe_symbols *s, pid_t pid, struct sym
 	unsigned b;
 	int fd;
 
-	if (m->tried)
+	if (m->tried) {
+		if (m->file)
+			m->file->used = ++s->stamp;
 		return m->file;
+	}
 	m->tried = true;
 	n = strlen(m->path);
 	if (n >= sizeof(path) || m->path[0] != '/')
@@ -640,8 +786,10 @@ static struct sym_file *map_file(struct strobe_symbols *s, pid_t pid, struct sym
 	}
 	b = (unsigned)((st.st_ino * 31u + st.st_dev) % NR_BUCKETS);
 	for (f = s->files[b]; f; f = f->next)
-		if (f->dev == st.st_dev && f->ino == st.st_ino) {
+		if (f->dev == st.st_dev && f->ino == st.st_ino && f->size == st.st_size &&
+		    f->mtime.tv_sec == st.st_mtim.tv_sec && f->mtime.tv_nsec == st.st_mtim.tv_nsec) {
 			close(fd);
+			f->used = ++s->stamp;
 			m->file = f;
 			return f;
 		}
@@ -652,6 +800,9 @@ static struct sym_file *map_file(struct strobe_symbols *s, pid_t pid, struct sym
 	}
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
+	f->size = st.st_size;
+	f->mtime = st.st_mtim;
+	f->used = ++s->stamp;
 	base = strrchr(path, '/');
 	f->base = pool_str(s, base ? base + 1 : path);
 	if (sym_elf_read(fd, NULL, 0, &f->elf) == 0) {
@@ -663,9 +814,13 @@ static struct sym_file *map_file(struct strobe_symbols *s, pid_t pid, struct sym
 		s->st.files_failed++;
 	}
 	close(fd);
+	f->bytes = file_bytes(f);
 	f->next = s->files[b];
 	s->files[b] = f;
+	s->st.files_held++;
+	s->st.file_bytes += f->bytes;
 	m->file = f;
+	files_trim(s, f);
 	return f;
 }
 

@@ -126,6 +126,7 @@ from ._strobe import (
     iterate_trace,
     profile,
     read_trace,
+    record,
     set_event_filter,
     sql,
     trace_process,
@@ -142,7 +143,8 @@ __all__ = [
     "available_events", "clear_event_filter", "create_instance",
     "destroy_instance", "disable_event", "disable_events", "enable_event",
     "enable_events", "find_instance", "hook2container", "hook2pid",
-    "is_tracing_ON", "iterate_trace", "profile", "read_trace", "set_event_filter", "sql",
+    "is_tracing_ON", "iterate_trace", "profile", "read_trace", "record", "set_event_filter",
+    "sql",
     "trace_process", "tracing_OFF", "tracing_ON",
 ]
 

@@ -5,7 +5,10 @@
  * "[unknown]" with its module when nothing names it; the binary is read
  * through a fake PROC/PID/root (a file that exists only "inside the
  * container"); perf-PID.map under the namespaced PID names JIT code;
- * forks inherit maps, execs drop them; the maps and perf-map line
+ * forks inherit maps, execs drop them; exited processes are dropped
+ * once samples after their exit are named (none held after hundreds
+ * come and go; a reused PID kept), and the file cache stays within its
+ * bound, unloading and reloading files; the maps and perf-map line
  * parsers and kallsyms lookups, table-driven.  Needs cc, nm and objcopy
  * (skipped with a message otherwise).
  */
@@ -109,9 +112,9 @@ static void write_file(const char *name, const char *text)
 	}
 }
 
-static struct strobe_symbols *new_symbols(void)
+static struct strobe_symbols *new_symbols_max(size_t max_files)
 {
-	struct strobe_symbols_opts o = { .size = sizeof(o) };
+	struct strobe_symbols_opts o = { .size = sizeof(o), .max_files = max_files };
 	struct strobe_symbols *s = NULL;
 	char proc[300], dbg[300];
 
@@ -127,6 +130,11 @@ static struct strobe_symbols *new_symbols(void)
 	if (strobe_symbols_new(&o, &s, NULL) < 0)
 		return NULL;
 	return s;
+}
+
+static struct strobe_symbols *new_symbols(void)
+{
+	return new_symbols_max(0);
 }
 
 static void test_symtab_through_proc_root(void)
@@ -251,6 +259,101 @@ static void test_fork_and_exec(void)
 	strobe_symbols_free(s);
 }
 
+static uint64_t inode_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+static void test_exited_processes_dropped(void)
+{
+	struct strobe_symbols_stats st;
+	struct strobe_symbols *s;
+	struct strobe_sym sym;
+	char prog[300];
+	uint64_t a, ino;
+	int i, named = 0;
+
+	if (!setup())
+		return;
+	snprintf(prog, sizeof(prog), "%s/root/bin/prog", dir);
+	a = nm_addr(prog, "alpha");
+	ino = inode_of(prog);
+	REQUIRE(a && ino);
+	s = new_symbols();
+	REQUIRE(s);
+	/* 300 processes come and go (no /proc entry: their file is the
+	 * host's path, taken because the inode matches) */
+	for (i = 0; i < 300; i++) {
+		pid_t pid = 20000 + i;
+		uint64_t t = 1000 + 10 * (uint64_t)i;
+
+		CHECK_EQ(strobe_symbols_mmap(s, pid, 0x400000, 0x100000, 0, ino, prog), 0);
+		CHECK_EQ(strobe_symbols_user(s, pid, a, &sym), 0);
+		strobe_symbols_exit(s, pid, t);
+		/* a sample before its exit, named after the exit was read */
+		strobe_symbols_expire(s, t - 1);
+		CHECK_EQ(strobe_symbols_user(s, pid, a, &sym), 0);
+		named += sym.known && !strcmp(sym.name, "alpha");
+	}
+	CHECK_EQ(named, 300);
+	strobe_symbols_stats(s, &st);
+	CHECK(st.processes_held >= 1);	/* the last one, not expired yet */
+	strobe_symbols_expire(s, 1000 + 10 * 300);
+	strobe_symbols_stats(s, &st);
+	CHECK_EQ(st.processes_held, 0);
+	CHECK_EQ(st.processes_dropped, 300);
+	CHECK_EQ(st.files_held, 1);	/* the one file, shared */
+	/* a PID reused (exec) before the drop is kept */
+	CHECK_EQ(strobe_symbols_mmap(s, 30000, 0x400000, 0x100000, 0, ino, prog), 0);
+	strobe_symbols_exit(s, 30000, 5000);
+	strobe_symbols_exec(s, 30000);
+	CHECK_EQ(strobe_symbols_mmap(s, 30000, 0x400000, 0x100000, 0, ino, prog), 0);
+	strobe_symbols_expire(s, 6000);
+	CHECK_EQ(strobe_symbols_user(s, 30000, a, &sym), 0);
+	CHECK_STR(sym.name, "alpha");
+	strobe_symbols_stats(s, &st);
+	CHECK_EQ(st.processes_held, 1);
+	strobe_symbols_free(s);
+}
+
+static void test_file_cache_bounded(void)
+{
+	struct strobe_symbols_stats st;
+	struct strobe_symbols *s;
+	struct strobe_sym sym;
+	char prog[300], other[300];
+	uint64_t a, b;
+	int i, ok = 0;
+
+	if (!setup())
+		return;
+	snprintf(prog, sizeof(prog), "%s/root/bin/prog", dir);
+	snprintf(other, sizeof(other), "%s/other", dir);
+	a = nm_addr(prog, "alpha");
+	b = nm_addr(other, "alpha2");
+	REQUIRE(a && b);
+	s = new_symbols_max(1);
+	REQUIRE(s);
+	CHECK_EQ(strobe_symbols_mmap(s, 31000, 0x400000, 0x100000, 0, inode_of(prog), prog), 0);
+	CHECK_EQ(strobe_symbols_mmap(s, 31001, 0x400000, 0x100000, 0, inode_of(other), other), 0);
+	/* alternate: each lookup unloads the other file and reloads its own */
+	for (i = 0; i < 10; i++) {
+		CHECK_EQ(strobe_symbols_user(s, 31000, a, &sym), 0);
+		ok += sym.known && !strcmp(sym.name, "alpha");
+		CHECK_EQ(strobe_symbols_user(s, 31001, b, &sym), 0);
+		ok += sym.known && !strcmp(sym.name, "alpha2");
+		strobe_symbols_stats(s, &st);
+		CHECK_EQ(st.files_held, 1);
+	}
+	CHECK_EQ(ok, 20);
+	strobe_symbols_stats(s, &st);
+	CHECK_EQ(st.files_evicted, 19);
+	CHECK(st.file_bytes > 0);
+	strobe_symbols_free(s);
+}
+
 static void test_kallsyms(void)
 {
 	struct strobe_symbols *s;
@@ -350,6 +453,7 @@ static void test_zz_cleanup(void)
 }
 
 TESTS(T(test_symtab_through_proc_root), T(test_debuglink_and_build_id),
-      T(test_perf_map_under_namespaced_pid), T(test_fork_and_exec), T(test_kallsyms),
+      T(test_perf_map_under_namespaced_pid), T(test_fork_and_exec),
+      T(test_exited_processes_dropped), T(test_file_cache_bounded), T(test_kallsyms),
       T(test_parse_maps_lines), T(test_parse_perf_map_lines),
       T(test_elf_probe_refuses_garbage), T(test_zz_cleanup));
