@@ -557,7 +557,7 @@ static int hist_main(const char *cmd, enum tool tool, int argc, char **argv)
 			goto out;
 		}
 		t.o.argv_whole_system = true;	/* see the head */
-		t.o.keep_self = true;		/* ... and strobe-runqlat(1), BUGS */
+		t.o.keep_self = true;		/* no syscall events: none to leave out */
 		if (add_events(&t, tool) < 0) {
 			cli_error(cmd, "out of memory");
 			goto out;

@@ -262,13 +262,11 @@ struct strobe_record_opts {
 	const char *const *usdt;
 	size_t nr_usdt;
 	/*
-	 * Record strobe's own threads too.  By default they are left out
-	 * (set_event_notrace_pid), so that their system calls do not fill a
-	 * whole-system recording; but that also leaves out every event in
-	 * interrupt context that arrives while one of them runs (a disk's
-	 * completion, a timer's wake-up of another task).  For recordings
-	 * without system-call events whose figures count such events
-	 * (strobe runqlat, strobe biolatency).
+	 * Record strobe's own threads' system calls too.  By default they
+	 * are left out (a "common_pid != T" clause in each syscall event's
+	 * filter), so that they do not fill a whole-system recording; their
+	 * other events, and interrupts that arrive while they run (a disk's
+	 * completion), are recorded either way.
 	 */
 	bool keep_self;
 	/*

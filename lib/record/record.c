@@ -79,6 +79,7 @@
 #include "../session/internal.h"
 #include "../stream/page.h"
 #include "../util/file.h"
+#include "../source/capture-int.h"
 #include "../source/ring.h"
 #include "../tracefile/tracefile-int.h"
 #include "flight.h"
@@ -1484,14 +1485,9 @@ int strobe_record(const struct strobe_record_opts *opts,
 	e = start_guardian(&r, err);	/* before any thread exists */
 	if (e < 0)
 		goto fail;
-	/* short-lived containers' names; without it the scans still work.
-	 * Its reads stay out of the trace, as the capture's own threads do */
-	if (r.model && model_watch_start(&r.watch, NULL, NULL, NULL, NULL) == 0) {
-		pid_t wt = model_watch_tid(r.watch);
-
-		if (wt > 0 && !opts->keep_self)	/* see keep_self, record.h */
-			strobe_session_set_notrace_pids(r.s, &wt, 1, NULL);
-	}
+	/* short-lived containers' names; without it the scans still work */
+	if (r.model)
+		model_watch_start(&r.watch, NULL, NULL, NULL, NULL);
 	{
 		struct strobe_capture_opts co = { sizeof(co), 0, 0, r.meta, opts->keep_self };
 		unsigned ps = strobe_session_meta_tf(r.meta)->page_size;
@@ -1504,6 +1500,13 @@ int strobe_record(const struct strobe_record_opts *opts,
 			co.queue_pages = (unsigned)((uint64_t)opts->buffer_kb * 1024 / ps);
 
 		e = strobe_capture_open(r.s, &co, &r.cap, err);
+	}
+	/* the watcher's reads stay out of the trace, as the capture's own
+	 * threads' do (see keep_self, record.h) */
+	if (e == 0 && r.watch && model_watch_tid(r.watch) > 0) {
+		pid_t wt = model_watch_tid(r.watch);
+
+		strobe_capture_exclude_tids(r.cap, &wt, 1);
 	}
 	if (e == 0 && r.fds)
 		e = strobe_capture_add_fds(r.cap, r.fds, err);

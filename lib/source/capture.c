@@ -17,7 +17,10 @@
  * stream alone keeps the waiting queues: there a slow consumer fills the
  * kernel's buffer and the kernel counts what it drops.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -29,12 +32,14 @@
 #include "../session/internal.h"
 #include "../stream/stream-int.h"
 #include "format/tep.h"
+#include "capture-int.h"
 #include "live.h"
 #include "pageq.h"
 #include "ring.h"
 
 #define DEFAULT_FLUSH_MS 50
 #define DEFAULT_QUEUE_PAGES 256
+#define MAX_EXTRA_TIDS 16
 
 struct strobe_capture {
 	struct strobe_session *s;
@@ -49,6 +54,8 @@ struct strobe_capture {
 	bool started, stopped;
 	bool queues_given;		/* the readers hold the queues' 2nd refs */
 	bool keep_self;			/* opts->keep_self: no exclude_self */
+	pid_t extra_tids[MAX_EXTRA_TIDS];	/* strobe_capture_exclude_tids */
+	size_t nr_extra_tids;
 };
 
 /* opts->field is there if the caller's struct is long enough for it. */
@@ -248,18 +255,98 @@ fail:
 	return e;
 }
 
-/* Keep strobe's own threads (this one and the readers) out of the trace:
- * their splice and /proc work would otherwise fill a whole-system
- * recording.  Best effort: a kernel without set_event_notrace_pid simply
- * records them. */
+int strobe_capture_exclude_tids(struct strobe_capture *c, const pid_t *tids, size_t n)
+{
+	if (c->started)
+		return -EBUSY;
+	if (n > MAX_EXTRA_TIDS - c->nr_extra_tids)
+		return -ENOSPC;
+	memcpy(c->extra_tids + c->nr_extra_tids, tids, n * sizeof(*tids));
+	c->nr_extra_tids += n;
+	return 0;
+}
+
+/* The first line of a small tracefs file into b (0 or -errno). */
+static int read_line(const char *path, char *b, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0)
+		return -errno;
+	r = read(fd, b, size - 1);
+	close(fd);
+	if (r < 0)
+		return -errno;
+	b[r] = '\0';
+	b[strcspn(b, "\n")] = '\0';
+	return 0;
+}
+
+/* AND `clause` into the filter of every enabled event of subsystem
+ * `sys` of the instance at dir (best effort). */
+static void and_filters(const char *dir, const char *sys, const char *clause)
+{
+	char path[512], cur[4096], *f;
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/events/%s", dir, sys);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/events/%s/%s/enable", dir, sys, de->d_name);
+		if (read_line(path, cur, sizeof(cur)) < 0 || cur[0] != '1')
+			continue;
+		snprintf(path, sizeof(path), "%s/events/%s/%s/filter", dir, sys, de->d_name);
+		if (read_line(path, cur, sizeof(cur)) < 0)
+			continue;
+		if (!strcmp(cur, "none") ? asprintf(&f, "%s", clause) < 0
+					 : asprintf(&f, "(%s) && %s", cur, clause) < 0)
+			continue;
+		fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (fd >= 0) {
+			(void)!write(fd, f, strlen(f));
+			close(fd);
+		}
+		free(f);
+	}
+	closedir(d);
+}
+
+/*
+ * Keep strobe's own threads (this one, the readers and those the
+ * recorder named) out of the system-call events: their splice, poll and
+ * /proc work would otherwise fill a whole-system recording.  An event
+ * filter (common_pid != T), not set_event_notrace_pid: that one also
+ * drops every event in interrupt context that arrives while one of these
+ * threads runs (a disk's completion, a timer's wake-up of another task),
+ * while system calls run only in their own task's context.  Their other
+ * events (a reader's context switches, its wake-ups) are recorded: the
+ * machine did that work.  Best effort: an event whose filter the kernel
+ * refuses records them.
+ */
 static void exclude_self(struct strobe_capture *c)
 {
-	pid_t tids[257];
-	int n;
+	pid_t tids[1 + MAX_EXTRA_TIDS + 256];
+	char clause[4096];
+	size_t len = 0;
+	int n, i;
 
 	tids[0] = gettid();
-	n = 1 + strobe_live_tids(c->live, tids + 1, 256);
-	strobe_session_set_notrace_pids(c->s, tids, (size_t)n, NULL);
+	memcpy(tids + 1, c->extra_tids, c->nr_extra_tids * sizeof(*tids));
+	n = 1 + (int)c->nr_extra_tids;
+	n += strobe_live_tids(c->live, tids + n, 256);
+	clause[0] = '\0';
+	for (i = 0; i < n && len < sizeof(clause) - 32; i++)
+		len += (size_t)snprintf(clause + len, sizeof(clause) - len, "%scommon_pid != %d",
+					i ? " && " : "", (int)tids[i]);
+	and_filters(strobe_session_dir(c->s), "raw_syscalls", clause);
+	and_filters(strobe_session_dir(c->s), "syscalls", clause);
 }
 
 int strobe_capture_start(struct strobe_capture *c, struct strobe_error *err)

@@ -4,6 +4,11 @@
  * outside the lock, so the lock is held only to move indices.  Page
  * buffers are allocated as the ring first fills and then reused.
  *
+ * The reader of a stream alone reserves free slots and reads pages from
+ * its pipe straight into them (strobe_pageq_reserve/commit: one readv
+ * for a batch of pages, one lock and at most one wake-up per batch, no
+ * copy); the other producers copy pages in with strobe_pageq_push.
+ *
  * A lossy queue (the stream of a capture that also writes files) drops
  * a page instead of waiting when it is full and counts the page's
  * events; before the next page it queues an empty page carrying that
@@ -242,6 +247,69 @@ int strobe_pageq_push(struct strobe_pageq *q, const uint8_t *page, size_t len)
 	publish(q);
 	pthread_mutex_unlock(&q->lock);
 	return 0;
+}
+
+int strobe_pageq_reserve(struct strobe_pageq *q, uint8_t **bufs, unsigned max)
+{
+	unsigned n, i;
+
+	if (q->commit_size)
+		return -EINVAL;
+	pthread_mutex_lock(&q->lock);
+	while (q->head - q->tail >= q->cap && !q->abandoned) {
+		if (q->draining) {
+			if (grow(q) < 0) {
+				pthread_mutex_unlock(&q->lock);
+				return -ENOMEM;
+			}
+			continue;
+		}
+		pthread_cond_wait(&q->space, &q->lock);
+	}
+	if (q->abandoned) {
+		pthread_mutex_unlock(&q->lock);
+		return 0;
+	}
+	n = q->cap - (unsigned)(q->head - q->tail);
+	if (n > max)
+		n = max;
+	/* the consumer never touches slots in [head, tail + cap): the
+	 * buffers stay put until the commit (a grow moves only pointers,
+	 * and only this thread grows) */
+	for (i = 0; i < n; i++) {
+		uint8_t **slot = &q->slots[(q->head + i) % q->cap];
+
+		if (!*slot)
+			*slot = malloc(q->page_size);
+		if (!*slot)
+			break;
+		bufs[i] = *slot;
+	}
+	pthread_mutex_unlock(&q->lock);
+	return i ? (int)i : -ENOMEM;
+}
+
+void strobe_pageq_commit(struct strobe_pageq *q, size_t len)
+{
+	size_t n = (len + q->page_size - 1) / q->page_size;
+
+	if (!n)
+		return;
+	if (len % q->page_size) {
+		uint8_t *last = q->slots[(q->head + n - 1) % q->cap];
+
+		memset(last + len % q->page_size, 0, q->page_size - len % q->page_size);
+	}
+	pthread_mutex_lock(&q->lock);
+	if (q->abandoned) {
+		q->dropped += n;
+	} else {
+		if (q->head - q->tail == (q->held ? 1u : 0u))
+			wake(q);	/* see publish() */
+		q->head += n;
+		q->kicked = false;
+	}
+	pthread_mutex_unlock(&q->lock);
 }
 
 void strobe_pageq_idle(struct strobe_pageq *q, uint64_t ts)

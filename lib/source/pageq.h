@@ -51,6 +51,20 @@ void strobe_pageq_set_lossy(struct strobe_pageq *q, unsigned commit_size) STROBE
  * Waits while the queue is full, unless draining (then it grows),
  * abandoned or lossy (then the page is dropped).  0, or -ENOMEM. */
 int strobe_pageq_push(struct strobe_pageq *q, const uint8_t *page, size_t len) STROBE_HIDDEN;
+/*
+ * Producer, the zero-copy path of a waiting (not lossy) queue: up to max
+ * free page buffers, in queue order, into bufs (each page_size bytes), so
+ * the producer can read pages straight into them; waits while the queue
+ * is full, unless draining (then it grows).  Returns how many (>= 1), 0
+ * if the consumer has gone (read the pages elsewhere and drop them),
+ * -EINVAL for a lossy queue (use strobe_pageq_push), or -ENOMEM.  The
+ * buffers stay the producer's until strobe_pageq_commit.
+ */
+int strobe_pageq_reserve(struct strobe_pageq *q, uint8_t **bufs, unsigned max) STROBE_HIDDEN;
+/* Producer: the first len bytes of the buffers reserved last are pages
+ * (a last partial page is zero-filled): queue them, waking the consumer
+ * once.  len 0 gives them all back. */
+void strobe_pageq_commit(struct strobe_pageq *q, size_t len) STROBE_HIDDEN;
 /* Producer: no event older than ts will follow. */
 void strobe_pageq_idle(struct strobe_pageq *q, uint64_t ts) STROBE_HIDDEN;
 /* Tracing is off: from now on pushes never wait (the queue grows). */

@@ -28,6 +28,8 @@
  *                               sched+syscalls of CMD into a no-op callback,
  *                               at a buffer of KB per CPU (default: the
  *                               kernel's): events=N lost=N wall_s=S
+ *                               cpu_s=<this process, start to drained>
+ *                               consumer_cpu_s=<the iterating thread>
  *                               (make bench)
  *   live_check until-signal     whole system until SIGINT/SIGTERM, then a
  *                               clean stop: "stopped-by-signal events=N"
@@ -41,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,12 +63,27 @@ static void die(const char *what, const struct strobe_error *err)
 	exit(1);
 }
 
-static uint64_t mono_ns(void)
+static uint64_t clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static uint64_t mono_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+/* User + system time of this process (every thread; not its children). */
+static uint64_t self_cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
 }
 
 struct live {
@@ -550,7 +568,7 @@ static int mode_noop(char **argv)
 	static const char *const evs[] = { "sched", "syscalls", NULL };
 	struct strobe_iterate_opts io = { sizeof(io), 0, 0, NULL, NULL };
 	struct live l = { 0 };
-	uint64_t n = 0, lost, t0, t1;
+	uint64_t n = 0, lost, t0, t1, c0, c1, m0, m1;
 	unsigned buffer_kb = 0;
 	int go, st, r;
 	pid_t child;
@@ -565,6 +583,8 @@ static int mode_noop(char **argv)
 		die("pids", &l.err);
 	live_start(&l);
 	t0 = mono_ns();
+	c0 = self_cpu_ns();
+	m0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (write(go, "g", 1) != 1)
 		return 1;
 	close(go);
@@ -574,10 +594,13 @@ static int mode_noop(char **argv)
 	if (r < 0)
 		die("iterate", &l.err);
 	t1 = mono_ns();
+	c1 = self_cpu_ns();
+	m1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	waitpid(child, &st, 0);
 	lost = kernel_lost(&l);
-	printf("events=%llu lost=%llu wall_s=%.3f\n", (unsigned long long)n,
-	       (unsigned long long)lost, (t1 - t0) / 1e9);
+	printf("events=%llu lost=%llu wall_s=%.3f cpu_s=%.3f consumer_cpu_s=%.3f\n",
+	       (unsigned long long)n, (unsigned long long)lost, (t1 - t0) / 1e9,
+	       (c1 - c0) / 1e9, (m1 - m0) / 1e9);
 	live_close(&l);
 	return 0;
 }
