@@ -19,7 +19,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,54 +265,50 @@ int strobe_capture_exclude_tids(struct strobe_capture *c, const pid_t *tids, siz
 	return 0;
 }
 
-/* The first line of a small tracefs file into b (0 or -errno). */
-static int read_line(const char *path, char *b, size_t size)
+/* The text of a small tracefs file, its first line only (malloc'd;
+ * NULL when it cannot be read). */
+static char *first_line(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t r;
+	char *b = NULL;
 
-	if (fd < 0)
-		return -errno;
-	r = read(fd, b, size - 1);
-	close(fd);
-	if (r < 0)
-		return -errno;
-	b[r] = '\0';
+	if (strobe_fs_read(path, &b, NULL) < 0)
+		return NULL;
 	b[strcspn(b, "\n")] = '\0';
-	return 0;
+	return b;
 }
 
 /* AND `clause` into the filter of every enabled event of subsystem
  * `sys` of the instance at dir (best effort). */
 static void and_filters(const char *dir, const char *sys, const char *clause)
 {
-	char path[512], cur[4096], *f;
+	char path[512], *en, *cur, *f;
 	struct dirent *de;
 	DIR *d;
-	int fd;
 
-	snprintf(path, sizeof(path), "%s/events/%s", dir, sys);
-	d = opendir(path);
-	if (!d)
+	if (strobe_fs_path(path, sizeof(path), "%s/events/%s", dir, sys) < 0 ||
+	    !(d = opendir(path)))
 		return;
 	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
+		if (de->d_name[0] == '.' ||
+		    strobe_fs_path(path, sizeof(path), "%s/events/%s/%s/enable", dir, sys,
+				   de->d_name) < 0)
 			continue;
-		snprintf(path, sizeof(path), "%s/events/%s/%s/enable", dir, sys, de->d_name);
-		if (read_line(path, cur, sizeof(cur)) < 0 || cur[0] != '1')
+		en = first_line(path);
+		if (!en || en[0] != '1') {
+			free(en);
 			continue;
-		snprintf(path, sizeof(path), "%s/events/%s/%s/filter", dir, sys, de->d_name);
-		if (read_line(path, cur, sizeof(cur)) < 0)
-			continue;
-		if (!strcmp(cur, "none") ? asprintf(&f, "%s", clause) < 0
-					 : asprintf(&f, "(%s) && %s", cur, clause) < 0)
-			continue;
-		fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-		if (fd >= 0) {
-			(void)!write(fd, f, strlen(f));
-			close(fd);
 		}
-		free(f);
+		free(en);
+		snprintf(path + strlen(path) - strlen("enable"), strlen("filter") + 1, "filter");
+		cur = first_line(path);
+		if (!cur)
+			continue;
+		if (!strcmp(cur, "none") ? asprintf(&f, "%s", clause) >= 0
+					 : asprintf(&f, "(%s) && %s", cur, clause) >= 0) {
+			(void)strobe_fs_write(path, f, 0);
+			free(f);
+		}
+		free(cur);
 	}
 	closedir(d);
 }
