@@ -39,9 +39,9 @@ PyObject *TraceWarning, *DamagedDataWarning, *DamagedDataError;
 
 static PyObject *py_last_loop(PyObject *self, PyObject *unused)
 {
-	return Py_BuildValue("{sKsKsK}", "events", (unsigned long long)last_events, "batches",
+	return Py_BuildValue("{sKsKsKsK}", "events", (unsigned long long)last_events, "batches",
 			     (unsigned long long)last_batches, "lost",
-			     (unsigned long long)last_lost);
+			     (unsigned long long)last_lost, "gaps", (unsigned long long)last_gaps);
 }
 
 /* Instances made here go when Python exits, unless detached (atexit). */

@@ -274,7 +274,7 @@ struct loop {
 };
 
 /* What the last loop did (events, batches, lost), for benchmarks. */
-extern uint64_t last_events, last_batches, last_lost;
+extern uint64_t last_events, last_batches, last_lost, last_gaps;
 
 /* loop_open: capture, stream, model, pipeline (tracing still off);
  * loop_start: tracing on; loop_run: every event to the callback until

@@ -168,8 +168,9 @@ int loop_start(struct loop *l)
 	return 0;
 }
 
-/* What the last loop did (events, batches, lost), for benchmarks. */
-uint64_t last_events, last_batches, last_lost;
+/* What the last loop did (events, batches, lost, and gaps: lost marks
+ * whose count is unknown), for benchmarks. */
+uint64_t last_events, last_batches, last_lost, last_gaps;
 
 /* Tracing off and the capture freed; the session as it was before. */
 void loop_close(struct loop *l)
@@ -179,9 +180,11 @@ void loop_close(struct loop *l)
 	last_events = l->f.events;
 	last_batches = l->batches;
 	last_lost = 0;
+	last_gaps = 0;
 	if (l->p) {
 		strobe_pipeline_stats(l->p, &st);
 		last_lost = st.missed;
+		last_gaps = st.missed_unknown;
 	}
 	strobe_pipeline_free(l->p);	/* it borrows the stream and capture */
 	l->p = NULL;
