@@ -85,7 +85,7 @@ static void usage(FILE *f)
 
 /*
  * SQLite's page cache in one anonymous mapping the kernel may back with
- * huge pages, sized from the trace (the database takes about 1.2 times
+ * huge pages, sized from the trace (the database takes about 1.25 times
  * its size; a file build keeps at most 256 MiB of pages in its cache):
  * a database grown in ordinary heap memory costs a page fault per 4 KiB,
  * about a quarter of the loading time.  Pages beyond it come from malloc
@@ -103,7 +103,8 @@ static void page_cache_setup(const char *input, bool memory)
 	    sqlite3_config(SQLITE_CONFIG_PCACHE_HDRSZ, &hdr) != SQLITE_OK || hdr <= 0)
 		return;
 	slot = ((size_t)STROBE_SQL_PAGE_SIZE + (size_t)hdr + 7) & ~(size_t)7;
-	n = ((size_t)sb.st_size + (size_t)sb.st_size / 4) / STROBE_SQL_PAGE_SIZE + 64;
+	n = ((size_t)sb.st_size + (size_t)sb.st_size / 4 + (size_t)sb.st_size / 16) /
+	    STROBE_SQL_PAGE_SIZE + 64;
 	if (!memory && n > (256u << 20) / STROBE_SQL_PAGE_SIZE)
 		n = (256u << 20) / STROBE_SQL_PAGE_SIZE;
 	if (n > 1u << 20)	/* 64 GiB of address space, never more */

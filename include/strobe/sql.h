@@ -54,9 +54,10 @@ struct strobe_tracefile;
 struct strobe_formats;
 struct strobe_pipeline;
 
-/* Bumped whenever a table or column changes meaning; a kept database of
- * another version is rebuilt. */
-#define STROBE_SQL_SCHEMA_VERSION 2
+/* Bumped whenever a table or column changes meaning or storage (3: seq
+ * is no longer the event tables' rowid); a kept database of another
+ * version is rebuilt. */
+#define STROBE_SQL_SCHEMA_VERSION 3
 
 /* The page size of databases strobe_sql_open builds (bytes). */
 #define STROBE_SQL_PAGE_SIZE 65536

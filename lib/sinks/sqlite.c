@@ -20,6 +20,16 @@
  *    spends most of its time per statement step, not per value.
  *  - The host is the same for a whole file, so it is a constant of the
  *    view, not a column of every row.
+ *  - seq is an ordinary column, not the rowid: SQLite looks an explicit
+ *    rowid up in the table's B-tree before inserting it (a binary search
+ *    per row, about a fifth of SQLite's insert), while an implicit one is
+ *    the last plus one.  Rows still go in in seq order, so the rowid
+ *    orders them as seq does.
+ *  - A statement's parameters keep their values across sqlite3_reset, so
+ *    a value equal to the one a parameter holds is not bound again
+ *    (bind_row): runs of one task's events repeat cpu, tid, pid, comm
+ *    (interned, so that equal names are one pointer), container and
+ *    buffer.
  *  - With opts.jobs >= 2, SQLite runs on a writer thread of the sink's
  *    own (sink_use_writer): the pipeline's thread decodes events into
  *    a type's batch and, when it is full, swaps it for a spare one and
@@ -103,8 +113,9 @@ struct fcol {
 };
 
 /* A value waiting in a batch: an integer, bytes in the type's arena, a
- * string that outlives the batch (container names), or NULL. */
-enum vkind { V_NULL, V_INT, V_ARENA, V_PTR, V_REAL };
+ * string that outlives the batch (container names, interned comms), or
+ * NULL.  V_UNSET marks a statement parameter never bound. */
+enum vkind { V_NULL, V_INT, V_ARENA, V_PTR, V_REAL, V_UNSET };
 struct sval {
 	union {
 		int64_t i;
@@ -126,6 +137,9 @@ struct etype {
 	int ncols;		/* NCOMMON + nr_fields */
 	int batch_rows;		/* rows per multi-row statement */
 	sqlite3_stmt *one, *batch;
+	/* what each parameter of one and batch holds now (bind_row): a value
+	 * equal to it is not bound again (sqlite3_reset keeps bindings) */
+	struct sval *bound_one, *bound_batch;
 	int nrows;		/* rows buffered in vals */
 	struct sval *vals;	/* batch_rows * ncols */
 	char *arena;		/* bytes of the buffered rows' strings */
@@ -190,7 +204,19 @@ struct strobe_sql_sink {
 	struct strobe_error ferr;
 	bool finished;
 	struct writer *w;	/* NULL: SQLite on the feeding thread */
+	/* comms interned (comm_intern): a row's comm is a string that lives
+	 * as long as the sink, bound again only when it changes */
+	struct comm_slot *comms;	/* open addressing, comm_cap slots */
+	size_t comm_cap, nr_comms;
 };
+
+/* An interned comm: its 16 bytes (zero past the NUL) and its string. */
+struct comm_slot {
+	uint64_t key[2];
+	char *s;		/* NULL: empty slot */
+	uint32_t len;
+};
+#define MAX_COMMS	65536	/* beyond: comms go into the arena */
 
 /*
  * Why a write to file failed, when SQLite does not keep it (its
@@ -487,10 +513,16 @@ static int prepare_batches(sqlite3 *db, struct etype *t, struct strobe_error *er
 	}
 	free(sql);
 	t->vals = calloc((size_t)t->batch_rows * (size_t)t->ncols, sizeof(*t->vals));
+	t->bound_batch = calloc((size_t)t->batch_rows * (size_t)t->ncols, sizeof(*t->vals));
+	t->bound_one = calloc((size_t)t->ncols, sizeof(*t->vals));
 	t->acap = 4096;
 	t->arena = malloc(t->acap);
-	if (!t->vals || !t->arena)
+	if (!t->vals || !t->arena || !t->bound_batch || !t->bound_one)
 		return strobe_err(err, -ENOMEM, "out of memory");
+	for (i = 0; i < t->batch_rows * t->ncols; i++)
+		t->bound_batch[i].kind = V_UNSET;
+	for (i = 0; i < t->ncols; i++)
+		t->bound_one[i].kind = V_UNSET;
 	return 0;
 }
 
@@ -551,7 +583,7 @@ static int resolve_type(struct strobe_sql_sink *k, struct etype *t, struct strob
 	p += sprintf(p, "CREATE TABLE \"");
 	sqlite3_snprintf((int)(cap - (p - sql)), p, "%w", t->table);
 	p += strlen(p);
-	p += sprintf(p, "\" (seq INTEGER PRIMARY KEY, ts INTEGER, cpu INTEGER, tid INTEGER, "
+	p += sprintf(p, "\" (seq INTEGER, ts INTEGER, cpu INTEGER, tid INTEGER, "
 		     "pid INTEGER, comm TEXT, container TEXT, buffer TEXT");
 	for (i = 0; i < n; i++) {
 		p += sprintf(p, ", \"");
@@ -707,14 +739,43 @@ static bool put_field(const struct strobe_sql_sink *k, struct etype *t, struct s
 	return put_array(k, t, v, c, data + off, len);
 }
 
+/* Is v what parameter b holds?  Arena bytes never are (the arena is
+ * reused); strings that outlive the batch are by pointer. */
+static inline bool same_value(const struct sval *b, const struct sval *v)
+{
+	if (b->kind != v->kind)
+		return false;
+	switch (v->kind) {
+	case V_NULL:
+		return true;
+	case V_INT:
+		return b->u.i == v->u.i;
+	case V_PTR:
+		return b->u.p == v->u.p && b->len == v->len;
+	case V_REAL:
+		return !memcmp(&b->u.d, &v->u.d, sizeof(v->u.d));
+	default:
+		return false;
+	}
+}
+
+/*
+ * Bind row to st's parameters base.. unless a parameter holds that very
+ * value already (bound records what each holds): a run of one task's
+ * events repeats cpu, tid, pid, comm, container, buffer and often the
+ * event's own fields, and a bind costs about as much as SQLite's insert
+ * of the value.
+ */
 static int bind_row(sqlite3_stmt *st, int ncols, const char *arena, const struct sval *row,
-		    int base)
+		    struct sval *bound, int base)
 {
 	int i, rc = SQLITE_OK;
 
 	for (i = 0; i < ncols && rc == SQLITE_OK; i++) {
 		const struct sval *v = &row[i];
 
+		if (same_value(&bound[i], v))
+			continue;
 		switch (v->kind) {
 		case V_INT:
 			rc = sqlite3_bind_int64(st, base + i, v->u.i);
@@ -732,6 +793,9 @@ static int bind_row(sqlite3_stmt *st, int ncols, const char *arena, const struct
 		default:
 			rc = sqlite3_bind_null(st, base + i);
 		}
+		bound[i] = *v;
+		if (rc != SQLITE_OK)
+			bound[i].kind = V_UNSET;
 	}
 	return rc;
 }
@@ -748,13 +812,14 @@ static int insert_rows(sqlite3 *db, const struct etype *t, const struct sval *va
 	if (nrows == t->batch_rows && t->batch) {
 		for (r = 0; r < nrows && rc == SQLITE_OK; r++)
 			rc = bind_row(t->batch, t->ncols, arena, vals + (size_t)r * t->ncols,
-				      1 + r * t->ncols);
+				      t->bound_batch + (size_t)r * t->ncols, 1 + r * t->ncols);
 		if (rc == SQLITE_OK)
 			rc = sqlite3_step(t->batch);
 		sqlite3_reset(t->batch);
 	} else {
 		for (r = 0; r < nrows && (rc == SQLITE_OK || rc == SQLITE_DONE); r++) {
-			rc = bind_row(t->one, t->ncols, arena, vals + (size_t)r * t->ncols, 1);
+			rc = bind_row(t->one, t->ncols, arena, vals + (size_t)r * t->ncols,
+				      t->bound_one, 1);
 			if (rc == SQLITE_OK)
 				rc = sqlite3_step(t->one);
 			sqlite3_reset(t->one);
@@ -976,6 +1041,71 @@ static int writer_submit(struct writer *w, struct etype *t, struct strobe_error 
 	return 0;
 }
 
+static size_t comm_hash(const uint64_t key[2], size_t cap)
+{
+	uint64_t h = key[0] * 0x9e3779b97f4a7c15ull ^ key[1] * 0xc2b2ae3d27d4eb4full;
+
+	return (size_t)(h ^ h >> 29) & (cap - 1);
+}
+
+/* The slot of key in k's table (empty when absent). */
+static struct comm_slot *comm_find(struct comm_slot *v, size_t cap, const uint64_t key[2])
+{
+	size_t i = comm_hash(key, cap);
+
+	while (v[i].s && (v[i].key[0] != key[0] || v[i].key[1] != key[1]))
+		i = (i + 1) & (cap - 1);
+	return &v[i];
+}
+
+/*
+ * comm (a task's char[16]) as a string that lives as long as k, its
+ * length in *len; NULL when out of memory or past MAX_COMMS distinct
+ * names (the caller then copies it into the arena).
+ */
+static const char *comm_intern(struct strobe_sql_sink *k, const char *comm, uint32_t *len)
+{
+	char b[16] = { 0 };
+	uint64_t key[2];
+	struct comm_slot *e;
+	size_t n = strnlen(comm, sizeof(b));
+
+	memcpy(b, comm, n);
+	memcpy(key, b, sizeof(key));
+	if (k->comm_cap) {
+		e = comm_find(k->comms, k->comm_cap, key);
+		if (e->s) {
+			*len = e->len;
+			return e->s;
+		}
+	}
+	if (k->nr_comms >= MAX_COMMS)
+		return NULL;
+	if (2 * (k->nr_comms + 1) > k->comm_cap) {
+		size_t cap = k->comm_cap ? 2 * k->comm_cap : 64, i;
+		struct comm_slot *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (i = 0; i < k->comm_cap; i++)
+			if (k->comms[i].s)
+				*comm_find(v, cap, k->comms[i].key) = k->comms[i];
+		free(k->comms);
+		k->comms = v;
+		k->comm_cap = cap;
+	}
+	e = comm_find(k->comms, k->comm_cap, key);
+	e->s = strndup(b, n);
+	if (!e->s)
+		return NULL;
+	e->key[0] = key[0];
+	e->key[1] = key[1];
+	e->len = (uint32_t)n;
+	k->nr_comms++;
+	*len = e->len;
+	return e->s;
+}
+
 /* The common columns of a row: pid, comm and container from the model,
  * the instance buffer's name (NULL for the top-level buffer). */
 static bool put_common(struct strobe_sql_sink *k, struct etype *t, struct sval *row,
@@ -1000,7 +1130,10 @@ static bool put_common(struct strobe_sql_sink *k, struct etype *t, struct sval *
 		return true;
 	if (task->tgid >= 0)
 		row[4] = (struct sval){ .u.i = task->tgid, .kind = V_INT };
-	if (!put_bytes(t, &row[5], task->comm, strnlen(task->comm, sizeof(task->comm))))
+	row[5].u.p = comm_intern(k, task->comm, &row[5].len);
+	if (row[5].u.p)
+		row[5].kind = V_PTR;
+	else if (!put_bytes(t, &row[5], task->comm, strnlen(task->comm, sizeof(task->comm))))
 		return false;
 	if (task->container && task->container->index != STROBE_CONTAINER_UNKNOWN)
 		row[6] = (struct sval){ .u.p = task->container->name,
@@ -1021,7 +1154,7 @@ static int feed_unknown(struct strobe_sql_sink *k, const struct strobe_event *ev
 	if (rc < 0)
 		return rc;
 	if (!k->unknown) {
-		if (sqlite3_exec(k->db, "CREATE TABLE unknown_events (seq INTEGER PRIMARY KEY, "
+		if (sqlite3_exec(k->db, "CREATE TABLE unknown_events (seq INTEGER, "
 				 "ts INTEGER, cpu INTEGER, tid INTEGER, pid INTEGER, comm TEXT, "
 				 "container TEXT, buffer TEXT, type INTEGER, data BLOB)", NULL, NULL,
 				 NULL) != SQLITE_OK ||
@@ -1155,6 +1288,8 @@ static void etype_free(struct etype *t)
 	free(t->fields);
 	free(t->table);
 	free(t->vals);
+	free(t->bound_one);
+	free(t->bound_batch);
 	free(t->arena);
 	while (t->spare) {
 		struct batch *b = t->spare;
@@ -1178,6 +1313,9 @@ void strobe_sql_sink_free(struct strobe_sql_sink *k)
 	for (i = 0; i < k->nr_types; i++)
 		etype_free(&k->types[i]);
 	sqlite3_finalize(k->unknown);
+	for (i = 0; i < (int)k->comm_cap; i++)
+		free(k->comms[i].s);
+	free(k->comms);
 	free(k->types);
 	free(k->host);
 	free(k);
