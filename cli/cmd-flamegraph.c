@@ -167,7 +167,7 @@ int cmd_flamegraph(int argc, char **argv)
 	struct strobe_buf *b = NULL;
 	struct cli_picture pc;
 	const char *input, *output;
-	int c2, r, status = CLI_USAGE;
+	int c2, r, i, status = CLI_USAGE;
 	bool folded = false, on_cpu = false;
 	char subtitle[512], t1[32];
 	double us;
@@ -267,11 +267,19 @@ int cmd_flamegraph(int argc, char **argv)
 			goto out;
 		}
 	} else {
+		size_t n;
+
 		human_ns(st.off_ns, t1, sizeof(t1));
-		snprintf(subtitle, sizeof(subtitle), "%s: %s off CPU in %llu periods of %llu "
-			 "switches%s%s", input, t1, (unsigned long long)st.periods,
-			 (unsigned long long)st.switches, pc.nconts ? ", containers " : "",
-			 pc.nconts ? pc.conts[0] : "");
+		n = (size_t)snprintf(subtitle, sizeof(subtitle), "%s: %s off CPU in %llu periods "
+				     "of %llu switches%s", input, t1,
+				     (unsigned long long)st.periods,
+				     (unsigned long long)st.switches,
+				     pc.nconts > 1 ? ", containers " :
+				     pc.nconts ? ", container " : "");
+		/* every -c named (a long list cut by the buffer) */
+		for (i = 0; i < pc.nconts && n < sizeof(subtitle); i++)
+			n += (size_t)snprintf(subtitle + n, sizeof(subtitle) - n, "%s%s",
+					      i ? ", " : "", pc.conts[i]);
 		so.title = pc.title ? pc.title : "Off-CPU Time Flame Graph";
 		so.subtitle = subtitle;
 		if (strobe_flame_write_svg(strobe_offcpu_flame(oc), &so, b, &err) < 0) {

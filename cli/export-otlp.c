@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <strobe/clickhouse.h>
 #include <strobe/otlp.h>
@@ -179,14 +178,6 @@ static char *traces_url(const char *endpoint)
 	return u;
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* Reading files: each file's clock offset (span times in Unix time),
  * then the exporter. */
 struct files_run {
@@ -279,50 +270,34 @@ static int replay(const char *spool, const char *url, struct strs *hdrs, bool qu
 
 int cli_export_otlp(int argc, char **argv)
 {
-	enum { OPT_FORMAT = 256, OPT_ENDPOINT, OPT_HEADER, OPT_SERVICE, OPT_HOST, OPT_PERIOD,
-	       OPT_CAPS, OPT_MIN, OPT_TP, OPT_BATCH, OPT_TIMEOUT, OPT_SPOOL, OPT_STRICT };
+	enum { OPT_ENDPOINT = 256, OPT_HEADER, OPT_SERVICE, OPT_HOST, OPT_MIN, OPT_TP, OPT_BATCH,
+	       OPT_TIMEOUT, OPT_SPOOL };
 	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "format", required_argument, NULL, OPT_FORMAT },
+		CLI_EXPORT_LONGOPTS,
 		{ "endpoint", required_argument, NULL, OPT_ENDPOINT },
 		{ "header", required_argument, NULL, OPT_HEADER },
 		{ "service-name", required_argument, NULL, OPT_SERVICE },
 		{ "host-name", required_argument, NULL, OPT_HOST },
-		{ "period", required_argument, NULL, OPT_PERIOD },
-		{ "period-captures", required_argument, NULL, OPT_CAPS },
 		{ "min", required_argument, NULL, OPT_MIN },
 		{ "traceparent-from", required_argument, NULL, OPT_TP },
 		{ "batch-spans", required_argument, NULL, OPT_BATCH },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "spool", required_argument, NULL, OPT_SPOOL },
-		{ "strict", no_argument, NULL, OPT_STRICT },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		/* live: strobe record's target options (cli/target.c) */
-		{ "event", required_argument, NULL, 'e' },
-		{ "preset", required_argument, NULL, 'P' },
-		{ "buffer", required_argument, NULL, 'b' },
-		{ "clock", required_argument, NULL, 'C' },
-		{ "duration", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct strobe_otlp_opts oo = { .size = sizeof(oo) };
 	struct strobe_otlp_stats st;
 	struct strobe_error err = { 0, "" };
 	struct strobe_otlp *x = NULL;
-	struct cli_target t = { 0 };
+	struct cli_export_opts eo;
+	struct cli_target *t = &eo.t;
 	struct strs hdrs = { 0 };
-	const char **inputs = calloc((size_t)argc + 1, sizeof(char *));
-	const char **periods = calloc((size_t)argc + 1, sizeof(char *));
-	const char **caps = calloc((size_t)argc + 1, sizeof(char *));
 	const char *endpoint = NULL, *spool = NULL, *env;
 	char *url = NULL, *service = NULL;
-	bool quiet = false, strict = false;
 	double timeout = 10, t0, secs;
-	int c, r, n_in = 0, status = CLI_USAGE;
+	int c, r, status = CLI_USAGE;
 
-	if (!inputs || !periods || !caps) {
-		cli_error(CMD, "out of memory");
+	if (cli_export_opts_init(&eo, CMD, "otlp", argc) < 0) {
 		status = CLI_FAIL;
 		goto out;
 	}
@@ -337,17 +312,8 @@ int cli_export_otlp(int argc, char **argv)
 		goto out;
 	}
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+i:qhe:f:b:C:p:c:d:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, CLI_EXPORT_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (c) {
-		case 'i':
-			inputs[n_in++] = optarg;
-			break;
-		case OPT_FORMAT:
-			if (strcmp(optarg, "otlp")) {
-				cli_error(CMD, "one --format at a time");
-				goto out;
-			}
-			break;
 		case OPT_ENDPOINT:
 			endpoint = optarg;
 			break;
@@ -368,12 +334,6 @@ int cli_export_otlp(int argc, char **argv)
 			break;
 		case OPT_HOST:
 			oo.host_name = optarg;
-			break;
-		case OPT_PERIOD:
-			periods[oo.nr_periods++] = optarg;
-			break;
-		case OPT_CAPS:
-			caps[oo.nr_period_captures++] = optarg;
 			break;
 		case OPT_MIN:
 			if (parse_duration(optarg, &oo.syscall_min_ns) < 0) {
@@ -401,35 +361,13 @@ int cli_export_otlp(int argc, char **argv)
 		case OPT_SPOOL:
 			spool = optarg;
 			break;
-		case OPT_STRICT:
-			strict = true;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			status = CLI_OK;
-			goto out;
-		case '?':
-			usage(stderr);
-			goto out;
 		default:
-			r = cli_target_option(&t, CMD, c, optarg);
-			if (r < 0)
+			if (cli_export_opt(&eo, CMD, c, optarg, usage, &status) < 0)
 				goto out;
-			if (r == 0) {
-				usage(stderr);
-				goto out;
-			}
 			break;
 		}
 	}
-	if (optind < argc && strcmp(argv[optind - 1], "--")) {
-		cli_error(CMD, "unexpected argument '%s'", argv[optind]);
-		goto out;
-	}
-	if (cli_target_finish(&t, CMD, optind < argc ? argv + optind : NULL) < 0)
+	if (cli_export_opts_end(&eo, CMD, argc, argv) < 0)
 		goto out;
 	url = traces_url(endpoint);
 	if (!url) {
@@ -442,22 +380,20 @@ int cli_export_otlp(int argc, char **argv)
 		goto out;
 	}
 	if (spool) {
-		if (n_in || t.given || oo.nr_periods || oo.syscall_min_ns) {
+		if (eo.ninputs || t->given || eo.nperiods || oo.syscall_min_ns) {
 			cli_error(CMD, "--spool delivers a spool; no -i, live, --period or --min");
 			goto out;
 		}
-		status = replay(spool, url, &hdrs, quiet);
+		status = replay(spool, url, &hdrs, eo.quiet);
 		goto out;
 	}
-	if (!oo.nr_periods && !oo.syscall_min_ns) {
+	if (!eo.nperiods && !oo.syscall_min_ns) {
 		cli_error(CMD, "nothing to send: --period DEF (spans of periods) or --min "
 			  "DURATION (slow system calls)");
 		goto out;
 	}
-	if (t.given && n_in) {
-		cli_error(CMD, "trace files (-i) or live tracing (-c, -p, -d, -- CMD), not both");
+	if (cli_export_opts_sources(&eo, CMD) < 0)
 		goto out;
-	}
 	if (!service && (env = getenv("OTEL_SERVICE_NAME")) && *env)
 		service = strdup(env);
 	env = getenv("OTEL_RESOURCE_ATTRIBUTES");
@@ -468,36 +404,34 @@ int cli_export_otlp(int argc, char **argv)
 		}
 		oo.resource_attributes = env;
 	}
-	if (!n_in)
-		inputs[n_in++] = "trace.dat";
 	oo.url = url;
 	oo.headers = (const char *const *)hdrs.v;
 	oo.nr_headers = hdrs.n;
 	oo.service_name = service;
-	oo.periods = periods;
-	oo.period_captures = caps;
-	t0 = now_s();
-	status = t.given ? run_live(&t, &oo, &x) : run_files(inputs, n_in, &oo, &x, strict, quiet);
+	oo.periods = eo.periods;
+	oo.nr_periods = eo.nperiods;
+	oo.period_captures = eo.caps;
+	oo.nr_period_captures = eo.ncaps;
+	t0 = cli_export_now();
+	status = t->given ? run_live(t, &oo, &x)
+			  : run_files(eo.inputs, eo.ninputs, &oo, &x, eo.strict, eo.quiet);
 	if (!x)
 		goto out;
 	if (strobe_otlp_close(x, status == CLI_OK ? timeout : 0, &st, &err) < 0) {
 		cli_error_e(CMD, &err);
 		status = CLI_FAIL;
-	} else if (status == CLI_OK && !quiet) {
+	} else if (status == CLI_OK && !eo.quiet) {
 		fprintf(stderr, "strobe export: %llu spans (%llu periods, %llu system calls; %llu in "
 			"an application's trace) delivered to %s in %llu requests, %.3f s\n",
 			(unsigned long long)st.delivered, (unsigned long long)st.periods,
 			(unsigned long long)st.syscalls, (unsigned long long)st.joined, url,
-			(unsigned long long)st.batches, now_s() - t0);
+			(unsigned long long)st.batches, cli_export_now() - t0);
 	}
 out:
 	strobe_otlp_free(x);
-	cli_target_free(&t);
+	cli_export_opts_free(&eo);
 	strs_free(&hdrs);
 	free(url);
 	free(service);
-	free(inputs);
-	free(periods);
-	free(caps);
 	return status;
 }

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -235,14 +234,6 @@ static void summary(const struct strobe_perfetto *x, const char *path, double el
 		(double)st.bytes / (1 << 20), el, el > 0 ? (double)st.events / el : 0.0);
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 static int perfetto_consumer(void *arg, struct strobe_consumer *c)
 {
 	strobe_perfetto_consumer(arg, c);
@@ -251,12 +242,11 @@ static int perfetto_consumer(void *arg, struct strobe_consumer *c)
 
 int cli_export_perfetto(int argc, char **argv)
 {
-	enum { OPT_FORMAT = 256, OPT_BEGIN, OPT_END, OPT_TID, OPT_PID, OPT_COMM, OPT_CONT,
-	       OPT_FILTER, OPT_PERIOD, OPT_CAPS, OPT_COUNTER, OPT_STRICT, OPT_JOBS };
+	enum { OPT_BEGIN = 256, OPT_END, OPT_TID, OPT_PID, OPT_COMM, OPT_CONT, OPT_FILTER,
+	       OPT_COUNTER, OPT_JOBS };
 	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
+		CLI_EXPORT_LONGOPTS,
 		{ "output", required_argument, NULL, 'O' },
-		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "begin", required_argument, NULL, OPT_BEGIN },
 		{ "end", required_argument, NULL, OPT_END },
 		{ "tid", required_argument, NULL, OPT_TID },
@@ -264,56 +254,37 @@ int cli_export_perfetto(int argc, char **argv)
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "container", required_argument, NULL, OPT_CONT },
 		{ "filter", required_argument, NULL, OPT_FILTER },
-		{ "period", required_argument, NULL, OPT_PERIOD },
-		{ "period-captures", required_argument, NULL, OPT_CAPS },
 		{ "counter-interval", required_argument, NULL, OPT_COUNTER },
-		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "jobs", required_argument, NULL, OPT_JOBS },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		/* live: strobe record's target options (cli/target.c) */
-		{ "event", required_argument, NULL, 'e' },
-		{ "preset", required_argument, NULL, 'P' },
-		{ "buffer", required_argument, NULL, 'b' },
-		{ "clock", required_argument, NULL, 'C' },
-		{ "duration", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct strobe_perfetto_opts po = { .size = sizeof(po) };
 	struct strobe_error err = { 0, "" };
 	struct strobe_perfetto *x = NULL;
-	struct cli_target t = { 0 };
+	struct cli_export_opts eo;
+	struct cli_target *t = &eo.t;
 	struct out out = { .fd = -1 };
-	const char **inputs = calloc((size_t)argc + 1, sizeof(char *));
 	const char **filters = calloc((size_t)argc + 1, sizeof(char *));
-	const char **periods = calloc((size_t)argc + 1, sizeof(char *));
-	const char **caps = calloc((size_t)argc + 1, sizeof(char *));
 	char *lists[5] = { NULL };	/* tid, pid, comm, container; scratch */
 	const char *output = NULL, *begin = NULL, *end = NULL;
-	bool quiet = false, strict = false;
-	int c, r, n_in = 0, jobs = 0, status = CLI_USAGE;
+	int c, jobs = 0, status = CLI_USAGE;
 	double secs, t0;
 
-	if (!inputs || !filters || !periods || !caps) {
+	if (cli_export_opts_init(&eo, CMD, "perfetto", argc) < 0) {
+		status = CLI_FAIL;
+		goto out;
+	}
+	if (!filters) {
 		cli_error(CMD, "out of memory");
 		status = CLI_FAIL;
 		goto out;
 	}
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+i:o:qhe:f:b:C:p:c:d:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, CLI_EXPORT_SHORTOPTS "o:", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'i':
-			inputs[n_in++] = optarg;
-			break;
 		case 'o':
 		case 'O':
 			output = optarg;
-			break;
-		case OPT_FORMAT:
-			if (strcmp(optarg, "perfetto")) {
-				cli_error(CMD, "one --format at a time");
-				goto out;
-			}
 			break;
 		case OPT_BEGIN:
 			begin = optarg;
@@ -334,12 +305,6 @@ int cli_export_perfetto(int argc, char **argv)
 		case OPT_FILTER:
 			filters[po.nr_filters++] = optarg;
 			break;
-		case OPT_PERIOD:
-			periods[po.nr_periods++] = optarg;
-			break;
-		case OPT_CAPS:
-			caps[po.nr_period_captures++] = optarg;
-			break;
 		case OPT_COUNTER:
 			if (cli_parse_seconds(optarg, &secs) < 0 || secs < 1e-6 || secs > 3600) {
 				cli_error(CMD, "bad --counter-interval '%s' (seconds, e.g. 0.01)",
@@ -348,50 +313,26 @@ int cli_export_perfetto(int argc, char **argv)
 			}
 			po.counter_ns = (uint64_t)(secs * 1e9 + 0.5);
 			break;
-		case OPT_STRICT:
-			strict = true;
-			break;
 		case OPT_JOBS:
 			if (cli_parse_int(optarg, 1, CLI_MAX_JOBS, &jobs) < 0) {
 				cli_error(CMD, "bad --jobs '%s' (1 to %d)", optarg, CLI_MAX_JOBS);
 				goto out;
 			}
 			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			status = CLI_OK;
-			goto out;
-		case '?':
-			usage(stderr);
-			goto out;
 		default:
-			r = cli_target_option(&t, CMD, c, optarg);
-			if (r < 0)
+			if (cli_export_opt(&eo, CMD, c, optarg, usage, &status) < 0)
 				goto out;
-			if (r == 0) {
-				usage(stderr);
-				goto out;
-			}
 			break;
 		}
 	}
-	if (optind < argc && strcmp(argv[optind - 1], "--")) {
-		cli_error(CMD, "unexpected argument '%s'", argv[optind]);
-		goto out;
-	}
-	if (cli_target_finish(&t, CMD, optind < argc ? argv + optind : NULL) < 0)
+	if (cli_export_opts_end(&eo, CMD, argc, argv) < 0)
 		goto out;
 	if (!output) {
 		cli_error(CMD, "where to? -o OUT.json (- for stdout)");
 		goto out;
 	}
-	if (t.given && n_in) {
-		cli_error(CMD, "trace files (-i) or live tracing (-c, -p, -d, -- CMD), not both");
+	if (cli_export_opts_sources(&eo, CMD) < 0)
 		goto out;
-	}
 	if ((begin && parse_time(begin, &po.begin, &po.begin_relative) < 0) ||
 	    (end && parse_time(end, &po.end, &po.end_relative) < 0)) {
 		cli_error(CMD, "bad time '%s' (seconds like 366.25, or +SECONDS)",
@@ -399,18 +340,16 @@ int cli_export_perfetto(int argc, char **argv)
 											 : end);
 		goto out;
 	}
-	if ((n_in > 1 || t.given) && ((begin && !po.begin_relative) ||
-				      (end && !po.end_relative))) {
+	if ((eo.ninputs > 1 || t->given) && ((begin && !po.begin_relative) ||
+					     (end && !po.end_relative))) {
 		cli_error(CMD, "with several -i or live, --begin and --end take +SECONDS (from "
 			  "the first event), got '%s'", begin && !po.begin_relative ? begin : end);
 		goto out;
 	}
-	if (!n_in)
-		inputs[n_in++] = "trace.dat";
 	/* live -c: the recording also holds the switches and wake-ups its
 	 * containers share with other tasks; only theirs are written */
-	for (c = 0; t.given && !lists[3] && c < (int)t.o.nr_containers; c++)
-		if (add_list(&lists[4], t.o.containers[c]) < 0) {
+	for (c = 0; t->given && !lists[3] && c < (int)t->o.nr_containers; c++)
+		if (add_list(&lists[4], t->o.containers[c]) < 0) {
 			cli_error(CMD, "out of memory");
 			status = CLI_FAIL;
 			goto out;
@@ -422,8 +361,10 @@ int cli_export_perfetto(int argc, char **argv)
 	po.comms = lists[2];
 	po.containers = lists[3];
 	po.filters = filters;
-	po.periods = periods;
-	po.period_captures = caps;
+	po.periods = eo.periods;
+	po.nr_periods = eo.nperiods;
+	po.period_captures = eo.caps;
+	po.nr_period_captures = eo.ncaps;
 	po.write = out_write;
 	po.write_arg = &out;
 	if (strobe_perfetto_new(&po, &x, &err) < 0) {
@@ -435,31 +376,28 @@ int cli_export_perfetto(int argc, char **argv)
 		status = CLI_FAIL;
 		goto out;
 	}
-	t0 = now_s();
-	if (t.given) {
+	t0 = cli_export_now();
+	if (t->given) {
 		struct strobe_consumer cons;
 
 		strobe_perfetto_consumer(x, &cons);
-		status = cli_export_live(CMD, &t, &cons);
+		status = cli_export_live(CMD, t, &cons);
 	} else {
 		struct cli_export_how how = { .consumer = perfetto_consumer, .arg = x,
 					      .merge_note = true, .jobs = jobs };
 
-		status = cli_export_files(CMD, inputs, n_in, strict, quiet, &how);
+		status = cli_export_files(CMD, eo.inputs, eo.ninputs, eo.strict, eo.quiet, &how);
 	}
 	if (out_close(&out, status == CLI_OK) < 0)
 		status = CLI_FAIL;
-	if (status == CLI_OK && !quiet)
-		summary(x, output, now_s() - t0);
+	if (status == CLI_OK && !eo.quiet)
+		summary(x, output, cli_export_now() - t0);
 out:
 	if (out.tmp || out.direct)
 		out_close(&out, false);
 	strobe_perfetto_free(x);
-	cli_target_free(&t);
-	free(inputs);
+	cli_export_opts_free(&eo);
 	free(filters);
-	free(periods);
-	free(caps);
 	for (c = 0; c < 5; c++)
 		free(lists[c]);
 	return status;

@@ -486,6 +486,15 @@ int strobe_heatmap_write_svg(const struct strobe_heatmap *h, struct strobe_buf *
 		/* axes: y labels every other bucket, x ticks at round times */
 		line(&x, LEFT, top, LEFT, bottom);
 		line(&x, LEFT, bottom, LEFT + plot_w, bottom);
+		/* the y axis's title, upright along it, left of its labels */
+		strobe_xml_start(&x, "text");
+		strobe_xml_attr_num(&x, "x", 14);
+		strobe_xml_attr_num(&x, "y", (top + bottom) / 2);
+		strobe_xml_attrf(&x, "transform", "rotate(-90 14 %.1f)", (top + bottom) / 2);
+		strobe_xml_attr(&x, "text-anchor", "middle");
+		strobe_xml_attr(&x, "class", "s");
+		strobe_xml_text(&x, "latency", 7);
+		strobe_xml_end(&x);
 		step = nrows > 16 ? 4 : nrows > 8 ? 2 : 1;
 		for (r = lo; r <= hi + 1; r += step) {
 			double ty = bottom - (r - lo) * ROW_H;

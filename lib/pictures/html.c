@@ -12,8 +12,11 @@
  * the pictures, then per analysis its ranking and statistics tables (one
  * row per container) and its first histograms as bar rows (the others
  * named in a note).  The style
- * sheet is text of this file's (no quotes, ampersands or angle
- * brackets, so escaping leaves it as it is).
+ * sheet is text of this file's on one line, with no quotes, ampersands,
+ * angle brackets or newlines, so escaping leaves it as it is: a browser
+ * reads <style> as raw text, where a character reference (the escaper's
+ * &#10; for a newline) is not decoded and would end the sheet's first
+ * rule and drop every one after it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -39,18 +42,18 @@
 #define MAX_HISTS 6	/* histograms drawn per analysis, by default */
 
 static const char style[] =
-	"body { font-family: sans-serif; margin: 1.5em; color: #222; }\n"
+	"body { font-family: sans-serif; margin: 1.5em; color: #222; } "
 	"h1 { font-size: 1.5em; } h2 { font-size: 1.25em; margin-top: 1.5em; "
-	"border-bottom: 1px solid #ccc; }\n"
-	"h3 { font-size: 1.05em; }\n"
-	"table { border-collapse: collapse; margin: 0.5em 0 1em 0; font-size: 0.9em; }\n"
-	"th, td { border: 1px solid #ddd; padding: 2px 8px; }\n"
-	"th { background: #f3f3f3; text-align: left; }\n"
-	"td.n { text-align: right; font-variant-numeric: tabular-nums; }\n"
-	"td.bar { width: 320px; }\n"
-	"div.bar { background: #e8743b; height: 0.9em; }\n"
-	"p.note { color: #8a5a00; }\n"
-	"div.pic { overflow-x: auto; margin: 0.5em 0 1.5em 0; }\n";
+	"border-bottom: 1px solid #ccc; } "
+	"h3 { font-size: 1.05em; } "
+	"table { border-collapse: collapse; margin: 0.5em 0 1em 0; font-size: 0.9em; } "
+	"th, td { border: 1px solid #ddd; padding: 2px 8px; } "
+	"th { background: #f3f3f3; text-align: left; } "
+	"td.n { text-align: right; font-variant-numeric: tabular-nums; } "
+	"td.bar { width: 320px; } "
+	"div.bar { background: #e8743b; height: 0.9em; } "
+	"p.note { color: #8a5a00; } "
+	"div.pic { overflow-x: auto; margin: 0.5em 0 1.5em 0; }";
 
 /* A cell's text in buf, as the table writers print it. */
 static void cell(const struct strobe_column *c, const union strobe_value *v, char *buf,

@@ -28,6 +28,10 @@
  *   - CPU time is charged per CPU to the running task's container and
  *     written as counters ("C") every counter_ns when it changed;
  *   - periods come from the engine when they end: "b" and "e" at once.
+ * The threads live in the analyses' hash map (analysis-int.h, ana_map);
+ * px_event makes room for the threads one event may add before handling
+ * it, so pointers to threads stay valid while it is handled.  At the end
+ * the threads' open slices are closed in tid order.
  * Every slice is a B/E pair written in time order, never an X: viewers
  * compute an X's end in floating point, which may cross the next slice.
  *
@@ -51,6 +55,7 @@
 #include <strobe/stream.h>
 #include <strobe/output.h>
 
+#include "analyses/analysis-int.h"
 #include "sinks/sinks-int.h"
 #include "syscalls/syscalls.h"
 #include "util/err.h"
@@ -80,7 +85,7 @@ struct ttype {
 };
 
 struct thr {
-	int tid;			/* key; 0 = empty slot */
+	int tid;			/* its key in src.thr */
 	int group;			/* document pid */
 	int jtid;			/* document tid */
 	int cidx;			/* container index (counters) */
@@ -120,8 +125,8 @@ struct src {
 	struct ttype *types;
 	int nr_types;
 	bool have_waking;
-	struct thr *thr;			/* open addressing, linear probing */
-	size_t thr_cap, thr_used;
+	struct ana_map thr;			/* tid -> struct thr (the analyses'
+						 * hash map) */
 	struct cpu *cpus;
 	int nr_cpus;
 	uint64_t *cont_ns;			/* per container index: this interval */
@@ -410,62 +415,16 @@ static void name_container(struct strobe_perfetto *x, struct src *s, int cidx)
 
 /* ---- threads ------------------------------------------------------------- */
 
-static size_t slot_of(int tid, size_t cap)
-{
-	return ((size_t)(unsigned)tid * 0x9e3779b1u) & (cap - 1);
-}
-
 static struct thr *thr_find(struct src *s, int tid)
 {
-	size_t i;
-
-	if (!s->thr_cap)
-		return NULL;
-	for (i = slot_of(tid, s->thr_cap); s->thr[i].tid; i = (i + 1) & (s->thr_cap - 1))
-		if (s->thr[i].tid == tid)
-			return &s->thr[i];
-	return NULL;
+	return ana_map_get(&s->thr, (uint64_t)(uint32_t)tid);
 }
 
-static bool thr_grow(struct src *s)
-{
-	size_t cap = s->thr_cap ? s->thr_cap * 2 : 1024, i, k;
-	struct thr *t = calloc(cap, sizeof(*t));
-
-	if (!t)
-		return false;
-	for (i = 0; i < s->thr_cap; i++) {
-		if (!s->thr[i].tid)
-			continue;
-		for (k = slot_of(s->thr[i].tid, cap); t[k].tid; k = (k + 1) & (cap - 1))
-			;
-		t[k] = s->thr[i];
-	}
-	free(s->thr);
-	s->thr = t;
-	s->thr_cap = cap;
-	return true;
-}
-
-/* Remove an entry (backward-shift deletion keeps probe chains whole). */
+/* Remove an entry (the map shifts later ones back: pointers to threads
+ * are not kept across it). */
 static void thr_remove(struct src *s, struct thr *t)
 {
-	size_t cap = s->thr_cap, i = (size_t)(t - s->thr), j = i, k;
-
-	s->thr[i].tid = 0;
-	for (;;) {
-		j = (j + 1) & (cap - 1);
-		if (!s->thr[j].tid)
-			break;
-		k = slot_of(s->thr[j].tid, cap);
-		/* may s->thr[j] move to i? yes unless k lies cyclically in (i, j] */
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		s->thr[i] = s->thr[j];
-		s->thr[j].tid = 0;
-		i = j;
-	}
-	s->thr_used--;
+	ana_map_del_val(&s->thr, t);
 }
 
 static void task_info(struct src *s, int tid, struct strobe_expr_task *t)
@@ -516,24 +475,26 @@ static void thr_set_identity(struct src *s, struct thr *t, const struct strobe_t
 	}
 }
 
+/* n more threads fit without the map growing (growing moves them all). */
+static bool room(const struct src *s, size_t n)
+{
+	return (s->thr.n + n) * 4 <= s->thr.cap * 3;
+}
+
 static struct thr *thr_get(struct src *s, int tid, const struct strobe_event *ev)
 {
-	struct thr *t = thr_find(s, tid);
-	size_t i;
+	struct thr *t;
+	bool created;
 
-	if (t)
-		return t;
-	if (s->thr_used + 1 >= s->thr_cap)	/* px_event keeps room */
+	if (!room(s, 1))	/* px_event keeps room: a put never moves */
 		return NULL;
-	for (i = slot_of(tid, s->thr_cap); s->thr[i].tid; i = (i + 1) & (s->thr_cap - 1))
-		;
-	t = &s->thr[i];
-	memset(t, 0, sizeof(*t));
+	t = ana_map_put(&s->thr, (uint64_t)(uint32_t)tid, &created);
+	if (!t || !created)
+		return t;
 	t->tid = tid;
 	t->cpu = -1;
-	s->thr_used++;
-	if (s->thr_used > s->x->st.peak_threads)
-		s->x->st.peak_threads = s->thr_used;
+	if (s->thr.n > s->x->st.peak_threads)
+		s->x->st.peak_threads = s->thr.n;
 	t->fresh = 1;
 	return t;
 }
@@ -1275,6 +1236,7 @@ static int px_start(const struct strobe_pipeline_source *src, int nr, void *arg,
 
 		s->x = x;
 		s->index = i;
+		ana_map_init(&s->thr, sizeof(struct thr));
 		s->fmts = src[i].formats;
 		s->m = src[i].model;
 		s->host = src[i].host;
@@ -1337,7 +1299,7 @@ static int px_event(const struct strobe_event *ev, int source, void *arg,
 		ticks(x, ev->ts);
 	/* room for the threads this event may add: pointers to threads stay
 	 * valid while it is handled */
-	if ((s->thr_used + 4) * 2 > s->thr_cap && !thr_grow(s))
+	if (!room(s, 4) && ana_map_grow(&s->thr) < 0)
 		return strobe_err(err, -ENOMEM, "out of memory");
 	c = cpu_of(s, ev->cpu);
 	if (ev->format && ev->type >= 0 && ev->type < s->nr_types) {
@@ -1406,12 +1368,42 @@ static int px_event(const struct strobe_event *ev, int source, void *arg,
 	return 0;
 }
 
+static int by_tid(const void *a, const void *b)
+{
+	int x = (*(struct thr *const *)a)->tid, y = (*(struct thr *const *)b)->tid;
+
+	return (x > y) - (x < y);
+}
+
+/* End every open slice of source s at end, thread by thread in tid
+ * order (not the hash map's: the document does not depend on its
+ * layout); in the map's order when there is no memory to sort. */
+static void close_threads(struct strobe_perfetto *x, struct src *s, uint64_t end)
+{
+	struct thr **v = malloc((s->thr.n + 1) * sizeof(*v)), *t;
+	size_t k = 0, n = 0;
+
+	while ((t = ana_map_next(&s->thr, &k, NULL))) {
+		if (t->fresh)
+			continue;
+		if (v)
+			v[n++] = t;
+		else
+			thr_close(x, t, end);
+	}
+	if (!v)
+		return;
+	qsort(v, n, sizeof(*v), by_tid);
+	for (k = 0; k < n; k++)
+		thr_close(x, v[k], end);
+	free(v);
+}
+
 static int px_finish(void *arg, struct strobe_error *err)
 {
 	struct strobe_perfetto *x = arg;
 	uint64_t end = x->last_ts;
 	char *p;
-	size_t k;
 	int i, n;
 
 	if (x->end && x->done && x->end > end)
@@ -1423,9 +1415,7 @@ static int px_finish(void *arg, struct strobe_error *err)
 			strobe_periods_finish(s->per);
 		for (n = 0; n < s->nr_cpus; n++)
 			cpu_close(x, s, &s->cpus[n], n, end);
-		for (k = 0; k < s->thr_cap; k++)
-			if (s->thr[k].tid && !s->thr[k].fresh)
-				thr_close(x, &s->thr[k], end);
+		close_threads(x, s, end);
 	}
 	if (x->have_first && end > x->tick_start)
 		close_interval(x, end);
@@ -1498,7 +1488,7 @@ void strobe_perfetto_free(struct strobe_perfetto *x)
 		for (k = 0; k < s->nr_types; k++)
 			free(s->types[k].name);
 		free(s->types);
-		free(s->thr);
+		ana_map_free(&s->thr);
 		free(s->cpus);
 		free(s->cont_ns);
 		free(s->cont_last);
