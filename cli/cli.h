@@ -44,29 +44,6 @@ extern const char cli_live_usage[];
 int cmd_export(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
-/* profile-records.c: perf samples of t's target (its -c containers, -p,
- * or command) at freq Hz of event (NULL: cpu-clock) as t's records
- * (add_records, clock "mono"; -EINVAL when t has another clock), syms
- * (may be NULL) fed with the processes' maps: strobe profile, and
- * strobe record --profile which stores them in its file.  Call after
- * cli_target_finish; free with cli_profile_records_free.  0, or < 0
- * with a message printed. */
-struct cli_profile_records;
-struct cli_target;
-struct strobe_symbols;
-struct strobe_profile;
-int cli_profile_records(struct cli_target *t, const char *cmd, unsigned freq,
-			const char *event, struct strobe_symbols *syms,
-			struct cli_profile_records **out);
-/* Samples and lost samples of the recording (after it). */
-void cli_profile_records_stats(const struct cli_profile_records *pr, uint64_t *samples,
-			       uint64_t *lost);
-void cli_profile_records_free(struct cli_profile_records *pr);	/* NULL ok */
-/* The samples a recording holds (strobe record --profile) into prof
- * (made with replay_maps), and the lost samples its pages say.  0, or < 0
- * with a message printed ("holds no perf samples" included). */
-int cli_profile_file(const char *cmd, const char *path, struct strobe_profile *prof,
-		     uint64_t *lost);
 int cmd_heatmap(int argc, char **argv);
 int cmd_html(int argc, char **argv);
 int cmd_opensnoop(int argc, char **argv);	/* cmd-snoop.c */
@@ -120,6 +97,12 @@ int cli_target_add_presets(struct cli_target *t, const char *cmd, const char *li
 int cli_target_finish(struct cli_target *t, const char *cmd, char **argv);
 int cli_target_record(struct cli_target *t, struct strobe_record_result *res,
 		      struct strobe_error *err);
+/* The same with run(&t->o, arg, err) in strobe_record's place: a library
+ * call that records from t's options (strobe_profile_run). */
+int cli_target_run(struct cli_target *t,
+		   int (*run)(const struct strobe_record_opts *o, void *arg,
+			      struct strobe_error *err),
+		   void *arg, struct strobe_error *err);
 void cli_target_free(struct cli_target *t);
 /* Show cmd's events and lost events so far while cli_target_record runs
  * (stderr a terminal, not quiet). */

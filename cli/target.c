@@ -217,8 +217,10 @@ int cli_target_finish(struct cli_target *t, const char *cmd, char **argv)
 	return 0;
 }
 
-int cli_target_record(struct cli_target *t, struct strobe_record_result *res,
-		      struct strobe_error *err)
+int cli_target_run(struct cli_target *t,
+		   int (*run)(const struct strobe_record_opts *o, void *arg,
+			      struct strobe_error *err),
+		   void *arg, struct strobe_error *err)
 {
 	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa, old[3];
@@ -231,11 +233,22 @@ int cli_target_record(struct cli_target *t, struct strobe_record_result *res,
 		sigaction(sigs[i], &sa, &old[i]);
 	stop_flag = 0;
 	t->o.stop = &stop_flag;
-	r = strobe_record(&t->o, res, err);
+	r = run(&t->o, arg, err);
 	for (i = 0; i < 3; i++)
 		sigaction(sigs[i], &old[i], NULL);
 	t->stop_signal = stop_flag;
 	return r;
+}
+
+static int run_record(const struct strobe_record_opts *o, void *arg, struct strobe_error *err)
+{
+	return strobe_record(o, arg, err);
+}
+
+int cli_target_record(struct cli_target *t, struct strobe_record_result *res,
+		      struct strobe_error *err)
+{
+	return cli_target_run(t, run_record, res, err);
 }
 
 void cli_target_progress(struct cli_target *t, const char *cmd, bool quiet)
