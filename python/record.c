@@ -5,13 +5,18 @@
  * system; the events by name or preset; user-space probes (uprobes=
  * "PATH:FUNCTION[%return] [ARGS]", usdt= "PATH:PROVIDER:NAME", resolved
  * in the target's mount namespace) recorded as ordinary events of the
- * file.  The file is then read with strobe.read_trace() or analysed like
- * any recording.
+ * file; profile=HZ: perf samples of the same target with their call
+ * chains, stored next to the tracepoint events as `strobe record
+ * --profile` stores them (the library's strobe_profile_records_setup,
+ * profile.h).  The file is then read with strobe.read_trace(),
+ * strobe.profile(source=...) or analysed like any recording.
  *
  * The result is a dict: "output" (the file written), "events" and "lost"
  * (the per-CPU counts added up), "duration" (seconds tracing was on),
  * "exit_status" (the command's, None without argv or when it did not
- * exit) and "incomplete" ("" or why the file was cut short).
+ * exit), "incomplete" ("" or why the file was cut short), and with
+ * profile= "samples", "samples_lost" (the perf source's counts) and
+ * "records" (the perf records stored in the file; None without profile).
  *
  * The GIL is released while recording; the recording's tick (every
  * 100 ms, on this thread) takes it back to look at signals: Ctrl-C ends
@@ -25,6 +30,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include <strobe/profile.h>
 #include <strobe/record.h>
 
 #include "_strobe.h"
@@ -63,10 +69,12 @@ static int on_tick(bool final, void *arg)
 	return 0;
 }
 
-static PyObject *result(const struct strobe_record_result *res)
+static PyObject *result(const struct strobe_record_result *res,
+			const struct strobe_profile_records *prof)
 {
 	unsigned long long events = 0, lost = 0;
-	PyObject *status;
+	struct strobe_perf_stats st = { 0 };
+	PyObject *status, *samples, *slost, *records;
 	int i;
 
 	for (i = 0; i < res->nr_cpus; i++) {
@@ -81,34 +89,49 @@ static PyObject *result(const struct strobe_record_result *res)
 		status = Py_NewRef(Py_None);
 	if (!status)
 		return NULL;
-	return Py_BuildValue("{s:s,s:K,s:K,s:d,s:N,s:s}", "output", res->output, "events", events,
-			     "lost", lost, "duration", res->duration, "exit_status", status,
-			     "incomplete", res->incomplete);
+	if (prof && prof->perf)
+		strobe_perf_stats(prof->perf, &st);
+	if (prof) {
+		samples = PyLong_FromUnsignedLongLong(st.samples);
+		slost = PyLong_FromUnsignedLongLong(st.lost);
+		records = PyLong_FromUnsignedLongLong(res->records);
+	} else {
+		samples = Py_NewRef(Py_None);
+		slost = Py_NewRef(Py_None);
+		records = Py_NewRef(Py_None);
+	}
+	return Py_BuildValue("{s:s,s:K,s:K,s:d,s:N,s:s,s:N,s:N,s:N}", "output", res->output,
+			     "events", events, "lost", lost, "duration", res->duration,
+			     "exit_status", status, "incomplete", res->incomplete,
+			     "samples", samples, "samples_lost", slost, "records", records);
 }
 
 PyObject *py_record(PyObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwl[] = { "output", "argv", "pid", "container", "events", "duration",
-			       "uprobes", "usdt", NULL };
+			       "uprobes", "usdt", "profile", NULL };
 	PyObject *output = NULL, *argv = Py_None, *pid = Py_None, *cont = Py_None,
-		*events = Py_None, *duration = Py_None, *uprobes = Py_None, *usdt = Py_None;
+		*events = Py_None, *duration = Py_None, *uprobes = Py_None, *usdt = Py_None,
+		*profile = Py_None;
 	PyObject *path = NULL, *keep_av = NULL, *keep_ev = NULL, *keep_up = NULL,
 		*keep_us = NULL, *out = NULL;
 	struct strobe_record_opts o = { .size = sizeof(o) };
 	struct strobe_record_result res;
 	struct strobe_error err = { 0, "" };
 	struct strobe_record_event *ev = NULL;
+	struct strobe_profile_records prof = { .po = { .size = sizeof(prof.po) } };
 	struct rec_run rr;
 	const char **av = NULL, **evs = NULL, **ups = NULL, **uss = NULL, *cname = NULL;
 	char **args_z = NULL;
 	int nav = 0, nev = 0, nup = 0, nus = 0, i, r;
-	long long v_pid = 0;
+	long long v_pid = 0, v_hz = 0;
 	double secs = -1;
 
 	memset(&rr, 0, sizeof(rr));
 	memset(&res, 0, sizeof(res));
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOOOOO:record", kwl, &output, &argv,
-					 &pid, &cont, &events, &duration, &uprobes, &usdt))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOOOOOO:record", kwl, &output, &argv,
+					 &pid, &cont, &events, &duration, &uprobes, &usdt,
+					 &profile))
 		return NULL;
 	if (arg_path(FN, "output", output, &path) < 0)
 		return NULL;
@@ -118,7 +141,8 @@ PyObject *py_record(PyObject *self, PyObject *args, PyObject *kw)
 	    arg_strs(FN, "events", events, true, true, &keep_ev, &evs, &nev) < 0 ||
 	    arg_seconds(FN, "duration", duration, &secs) < 0 ||
 	    arg_strs(FN, "uprobes", uprobes, true, true, &keep_up, &ups, &nup) < 0 ||
-	    arg_strs(FN, "usdt", usdt, true, true, &keep_us, &uss, &nus) < 0)
+	    arg_strs(FN, "usdt", usdt, true, true, &keep_us, &uss, &nus) < 0 ||
+	    (profile != Py_None && arg_int(FN, "profile", profile, 1, 100000, &v_hz) < 0))
 		goto out;
 	if (!PyBytes_GET_SIZE(path)) {
 		PyErr_SetString(PyExc_ValueError, "record() argument 'output' must name a file, "
@@ -175,8 +199,11 @@ PyObject *py_record(PyObject *self, PyObject *args, PyObject *kw)
 	o.on_tick = on_tick;
 	o.event_arg = &rr;
 	o.stop = &rr.stop;
+	prof.po.freq = (unsigned)v_hz;
 	Py_BEGIN_ALLOW_THREADS
-	r = strobe_record(&o, &res, &err);
+	r = v_hz ? strobe_profile_records_setup(&prof, &o, &err) : 0;
+	if (r == 0)
+		r = strobe_record(&o, &res, &err);
 	Py_END_ALLOW_THREADS
 	if (rr.raised)
 		goto out;	/* the exception a signal handler raised */
@@ -184,8 +211,9 @@ PyObject *py_record(PyObject *self, PyObject *args, PyObject *kw)
 		raise_os(r, err.msg);
 		goto out;
 	}
-	out = result(&res);
+	out = result(&res, v_hz ? &prof : NULL);
 out:
+	strobe_profile_records_release(&prof);
 	strobe_record_result_free(&res);
 	free(ev);
 	free(args_z);
