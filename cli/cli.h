@@ -118,6 +118,17 @@ int cli_period_events(const char *cmd, const char *const *periods, int nr_period
  * what a caller stores there to end it: strobe top after N refreshes). */
 #include <signal.h>
 volatile sig_atomic_t *cli_target_stop_flag(void);
+/* The oldest live task of each running container names[0..n) (a name,
+ * full ID or ID prefix; from a /proc snapshot) into out[0..n): a task to
+ * find its cgroup by, or a check that it runs (strobe runqlat -c, the
+ * snoop tools).  0, or < 0 with the message printed ("no running
+ * container 'NAME'"). */
+#include <sys/types.h>
+int cli_container_pids(const char *cmd, const char *const *names, size_t n, pid_t *out);
+/* The words after "--" in argv (NULL-terminated; the first is NULL when
+ * nothing follows), *argc cut to the options before it; NULL without
+ * "--". */
+char **cli_split_command(int *argc, char **argv);
 /* argv joined by spaces (the "command=" a recording stores); NULL: ENOMEM. */
 char *cli_join_args(int argc, char **argv);
 
@@ -171,6 +182,14 @@ int cli_open_one_file(const char *cmd, const char *const *inputs, int n,
 void cli_one_fail(const char *cmd, const struct strobe_pipeline *p, bool strict,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int cli_write_buf(const char *cmd, const char *path, struct strobe_buf *b);
+/* Consumer c over the trace file at path, through a pipeline of options
+ * po (strict, tick_ns), then the pipeline's diagnostics as warnings
+ * (cli_pipeline_diags, po->strict's policy): strobe runqlat, biolatency
+ * and the snoop tools with -i.  0, or < 0 with the message printed
+ * (-EPIPE, the consumer's closed stdout, silently). */
+struct strobe_pipeline_opts;
+int cli_run_file(const char *cmd, const char *path, const struct strobe_pipeline_opts *po,
+		 const struct strobe_consumer *c);
 
 /* Progress of p's file reading on stderr (progress.c) when stderr is a
  * terminal and not quiet; a command that prints as it reads

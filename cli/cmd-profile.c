@@ -288,7 +288,7 @@ int cmd_profile(int argc, char **argv)
 	const char *output = NULL, *title = NULL;
 	char **target_argv = NULL;
 	bool folded = false, json = false, quiet = false;
-	int ch, r, ret = CLI_FAIL, i, freq = 99, top = 20, count = -1;
+	int ch, r, ret = CLI_FAIL, freq = 99, top = 20, count = -1;
 	double interval = 0;
 	struct refresh rf;
 	char subtitle[512];
@@ -297,12 +297,7 @@ int cmd_profile(int argc, char **argv)
 	memset(&res, 0, sizeof(res));
 	memset(&rf, 0, sizeof(rf));
 	pro.group_by = STROBE_FLAME_BY_CONTAINER;
-	for (i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--")) {
-			target_argv = &argv[i + 1];
-			argc = i;
-			break;
-		}
+	target_argv = cli_split_command(&argc, argv);
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "+c:p:F:d:e:g:n:o:qi:h", longopts, NULL)) != -1) {
 		switch (ch) {
