@@ -36,21 +36,6 @@
 
 #define FN "profile"
 
-struct prof_run {
-	volatile sig_atomic_t stop;
-	bool raised;		/* a signal handler raised: propagate it */
-};
-
-/* Every 100 ms on the recording's thread: signals (Ctrl-C ends it). */
-static int on_tick(bool final, void *arg)
-{
-	struct prof_run *pr = arg;
-
-	if (!final)
-		py_record_tick_signals(&pr->stop, &pr->raised);
-	return 0;
-}
-
 /* {"samples", "lost", "folded", "functions"} of prof. */
 static PyObject *result(struct strobe_profile *prof, int top)
 {
@@ -124,12 +109,12 @@ PyObject *py_profile(PyObject *self, PyObject *args, PyObject *kw)
 	struct strobe_error err = { 0, "" };
 	struct strobe_symbols *syms = NULL;
 	struct strobe_profile *prof = NULL;
-	struct prof_run pr;
+	struct py_rec_run pr;
 	const char **av = NULL, *cname = NULL, *gname = NULL;
 	char **args_z = NULL;
 	long long v_pid = 0, v_freq = 99, v_top = 0;
 	double secs = -1;
-	int nav = 0, with_kernel = 1, nt, r, i;
+	int nav = 0, with_kernel = 1, nt, r;
 	size_t k;
 
 	memset(&pr, 0, sizeof(pr));
@@ -189,35 +174,15 @@ PyObject *py_profile(PyObject *self, PyObject *args, PyObject *kw)
 		raise_os(r, err.msg);
 		goto out;
 	}
-	if (nav) {
-		if (!(args_z = calloc((size_t)nav + 1, sizeof(*args_z)))) {
-			PyErr_NoMemory();
-			goto out;
-		}
-		for (i = 0; i < nav; i++)
-			args_z[i] = (char *)av[i];
-		o.argv = args_z;
-	}
-	if (cname) {
-		o.containers = &cname;
-		o.nr_containers = 1;
-	}
-	o.pid = (pid_t)v_pid;
-	o.duration = secs > 0 ? secs : 0;
-	o.on_tick = on_tick;
-	o.event_arg = &pr;
-	o.stop = &pr.stop;
+	if (py_record_target(&o, av, nav, &cname, v_pid, secs, &pr, &args_z) < 0)
+		goto out;
 	ro.input = path ? PyBytes_AS_STRING(path) : NULL;
 	ro.freq = (unsigned)v_freq;
 	Py_BEGIN_ALLOW_THREADS
 	r = strobe_profile_run(prof, &ro, &res, &err);
 	Py_END_ALLOW_THREADS
-	if (pr.raised)
-		goto out;	/* the exception a signal handler raised */
-	if (r < 0) {
-		raise_os(r, err.msg);
+	if (py_record_ended(&pr, r, &err) < 0)
 		goto out;
-	}
 	out = result(prof, (int)v_top);
 out:
 	strobe_profile_run_result_free(&res);

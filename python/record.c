@@ -37,35 +37,61 @@
 
 #define FN "record"
 
-struct rec_run {
-	volatile sig_atomic_t stop;
-	bool raised;		/* a signal handler raised: propagate it */
-};
-
-void py_record_tick_signals(volatile sig_atomic_t *stop, bool *raised)
+/* Every 100 ms on the recording's thread: signals (Ctrl-C ends it). */
+static int on_tick(bool final, void *arg)
 {
+	struct py_rec_run *rr = arg;
 	PyGILState_STATE g;
 
-	if (*stop)
-		return;
+	if (final || rr->stop)
+		return 0;
 	g = PyGILState_Ensure();
 	if (PyErr_CheckSignals() < 0) {
 		if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt))
 			PyErr_Clear();
 		else
-			*raised = true;
-		*stop = 1;
+			rr->raised = true;
+		rr->stop = 1;
 	}
 	PyGILState_Release(g);
+	return 0;
 }
 
-/* Every 100 ms on the recording's thread: signals (Ctrl-C ends it). */
-static int on_tick(bool final, void *arg)
+int py_record_target(struct strobe_record_opts *o, const char **av, int nav, const char **cname,
+		     long long pid, double secs, struct py_rec_run *rr, char ***args_z)
 {
-	struct rec_run *rr = arg;
+	int i;
 
-	if (!final)
-		py_record_tick_signals(&rr->stop, &rr->raised);
+	*args_z = NULL;
+	if (nav) {
+		if (!(*args_z = calloc((size_t)nav + 1, sizeof(**args_z)))) {
+			PyErr_NoMemory();
+			return -1;
+		}
+		for (i = 0; i < nav; i++)
+			(*args_z)[i] = (char *)av[i];
+		o->argv = *args_z;
+	}
+	if (*cname) {
+		o->containers = cname;
+		o->nr_containers = 1;
+	}
+	o->pid = (pid_t)pid;
+	o->duration = secs > 0 ? secs : 0;
+	o->on_tick = on_tick;
+	o->event_arg = rr;
+	o->stop = &rr->stop;
+	return 0;
+}
+
+int py_record_ended(const struct py_rec_run *rr, int r, const struct strobe_error *err)
+{
+	if (rr->raised)
+		return -1;	/* the exception a signal handler raised */
+	if (r < 0) {
+		raise_os(r, err->msg);
+		return -1;
+	}
 	return 0;
 }
 
@@ -120,7 +146,7 @@ PyObject *py_record(PyObject *self, PyObject *args, PyObject *kw)
 	struct strobe_error err = { 0, "" };
 	struct strobe_record_event *ev = NULL;
 	struct strobe_profile_records prof = { .po = { .size = sizeof(prof.po) } };
-	struct rec_run rr;
+	struct py_rec_run rr;
 	const char **av = NULL, **evs = NULL, **ups = NULL, **uss = NULL, *cname = NULL;
 	char **args_z = NULL;
 	int nav = 0, nev = 0, nup = 0, nus = 0, i, r;
@@ -174,43 +200,23 @@ PyObject *py_record(PyObject *self, PyObject *args, PyObject *kw)
 	}
 	for (i = 0; i < nev; i++)
 		ev[i].spec = evs[i];
-	if (nav) {
-		if (!(args_z = calloc((size_t)nav + 1, sizeof(*args_z)))) {
-			PyErr_NoMemory();
-			goto out;
-		}
-		for (i = 0; i < nav; i++)
-			args_z[i] = (char *)av[i];
-		o.argv = args_z;
-	}
+	if (py_record_target(&o, av, nav, &cname, v_pid, secs, &rr, &args_z) < 0)
+		goto out;
 	o.output = PyBytes_AS_STRING(path);
 	o.events = ev;
 	o.nr_events = (size_t)nev;
-	o.pid = (pid_t)v_pid;
-	if (cname) {
-		o.containers = &cname;
-		o.nr_containers = 1;
-	}
-	o.duration = secs > 0 ? secs : 0;
 	o.uprobes = ups;
 	o.nr_uprobes = (size_t)nup;
 	o.usdt = uss;
 	o.nr_usdt = (size_t)nus;
-	o.on_tick = on_tick;
-	o.event_arg = &rr;
-	o.stop = &rr.stop;
 	prof.po.freq = (unsigned)v_hz;
 	Py_BEGIN_ALLOW_THREADS
 	r = v_hz ? strobe_profile_records_setup(&prof, &o, &err) : 0;
 	if (r == 0)
 		r = strobe_record(&o, &res, &err);
 	Py_END_ALLOW_THREADS
-	if (rr.raised)
-		goto out;	/* the exception a signal handler raised */
-	if (r < 0) {
-		raise_os(r, err.msg);
+	if (py_record_ended(&rr, r, &err) < 0)
 		goto out;
-	}
 	out = result(&res, v_hz ? &prof : NULL);
 out:
 	strobe_profile_records_release(&prof);
