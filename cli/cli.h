@@ -44,29 +44,6 @@ extern const char cli_live_usage[];
 int cmd_export(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
-/* profile-records.c: perf samples of t's target (its -c containers, -p,
- * or command) at freq Hz of event (NULL: cpu-clock) as t's records
- * (add_records, clock "mono"; -EINVAL when t has another clock), syms
- * (may be NULL) fed with the processes' maps: strobe profile, and
- * strobe record --profile which stores them in its file.  Call after
- * cli_target_finish; free with cli_profile_records_free.  0, or < 0
- * with a message printed. */
-struct cli_profile_records;
-struct cli_target;
-struct strobe_symbols;
-struct strobe_profile;
-int cli_profile_records(struct cli_target *t, const char *cmd, unsigned freq,
-			const char *event, struct strobe_symbols *syms,
-			struct cli_profile_records **out);
-/* Samples and lost samples of the recording (after it). */
-void cli_profile_records_stats(const struct cli_profile_records *pr, uint64_t *samples,
-			       uint64_t *lost);
-void cli_profile_records_free(struct cli_profile_records *pr);	/* NULL ok */
-/* The samples a recording holds (strobe record --profile) into prof
- * (made with replay_maps), and the lost samples its pages say.  0, or < 0
- * with a message printed ("holds no perf samples" included). */
-int cli_profile_file(const char *cmd, const char *path, struct strobe_profile *prof,
-		     uint64_t *lost);
 int cmd_heatmap(int argc, char **argv);
 int cmd_html(int argc, char **argv);
 int cmd_opensnoop(int argc, char **argv);	/* cmd-snoop.c */
@@ -120,6 +97,12 @@ int cli_target_add_presets(struct cli_target *t, const char *cmd, const char *li
 int cli_target_finish(struct cli_target *t, const char *cmd, char **argv);
 int cli_target_record(struct cli_target *t, struct strobe_record_result *res,
 		      struct strobe_error *err);
+/* The same with run(&t->o, arg, err) in strobe_record's place: a library
+ * call that records from t's options (strobe_profile_run). */
+int cli_target_run(struct cli_target *t,
+		   int (*run)(const struct strobe_record_opts *o, void *arg,
+			      struct strobe_error *err),
+		   void *arg, struct strobe_error *err);
 void cli_target_free(struct cli_target *t);
 /* Show cmd's events and lost events so far while cli_target_record runs
  * (stderr a terminal, not quiet). */
@@ -135,6 +118,17 @@ int cli_period_events(const char *cmd, const char *const *periods, int nr_period
  * what a caller stores there to end it: strobe top after N refreshes). */
 #include <signal.h>
 volatile sig_atomic_t *cli_target_stop_flag(void);
+/* The oldest live task of each running container names[0..n) (a name,
+ * full ID or ID prefix; from a /proc snapshot) into out[0..n): a task to
+ * find its cgroup by, or a check that it runs (strobe runqlat -c, the
+ * snoop tools).  0, or < 0 with the message printed ("no running
+ * container 'NAME'"). */
+#include <sys/types.h>
+int cli_container_pids(const char *cmd, const char *const *names, size_t n, pid_t *out);
+/* The words after "--" in argv (NULL-terminated; the first is NULL when
+ * nothing follows), *argc cut to the options before it; NULL without
+ * "--". */
+char **cli_split_command(int *argc, char **argv);
 /* argv joined by spaces (the "command=" a recording stores); NULL: ENOMEM. */
 char *cli_join_args(int argc, char **argv);
 
@@ -188,6 +182,14 @@ int cli_open_one_file(const char *cmd, const char *const *inputs, int n,
 void cli_one_fail(const char *cmd, const struct strobe_pipeline *p, bool strict,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int cli_write_buf(const char *cmd, const char *path, struct strobe_buf *b);
+/* Consumer c over the trace file at path, through a pipeline of options
+ * po (strict, tick_ns), then the pipeline's diagnostics as warnings
+ * (cli_pipeline_diags, po->strict's policy): strobe runqlat, biolatency
+ * and the snoop tools with -i.  0, or < 0 with the message printed
+ * (-EPIPE, the consumer's closed stdout, silently). */
+struct strobe_pipeline_opts;
+int cli_run_file(const char *cmd, const char *path, const struct strobe_pipeline_opts *po,
+		 const struct strobe_consumer *c);
 
 /* Progress of p's file reading on stderr (progress.c) when stderr is a
  * terminal and not quiet; a command that prints as it reads

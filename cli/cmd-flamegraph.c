@@ -26,30 +26,37 @@
 
 /*
  * --on-cpu: the perf samples of a recording (strobe record --profile),
- * named and folded by the profile consumer (profile-records.c reads the
+ * named and folded by the profile consumer (strobe_profile_run reads the
  * file), drawn by the same flame-graph writer in warm colours, weights
  * in samples.  Returns the exit status.
  */
 static int on_cpu_graph(const char *input, const char *output, bool folded, const char *title,
 			struct strobe_flame_svg_opts *so, enum strobe_flame_group group, bool quiet)
 {
-	struct strobe_profile_opts pro = { .size = sizeof(pro), .group_by = group,
-					   .replay_maps = true };
+	struct strobe_profile_opts pro = { .size = sizeof(pro), .group_by = group };
+	struct strobe_profile_run_opts ro = { .size = sizeof(ro), .input = input };
+	struct strobe_profile_run_result res = { 0 };
 	struct strobe_error err = { 0, "" };
 	struct strobe_symbols *syms = NULL;
 	struct strobe_profile *prof = NULL;
 	struct strobe_buf *b = NULL;
 	char subtitle[512];
 	uint64_t lost = 0;
-	int status = CLI_FAIL;
+	int r, status = CLI_FAIL;
 
 	if (strobe_symbols_new(NULL, &syms, &err) < 0 ||
 	    (pro.symbols = syms, strobe_profile_new(&pro, &prof, &err) < 0)) {
 		cli_error_e(CMD, &err);
 		goto out;
 	}
-	if (cli_profile_file(CMD, input, prof, &lost) < 0)
+	r = strobe_profile_run(prof, &ro, &res, &err);
+	if (res.pipeline)	/* what the file's reading skipped */
+		cli_pipeline_diags(CMD, res.pipeline, false);
+	if (r < 0) {
+		cli_error_e(CMD, &err);
 		goto out;
+	}
+	lost = res.lost;
 	b = cli_buf_new();
 	if (folded) {
 		if (strobe_flame_write_folded(strobe_profile_flame(prof), b) < 0) {
@@ -80,6 +87,7 @@ static int on_cpu_graph(const char *input, const char *output, bool folded, cons
 			(unsigned long long)lost, output ? ": " : "", output ? output : "");
 	status = CLI_OK;
 out:
+	strobe_profile_run_result_free(&res);
 	strobe_buf_free(b);
 	strobe_profile_free(prof);
 	strobe_symbols_free(syms);

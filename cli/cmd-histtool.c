@@ -281,32 +281,6 @@ static void usage(FILE *f, const char *cmd, enum tool tool)
 			"  strobe biolatency --per-container --json -i run.dat\n");
 }
 
-/* -c live: the container must run now (the filter would else match
- * nothing, silently).  0, or -1 with the message printed. */
-static int check_containers(const char *cmd, const char *const *names, int n)
-{
-	struct strobe_error err = { 0, "" };
-	struct strobe_model *m = NULL;
-	int i, r;
-
-	r = strobe_model_new(&m, &err);
-	if (r == 0)
-		r = strobe_model_load_proc(m, &err);
-	if (r < 0) {
-		cli_error_e(cmd, &err);
-		strobe_model_free(m);
-		return -1;
-	}
-	for (i = 0; i < n; i++)
-		if (!strobe_model_find_container(m, names[i])) {
-			cli_error(cmd, "no running container '%s'", names[i]);
-			strobe_model_free(m);
-			return -1;
-		}
-	strobe_model_free(m);
-	return 0;
-}
-
 /* Add the events of tool to t (those this kernel has, for writeback). */
 static int add_events(struct cli_target *t, enum tool tool)
 {
@@ -375,12 +349,7 @@ static int hist_main(const char *cmd, enum tool tool, int argc, char **argv)
 	const char *shorts = tool == T_RUNQ ? "+mPLc:p:Td:o:i:h" : "+mDFQc:p:Td:o:i:h";
 
 	memset(&res, 0, sizeof(res));
-	for (i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--")) {
-			target_argv = &argv[i + 1];
-			argc = i;
-			break;
-		}
+	target_argv = cli_split_command(&argc, argv);
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
 		bool runq_only = ch == 'P' || ch == 'L' || ch == O_PIDNSS;
@@ -522,31 +491,15 @@ static int hist_main(const char *cmd, enum tool tool, int argc, char **argv)
 			.size = sizeof(po), .strict = strict,
 			.tick_ns = (uint64_t)llround(interval * 1e9),
 		};
-		struct strobe_tracefile *tf = NULL;
-		struct strobe_pipeline *p = NULL;
 
-		r = strobe_tracefile_open(input, &tf, &err);
-		if (r < 0) {
-			cli_error(cmd, "cannot open '%s': %s", input, err.msg);
-			goto out;
-		}
-		r = strobe_pipeline_new(&po, &p, &err);
-		if (r >= 0)
-			r = strobe_pipeline_add_file(p, tf, NULL, &err);
-		if (r >= 0)
-			r = strobe_pipeline_add_consumer(p, &c, &err);
-		if (r >= 0)
-			r = strobe_pipeline_run(p, &err);
-		if (r < 0 && r != -EPIPE)
-			cli_error_e(cmd, &err);
-		if (r >= 0 && cli_pipeline_diags(cmd, p, strict) < 0)
-			r = -EBADMSG;
-		strobe_pipeline_free(p);
-		strobe_tracefile_close(tf);
-		if (r < 0)
+		if (cli_run_file(cmd, input, &po, &c) < 0)
 			goto out;
 	} else {
-		if (nconts && check_containers(cmd, conts, nconts) < 0)
+		pid_t cont_pids[64];
+
+		/* -c: the container must run now (the filter would else
+		 * match nothing, silently) */
+		if (nconts && cli_container_pids(cmd, conts, (size_t)nconts, cont_pids) < 0)
 			goto out;
 		if (h.pid && kill(h.pid, 0) < 0 && errno == ESRCH) {
 			cli_error(cmd, "no process %d", h.pid);

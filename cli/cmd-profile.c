@@ -24,8 +24,9 @@
  * -i FILE reads the samples of a recording instead (strobe record
  * --profile stores them in its strobe_perf buffer, with the mappings,
  * execs and forks the perf source saw, which name user frames after the
- * processes are gone).  The source as a recording's records and the
- * reading of a file are shared with those commands (profile-records.c).
+ * processes are gone).  The run, live or from a file, is the library's
+ * (strobe_profile_run, shared with strobe.profile()); this file parses
+ * the options and writes what the run folded.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -180,7 +181,6 @@ struct refresh {
 	int done;			/* refreshes printed */
 	uint64_t shown;			/* samples of the refreshes printed */
 	uint64_t lost_before;		/* lost samples up to the last refresh */
-	struct cli_profile_records *pr;
 	struct strobe_buf *b;
 	bool failed_out;
 };
@@ -192,7 +192,7 @@ static int on_refresh(struct strobe_profile *prof, uint64_t start, uint64_t end,
 	struct refresh *rf = arg;
 	struct strobe_table *tab = NULL;
 	struct strobe_error err = { 0, "" };
-	uint64_t n = strobe_profile_samples(prof), samples, lost;
+	uint64_t n = strobe_profile_samples(prof), lost;
 	double secs = start && end > start ? (double)(end - start) / 1e9 : 0;
 	char prefix[128];
 	int r;
@@ -200,9 +200,7 @@ static int on_refresh(struct strobe_profile *prof, uint64_t start, uint64_t end,
 	if (rf->count && rf->done >= rf->count)
 		return 0;
 	rf->shown += n;
-	cli_profile_records_stats(rf->pr, &samples, &lost);
-	(void)samples;
-	lost -= rf->lost_before;
+	lost = strobe_profile_lost(prof) - rf->lost_before;
 	rf->lost_before += lost;
 	r = strobe_profile_table(prof, rf->json ? 0 : rf->top, &tab, &err);
 	if (r < 0)
@@ -237,6 +235,21 @@ static int on_refresh(struct strobe_profile *prof, uint64_t start, uint64_t end,
 	return 0;
 }
 
+/* The run, as cli_target_run's recording (signals stop it). */
+struct live_run {
+	struct strobe_profile *prof;
+	struct strobe_profile_run_opts ro;
+	struct strobe_profile_run_result *res;
+};
+
+static int run_live(const struct strobe_record_opts *o, void *arg, struct strobe_error *err)
+{
+	struct live_run *lr = arg;
+
+	lr->ro.record = o;
+	return strobe_profile_run(lr->prof, &lr->ro, lr->res, err);
+}
+
 int cmd_profile(int argc, char **argv)
 {
 	enum { O_FOLDED = 256, O_JSON, O_NO_KERNEL, O_TITLE, O_INTERVAL, O_COUNT };
@@ -262,22 +275,20 @@ int cmd_profile(int argc, char **argv)
 	};
 	const char *input = NULL;
 	struct cli_target t;
-	struct strobe_record_result res;
+	struct strobe_profile_run_result res;
+	struct live_run lr = { .ro = { .size = sizeof(lr.ro) }, .res = &res };
 	struct strobe_error err = { 0, "" };
-	struct cli_profile_records *pr = NULL;
 	const char *event = NULL;
 	struct strobe_symbols *syms = NULL;
 	struct strobe_profile *prof = NULL;
 	struct strobe_profile_opts pro = { .size = sizeof(pro) };
 	struct strobe_flame_svg_opts so = { .size = sizeof(so), .colors = STROBE_FLAME_ONCPU };
-	struct strobe_perf_stats st;
 	struct strobe_table *tab = NULL;
-	struct strobe_consumer c;
 	struct strobe_buf *b = NULL;
 	const char *output = NULL, *title = NULL;
 	char **target_argv = NULL;
 	bool folded = false, json = false, quiet = false;
-	int ch, r, ret = CLI_FAIL, i, freq = 99, top = 20, count = -1;
+	int ch, r, ret = CLI_FAIL, freq = 99, top = 20, count = -1;
 	double interval = 0;
 	struct refresh rf;
 	char subtitle[512];
@@ -286,12 +297,7 @@ int cmd_profile(int argc, char **argv)
 	memset(&res, 0, sizeof(res));
 	memset(&rf, 0, sizeof(rf));
 	pro.group_by = STROBE_FLAME_BY_CONTAINER;
-	for (i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--")) {
-			target_argv = &argv[i + 1];
-			argc = i;
-			break;
-		}
+	target_argv = cli_split_command(&argc, argv);
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "+c:p:F:d:e:g:n:o:qi:h", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -425,24 +431,7 @@ int cmd_profile(int argc, char **argv)
 		ret = CLI_USAGE;
 		goto out;
 	}
-	if (input) {
-		memset(&st, 0, sizeof(st));
-		pro.symbols = NULL;
-		pro.replay_maps = true;
-		if (strobe_symbols_new(NULL, &syms, &err) < 0) {
-			cli_error_e(CMD, &err);
-			goto out;
-		}
-		pro.symbols = syms;
-		if (strobe_profile_new(&pro, &prof, &err) < 0) {
-			cli_error_e(CMD, &err);
-			goto out;
-		}
-		if (cli_profile_file(CMD, input, prof, &st.lost) < 0)
-			goto out;
-		goto samples;
-	}
-	if (cli_target_finish(&t, CMD, target_argv) < 0) {
+	if (!input && cli_target_finish(&t, CMD, target_argv) < 0) {
 		ret = CLI_USAGE;
 		goto out;
 	}
@@ -450,8 +439,6 @@ int cmd_profile(int argc, char **argv)
 		cli_error_e(CMD, &err);
 		goto out;
 	}
-	if (cli_profile_records(&t, CMD, (unsigned)freq, event, syms, &pr) < 0)
-		goto out;
 	pro.symbols = syms;
 	if (interval > 0) {
 		rf.folded = folded;
@@ -459,42 +446,35 @@ int cmd_profile(int argc, char **argv)
 		rf.top = top;
 		rf.freq = freq;
 		rf.count = count > 0 ? count : 0;
-		rf.pr = pr;
 		rf.b = b = cli_buf_new();
 		pro.on_interval = on_refresh;
 		pro.arg = &rf;
 		t.o.tick_ns = (uint64_t)(interval * 1e9);
 	}
-	if (strobe_profile_new(&pro, &prof, &err) < 0 ||
-	    strobe_profile_consumer(prof, 0, &c) < 0) {
+	if (strobe_profile_new(&pro, &prof, &err) < 0) {
 		cli_error_e(CMD, &err);
 		goto out;
 	}
-	t.o.no_output = true;
-	t.o.buffer_kb = 1024;
-	/* only the model's events from tracefs: the samples come from perf */
-	cli_target_add_event(&t, "sched:sched_process_fork");
-	t.o.events = t.ev;
-	t.o.nr_events = t.nev;
-	t.o.consumers = &c;
-	t.o.nr_consumers = 1;
-	r = cli_target_record(&t, &res, &err);
+	lr.prof = prof;
+	lr.ro.input = input;
+	lr.ro.freq = (unsigned)freq;
+	lr.ro.event = event;
+	if (input)
+		r = strobe_profile_run(prof, &lr.ro, &res, &err);
+	else
+		r = cli_target_run(&t, run_live, &lr, &err);
 	if (rf.b)
 		cli_flush(rf.b);
 	if (rf.failed_out)
 		goto out;	/* main says stdout failed */
+	if (res.pipeline)	/* what the file's reading skipped */
+		cli_pipeline_diags(CMD, res.pipeline, false);
 	if (r < 0) {
 		cli_error_e(CMD, &err);
 		goto out;
 	}
-	if (t.o.argv && !res.child_started) {
-		cli_error(CMD, "cannot run '%s'", t.o.argv[0]);
-		goto out;
-	}
-	memset(&st, 0, sizeof(st));
-	cli_profile_records_stats(pr, &st.samples, &st.lost);
 	if (interval > 0) {
-		if (!st.samples) {
+		if (!res.samples) {
 			cli_error(CMD, "no samples (the target used no CPU%s)",
 				  t.o.duration > 0 ? " in that time" : "");
 			goto out;
@@ -503,20 +483,19 @@ int cmd_profile(int argc, char **argv)
 			/* the perf source's count: the refreshes add up to it,
 			 * unless --count ended the run (the rest is not shown) */
 			fprintf(stderr, "strobe profile: %llu samples in %d refreshes, %llu lost",
-				(unsigned long long)st.samples, rf.done,
-				(unsigned long long)st.lost);
-			if (st.samples > rf.shown)
+				(unsigned long long)res.samples, rf.done,
+				(unsigned long long)res.lost);
+			if (res.samples > rf.shown)
 				fprintf(stderr, "; %llu after the last refresh not shown",
-					(unsigned long long)(st.samples - rf.shown));
+					(unsigned long long)(res.samples - rf.shown));
 			fprintf(stderr, "\n");
 		}
-		if (st.lost)
+		if (res.lost)
 			cli_warn(CMD, "%llu samples lost: the perf rings were full",
-				 (unsigned long long)st.lost);
+				 (unsigned long long)res.lost);
 		ret = CLI_OK;
 		goto out;
 	}
-samples:
 	if (!strobe_profile_samples(prof)) {
 		cli_error(CMD, "no samples (the target used no CPU%s)",
 			  t.o.duration > 0 ? " in that time" : "");
@@ -530,7 +509,7 @@ samples:
 	if (folded) {
 		r = strobe_flame_write_folded(strobe_profile_flame(prof), b);
 	} else if (json) {
-		r = write_json(prof, tab, st.lost, input ? 0 : (unsigned)freq, "", b);
+		r = write_json(prof, tab, res.lost, input ? 0 : (unsigned)freq, "", b);
 	} else if (output) {
 		if (input)
 			snprintf(subtitle, sizeof(subtitle), "%llu samples of %s",
@@ -553,11 +532,11 @@ samples:
 		if (input)
 			strobe_buf_printf(b, "%llu samples of %s, %llu lost\n",
 					  (unsigned long long)strobe_profile_samples(prof), input,
-					  (unsigned long long)st.lost);
+					  (unsigned long long)res.lost);
 		else
 			strobe_buf_printf(b, "%llu samples at %d Hz, %llu lost\n",
 					  (unsigned long long)strobe_profile_samples(prof), freq,
-					  (unsigned long long)st.lost);
+					  (unsigned long long)res.lost);
 		r = strobe_table_write_text(tab, b);
 	}
 	if (r < 0) {
@@ -575,22 +554,21 @@ samples:
 			"%llu processes' maps, %llu dropped after exit%s%s\n",
 			(unsigned long long)strobe_profile_samples(prof),
 			strobe_flame_nr_stacks(strobe_profile_flame(prof)),
-			(unsigned long long)st.lost, (unsigned long long)ss.files,
+			(unsigned long long)res.lost, (unsigned long long)ss.files,
 			(unsigned long long)ss.debug_files, (unsigned long long)ss.perf_maps,
 			(unsigned long long)ss.files_failed, (unsigned long long)ss.processes,
 			(unsigned long long)ss.processes_dropped, output ? ": " : "",
 			output ? output : "");
 	}
-	if (st.lost)
+	if (res.lost)
 		cli_warn(CMD, "%llu samples lost: the perf rings were full",
-			 (unsigned long long)st.lost);
+			 (unsigned long long)res.lost);
 	ret = CLI_OK;
 out:
-	strobe_record_result_free(&res);
+	strobe_profile_run_result_free(&res);
 	strobe_table_free(tab);
 	strobe_buf_free(b);
 	strobe_profile_free(prof);
-	cli_profile_records_free(pr);
 	strobe_symbols_free(syms);
 	cli_target_free(&t);
 	return ret;

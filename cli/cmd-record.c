@@ -5,9 +5,9 @@
  * signal handlers that stop a recording cleanly (the library never
  * installs handlers) and print a per-CPU summary on stderr.
  *
- * --profile adds perf samples with call chains (cmd-profile.c's
- * cli_profile_records: the record source of strobe profile) stored in
- * the file's strobe_perf buffer next to the tracefs events.
+ * --profile adds perf samples with call chains (the library's
+ * strobe_profile_records_setup: the record source of strobe profile)
+ * stored in the file's strobe_perf buffer next to the tracefs events.
  *
  * Exit status: the traced command's own status (128+N if a signal killed
  * it), 127/126 when it cannot be run, 1 on any error (including a full
@@ -22,6 +22,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <strobe/profile.h>
 
 #include "cli.h"
 #include "record-sink.h"
@@ -197,7 +199,7 @@ int cmd_record(int argc, char **argv)
 		REC_FLIGHT_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_profile_records *prof = NULL;
+	struct strobe_profile_records prof = { .po = { .size = sizeof(prof.po) } };
 	bool profile = false;
 	int freq = 0;
 	struct cli_target t;
@@ -341,7 +343,10 @@ int cmd_record(int argc, char **argv)
 		goto usage_err;
 	}
 	if (profile) {
-		r = cli_profile_records(&t, cmd, freq ? (unsigned)freq : 99, NULL, NULL, &prof);
+		prof.po.freq = freq ? (unsigned)freq : 99;
+		r = strobe_profile_records_setup(&prof, o, &err);
+		if (r < 0)
+			cli_error_e(cmd, &err);
 		if (r == -EINVAL)
 			goto usage_err;
 		if (r < 0)
@@ -397,12 +402,13 @@ int cmd_record(int argc, char **argv)
 		rec_flight_summary(&fl, o, &res, res.stopped ? t.stop_signal : 0);
 	else if (!quiet)
 		summary(&res);
-	if (prof && !quiet) {
-		uint64_t samples, lost;
+	if (profile && !quiet) {
+		struct strobe_perf_stats st = { 0 };
 
-		cli_profile_records_stats(prof, &samples, &lost);
+		if (prof.perf)
+			strobe_perf_stats(prof.perf, &st);
 		fprintf(stderr, "strobe record: %" PRIu64 " perf records stored (%" PRIu64
-			" samples, %" PRIu64 " lost)\n", res.records, samples, lost);
+			" samples, %" PRIu64 " lost)\n", res.records, st.samples, st.lost);
 		if (res.records_left_out)
 			cli_warn(cmd, "%" PRIu64 " perf records out of time order left out "
 				 "(lost records of the file)", res.records_left_out);
@@ -436,7 +442,7 @@ out:
 	if (sink)	/* the recording failed: say what happened to what was sent */
 		rec_sink_close(sink, 0, quiet);
 	cli_target_free(&t);
-	cli_profile_records_free(prof);
+	strobe_profile_records_release(&prof);
 	rec_flight_free(&fl);
 	free(cmdline);
 	free(ffilter);

@@ -816,74 +816,15 @@ static int add_records(struct strobe_formats *f, pid_t child, struct strobe_reco
 	return 0;
 }
 
-/* A task of each -c container (for its cgroup), from a /proc snapshot. */
-static int container_tasks(const char *cmd, const char *const *names, size_t n, pid_t *out)
-{
-	struct strobe_error err = { 0, "" };
-	struct strobe_model *m = NULL;
-	size_t i, cur;
-	int r;
-
-	r = strobe_model_new(&m, &err);
-	if (r == 0)
-		r = strobe_model_load_proc(m, &err);
-	if (r < 0) {
-		cli_error_e(cmd, &err);
-		strobe_model_free(m);
-		return r;
-	}
-	for (i = 0; i < n; i++) {
-		const struct strobe_task *t;
-
-		/* the oldest live task (the container's init, usually): the
-		 * snapshot also holds tasks that have exited since */
-		out[i] = 0;
-		for (cur = 0; (t = strobe_model_next_task(m, &cur));)
-			if (t->container && t->container->index >= 2 &&
-			    strobe_container_matches(t->container, names[i]) &&
-			    (!out[i] || t->tid < out[i]) && kill(t->tid, 0) == 0)
-				out[i] = t->tid;
-		if (!out[i]) {
-			cli_error(cmd, "no running container '%s'", names[i]);
-			strobe_model_free(m);
-			return -ESRCH;
-		}
-	}
-	strobe_model_free(m);
-	return 0;
-}
-
 static int run_file(struct snoop *s, const char *path, bool strict)
 {
 	struct strobe_consumer c = {
 		.size = sizeof(c), .name = s->cmd, .flags = STROBE_CONSUMER_MODEL,
 		.start = snoop_start, .event = snoop_event, .arg = s,
 	};
-	struct strobe_error err = { 0, "" };
 	struct strobe_pipeline_opts po = { .size = sizeof(po), .strict = strict };
-	struct strobe_tracefile *tf = NULL;
-	struct strobe_pipeline *p = NULL;
-	int r;
 
-	r = strobe_tracefile_open(path, &tf, &err);
-	if (r < 0) {
-		cli_error(s->cmd, "cannot open '%s': %s", path, err.msg);
-		return CLI_FAIL;
-	}
-	r = strobe_pipeline_new(&po, &p, &err);
-	if (r >= 0)
-		r = strobe_pipeline_add_file(p, tf, NULL, &err);
-	if (r >= 0)
-		r = strobe_pipeline_add_consumer(p, &c, &err);
-	if (r >= 0)
-		r = strobe_pipeline_run(p, &err);
-	if (r < 0 && r != -EPIPE)
-		cli_error_e(s->cmd, &err);
-	if (r >= 0 && cli_pipeline_diags(s->cmd, p, strict) < 0)
-		r = -EBADMSG;
-	strobe_pipeline_free(p);
-	strobe_tracefile_close(tf);
-	if (r < 0)
+	if (cli_run_file(s->cmd, path, &po, &c) < 0)
 		return CLI_FAIL;
 	if (!s->seen_bpf && !s->seen_sys) {
 		if (s->tool == T_TCP)
@@ -935,7 +876,7 @@ static int snoop_main(const char *cmd, enum tool tool, int argc, char **argv)
 	const char *input = NULL;
 	bool no_bpf = false, strict = false;
 	char **target_argv = NULL;
-	int ch, r, ret = CLI_FAIL, i;
+	int ch, r, ret = CLI_FAIL;
 
 	s = calloc(1, sizeof(*s));
 	if (!s) {
@@ -945,12 +886,7 @@ static int snoop_main(const char *cmd, enum tool tool, int argc, char **argv)
 	s->cmd = cmd;
 	s->tool = tool;
 	memset(&t, 0, sizeof(t));
-	for (i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--")) {
-			target_argv = &argv[i + 1];
-			argc = i;
-			break;
-		}
+	target_argv = cli_split_command(&argc, argv);
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "+c:p:xTUeFn:d:i:o:h", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -1068,7 +1004,7 @@ static int snoop_main(const char *cmd, enum tool tool, int argc, char **argv)
 			goto out;
 		}
 		if (t.o.nr_containers) {
-			if (container_tasks(cmd, t.o.containers, t.o.nr_containers, cg) < 0)
+			if (cli_container_pids(cmd, t.o.containers, t.o.nr_containers, cg) < 0)
 				goto out;
 			bo.cgroup_of = cg;
 			bo.nr_cgroup_of = t.o.nr_containers;

@@ -6,7 +6,9 @@
  * the messages of those steps, so every such command says the same (and
  * what strobe-damage(7) asks of every command: a file given twice is said
  * and read once; what was skipped is said even when nothing could be
- * drawn).
+ * drawn).  cli_run_file is the plainer run of one consumer over one file
+ * for the commands that print as they read (strobe runqlat, biolatency,
+ * the snoop tools with -i).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -106,6 +108,35 @@ int cli_run_one_consumer(const char *cmd, const char *const *inputs, int n, bool
 		return -1;
 	}
 	return 0;
+}
+
+int cli_run_file(const char *cmd, const char *path, const struct strobe_pipeline_opts *po,
+		 const struct strobe_consumer *c)
+{
+	struct strobe_error err = { 0, "" };
+	struct strobe_tracefile *tf = NULL;
+	struct strobe_pipeline *p = NULL;
+	int r;
+
+	r = strobe_tracefile_open(path, &tf, &err);
+	if (r < 0) {
+		cli_error(cmd, "cannot open '%s': %s", path, err.msg);
+		return r;
+	}
+	r = strobe_pipeline_new(po, &p, &err);
+	if (r >= 0)
+		r = strobe_pipeline_add_file(p, tf, NULL, &err);
+	if (r >= 0)
+		r = strobe_pipeline_add_consumer(p, c, &err);
+	if (r >= 0)
+		r = strobe_pipeline_run(p, &err);
+	if (r < 0 && r != -EPIPE)
+		cli_error_e(cmd, &err);
+	if (r >= 0 && cli_pipeline_diags(cmd, p, po->strict) < 0)
+		r = -EBADMSG;
+	strobe_pipeline_free(p);
+	strobe_tracefile_close(tf);
+	return r < 0 ? r : 0;
 }
 
 void cli_one_fail(const char *cmd, const struct strobe_pipeline *p, bool strict,

@@ -7,7 +7,9 @@
  * of strobe_record() between signal handlers that stop it cleanly (the
  * library installs none); and the events --period definitions name, for
  * the commands that run the periods analysis live (strobe periods, the
- * flight recorder's period triggers).
+ * flight recorder's period triggers); the command after "--" and the
+ * running containers' tasks, which the live tools (profile, runqlat,
+ * biolatency, the snoop tools) look up the same way.
  *
  * The commands keep their own getopt loops (their other options differ)
  * and hand every option they do not know to cli_target_option().
@@ -17,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <strobe/model.h>
 
 #include "cli.h"
 
@@ -217,8 +221,10 @@ int cli_target_finish(struct cli_target *t, const char *cmd, char **argv)
 	return 0;
 }
 
-int cli_target_record(struct cli_target *t, struct strobe_record_result *res,
-		      struct strobe_error *err)
+int cli_target_run(struct cli_target *t,
+		   int (*run)(const struct strobe_record_opts *o, void *arg,
+			      struct strobe_error *err),
+		   void *arg, struct strobe_error *err)
 {
 	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa, old[3];
@@ -231,11 +237,22 @@ int cli_target_record(struct cli_target *t, struct strobe_record_result *res,
 		sigaction(sigs[i], &sa, &old[i]);
 	stop_flag = 0;
 	t->o.stop = &stop_flag;
-	r = strobe_record(&t->o, res, err);
+	r = run(&t->o, arg, err);
 	for (i = 0; i < 3; i++)
 		sigaction(sigs[i], &old[i], NULL);
 	t->stop_signal = stop_flag;
 	return r;
+}
+
+static int run_record(const struct strobe_record_opts *o, void *arg, struct strobe_error *err)
+{
+	return strobe_record(o, arg, err);
+}
+
+int cli_target_record(struct cli_target *t, struct strobe_record_result *res,
+		      struct strobe_error *err)
+{
+	return cli_target_run(t, run_record, res, err);
 }
 
 void cli_target_progress(struct cli_target *t, const char *cmd, bool quiet)
@@ -249,6 +266,54 @@ void cli_target_progress(struct cli_target *t, const char *cmd, bool quiet)
 volatile sig_atomic_t *cli_target_stop_flag(void)
 {
 	return &stop_flag;
+}
+
+int cli_container_pids(const char *cmd, const char *const *names, size_t n, pid_t *out)
+{
+	struct strobe_error err = { 0, "" };
+	struct strobe_model *m = NULL;
+	size_t i, cur;
+	int r;
+
+	r = strobe_model_new(&m, &err);
+	if (r == 0)
+		r = strobe_model_load_proc(m, &err);
+	if (r < 0) {
+		cli_error_e(cmd, &err);
+		strobe_model_free(m);
+		return r;
+	}
+	for (i = 0; i < n; i++) {
+		const struct strobe_task *t;
+
+		/* the oldest live task (the container's init, usually): the
+		 * snapshot also holds tasks that have exited since */
+		out[i] = 0;
+		for (cur = 0; (t = strobe_model_next_task(m, &cur));)
+			if (t->container && t->container->index >= 2 &&
+			    strobe_container_matches(t->container, names[i]) &&
+			    (!out[i] || t->tid < out[i]) && kill(t->tid, 0) == 0)
+				out[i] = t->tid;
+		if (!out[i]) {
+			cli_error(cmd, "no running container '%s'", names[i]);
+			strobe_model_free(m);
+			return -ESRCH;
+		}
+	}
+	strobe_model_free(m);
+	return 0;
+}
+
+char **cli_split_command(int *argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < *argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			*argc = i;
+			return &argv[i + 1];
+		}
+	return NULL;
 }
 
 char *cli_join_args(int argc, char **argv)

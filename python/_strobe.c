@@ -210,7 +210,7 @@ static PyMethodDef methods[] = {
 	  "Damaged data is skipped with a warning (strict=True: DamagedDataError)." },
 	{ "record", KW py_record, METH_VARARGS | METH_KEYWORDS,
 	  "record($module, /, output, argv=None, pid=None, container=None, events=None,"
-	  " duration=None, uprobes=None, usdt=None)\n--\n\n"
+	  " duration=None, uprobes=None, usdt=None, profile=None)\n--\n\n"
 	  "Write a trace file as `strobe record -o output` does: of a command argv\n"
 	  "(run until it exits), a process pid and its children, a container (name\n"
 	  "or ID), or the whole system, for duration seconds or until the command\n"
@@ -218,9 +218,12 @@ static PyMethodDef methods[] = {
 	  "(None: the sched and syscalls presets).  uprobes: 'PATH:FUNCTION[%return]\n"
 	  "[ARGS]' (ARGS: ftrace fetch-args or arg1..argN), usdt: 'PATH:PROVIDER:NAME',\n"
 	  "PATH resolved in the target's mount namespace; their hits are events\n"
-	  "'strobe_<pid>:NAME' of the file.  Returns {\"output\", \"events\", \"lost\",\n"
-	  "\"duration\", \"exit_status\", \"incomplete\"}.  Read the file with\n"
-	  "read_trace()." },
+	  "'strobe_<pid>:NAME' of the file.  profile: HZ, perf samples of the same\n"
+	  "target with call chains stored next to the events (strobe record\n"
+	  "--profile -F HZ; profile(output) folds them).  Returns {\"output\",\n"
+	  "\"events\", \"lost\", \"duration\", \"exit_status\", \"incomplete\",\n"
+	  "\"samples\", \"samples_lost\", \"records\"} (the last three None without\n"
+	  "profile).  Read the file with read_trace()." },
 	{ "profile", KW py_profile, METH_VARARGS | METH_KEYWORDS,
 	  "profile($module, /, source=None, argv=None, pid=None, container=None,"
 	  " duration=None, freq=99, group_by='container', kernel=True, top=0)\n--\n\n"

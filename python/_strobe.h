@@ -315,12 +315,25 @@ PyObject *py_profile(PyObject *self, PyObject *args, PyObject *kw);
 
 PyObject *py_record(PyObject *self, PyObject *args, PyObject *kw);
 /*
- * For a recording's on_tick, on its thread with the GIL released: take
- * the GIL and run the signal handlers; Ctrl-C sets *stop (the recording
- * ends, its result kept), another exception a handler raised sets *stop
- * and *raised (the caller returns NULL with it).  Nothing once *stop.
+ * A recording from Python (record(), profile(), record.c): the target
+ * of record()'s and profile()'s arguments into o: the command av[0..nav)
+ * (nav 0: none; *args_z, the NULL-terminated copy o->argv points to, is
+ * the caller's to free), container cname (NULL: none), pid (0: none),
+ * duration secs (<= 0: none), and an on_tick that runs the signal
+ * handlers every tick with the GIL taken back: Ctrl-C sets rr->stop (the
+ * recording ends, its result kept), another exception a handler raised
+ * sets rr->raised too (the caller returns NULL with it).  0, or -1 with
+ * MemoryError.
  */
-void py_record_tick_signals(volatile sig_atomic_t *stop, bool *raised);
+struct py_rec_run {
+	volatile sig_atomic_t stop;
+	bool raised;		/* a signal handler raised: propagate it */
+};
+int py_record_target(struct strobe_record_opts *o, const char **av, int nav, const char **cname,
+		     long long pid, double secs, struct py_rec_run *rr, char ***args_z);
+/* After the recording that returned r: -1 with the exception a signal
+ * handler raised, or (r < 0) an OSError of err's message; else 0. */
+int py_record_ended(const struct py_rec_run *rr, int r, const struct strobe_error *err);
 struct an_args {
 	struct strobe_analysis_opts o;
 	char *names;			/* "cputop,syscalls" */

@@ -5,7 +5,8 @@
  * file (strobe_record with add_records, on the "mono" clock the samples
  * carry), or the samples a recording holds (strobe record --profile,
  * read through the one pipeline with the recorded mappings replayed), and
- * the profile consumer that names and folds the stacks.
+ * the profile consumer that names and folds the stacks: one
+ * strobe_profile_run, as `strobe profile` runs it.
  *
  * The result is a dict: "samples", "lost", "folded" ({stack: samples},
  * the stack "root;...;innermost" as --folded writes it) and "functions"
@@ -19,7 +20,6 @@
  */
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,134 +36,8 @@
 
 #define FN "profile"
 
-/* The library's style of failure, here: code with err's message. */
-__attribute__((format(printf, 3, 4)))
-static int fail(struct strobe_error *err, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-	return code;
-}
-struct prof_run {
-	struct strobe_profile_records rec;	/* the perf source's options, its perf */
-	volatile sig_atomic_t stop;
-	bool raised;		/* a signal handler raised: propagate it */
-	uint64_t lost;		/* file: lost samples the pages say */
-};
-
-/* Every 100 ms on the recording's thread: signals (Ctrl-C ends it). */
-static int on_tick(bool final, void *arg)
-{
-	struct prof_run *pr = arg;
-
-	if (!final)
-		py_record_tick_signals(&pr->stop, &pr->raised);
-	return 0;
-}
-
-static int lost_event(const struct strobe_event *ev, int source, void *arg,
-		      struct strobe_error *err)
-{
-	struct prof_run *pr = arg;
-
-	if (ev->missed > 0 && ev->format &&
-	    !strcmp(strobe_format_system(ev->format), "strobe_perf"))
-		pr->lost += (uint64_t)ev->missed;
-	return 0;
-}
-
-/* The samples of a recording into prof.  0, or -1 with an exception. */
-static int run_file(const char *path, struct strobe_profile *prof, struct prof_run *pr)
-{
-	struct strobe_consumer c, cl = {
-		.size = sizeof(cl), .name = "lost samples", .event = lost_event, .arg = pr,
-	};
-	struct strobe_pipeline_opts po = { .size = sizeof(po) };
-	struct strobe_error err = { 0, "" };
-	struct strobe_tracefile *tf = NULL;
-	struct strobe_pipeline *p = NULL;
-	int r;
-
-	Py_BEGIN_ALLOW_THREADS
-	r = strobe_tracefile_open(path, &tf, &err);
-	if (r >= 0)
-		r = strobe_profile_consumer(prof, 0, &c);
-	if (r >= 0)
-		r = strobe_pipeline_new(&po, &p, &err);
-	if (r >= 0)
-		r = strobe_pipeline_add_file(p, tf, NULL, &err);
-	if (r >= 0)
-		r = strobe_pipeline_add_consumer(p, &c, &err);
-	if (r >= 0)
-		r = strobe_pipeline_add_consumer(p, &cl, &err);
-	if (r >= 0)
-		r = strobe_pipeline_run(p, &err);
-	if (r >= 0 && !strobe_formats_find(strobe_tracefile_formats(tf), "strobe_perf",
-					   "sample"))
-		r = fail(&err, -ENOENT, "%s: holds no perf samples (record them with "
-			 "strobe record --profile)", path);
-	Py_END_ALLOW_THREADS
-	strobe_pipeline_free(p);
-	strobe_tracefile_close(tf);
-	if (r < 0) {
-		raise_os(r, err.msg);
-		return -1;
-	}
-	return 0;
-}
-
-/* Sample live into prof (opts: the target).  0, or -1 with an exception. */
-static int run_live(struct strobe_record_opts *o, struct strobe_profile *prof,
-		    struct prof_run *pr)
-{
-	static const struct strobe_record_event model_ev = { "sched:sched_process_fork", NULL };
-	struct strobe_record_result res;
-	struct strobe_error err = { 0, "" };
-	struct strobe_consumer c;
-	int r;
-
-	memset(&res, 0, sizeof(res));
-	strobe_profile_consumer(prof, 0, &c);
-	o->no_output = true;
-	o->buffer_kb = 1024;
-	o->clock = "mono";
-	o->add_records = strobe_profile_add_records;
-	o->records_arg = &pr->rec;
-	/* only the model's events from tracefs: the samples come from perf */
-	o->events = &model_ev;
-	o->nr_events = 1;
-	o->consumers = &c;
-	o->nr_consumers = 1;
-	o->on_tick = on_tick;
-	o->event_arg = pr;
-	o->stop = &pr->stop;
-	Py_BEGIN_ALLOW_THREADS
-	r = strobe_record(o, &res, &err);
-	Py_END_ALLOW_THREADS
-	if (pr->rec.perf) {
-		struct strobe_perf_stats st;
-
-		strobe_perf_stats(pr->rec.perf, &st);
-		pr->lost = st.lost;
-	}
-	if (r == 0 && o->argv && !res.child_started)
-		r = fail(&err, -ENOEXEC, "cannot run '%s'", o->argv[0]);
-	strobe_record_result_free(&res);
-	if (pr->raised) {
-		return -1;	/* the exception a signal handler raised */
-	}
-	if (r < 0) {
-		raise_os(r, err.msg);
-		return -1;
-	}
-	return 0;
-}
-
 /* {"samples", "lost", "folded", "functions"} of prof. */
-static PyObject *result(struct strobe_profile *prof, const struct prof_run *pr, int top)
+static PyObject *result(struct strobe_profile *prof, int top)
 {
 	struct strobe_error err = { 0, "" };
 	struct strobe_table *tab = NULL;
@@ -207,7 +81,7 @@ static PyObject *result(struct strobe_profile *prof, const struct prof_run *pr, 
 		goto out;
 	out = Py_BuildValue("{s:K,s:K,s:O,s:O}", "samples",
 			    (unsigned long long)strobe_profile_samples(prof), "lost",
-			    (unsigned long long)pr->lost, "folded", folded, "functions", rows);
+			    (unsigned long long)strobe_profile_lost(prof), "folded", folded, "functions", rows);
 out:
 	Py_XDECREF(folded);
 	Py_XDECREF(rows);
@@ -230,18 +104,21 @@ PyObject *py_profile(PyObject *self, PyObject *args, PyObject *kw)
 	struct strobe_profile_opts pro = { .size = sizeof(pro),
 					   .group_by = STROBE_FLAME_BY_CONTAINER };
 	struct strobe_record_opts o = { .size = sizeof(o) };
+	struct strobe_profile_run_opts ro = { .size = sizeof(ro), .record = &o };
+	struct strobe_profile_run_result res;
 	struct strobe_error err = { 0, "" };
 	struct strobe_symbols *syms = NULL;
 	struct strobe_profile *prof = NULL;
-	struct prof_run pr;
+	struct py_rec_run pr;
 	const char **av = NULL, *cname = NULL, *gname = NULL;
-	char *cgroup = NULL, **args_z = NULL;
+	char **args_z = NULL;
 	long long v_pid = 0, v_freq = 99, v_top = 0;
 	double secs = -1;
-	int nav = 0, with_kernel = 1, nt, r, i;
+	int nav = 0, with_kernel = 1, nt, r;
 	size_t k;
 
 	memset(&pr, 0, sizeof(pr));
+	memset(&res, 0, sizeof(res));
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOOOOOO:profile", kwl, &source, &argv,
 					 &pid, &cont, &duration, &freq, &group, &kernel, &top))
 		return NULL;
@@ -288,7 +165,6 @@ PyObject *py_profile(PyObject *self, PyObject *args, PyObject *kw)
 		goto out;
 	}
 	pro.no_kernel = !with_kernel;
-	pro.replay_maps = path != NULL;
 	r = strobe_symbols_new(NULL, &syms, &err);
 	if (r == 0)
 		pro.symbols = syms;
@@ -298,48 +174,20 @@ PyObject *py_profile(PyObject *self, PyObject *args, PyObject *kw)
 		raise_os(r, err.msg);
 		goto out;
 	}
-	if (path) {
-		if (run_file(PyBytes_AS_STRING(path), prof, &pr) < 0)
-			goto out;
-	} else {
-		pr.rec.po.size = sizeof(pr.rec.po);
-		pr.rec.po.freq = (unsigned)v_freq;
-		pr.rec.po.symbols = syms;
-		if (cname) {
-			Py_BEGIN_ALLOW_THREADS
-			r = strobe_profile_container_cgroup(cname, &cgroup, &err);
-			Py_END_ALLOW_THREADS
-			if (r < 0) {
-				raise_os(r, err.msg);
-				goto out;
-			}
-			pr.rec.po.cgroups = (const char *const *)&cgroup;
-			pr.rec.po.nr_cgroups = 1;
-			o.containers = &cname;
-			o.nr_containers = 1;
-		}
-		if (nav) {
-			if (!(args_z = calloc((size_t)nav + 1, sizeof(*args_z)))) {
-				PyErr_NoMemory();
-				goto out;
-			}
-			for (i = 0; i < nav; i++)
-				args_z[i] = (char *)av[i];
-			o.argv = args_z;
-			pr.rec.follow_child = true;
-		}
-		pr.rec.po.pid = (pid_t)v_pid;
-		o.pid = (pid_t)v_pid;
-		o.duration = secs > 0 ? secs : 0;
-		if (run_live(&o, prof, &pr) < 0)
-			goto out;
-	}
-	out = result(prof, &pr, (int)v_top);
+	if (py_record_target(&o, av, nav, &cname, v_pid, secs, &pr, &args_z) < 0)
+		goto out;
+	ro.input = path ? PyBytes_AS_STRING(path) : NULL;
+	ro.freq = (unsigned)v_freq;
+	Py_BEGIN_ALLOW_THREADS
+	r = strobe_profile_run(prof, &ro, &res, &err);
+	Py_END_ALLOW_THREADS
+	if (py_record_ended(&pr, r, &err) < 0)
+		goto out;
+	out = result(prof, (int)v_top);
 out:
+	strobe_profile_run_result_free(&res);
 	strobe_profile_free(prof);
-	strobe_perf_close(pr.rec.perf);
 	strobe_symbols_free(syms);
-	free(cgroup);
 	free(args_z);
 	PyMem_Free(av);
 	Py_XDECREF(keep);

@@ -29,6 +29,7 @@
 #include <sys/types.h>
 
 #include <strobe/pictures.h>
+#include <strobe/record.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -106,17 +107,32 @@ int strobe_perf_cgroup_dir(pid_t pid, char *out, size_t size, struct strobe_erro
 int strobe_profile_container_cgroup(const char *name, char **out, struct strobe_error *err);
 
 /*
- * The perf source as a recording's records: strobe_record_opts.add_records
- * with records_arg a struct strobe_profile_records (po filled; follow_child
- * when the recording runs a command, whose PID becomes po.pid).  Opens,
- * declares and enables the source into r->perf, which the caller closes
- * (strobe_perf_close) after the recording.
+ * The perf source of a recording's target as its records: what `strobe
+ * record --profile`, `strobe profile`, strobe.record(profile=) and
+ * strobe.profile() share.  Fill r->po's freq, event and symbols (size
+ * too), then strobe_profile_records_setup(r, o) completes r from o's
+ * target (o->pid; the cgroup v2 directories of o->containers, found with
+ * strobe_profile_container_cgroup; a command o->argv is followed through
+ * its exec) and o to take the samples: o->clock "mono" (the clock the
+ * samples carry; -EINVAL when o asks for another), o->add_records
+ * strobe_profile_add_records with o->records_arg r.  The recording opens,
+ * declares and enables the source into r->perf.  After the recording,
+ * strobe_profile_records_release closes r->perf and frees the cgroups
+ * (r stays valid for another setup).  0, or -errno with a message
+ * (-ESRCH "no running container 'NAME'").
  */
+struct strobe_record_opts;
 struct strobe_profile_records {
 	struct strobe_perf_opts po;
 	bool follow_child;
-	struct strobe_perf *perf;	/* set by the call */
+	struct strobe_perf *perf;	/* set by the recording */
+	char **cgroup_dirs;		/* set by setup: owned, nr in po.nr_cgroups */
 };
+int strobe_profile_records_setup(struct strobe_profile_records *r, struct strobe_record_opts *o,
+				 struct strobe_error *err);
+void strobe_profile_records_release(struct strobe_profile_records *r);	/* NULL ok */
+/* strobe_record_opts.add_records with records_arg a struct
+ * strobe_profile_records (set by strobe_profile_records_setup). */
 struct strobe_record_source;
 int strobe_profile_add_records(struct strobe_formats *f, pid_t child,
 			       struct strobe_record_source *rs, void *arg,
@@ -192,6 +208,68 @@ uint64_t strobe_profile_samples(const struct strobe_profile *p);
  */
 int strobe_profile_table(const struct strobe_profile *p, int top, struct strobe_table **out,
 			 struct strobe_error *err);
+
+/* Samples lost so far: live (during and after strobe_profile_run), the
+ * kernel's count of the perf source; from a recording or fed, the counts
+ * its strobe_perf pages carry (ev->missed).  Not reset by
+ * strobe_profile_reset: an interval's are the difference. */
+uint64_t strobe_profile_lost(const struct strobe_profile *p);
+
+/* ---- one run: a recording's samples, or sampling live ------------------------ */
+
+/*
+ * What `strobe profile` and strobe.profile() do with a profile, in one
+ * place: read the samples a recording holds, or sample a target live
+ * into it, with the profile's refreshes (on_interval) at the ticks.
+ */
+struct strobe_profile_run_opts {
+	size_t size;		/* sizeof(struct strobe_profile_run_opts), or 0 */
+	/*
+	 * A recording (strobe record --profile): its samples through a
+	 * pipeline of that one file, the mappings, execs and forks it holds
+	 * replayed to the profile's symbol finder.  -ENOENT "'PATH' holds no
+	 * perf samples (...)" when it has none.
+	 */
+	const char *input;
+	/*
+	 * Else live, the target and how the recording runs (may be NULL:
+	 * the whole system until stopped): argv, pid, containers, duration,
+	 * stop, on_tick and event_arg, on_progress, tick_ns (the profile's
+	 * refreshes).  The run records from a copy, without a file, with
+	 * the task model's events only (the samples come from perf), on a
+	 * 1 MiB buffer per CPU and the "mono" clock, and the profile as its
+	 * consumer.
+	 */
+	const struct strobe_record_opts *record;
+	unsigned freq;		/* live: samples per second per CPU (0: 99) */
+	const char *event;	/* live: "cpu-clock" (NULL) or "cycles" */
+};
+
+struct strobe_pipeline;
+struct strobe_tracefile;
+struct strobe_profile_run_result {
+	uint64_t samples;	/* live: the perf source's; a file: the profile's */
+	uint64_t lost;		/* strobe_profile_lost at the end */
+	/* live: the recording's (child_started, stopped, exec_errno...) */
+	struct strobe_record_result record;
+	/* a file: the pipeline that read it (its diagnostics,
+	 * strobe_pipeline_nr_diags), and the file; NULL when the reading
+	 * failed before its end */
+	struct strobe_pipeline *pipeline;
+	struct strobe_tracefile *file;
+};
+
+/*
+ * Run o into p (made without replay_maps: the run sets it as the source
+ * needs).  *res is filled whatever the outcome (zero it first); free it
+ * with strobe_profile_run_result_free.  0, or -errno with a message:
+ * the file's or the recording's errors, "cannot run 'CMD'" (-ENOEXEC),
+ * -ENOENT for a recording without samples.  A live run that ran and
+ * sampled nothing is not an error: strobe_profile_samples says 0.
+ */
+int strobe_profile_run(struct strobe_profile *p, const struct strobe_profile_run_opts *o,
+		       struct strobe_profile_run_result *res, struct strobe_error *err);
+void strobe_profile_run_result_free(struct strobe_profile_run_result *res);	/* NULL ok */
 
 #ifdef __cplusplus
 }

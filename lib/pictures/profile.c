@@ -32,6 +32,7 @@
 
 #include "util/intern.h"
 #include "table/table-int.h"
+#include "profile-int.h"
 
 #define MAX_FRAMES 512
 #define NAMES_BYTES 65536
@@ -58,6 +59,12 @@ struct strobe_profile {
 	struct strobe_field m_tgid, m_path, m_start, m_len, m_pgoff, m_ino, f_parent;
 	struct strobe_model *model;
 	uint64_t last_tick;	/* on_interval: the last tick's time (0: none) */
+	uint64_t missed;	/* the strobe_perf events' ev->missed, added up */
+	/* strobe_profile_run live: the perf source, whose count is the
+	 * lost samples (NULL otherwise) */
+	const struct strobe_profile_records *live;
+	bool lived;		/* a live run ended: live_lost is its count */
+	uint64_t live_lost;
 	char names[NAMES_BYTES];
 };
 
@@ -121,6 +128,38 @@ const struct strobe_flame *strobe_profile_flame(const struct strobe_profile *p)
 uint64_t strobe_profile_samples(const struct strobe_profile *p)
 {
 	return p->samples;
+}
+
+uint64_t strobe_profile_lost(const struct strobe_profile *p)
+{
+	struct strobe_perf_stats st;
+
+	if (p->live && p->live->perf) {
+		strobe_perf_stats(p->live->perf, &st);
+		return st.lost;
+	}
+	return p->lived ? p->live_lost : p->missed;
+}
+
+void profile_run_begin(struct strobe_profile *p, const struct strobe_profile_records *live)
+{
+	p->o.replay_maps = live == NULL;
+	p->live = live;
+	p->lived = false;
+}
+
+void profile_run_end(struct strobe_profile *p)
+{
+	if (p->live) {
+		p->live_lost = strobe_profile_lost(p);
+		p->lived = true;
+		p->live = NULL;
+	}
+}
+
+struct strobe_symbols *profile_symbols(const struct strobe_profile *p)
+{
+	return p->o.symbols;
 }
 
 /* Count function `name` (of module) for this sample: self when leaf. */
@@ -252,6 +291,8 @@ int strobe_profile_feed(struct strobe_profile *p, const struct strobe_event *ev,
 
 	if (!ev->format)
 		return 0;
+	if (ev->missed > 0 && !strcmp(strobe_format_system(ev->format), "strobe_perf"))
+		p->missed += (uint64_t)ev->missed;
 	if (strobe_format_catalogue(ev->format) != p->fmts)
 		find_format(p, ev);
 	if (p->o.replay_maps && ev->type >= 0 && ev->type != p->format_id)
@@ -403,57 +444,6 @@ int strobe_profile_consumer(struct strobe_profile *p, int source, struct strobe_
 	}
 	out->arg = p;
 	(void)source;
-	return 0;
-}
-
-/* ---- what the live profiles share (the CLI, Python) ------------------------- */
-
-int strobe_profile_container_cgroup(const char *name, char **out, struct strobe_error *err)
-{
-	struct strobe_model *m = NULL;
-	const struct strobe_task *t;
-	char dir[4096];
-	size_t cur = 0;
-	pid_t pid = 0;
-	int r;
-
-	*out = NULL;
-	r = strobe_model_new(&m, err);
-	if (r == 0)
-		r = strobe_model_load_proc(m, err);
-	while (r == 0 && (t = strobe_model_next_task(m, &cur)))
-		if (t->container && t->container->index >= 2 &&
-		    strobe_container_matches(t->container, name) && (!pid || t->tid < pid) &&
-		    kill(t->tid, 0) == 0)
-			pid = t->tid;
-	strobe_model_free(m);
-	if (r < 0)
-		return r;
-	if (!pid)
-		return strobe_err(err, -ESRCH, "no running container '%s'", name);
-	r = strobe_perf_cgroup_dir(pid, dir, sizeof(dir), err);
-	if (r == 0 && !(*out = strdup(dir)))
-		r = strobe_err(err, -ENOMEM, "out of memory");
-	return r;
-}
-
-int strobe_profile_add_records(struct strobe_formats *f, pid_t child,
-			       struct strobe_record_source *rs, void *arg,
-			       struct strobe_error *err)
-{
-	struct strobe_profile_records *pr = arg;
-	int r;
-
-	if (pr->follow_child && child > 0)
-		pr->po.pid = child;
-	r = strobe_perf_open(&pr->po, &pr->perf, err);
-	if (r == 0)
-		r = strobe_perf_declare(pr->perf, f, err);
-	if (r == 0)
-		r = strobe_perf_enable(pr->perf, err);
-	if (r < 0)
-		return r;
-	strobe_perf_records(pr->perf, rs);
 	return 0;
 }
 

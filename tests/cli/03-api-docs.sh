@@ -1,7 +1,7 @@
 #!/bin/bash
 # 03-api-docs.sh - every function of the live-capture API (capture.h, and
 # the stream calls it added) and of event formats and fields is named in a section-3 man page, every
-# function of analysis.h, table.h, model.h, expr.h, sql.h, tracefile.h, pipeline.h, metrics.h and otlp.h has its prototype in one,
+# function of analysis.h, table.h, model.h, expr.h, sql.h, tracefile.h, pipeline.h, metrics.h, otlp.h and profile.h has its prototype in one,
 # and each section-3 page renders with man -l without a warning.
 cd "$(dirname "$0")/../.." || exit 2
 pass() { echo "PASS $1"; }
@@ -24,7 +24,7 @@ done
 # section-3 page (a .B/.BI line naming it with its parenthesis), not just
 # a mention in some text.
 missing=
-for h in analysis table model expr sql tracefile pipeline metrics otlp; do
+for h in analysis table model expr sql tracefile pipeline metrics otlp profile; do
 	for f in $(grep -ho '\bstrobe_[a-z0-9_]*(' include/strobe/$h.h | tr -d '(' | sort -u); do
 		grep -qE "^\.BI? .*\<$f\(" doc/*.3 || missing="$missing $h.h:$f"
 	done
