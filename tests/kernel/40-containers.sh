@@ -71,7 +71,7 @@ for i in $(seq 100); do [ -d $TRACEFS/instances/strobe-$SP ] && break; sleep 0.1
 sleep 0.5
 touch $ROOTFS/go
 $HELPERS/getppid_n 700
-timeout 60 podman wait $A $B >/dev/null 2>&1
+ct_wait_gone $A $B
 kill -INT $SP
 wait $SP; rc=$?
 rm -f $ROOTFS/go

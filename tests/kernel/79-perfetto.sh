@@ -32,20 +32,10 @@ if ! run_ct probe-$$ 'true'; then
 fi
 
 # getppid calls per (process name, thread name) of a JSON file: "GROUP/THREAD N"
+# (read a record at a time: a whole-system export on a loaded machine can
+# be gigabytes)
 calls() {
-	python3 -c '
-import json, sys, collections
-d = json.load(open(sys.argv[1]))["traceEvents"]
-procs = {e["pid"]: e["args"]["name"] for e in d if e["ph"] == "M" and e["name"] == "process_name"}
-c = collections.Counter()
-thr = {}
-for e in d:   # names as they were when each call began (sh execs getppid_n)
-    if e["ph"] == "M" and e["name"] == "thread_name":
-        thr[(e["pid"], e["tid"])] = e["args"]["name"]
-    if e["ph"] == "B" and e["name"] == "getppid":
-        c["%s/%s" % (procs.get(e["pid"], "?"), thr.get((e["pid"], e["tid"]), "?"))] += 1
-for k, v in sorted(c.items()):
-    print(k, v)' "$1"
+	python3 $CHECK --count-slices getppid "$1"
 }
 
 # 1. the whole system, both containers and a host process.  The
@@ -62,7 +52,7 @@ $STROBE record -e sched -e syscalls -b 16384 -o $F -d 60 2>$WORK/rec.err & SP=$!
 for i in $(seq 300); do grep -q "tracing" $WORK/rec.err && break; sleep 0.1; done
 touch $ROOTFS/go
 $HELPERS/getppid_n 700
-timeout 60 podman wait $A $B >/dev/null 2>&1
+ct_wait_gone $A $B
 kill -INT $SP
 wait $SP; rc=$?
 rm -f $ROOTFS/go
@@ -134,7 +124,7 @@ $STROBE export --format perfetto -q -c $A -d 60 -o $J4 & SP=$!
 for i in $(seq 100); do [ -d $TRACEFS/instances/strobe-$SP ] && break; sleep 0.1; done
 sleep 0.5
 touch $ROOTFS/go
-timeout 60 podman wait $A $B >/dev/null 2>&1
+ct_wait_gone $A $B
 kill -INT $SP
 wait $SP; rc=$?
 rm -f $ROOTFS/go

@@ -96,6 +96,22 @@ make_rootfs() {
 
 # run_ct [-d] NAME SCRIPT: run SCRIPT with busybox sh in container NAME
 # (detached with -d); podman's errors go to $WORK/podman.err
+# Wait (at most 60 s) until every named container is gone.  run_ct's
+# containers remove themselves when they end; `podman wait A B` fails at
+# once when A is already gone, without waiting for B.
+ct_wait_gone() {
+	local i c left
+	for i in $(seq 300); do
+		left=
+		for c in "$@"; do
+			$PODMAN container exists "$c" 2>/dev/null && left=1
+		done
+		[ -z "$left" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 run_ct() {
 	local d=
 	[ "$1" = -d ] && { d=-d; shift; }
