@@ -11,6 +11,14 @@
 #   - strobe report --columns container prints its name on its events.
 # Before the watcher, a container that started and stopped between two of
 # the recorder's /proc scans (250 ms apart) appeared by its short ID.
+# Not timing-dependent: the recording runs until every container is done
+# and removed, however long a loaded machine takes (8 took 65 s at load
+# 13); its --duration only bounds a test gone wrong.  The counts are
+# exact, so no event may be lost: the system calls of the whole machine
+# under a loaded make check (`yes >/dev/null` makes a million a second)
+# overran an 8 MiB buffer while the recorder waited for a CPU (99376
+# events of 29 M once), so the buffer is 64 MiB per CPU (within strobe's
+# 256 MiB over all CPUs).
 . "$(dirname "$0")/lib.sh"
 need_tracefs short-lived-container
 if ! command -v podman >/dev/null || [ ! -x /usr/sbin/runc ] || ! command -v busybox >/dev/null; then
@@ -32,9 +40,12 @@ fi
 # the recording: syscalls (as a new user would), N containers, each
 # running its job straight (no shell), 100 + i getppid calls
 F=$WORK/short.dat
-$STROBE record -q --preset syscalls -b 8192 -o $F -d 60 & SP=$!
-for i in $(seq 100); do
+KB=$((262144 / $(ls -d $TRACEFS/per_cpu/cpu* | wc -l)))
+[ $KB -gt 65536 ] && KB=65536
+$STROBE record -q --preset syscalls -b $KB -o $F -d 1800 & SP=$!
+for i in $(seq 600); do
 	[ "$(cat $TRACEFS/instances/strobe-$SP/tracing_on 2>/dev/null)" = 1 ] && break
+	kill -0 $SP 2>/dev/null || break
 	sleep 0.1
 done
 sleep 0.2

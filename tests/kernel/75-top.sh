@@ -1,16 +1,26 @@
 #!/bin/bash
 # 75-top.sh - `strobe top` on real podman containers (runc, a busybox
 # rootfs): one spinning a CPU, one asleep, one making system calls.
-#   - `strobe top --batch -n 3 --interval 1 --group-by container --json`:
-#     three JSON documents; the spinner above 80% CPU in each (within 10
-#     points of the kernel's own count of its CPU time when a busy machine
-#     gave it less than 85%), the
-#     sleeper below 5% and still shown (its one task counted), the
-#     containers' cgroup memory read (mem_bytes > 0);
+#   - `strobe top --batch -n 3 --interval 1 --group-by container --json
+#     --columns cpu_pct,tasks,mem_bytes`: three JSON documents; the
+#     spinner's CPU in each within 2 points of what the kernel counted of
+#     it over the same refresh (its schedstat, sampled on the trace clock
+#     by schedshare.py), so above 80% where the machine gave it that much
+#     and right on a loaded machine too; the sleeper below 5% and still
+#     shown (its one task counted), the containers' cgroup memory read
+#     (mem_bytes > 0);
 #   - the same seconds kept with -o agree with the file commands: for a
 #     refresh's interval [begin, end], `strobe cputop --begin --end` gives
-#     the spinner's CPU share within 3 points, and `strobe syscalls` the
-#     caller's system calls within 1% (calls that straddle an edge differ);
+#     the spinner's CPU share within 3 points, and (a run of `-c` the
+#     caller, `--columns syscalls_ps`) `strobe syscalls` the caller's
+#     system calls within 1% (calls that straddle an edge differ);
+#   Why those columns: every column enables its events on the whole
+#   machine, and under a load of system calls (the `yes >/dev/null` of a
+#   loaded make check makes a million a second) a view of all of them
+#   falls behind and loses events (it says so: "lost" per refresh, a
+#   warning), short of which no figure can be right; the CPU columns need
+#   the scheduler's events only, and the caller's system calls those of
+#   its container;
 #   - trace-cmd reads the kept file;
 #   - --group-by process --columns cpu_pct,tasks -c NAME shows only that
 #     container's processes; a bad column or sort key is a usage error;
@@ -36,17 +46,25 @@ run_ct -d $S 'while :; do getppid_n 2000; sleep 0.1; done' ||
 	{ fail top-containers-start "$(cat $WORK/podman.err)"; exit 0; }
 sleep 1
 
-# the spinner's own CPU time as the kernel counts it, around the run
+# the spinner's own CPU time as the kernel counts it, sampled on the trace
+# clock while top runs: its share over each refresh (kshares: "LOW HIGH"
+# per refresh, the bounds the samples give)
 bpid=$($PODMAN inspect --format '{{.State.Pid}}' $B 2>/dev/null)
-ns0=$(cut -d' ' -f1 /proc/$bpid/schedstat 2>/dev/null); t0=$(date +%s%N)
+python3 $(dirname "$0")/schedshare.py sample "$bpid" $WORK/busy.ss 2> $WORK/ss.err & ssp=$!
+for _ in $(seq 600); do [ -s $WORK/busy.ss ] && break; kill -0 $ssp 2>/dev/null || break; sleep 0.1; done
 timeout 60 $STROBE top --batch -n 3 --interval 1 --group-by container --json \
-	-o $WORK/top.dat > $WORK/top.json 2> $WORK/top.err
+	--columns cpu_pct,tasks,mem_bytes -o $WORK/top.dat > $WORK/top.json 2> $WORK/top.err
 rc=$?
-ns1=$(cut -d' ' -f1 /proc/$bpid/schedstat 2>/dev/null); t1=$(date +%s%N)
-kshare=$(py 'import sys; a,b,c,d=map(int,sys.argv[1:]); print("%.1f" % (100.0*(b-a)/(d-c)))' \
-	"${ns0:-0}" "${ns1:-0}" "$t0" "$t1")
+sleep 0.1	# a sample after the last refresh's end
+kill $ssp 2>/dev/null; wait $ssp 2>/dev/null
+kshares=$(py 'import json,sys
+for l in open(sys.argv[1]):
+    d=json.loads(l); print(d["begin"], d["end"])' $WORK/top.json 2>/dev/null |
+	while read -r b e; do python3 $(dirname "$0")/schedshare.py share $WORK/busy.ss $b $e 2>&1 | tr ' ' :; done |
+	tr '\n' ' ')
 r=$(py 'import sys,json
 b,i,s=sys.argv[2:5]
+ks=sys.argv[5].split()
 docs=[json.loads(l) for l in open(sys.argv[1])]
 out=[]; busy=[]
 if len(docs)!=3: print("docs", len(docs)); sys.exit()
@@ -54,35 +72,41 @@ for d in docs:
     rows={r["container"]:r for r in d["rows"]}
     if b not in rows or i not in rows: out.append("missing %s" % sorted(rows)); continue
     if d["table"]!="top.container" or d["group_by"]!="container": out.append("table %s" % d["table"])
-    # above 80% as the issue asks; on a machine too busy to give the
-    # spinner that much (as the kernel counts it over the whole run), the
-    # mean of the refreshes within 10 points of what the kernel counted and
-    # each refresh within 20 (a refresh is one second of a varying load)
-    k=float(sys.argv[5])
-    if k>=85 and not rows[b]["cpu_pct"]>80: out.append("busy %.1f" % rows[b]["cpu_pct"])
-    if k<85 and abs(rows[b]["cpu_pct"]-k)>20: out.append("busy %.1f, kernel %.1f" % (rows[b]["cpu_pct"],k))
+    # what the kernel counted over the same refresh, within 2 points (top
+    # counts the switches it saw; the kernel the same runtime): so above
+    # 80% as the issue asks wherever the machine gave the spinner that much
+    k=ks[len(busy)] if len(busy) < len(ks) else "none"
+    try: lo,hi=map(float,k.split(":"))
+    except ValueError: out.append("kernel share: %s" % k); lo,hi=-99,999
+    if not lo-2 <= rows[b]["cpu_pct"] <= hi+2:
+        out.append("busy %.1f, kernel %s (%d events lost)" % (rows[b]["cpu_pct"],k,d["lost"]))
     busy.append(rows[b]["cpu_pct"])
     if not rows[i]["cpu_pct"]<5: out.append("idle %.1f" % rows[i]["cpu_pct"])
     if rows[i]["tasks"]<1: out.append("idle tasks %d" % rows[i]["tasks"])
     if not (rows[b]["mem_bytes"] or 0)>0: out.append("busy mem %r" % rows[b]["mem_bytes"])
-k=float(sys.argv[5])
-if k<85 and busy and abs(sum(busy)/len(busy)-k)>10:
-    out.append("busy mean %.1f, kernel %.1f" % (sum(busy)/len(busy),k))
-print(" ".join(out) or "ok")' $WORK/top.json $B $I $S "$kshare")
-py 'import sys; sys.exit(float(sys.argv[1])>=85)' "$kshare" &&
-	echo "NOTE top: the machine gave the spinner only $kshare% of a core (kernel schedstat): checked against that"
-[ $rc = 0 ] && [ "$r" = ok ] && pass top-batch-json-busy-above-80-idle-below-5 ||
-	fail top-batch-json-busy-above-80-idle-below-5 "rc $rc: $r; $(head -c 300 $WORK/top.err)"
+print(" ".join(out) or "ok")' $WORK/top.json $B $I $S "$kshares")
+echo "NOTE top: the kernel gave the spinner (low:high per refresh) $kshares; top showed" \
+	$(py 'import sys,json
+print(" ".join("%.1f" % r["cpu_pct"] for l in open(sys.argv[1]) for r in json.loads(l)["rows"] if r["container"]==sys.argv[2]))' $WORK/top.json $B 2>/dev/null)
+[ $rc = 0 ] && [ "$r" = ok ] && pass top-batch-json-busy-cpu-as-the-kernel-counts-idle-below-5 ||
+	fail top-batch-json-busy-cpu-as-the-kernel-counts-idle-below-5 "rc $rc: $r; $(head -c 300 $WORK/top.err)"
 
 # the second refresh against the file commands over its interval
-set -- $(py 'import sys,json
+# refresh2 JSON CONTAINER COLUMN: "BEGIN END VALUE" of the second refresh,
+# VALUE the column of CONTAINER's row (a rate: times the refresh's seconds)
+refresh2() {
+	py 'import sys,json
 d=[json.loads(l) for l in open(sys.argv[1])][1]
-rows={r["container"]:r for r in d["rows"]}
-print("%d.%09d %d.%09d %.4f %d" % (d["begin"]//10**9, d["begin"]%10**9, d["end"]//10**9,
-      d["end"]%10**9, rows[sys.argv[2]]["cpu_pct"],
-      round(rows.get(sys.argv[3],{}).get("syscalls_ps",0)*d["seconds"])))' $WORK/top.json $B $S 2>/dev/null)
-if [ $# = 4 ]; then
-	beg=$1 end=$2 cpu=$3 sys=$4
+r={r["container"]:r for r in d["rows"]}[sys.argv[2]]
+v=r[sys.argv[3]]*(d["seconds"] if sys.argv[3].endswith("_ps") else 1)
+print("%d.%09d %d.%09d %.4f" % (d["begin"]//10**9, d["begin"]%10**9, d["end"]//10**9,
+      d["end"]%10**9, v))' "$@" 2>/dev/null
+}
+timeout 60 $STROBE top --batch -n 3 --interval 1 -c $S --group-by container --json \
+	--columns syscalls_ps -o $WORK/sys.dat > $WORK/sys.json 2> $WORK/sys.err
+set -- $(refresh2 $WORK/top.json $B cpu_pct) $(refresh2 $WORK/sys.json $S syscalls_ps)
+if [ $# = 6 ]; then
+	beg=$1 end=$2 cpu=$3 sbeg=$4 send=$5 sys=$(printf %.0f $6)
 	c=$(timeout 60 $STROBE cputop -i $WORK/top.dat --begin $beg --end $end --group-by container \
 		--json --top 0 2>/dev/null | py 'import sys,json
 for l in sys.stdin:
@@ -93,7 +117,7 @@ for l in sys.stdin:
 	py 'import sys; a,b=map(float,sys.argv[1:]); sys.exit(abs(a-b)>3)' "$cpu" "${c:-0}" &&
 		pass top-refresh-cpu-agrees-with-cputop-on-the-kept-file ||
 		fail top-refresh-cpu-agrees-with-cputop-on-the-kept-file "top $cpu, cputop '$c'"
-	n=$(timeout 60 $STROBE syscalls -i $WORK/top.dat --begin $beg --end $end --group-by container \
+	n=$(timeout 60 $STROBE syscalls -i $WORK/sys.dat --begin $sbeg --end $send --group-by container \
 		--json --top 0 --stats 2>/dev/null | py 'import sys,json
 n=0
 for l in sys.stdin:
@@ -103,9 +127,9 @@ for l in sys.stdin:
 print(n)' $S)
 	[ "$sys" -gt 1000 ] && py 'import sys; a,b=map(int,sys.argv[1:]); sys.exit(abs(a-b)>max(5,a//100))' \
 		"$sys" "${n:-0}" && pass top-refresh-syscalls-agree-with-syscalls-on-the-kept-file ||
-		fail top-refresh-syscalls-agree-with-syscalls-on-the-kept-file "top $sys, syscalls '$n'"
+		fail top-refresh-syscalls-agree-with-syscalls-on-the-kept-file "top $sys, syscalls '$n'; $(head -c 300 $WORK/sys.err)"
 else
-	fail top-refresh-agrees-with-the-file-commands "no second refresh: $(head -c 300 $WORK/top.json)"
+	fail top-refresh-agrees-with-the-file-commands "no second refresh: $(head -c 300 $WORK/top.json) $(head -c 300 $WORK/sys.json)"
 fi
 if command -v trace-cmd >/dev/null; then
 	n=$(trace-cmd report -i $WORK/top.dat 2>/dev/null | grep -c sched_switch)

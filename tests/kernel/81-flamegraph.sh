@@ -4,7 +4,10 @@
 # own instance and leaves nothing behind (normal exit, SIGINT); strobe
 # report prints the stack records exactly as trace-cmd report does; a
 # helper that sleeps 10 x 50 ms shows a nanosleep/schedule stack holding
-# 500 ms (+-10%) of off-CPU time; --user-stacks adds user frames; the
+# what its nanosleep calls took, 500 ms on a quiet machine (at most that,
+# at least 90% of it: the helper measures its calls, slept_ns=, so that
+# a loaded machine, where a woken sleeper waits for a CPU before its call
+# returns, still checks the same); --user-stacks adds user frames; the
 # SVGs (also of a command named with <, & and quotes) are well-formed XML
 # and headless Chromium renders them (and their search and zoom links)
 # with no console error; a file without stacks (or, --on-cpu, without perf
@@ -23,7 +26,7 @@ fi
 
 # 1. record 10 x 50 ms of sleep with kernel stacks at each switch
 F=$WORK/sleep.dat
-timeout 120 $STROBE record -q --stacks -o $F -- $SLEEP 10 50 2> $WORK/rec.err
+timeout 120 $STROBE record -q --stacks -o $F -- $SLEEP 10 50 > $WORK/slept.out 2> $WORK/rec.err
 rc=$?
 if [ $rc = 0 ] && ! ls $TRACEFS/instances | grep -q '^strobe-' &&
    [ "$(cat $TRACEFS/events/sched/sched_switch/trigger)" = "$TOP_TRIGGER" ]; then
@@ -41,13 +44,17 @@ if [ "$n" -ge 10 ] && diff -q $WORK/strobe.txt $WORK/tc.txt >/dev/null; then
 else fail flamegraph-report-prints-stacks-as-trace-cmd \
 	"$n stacks; $(diff $WORK/strobe.txt $WORK/tc.txt | head -4 | tr '\n' ' ')"; fi
 
-# 3. folded: the sleeps' stack holds about 500 ms
+# 3. folded: the sleeps' stack holds what the calls took (slept): from the
+# switch-out in nanosleep to the switch-in after the wake-up, a little
+# less than the call's own wall time (its entry and exit), 500 ms or more
 $STROBE flamegraph -i $F --folded > $WORK/folded.txt 2> $WORK/fg.err
 rc=$?
 ms=$(awk '/^host;sleep_n;.*nanosleep.*;schedule;__schedule [0-9]+$/ {s += $NF} END {printf "%d", s / 1e6}' $WORK/folded.txt)
-if [ $rc = 0 ] && [ "$ms" -ge 450 ] && [ "$ms" -le 550 ]; then
+slept=$(sed -n 's/^slept_ns=\([0-9]*\)[0-9]\{6\}$/\1/p' $WORK/slept.out)
+[ "${slept:-0}" -gt 500 ] || echo "NOTE flamegraph: the 10 x 50 ms of sleep took ${slept:-?} ms"
+if [ $rc = 0 ] && [ "${slept:-0}" -ge 500 ] && [ "$ms" -le "$slept" ] && [ $((ms * 10)) -ge $((slept * 9)) ]; then
 	pass flamegraph-sleeps-500ms-in-nanosleep-schedule
-else fail flamegraph-sleeps-500ms-in-nanosleep-schedule "rc=$rc ms=$ms: $(grep sleep_n $WORK/folded.txt | head -3 | tr '\n' ' ')"; fi
+else fail flamegraph-sleeps-500ms-in-nanosleep-schedule "rc=$rc ms=$ms slept=$slept: $(grep sleep_n $WORK/folded.txt | head -3 | tr '\n' ' ')"; fi
 # every line is "frames WEIGHT" with a positive weight; containers at the root
 if [ -s $WORK/folded.txt ] && ! grep -qvE '^[^ ;][^;]*(;[^;]+)+ [1-9][0-9]*$' $WORK/folded.txt; then
 	pass flamegraph-folded-format

@@ -30,8 +30,19 @@
 #    writeback) events.  The live histogram equals io's io.block_freq of
 #    C and biolatency --per-container's of C on LIVE; the same on the
 #    separate recording.  Each counts every request dd issued (512 or a
-#    few more) whose completion its trace holds, and the two agree as
-#    said above.  A completion the recording lacks is tolerated only over
+#    few more) whose completion its trace holds, and each histogram is,
+#    exactly, that of its trace's requests as the test pairs them itself
+#    (issue and completion by device, direction and sector, from strobe
+#    report -t).  The two agree request by request rather than bucket by
+#    bucket: each request's latency in the live trace is within 1 ms of
+#    its latency in the recording.  A request's latency is near 100 us,
+#    and the two instances stamp one completion up to tens of us apart on
+#    a loaded machine (seen: 68 us; a completion in interrupt context is
+#    written to one buffer, then the other, and the virtual CPU may stop
+#    in between), so 29 of 512 requests once sat in neighbouring buckets;
+#    pairing a request with another's completion would be off by the
+#    spacing of dd's requests or more, and is caught by the exact
+#    per-trace check.  A completion the recording lacks is tolerated only over
 #    a strobe thread: set_event_notrace_pid once dropped those (1 to 47 of
 #    512); strobe now leaves its threads out of the syscall events only,
 #    and 92-self-exclusion checks that no completion is lost.
@@ -270,44 +281,58 @@ if [ -n "$DATA" ]; then
 		fail biolatency-live-equals-its-own-trace "live $blive, its trace $(cat $WORK/biolive.dat.hist)"
 	bsame biolatency-on-the-recording-equals-io $F
 	# the dd requests and their completions in each trace (see the head)
-	$STROBE report -i $WORK/biolive.dat > $WORK/live.txt 2>/dev/null
-	$STROBE report -i $F > $WORK/rec.txt 2>/dev/null
+	$STROBE report -t -i $WORK/biolive.dat > $WORK/live.txt 2>/dev/null
+	$STROBE report -t -i $F > $WORK/rec.txt 2>/dev/null
 	r=$(py '
 import json, re, sys
+# the requests of a trace: {key: issue ns} of those dd issued, and
+# {key: (completion ns, comm)}, key (device, direction, sector)
 def load(path):
-    issued, done = set(), {}
+    issued, done = {}, {}
     for l in open(path):
-        m = re.match(r"\s*(\S+)-\d+\s+\[\d+\]\s+\S+\s+block_rq_(issue|complete):\s+(\S+)\s+(\S+)\s+(.*)", l)
+        m = re.match(r"\s*(\S+)-\d+\s+\[\d+\]\s+(\d+)\.(\d{9}):\s+block_rq_(issue|complete):\s+(\S+)\s+(\S+)\s+(.*)", l)
         if not m: continue
-        f = m.group(5).split()
-        sector = f[2] if m.group(2) == "issue" else f[1]
-        key = (m.group(3), m.group(4)[:1] if m.group(4)[:1] in "RW" else m.group(4), sector)
-        if m.group(2) == "issue":
-            if l.rstrip().endswith("[dd]"): issued.add(key)
-        else:
-            done[key] = m.group(1)
+        ts = int(m.group(2)) * 10**9 + int(m.group(3))
+        f = m.group(7).split()
+        sector = f[2] if m.group(4) == "issue" else f[1]
+        key = (m.group(5), m.group(6)[:1] if m.group(6)[:1] in "RW" else m.group(6), sector)
+        if m.group(4) == "issue":
+            if l.rstrip().endswith("[dd]"): issued[key] = ts
+        elif key not in done:
+            done[key] = (ts, m.group(1))
     return issued, done
+# the log2 histogram in usecs (lo: 0, 2, 4, 8, ...) of the latencies
+def hist(lat):
+    h = {}
+    for ns in lat.values():
+        us = ns // 1000
+        lo = 0 if us < 2 else 1 << (us.bit_length() - 1)
+        h[str(lo)] = h.get(str(lo), 0) + 1
+    return h
 li, ld = load(sys.argv[1])
 ri, rd = load(sys.argv[2])
 live, rec = json.loads(sys.argv[3]), json.loads(sys.argv[4])
 tl, tr = sum(live.values()), sum(rec.values())
-nl, nr = len([k for k in li if k in ld]), len([k for k in li if k in rd])
-only_l = [k for k in li if k in ld and k not in rd]
-only_r = [k for k in li if k in rd and k not in ld]
-bad = [(k, ld[k]) for k in only_l if not ld[k].startswith("strobe")] + \
-      [(k, rd[k]) for k in only_r if not rd[k].startswith("strobe")]
-worst, ca, cb = 0, 0, 0
-for k in sorted(set(live) | set(rec), key=int):
-    ca += live.get(k, 0); cb += rec.get(k, 0); worst = max(worst, abs(ca - cb))
+ll = {k: ld[k][0] - t for k, t in li.items() if k in ld}
+rl = {k: rd[k][0] - t for k, t in ri.items() if k in rd}
+only_l = [k for k in ll if k not in rl]
+only_r = [k for k in rl if k not in ll]
+bad = [(k, ld[k][1]) for k in only_l if not ld[k][1].startswith("strobe")] + \
+      [(k, rd[k][1]) for k in only_r if not rd[k][1].startswith("strobe")]
+apart = sorted(((abs(ll[k] - rl[k]), k) for k in ll if k in rl), reverse=True)
 why = []
-if len(li) < 512 or ri != li: why.append("dd issued %d and %d requests (want the same, at least 512)" % (len(li), len(ri)))
-if tl != nl or tr != nr: why.append("counted %d and %d, completed in the traces %d and %d" % (tl, tr, nl, nr))
+if len(li) < 512 or set(ri) != set(li): why.append("dd issued %d and %d requests (want the same, at least 512)" % (len(li), len(ri)))
+if tl != len(ll) or tr != len(rl): why.append("counted %d and %d, completed in the traces %d and %d" % (tl, tr, len(ll), len(rl)))
+if {k: v for k, v in live.items() if v} != hist(ll): why.append("live %s, its requests %s" % (live, hist(ll)))
+if {k: v for k, v in rec.items() if v} != hist(rl): why.append("recording %s, its requests %s" % (rec, hist(rl)))
 if bad: why.append("completions missing from one trace not over a strobe thread: %s" % bad[:5])
 if only_r: why.append("the live trace (keep_self) lacks %d completions: %s" % (len(only_r), only_r[:3]))
-if worst > max(2, tl // 50) + len(only_l) + len(only_r): why.append("cumulative counts differ by up to %d" % worst)
-print("; ".join(why) or "ok %d %d %d" % (tl, len(only_l), len(only_r)))' \
+if apart and apart[0][0] > 1000000: why.append("latencies of one request %d ns apart: %s" % apart[0])
+shifted = sum(1 for k in ll if k in rl and hist({0: ll[k]}) != hist({0: rl[k]}))
+print("; ".join(why) or "ok %d %d %d %d %d" % (tl, len(only_l), len(only_r), shifted, apart[0][0] if apart else 0))' \
 		$WORK/live.txt $WORK/rec.txt "$blive" "$(cat $F.hist)")
 	if [ "${r#ok }" != "$r" ]; then
+		echo "$r" | awk '{ printf "NOTE biolatency: %s requests in neighbouring buckets, latencies at most %s ns apart\n", $5, $6 }'
 		pass biolatency-live-agrees-with-the-separate-recording
 		btotal=$(echo $r | cut -d' ' -f2)
 	else

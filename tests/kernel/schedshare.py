@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""schedshare.py - a task's CPU share as the kernel counts it, over any
+window of trace time, to check a live view's figure of one refresh against
+the kernel's own measure of the same second (75-top.sh, 56-docker.sh).
+
+  schedshare.py sample PID OUT
+      until PID exits (or SIGTERM/SIGINT), every few milliseconds: PID's
+      CPU time (the first field of /proc/PID/schedstat, sum_exec_runtime,
+      which includes the slice it is running) between two readings of the
+      trace clock "local" (the ring buffer's clock as
+      per_cpu/cpu0/stats prints it: "now ts", to the microsecond), one line
+      "LO HI CPU_NS" per sample, LO and HI in trace nanoseconds
+  schedshare.py share OUT BEGIN END
+      "LOW HIGH": the bounds of PID's CPU share (percent of one CPU) over
+      [BEGIN, END] (trace nanoseconds, e.g. a refresh's begin and end):
+      the CPU time of the last sample read wholly before a window edge and
+      of the first read wholly after it bound the CPU time at that edge,
+      however late a loaded machine ran the sampler; exit 1 with the
+      reason if no sample brackets an edge
+
+Why the trace clock: a refresh's begin and end are event timestamps
+(strobe's sessions use "local", sched_clock, which drifts from
+CLOCK_MONOTONIC), so the samples are stamped with the very clock the
+events are.  Exit 2 if the top-level trace clock is not "local".
+"""
+import os
+import signal
+import sys
+import time
+
+TRACEFS = "/sys/kernel/tracing"
+
+
+def now_ts(f):
+    f.seek(0)
+    for line in f.read().decode().splitlines():
+        if line.startswith("now ts:"):
+            s, _, us = line.split()[2].partition(".")
+            return int(s) * 10**9 + int(us) * 1000
+    raise RuntimeError("no 'now ts' in per_cpu/cpu0/stats")
+
+
+def sample(pid, out):
+    with open(TRACEFS + "/trace_clock") as f:
+        if "[local]" not in f.read():
+            print("schedshare: the top-level trace clock is not local", file=sys.stderr)
+            sys.exit(2)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    stats = open(TRACEFS + "/per_cpu/cpu0/stats", "rb", buffering=0)
+    ss = open("/proc/%d/schedstat" % pid, "rb", buffering=0)
+    with open(out, "w") as o:
+        try:
+            while True:
+                lo = now_ts(stats)
+                ss.seek(0)
+                cpu = int(ss.read().split()[0])
+                hi = now_ts(stats) + 1000	# the stamp is cut to the microsecond
+                o.write("%d %d %d\n" % (lo, hi, cpu))
+                o.flush()
+                time.sleep(0.005)
+        except (OSError, ValueError, IndexError, KeyboardInterrupt):
+            pass	# the task is gone
+
+
+def share(path, begin, end):
+    rows = [tuple(map(int, line.split())) for line in open(path) if len(line.split()) == 3]
+
+    def bounds(t):
+        before = [cpu for lo, hi, cpu in rows if hi <= t]
+        after = [cpu for lo, hi, cpu in rows if lo >= t]
+        if not before or not after:
+            print("schedshare: no sample on each side of %d (%d samples)" % (t, len(rows)),
+                  file=sys.stderr)
+            sys.exit(1)
+        return max(before), min(after)
+
+    b_lo, b_hi = bounds(begin)
+    e_lo, e_hi = bounds(end)
+    span = float(end - begin)
+    print("%.2f %.2f" % (100.0 * (e_lo - b_hi) / span, 100.0 * (e_hi - b_lo) / span))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "sample":
+        sample(int(sys.argv[2]), sys.argv[3])
+    elif len(sys.argv) == 5 and sys.argv[1] == "share":
+        share(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    else:
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        sys.exit(2)
