@@ -6,16 +6,21 @@
 need_tracefs self_exclusion
 before=$(tracefs_state)
 F=$WORK/w.dat
-# a workload of known size runs while tracing is surely on, so the file
-# holds other tasks' system calls whatever else the machine does
-( sleep 0.7; $HELPERS/getppid_n 100 ) &
-W=$!
+# a workload of known size runs once tracing is on (strobe's "tracing"
+# line: on a loaded machine its start-up, filters into every syscall
+# event included, can take seconds), so the file holds other tasks'
+# system calls whatever else the machine does; the recording ends by
+# SIGINT after it (--duration only bounds a broken run)
 # the shell becomes strobe (exec): its PID is the recording's
-if ! timeout 60 sh -c "echo \$\$ > $WORK/pid; exec $STROBE record -o $F -e syscalls -e sched \
-	--duration 1.5" > $WORK/out 2>&1; then
-	wait $W; cat $WORK/out; fail whole_system_record; exit 0
+timeout 120 sh -c "echo \$\$ > $WORK/pid; exec $STROBE record -o $F -e syscalls -e sched \
+	--duration 100" > $WORK/out 2>&1 & SP=$!
+for i in $(seq 600); do grep -q "tracing" $WORK/out && break; sleep 0.1; done
+$HELPERS/getppid_n 100
+sleep 0.2
+kill -INT $(cat $WORK/pid) 2>/dev/null
+if ! wait $SP; then
+	cat $WORK/out; fail whole_system_record; exit 0
 fi
-wait $W
 P=$(cat $WORK/pid)
 # this recording's own process (its threads: $evt.pid is the thread
 # group), not every strobe of the machine: another checkout's tests may
