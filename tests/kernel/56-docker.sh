@@ -151,11 +151,7 @@ else
 	sleep 0.1	# a sample after the last refresh's end
 	kill $ssp 2>/dev/null; wait $ssp 2>/dev/null
 	# the kernel's count over each refresh: "LOW:HIGH" (percent)
-	kshares=$(py 'import json,sys
-for l in open(sys.argv[1]):
-    d=json.loads(l); print(d["begin"], d["end"])' $WORK/top.json 2>/dev/null |
-		while read -r b e; do python3 $(dirname "$0")/schedshare.py share $WORK/spin.ss $b $e 2>&1 | tr ' ' :; done |
-		tr '\n' ' ')
+	kshares=$(python3 $(dirname "$0")/schedshare.py shares $WORK/spin.ss $WORK/top.json 2>&1)
 	r=$(py 'import sys,json
 s,short,ks=sys.argv[2],sys.argv[3],sys.argv[4].split()
 docs=[json.loads(l) for l in open(sys.argv[1])]

@@ -57,11 +57,7 @@ timeout 60 $STROBE top --batch -n 3 --interval 1 --group-by container --json \
 rc=$?
 sleep 0.1	# a sample after the last refresh's end
 kill $ssp 2>/dev/null; wait $ssp 2>/dev/null
-kshares=$(py 'import json,sys
-for l in open(sys.argv[1]):
-    d=json.loads(l); print(d["begin"], d["end"])' $WORK/top.json 2>/dev/null |
-	while read -r b e; do python3 $(dirname "$0")/schedshare.py share $WORK/busy.ss $b $e 2>&1 | tr ' ' :; done |
-	tr '\n' ' ')
+kshares=$(python3 $(dirname "$0")/schedshare.py shares $WORK/busy.ss $WORK/top.json 2>&1)
 r=$(py 'import sys,json
 b,i,s=sys.argv[2:5]
 ks=sys.argv[5].split()

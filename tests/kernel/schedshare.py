@@ -17,6 +17,10 @@ the kernel's own measure of the same second (75-top.sh, 56-docker.sh).
       of the first read wholly after it bound the CPU time at that edge,
       however late a loaded machine ran the sampler; exit 1 with the
       reason if no sample brackets an edge
+  schedshare.py shares OUT TOP_JSON
+      the same for each refresh of `strobe top --json` (one document a
+      line, with "begin" and "end"): one word per refresh on one line,
+      "LOW:HIGH", or the reason with ':' for spaces
 
 Why the trace clock: a refresh's begin and end are event timestamps
 (strobe's sessions use "local", sched_clock, which drifts from
@@ -62,27 +66,52 @@ def sample(pid, out):
             pass	# the task is gone
 
 
-def share(path, begin, end):
-    rows = [tuple(map(int, line.split())) for line in open(path) if len(line.split()) == 3]
+def samples(path):
+    return [tuple(map(int, line.split())) for line in open(path) if len(line.split()) == 3]
 
+
+def share_of(rows, begin, end):
+    """(LOW, HIGH) percent over [begin, end]; ValueError with the reason."""
     def bounds(t):
         before = [cpu for lo, hi, cpu in rows if hi <= t]
         after = [cpu for lo, hi, cpu in rows if lo >= t]
         if not before or not after:
-            print("schedshare: no sample on each side of %d (%d samples)" % (t, len(rows)),
-                  file=sys.stderr)
-            sys.exit(1)
+            raise ValueError("schedshare: no sample on each side of %d (%d samples)" %
+                             (t, len(rows)))
         return max(before), min(after)
 
     b_lo, b_hi = bounds(begin)
     e_lo, e_hi = bounds(end)
     span = float(end - begin)
-    print("%.2f %.2f" % (100.0 * (e_lo - b_hi) / span, 100.0 * (e_hi - b_lo) / span))
+    return 100.0 * (e_lo - b_hi) / span, 100.0 * (e_hi - b_lo) / span
+
+
+def share(path, begin, end):
+    try:
+        print("%.2f %.2f" % share_of(samples(path), begin, end))
+    except ValueError as e:
+        print(e, file=sys.stderr)
+        sys.exit(1)
+
+
+def shares(path, top_json):
+    import json
+    rows = samples(path)
+    words = []
+    for line in open(top_json):
+        d = json.loads(line)
+        try:
+            words.append("%.2f:%.2f" % share_of(rows, d["begin"], d["end"]))
+        except ValueError as e:
+            words.append(str(e).replace(" ", ":"))
+    print(" ".join(words))
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "sample":
         sample(int(sys.argv[2]), sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[1] == "shares":
+        shares(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 5 and sys.argv[1] == "share":
         share(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     else:
