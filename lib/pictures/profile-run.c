@@ -144,6 +144,12 @@ static int run_file(struct strobe_profile *p, const char *path,
 		snprintf(msg, sizeof(msg), "%s", err->msg);
 		return strobe_err(err, r, "cannot open '%s': %s", path, msg);
 	}
+	/* the formats say it before a single page is read */
+	if (!strobe_formats_find(strobe_tracefile_formats(tf), "strobe_perf", "sample")) {
+		strobe_tracefile_close(tf);
+		return strobe_err(err, -ENOENT, "'%s' holds no perf samples (record them with "
+				  "strobe record --profile)", path);
+	}
 	profile_run_begin(p, NULL);
 	strobe_profile_consumer(p, 0, &c);
 	r = strobe_pipeline_new(&po, &pl, err);
@@ -162,9 +168,6 @@ static int run_file(struct strobe_profile *p, const char *path,
 	res->file = tf;
 	res->samples = strobe_profile_samples(p);
 	res->lost = strobe_profile_lost(p);
-	if (!strobe_formats_find(strobe_tracefile_formats(tf), "strobe_perf", "sample"))
-		return strobe_err(err, -ENOENT, "'%s' holds no perf samples (record them with "
-				  "strobe record --profile)", path);
 	return 0;
 }
 
