@@ -78,6 +78,13 @@ static inline size_t ana_map_slot(uint64_t key, size_t cap)
 	return (size_t)key & (cap - 1);
 }
 
+/* Do n more keys fit without the map growing (growing moves every value,
+ * so a caller holding pointers into it asks first)? */
+static inline bool ana_map_fits(const struct ana_map *m, size_t n)
+{
+	return (m->n + n) * 4 <= m->cap * 3;
+}
+
 /* Value of key, inserted zero-filled if absent (*created = true);
  * NULL when out of memory. created may be NULL. */
 static inline void *ana_map_put(struct ana_map *m, uint64_t key, bool *created)
@@ -88,7 +95,7 @@ static inline void *ana_map_put(struct ana_map *m, uint64_t key, bool *created)
 		*created = false;
 	if (key == ANA_MAP_EMPTY)
 		return NULL;
-	if ((m->n + 1) * 4 > m->cap * 3 && ana_map_grow(m) < 0)
+	if (!ana_map_fits(m, 1) && ana_map_grow(m) < 0)
 		return NULL;
 	for (i = ana_map_slot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
 		if (m->keys[i] == key)

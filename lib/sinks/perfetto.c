@@ -475,18 +475,12 @@ static void thr_set_identity(struct src *s, struct thr *t, const struct strobe_t
 	}
 }
 
-/* n more threads fit without the map growing (growing moves them all). */
-static bool room(const struct src *s, size_t n)
-{
-	return (s->thr.n + n) * 4 <= s->thr.cap * 3;
-}
-
 static struct thr *thr_get(struct src *s, int tid, const struct strobe_event *ev)
 {
 	struct thr *t;
 	bool created;
 
-	if (!room(s, 1))	/* px_event keeps room: a put never moves */
+	if (!ana_map_fits(&s->thr, 1))	/* px_event keeps room: a put never moves */
 		return NULL;
 	t = ana_map_put(&s->thr, (uint64_t)(uint32_t)tid, &created);
 	if (!t || !created)
@@ -1299,7 +1293,7 @@ static int px_event(const struct strobe_event *ev, int source, void *arg,
 		ticks(x, ev->ts);
 	/* room for the threads this event may add: pointers to threads stay
 	 * valid while it is handled */
-	if (!room(s, 4) && ana_map_grow(&s->thr) < 0)
+	if (!ana_map_fits(&s->thr, 4) && ana_map_grow(&s->thr) < 0)
 		return strobe_err(err, -ENOMEM, "out of memory");
 	c = cpu_of(s, ev->cpu);
 	if (ev->format && ev->type >= 0 && ev->type < s->nr_types) {
