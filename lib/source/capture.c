@@ -313,6 +313,35 @@ static void and_filters(const char *dir, const char *sys, const char *clause)
 	closedir(d);
 }
 
+/* Does the instance's set_event_pid hold some PIDs and none of tids[]?
+ * Then the kernel already drops these threads' events (each event checks
+ * the running task against the list; threads strobe creates later are not
+ * children of a listed task, so event-fork never adds them). */
+static bool pids_exclude(const char *dir, const pid_t *tids, int n)
+{
+	char path[512], *text = NULL, *p, *end;
+	bool some = false, ours = false;
+	long v;
+	int i;
+
+	if (strobe_fs_path(path, sizeof(path), "%s/set_event_pid", dir) < 0 ||
+	    strobe_fs_read(path, &text, NULL) < 0)
+		return false;
+	for (p = text; *p && !ours; p = end) {
+		v = strtol(p, &end, 10);
+		if (end == p) {
+			end = p + 1;
+			continue;
+		}
+		some = true;
+		for (i = 0; i < n; i++)
+			if (v == tids[i] || v == getpid())
+				ours = true;
+	}
+	free(text);
+	return some && !ours;
+}
+
 /*
  * Keep strobe's own threads (this one, the readers and those the
  * recorder named) out of the system-call events: their splice, poll and
@@ -323,7 +352,12 @@ static void and_filters(const char *dir, const char *sys, const char *clause)
  * while system calls run only in their own task's context.  Their other
  * events (a reader's context switches, its wake-ups) are recorded: the
  * machine did that work.  Best effort: an event whose filter the kernel
- * refuses records them.
+ * refuses records them.  Not when a PID list already leaves them out
+ * (a command, -p, a container): a filter costs every event of the
+ * system-call tracepoints a copy through the kernel's filter buffer:
+ * 2 M getppid under `strobe record -e sched -e syscalls -- CMD` took
+ * 2.05 s with the filter and 1.85 s without, the capture floor 1.79 s
+ * (medians of 5 interleaved runs on the 2-CPU VM).
  */
 static void exclude_self(struct strobe_capture *c)
 {
@@ -336,6 +370,8 @@ static void exclude_self(struct strobe_capture *c)
 	memcpy(tids + 1, c->extra_tids, c->nr_extra_tids * sizeof(*tids));
 	n = 1 + (int)c->nr_extra_tids;
 	n += strobe_live_tids(c->live, tids + n, 256);
+	if (pids_exclude(strobe_session_dir(c->s), tids, n))
+		return;
 	clause[0] = '\0';
 	for (i = 0; i < n && len < sizeof(clause) - 32; i++)
 		len += (size_t)snprintf(clause + len, sizeof(clause) - len, "%scommon_pid != %d",
