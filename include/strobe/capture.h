@@ -52,6 +52,17 @@ struct strobe_session_meta;
 struct strobe_stream;
 struct strobe_capture;	/* opaque */
 
+/* Pages queued per CPU by default: 8 MiB with 4 KiB pages.  The stream
+ * hands out a busy CPU's events only once every other CPU is known to
+ * have nothing older; an idle CPU tells that with its ring buffer's clock
+ * less 10 ms (events reserved earlier may commit later), so the queue
+ * must hold 10 ms and more of the busiest CPU's events: on the 2-CPU VM's
+ * getppid storm, about 100 MB/s a CPU, 10 ms is 1 MiB, the whole of the
+ * old default's 256 pages, and a live no-op consumer lost 90 000 to
+ * 290 000 of 4 M events at the kernel's default buffer where recording
+ * to a file lost none. */
+#define STROBE_CAPTURE_QUEUE_PAGES 2048
+
 struct strobe_capture_opts {
 	size_t size;		/* sizeof(struct strobe_capture_opts) */
 	/* Live stream: hand over quiet CPUs' partial pages this often.
@@ -60,7 +71,8 @@ struct strobe_capture_opts {
 	/* Live stream: pages queued per CPU between reader and consumer
 	 * before the reader waits (the kernel's buffer then fills), or,
 	 * with files too, drops pages for the stream.
-	 * 0 = 256 (1 MiB with 4 KiB pages). */
+	 * 0 = STROBE_CAPTURE_QUEUE_PAGES.  A page's memory is taken only
+	 * once the queue first holds that many pages. */
 	unsigned queue_pages;
 	/* Event formats etc. for the stream; NULL = collected by
 	 * strobe_capture_stream() from the session.  Borrowed: must outlive

@@ -1496,7 +1496,7 @@ int strobe_record(const struct strobe_record_opts *opts,
 		 * (capture.h): give it the slack the kernel's buffer gives
 		 * the file, so bursts the file rides out cost it nothing. */
 		if (LIVE(opts) && !opts->no_output && ps &&
-		    (uint64_t)opts->buffer_kb * 1024 / ps > 256)
+		    (uint64_t)opts->buffer_kb * 1024 / ps > STROBE_CAPTURE_QUEUE_PAGES)
 			co.queue_pages = (unsigned)((uint64_t)opts->buffer_kb * 1024 / ps);
 
 		e = strobe_capture_open(r.s, &co, &r.cap, err);

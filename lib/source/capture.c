@@ -37,7 +37,6 @@
 #include "ring.h"
 
 #define DEFAULT_FLUSH_MS 50
-#define DEFAULT_QUEUE_PAGES 256
 #define MAX_EXTRA_TIDS 16
 
 struct strobe_capture {
@@ -128,7 +127,7 @@ int strobe_capture_open(struct strobe_session *s, const struct strobe_capture_op
 	c->nr_cpus = strobe_session_nr_cpus(s);
 	c->flush_ms = HAS(opts, flush_ms) && opts->flush_ms ? opts->flush_ms : DEFAULT_FLUSH_MS;
 	c->queue_pages = HAS(opts, queue_pages) && opts->queue_pages ? opts->queue_pages
-								      : DEFAULT_QUEUE_PAGES;
+								      : STROBE_CAPTURE_QUEUE_PAGES;
 	c->keep_self = HAS(opts, keep_self) && opts->keep_self;
 	if (HAS(opts, meta))
 		c->meta = opts->meta;
