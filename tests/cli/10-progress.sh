@@ -33,7 +33,7 @@ in_tty() {
 	cp "$D/tty.log" "$D/$n.log"
 }
 # the progress lines of log $1: "strobe CMD: ..%" after a carriage return
-progress() { tr '\r' '\n' < "$1" | grep -a "strobe $2: *[0-9]*% [0-9.]* MiB of [0-9.]* MiB, [0-9.]* MiB/s"; }
+progress() { tr '\r' '\n' < "$1" | grep -a "strobe $2: *[0-9]*% [0-9.]* MiB of [0-9.]* MiB, [0-9.]* [KMG]iB/s"; }
 
 in_tty "$S report -i $D/t.dat > $D/out.txt"
 if progress "$D/$n.log" report >/dev/null && tr '\r' '\n' < "$D/$n.log" | grep -aq $'^\033\[KEND-'"$n"; then
