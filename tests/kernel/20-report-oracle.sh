@@ -101,7 +101,7 @@ make_trace() {
 }
 
 TC=$WORK/tc.dat TC6=$WORK/tc6.dat DROP=$WORK/drop.dat DROP6=$WORK/drop6.dat
-if ! make_trace oracle-$$ "$TC" 4096 'sched:*' 'raw_syscalls:*' \
+if ! make_trace oracle-$$ "$TC" 16384 'sched:*' 'raw_syscalls:*' \
 	syscalls:sys_enter_getppid syscalls:sys_exit_getppid \
 	syscalls:sys_enter_openat syscalls:sys_exit_openat; then
 	fail report-oracle-setup "could not make the reference trace: $(tail -1 "$WORK/extract.log" 2>/dev/null)"
@@ -187,7 +187,14 @@ fi
 check_filter() {	# name, expected-file, strobe options...
 	local name=$1 want=$2
 	shift 2
-	"$STROBE" report -i "$TC" "$@" > "$WORK/filtered" 2> "$WORK/err"
+	# The reference trace records the whole machine: on a loaded one its
+	# buffer may overrun, and a CPU's "[EVENTS DROPPED]" line then comes
+	# before the next event the filter keeps, which the grep-made
+	# expectation cannot place; the selection is what is checked here
+	# (the marks: report-text-drop*, report-lost-events-warned-on-stderr).
+	"$STROBE" report -i "$TC" "$@" 2> "$WORK/err" | grep -v 'EVENTS DROPPED\]$' > "$WORK/filtered"
+	grep -v 'EVENTS DROPPED\]$' "$want" > "$want.kept"
+	mv "$want.kept" "$want"
 	if cmp -s "$want" "$WORK/filtered" && [ "$(wc -l < "$want")" -gt 1 ]; then
 		pass "$name"
 	else
