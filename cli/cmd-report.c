@@ -336,6 +336,7 @@ struct report_src {
 	struct strobe_text_opts *topts;	/* per buffer */
 	int nbuf;
 	bool none;			/* the selection names nothing of this file */
+	bool fgraph;			/* the file has function_graph entries */
 	/* a function_graph entry held until the next event (text only: the
 	 * leaf rule, strobe_fgraph_leaf): a copy of it and its task */
 	bool has_pend;
@@ -583,7 +584,7 @@ static int report_event(const struct strobe_event *ev, int source, void *arg,
 	if (r->has_pend && ((ret = report_pending(c, r, source, ev, &consumed)) || consumed))
 		return ret;
 	/* trace-cmd peeks at the record after an entry: hold it one event */
-	if (!c->a->json && ev->size <= sizeof(r->pend_data) &&
+	if (r->fgraph && !c->a->json && ev->size <= sizeof(r->pend_data) &&
 	    strobe_fgraph_is_entry(strobe_tracefile_formats(r->tf), ev)) {
 		r->pend = *ev;
 		memcpy(r->pend_data, ev->data, ev->size);
@@ -748,8 +749,11 @@ static int report_files(const struct report_args *a)
 		cli_error(CMD, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < c.n; i++)
+	for (i = 0; i < c.n; i++) {
 		c.src[i].tf = strobe_pipeline_source(c.p, i)->tf;
+		c.src[i].fgraph = strobe_formats_find(strobe_tracefile_formats(c.src[i].tf),
+						      "ftrace", "funcgraph_entry") != NULL;
+	}
 	if (c.n == 1) {
 		only[0] = c.paths[0];
 		one.input = c.paths[0];

@@ -252,13 +252,15 @@ int strobe_format_event_text(struct strobe_formats *fmts, const struct strobe_ev
 	struct tep_record rec;
 	const char *comm, *name = event ? event->name : NULL, *head = NULL, *col = NULL;
 	size_t comm_len, name_len = 0, head_len = 0, col_len = 0;
-	size_t bname_len = buffer_name ? strlen(buffer_name) : 0;
+	size_t bname_len;
 	int width, n;
 	char *p;
 
 	if (!opts)
 		opts = &defaults;
 	width = opts->buffer_width > 0 ? opts->buffer_width : 0;
+	/* the buffer column is there only with a width (several buffers) */
+	bname_len = buffer_name && width ? strlen(buffer_name) : 0;
 	if (opts->cache) {
 		col = strobe_cache_task_col(opts->cache, ev->pid, &col_len, &comm, &comm_len);
 		if (event)
