@@ -5,7 +5,9 @@
 #     --columns cpu_pct,tasks,mem_bytes`: three JSON documents; the
 #     spinner's CPU in each within 2 points of what the kernel counted of
 #     it over the same refresh (its schedstat, sampled on the trace clock
-#     by schedshare.py), so above 80% where the machine gave it that much
+#     by schedshare.py; at least that less the time the recording, -o,
+#     cannot attribute, see schedshare.py: on this VM the sandbox's own
+#     agent leaves no events), so above 80% where the machine gave it that much
 #     and right on a loaded machine too; the sleeper below 5% and still
 #     shown (its one task counted), the containers' cgroup memory read
 #     (mem_bytes > 0);
@@ -57,7 +59,10 @@ timeout 60 $STROBE top --batch -n 3 --interval 1 --group-by container --json \
 rc=$?
 sleep 0.1	# a sample after the last refresh's end
 kill $ssp 2>/dev/null; wait $ssp 2>/dev/null
-kshares=$(python3 $(dirname "$0")/schedshare.py shares $WORK/busy.ss $WORK/top.json 2>&1)
+# (with top's own recording: the time the trace cannot attribute, see
+# schedshare.py: "LOW:HIGH:UNSEEN")
+kshares=$(python3 $(dirname "$0")/schedshare.py shares $WORK/busy.ss $WORK/top.json \
+	$WORK/top.dat "$bpid" 2>&1)
 r=$(py 'import sys,json
 b,i,s=sys.argv[2:5]
 ks=sys.argv[5].split()
@@ -72,12 +77,14 @@ for d in docs:
     # counts the switches it saw; the kernel the same runtime): so above
     # 80% as the issue asks wherever the machine gave the spinner that much
     k=ks[len(busy)] if len(busy) < len(ks) else "none"
-    try: lo,hi=map(float,k.split(":"))
-    except ValueError: out.append("kernel share: %s" % k); lo,hi=-99,999
+    try: f=k.split(":"); lo,hi=float(f[0]),float(f[1]); un=float(f[2]) if len(f)>2 else 0.0
+    except (ValueError, IndexError): out.append("kernel share: %s" % k); lo,hi,un=-99,999,0
+    # less by what the trace cannot attribute: the VM records no event
+    # of its own agent, so a switch back from it is missing (schedshare.py)
     # (the first refresh: at most that; a task on CPU since before tracing
     # began is charged only from the first evidence of when it ran, see
     # 56-docker.sh)
-    if not (0 if not busy else lo-2) <= rows[b]["cpu_pct"] <= hi+2:
+    if not (0 if not busy else lo-2-un) <= rows[b]["cpu_pct"] <= hi+2:
         out.append("busy %.1f, kernel %s (%d events lost)" % (rows[b]["cpu_pct"],k,d["lost"]))
     busy.append(rows[b]["cpu_pct"])
     if not rows[i]["cpu_pct"]<5: out.append("idle %.1f" % rows[i]["cpu_pct"])
