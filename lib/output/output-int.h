@@ -98,10 +98,11 @@ static inline unsigned strobe_u64_digits(uint64_t v)
 }
 
 /* "%llu" of v at p, which has 24 bytes of room; returns the new end.
- * The digits go straight to their place: writing them to a buffer and
- * copying it with one wide load made every call wait for the small
- * stores to reach memory (the load cannot take its bytes from several
- * pending stores), a quarter of `strobe report`'s time. */
+ * The digits go straight to their place, counted first, rather than into
+ * a buffer copied with one wide load right after its two-byte stores
+ * (a load that cannot be served from several pending stores waits).
+ * strobe report on 10 M events: user time median 1.04 s against 1.11 s
+ * (7 interleaved runs each), for 0.6% more instructions. */
 static inline char *strobe_put_u64(char *p, uint64_t v)
 {
 	char *end = p + strobe_u64_digits(v);

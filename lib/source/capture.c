@@ -320,6 +320,7 @@ static bool pids_exclude(const char *dir, const pid_t *tids, int n)
 {
 	char path[512], *text = NULL, *p, *end;
 	bool some = false, ours = false;
+	pid_t self = getpid();
 	long v;
 	int i;
 
@@ -333,9 +334,9 @@ static bool pids_exclude(const char *dir, const pid_t *tids, int n)
 			continue;
 		}
 		some = true;
-		for (i = 0; i < n; i++)
-			if (v == tids[i] || v == getpid())
-				ours = true;
+		ours = v == self;
+		for (i = 0; i < n && !ours; i++)
+			ours = v == tids[i];
 	}
 	free(text);
 	return some && !ours;

@@ -174,9 +174,9 @@ for n,d in enumerate(docs):
     # first refresh a task on CPU since before tracing began is charged
     # only from the first evidence of when it ran (cputop: never more than
     # the evidence), which a spinner nothing preempts gives late on a
-    # quiet machine: there it may show less, never more
-    # and less by what the trace cannot attribute: the VM records no
-    # event of its own agent, so a switch back from it is missing
+    # quiet machine: there it may show less, never more.  Later ones may
+    # show less by what the trace cannot attribute (un): the VM records
+    # no event of its own agent, so a switch back from it is missing
     if not (0 if n == 0 else lo-2-un) <= c <= hi+2:
         bad.append("%.1f, kernel %s (%d lost)" % (c, ks[n], d["lost"]))
 print("names-%s cpu-%s" % ("ok" if all(names) else "missing", "ok" if not bad else "bad"),

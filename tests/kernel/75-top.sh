@@ -79,11 +79,11 @@ for d in docs:
     k=ks[len(busy)] if len(busy) < len(ks) else "none"
     try: f=k.split(":"); lo,hi=float(f[0]),float(f[1]); un=float(f[2]) if len(f)>2 else 0.0
     except (ValueError, IndexError): out.append("kernel share: %s" % k); lo,hi,un=-99,999,0
-    # less by what the trace cannot attribute: the VM records no event
-    # of its own agent, so a switch back from it is missing (schedshare.py)
     # (the first refresh: at most that; a task on CPU since before tracing
     # began is charged only from the first evidence of when it ran, see
-    # 56-docker.sh)
+    # 56-docker.sh; later ones: at least that less what the trace cannot
+    # attribute, un: the VM records no event of its own agent, so a
+    # switch back from it is missing, see schedshare.py)
     if not (0 if not busy else lo-2-un) <= rows[b]["cpu_pct"] <= hi+2:
         out.append("busy %.1f, kernel %s (%d events lost)" % (rows[b]["cpu_pct"],k,d["lost"]))
     busy.append(rows[b]["cpu_pct"])
