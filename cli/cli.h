@@ -253,6 +253,11 @@ int cli_jobs(int given);
 #define CLI_FLUSH_BYTES (256 * 1024)
 struct strobe_buf *cli_buf_new(void);
 bool cli_flush(struct strobe_buf *s);
+/* After a write failed with EPIPE, on any thread: SIGPIPE to the process,
+ * so that a --jobs worker (signals blocked) ends the command as the main
+ * thread's write would (status 141 in a shell); returns where SIGPIPE is
+ * ignored or handled. */
+void cli_broken_pipe(void);
 
 /* Exit codes */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };

@@ -139,6 +139,8 @@ static int out_write(void *arg, const void *buf, size_t len, struct strobe_error
 		if (n < 0) {
 			int e = errno;
 
+			if (e == EPIPE)
+				cli_broken_pipe();
 			snprintf(err->msg, sizeof(err->msg), "cannot write '%s': %s", o->path,
 				 strerror(e));
 			err->code = -e;

@@ -6,10 +6,12 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 
 #include "cli.h"
@@ -217,13 +219,18 @@ int cli_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* The errno of the first failed write to stdout through cli_flush (0:
+ * none), which may have happened on a pipeline worker thread. */
+static int stdout_errno;
+
 /* Report a failed write to stdout (ENOSPC, EPIPE, ...) as an error. */
 static int finish_stdout(const char *cmd, int status)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		if (errno != EPIPE)
-			cli_error(cmd, "write error on standard output: %s",
-				  strerror(errno));
+		int e = stdout_errno ? stdout_errno : errno;
+
+		if (e != EPIPE)
+			cli_error(cmd, "write error on standard output: %s", strerror(e));
 		return status ? status : CLI_FAIL;
 	}
 	return status;
@@ -276,11 +283,32 @@ struct strobe_buf *cli_buf_new(void)
 	return b;
 }
 
+/*
+ * A closed pipe ends the process by SIGPIPE, as when `strobe report |
+ * head` writes from the main thread: a --jobs worker thread runs with
+ * signals blocked (lib/util/thread.c), so its write only fails with
+ * EPIPE; the signal is then sent to the process, whose main thread takes
+ * it.  Where SIGPIPE is ignored, the command ends as the failed write
+ * says (finish_stdout: silently for EPIPE).
+ */
 bool cli_flush(struct strobe_buf *s)
 {
 	if (strobe_buf_len(s)) {
-		fwrite(strobe_buf_data(s), 1, strobe_buf_len(s), stdout);
+		size_t n = strobe_buf_len(s);
+
+		errno = 0;
+		if (fwrite(strobe_buf_data(s), 1, n, stdout) != n && !stdout_errno)
+			stdout_errno = errno ? errno : EIO;
 		strobe_buf_reset(s);
 	}
-	return !ferror(stdout);
+	if (!ferror(stdout))
+		return true;
+	if (stdout_errno == EPIPE)
+		cli_broken_pipe();
+	return false;
+}
+
+void cli_broken_pipe(void)
+{
+	kill(getpid(), SIGPIPE);
 }

@@ -72,6 +72,21 @@ same report_ns report -t -i FILE
 same window analyze -a cputop,syscalls --end +0.5 -i FILE
 same two_files analyze -a cputop,syscalls,schedlat --json -i FILE -i "$D/synth.dat"
 
+# a closed pipe ends every thread count the same way: SIGPIPE (141), no
+# message (a worker thread's write, signals blocked there, used to fail
+# with "write error on standard output: Inappropriate ioctl for device")
+for c in "report" "export --format perfetto -q -o -" "analyze -a syscalls --log"; do
+	for j in 1 2; do
+		"$S" $c --jobs $j -i "$D/synth.dat" 2> "$D/pipe.$j" | head -c 100 > /dev/null
+		echo "exit ${PIPESTATUS[0]}" >> "$D/pipe.$j"
+	done
+	if grep -qx "exit 141" "$D/pipe.1" && cmp -s "$D/pipe.1" "$D/pipe.2"; then
+		echo "PASS jobs_closed_pipe_${c%% *}"
+	else
+		echo "FAIL jobs_closed_pipe_${c%% *}: $(tr '\n' ' ' < "$D/pipe.1") / $(tr '\n' ' ' < "$D/pipe.2")"
+	fi
+done
+
 t jobs_bad_value 2 "bad value '0'" "$S" analyze -a cputop --jobs 0 -i "$D/synth.dat"
 t jobs_report_bad_value 2 "bad --jobs 'x'" "$S" report --jobs x -i "$D/synth.dat"
 # the threads are there: --jobs 1 starts none, --jobs 2 one worker for
