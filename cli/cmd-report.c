@@ -64,7 +64,7 @@ static void usage(FILE *f)
 		"                      recorder's trigger, reason and trimming) and exit\n"
 		"      --strict        fail on damaged data instead of skipping it with a\n"
 		"                      warning (strobe-damage(7))\n"
-		"      --jobs N        threads (default 1: one)\n"
+		"      --jobs N        threads (default: the CPUs strobe may use; 1: one)\n"
 		"  -h, --help          show this help\n"
 		"\n"
 		"Warnings about lost events, incomplete recordings and damaged data go to\n"

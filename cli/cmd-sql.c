@@ -65,9 +65,9 @@ static void usage(FILE *f)
 		"                        no ATTACH, no statement that writes, each QUERY\n"
 		"                        bounded in memory and time (default --timeout 60)\n"
 		"      --timeout SECS    stop a QUERY that runs longer than SECS\n"
-		"      --jobs N          threads for the load (default 1); 2: SQLite on a\n"
-		"                        thread of its own beside the decoding (faster in\n"
-		"                        memory on two idle CPUs, more CPU time in all)\n"
+		"      --jobs N          threads for the load (default: the CPUs strobe may\n"
+		"                        use); 2 or more: SQLite on a thread of its own\n"
+		"                        beside the decoding; 1: one thread\n"
 		"  -v, --verbose         say how the database was made (events/s) on stderr\n"
 		"  -h, --help            show this help\n"
 		"\n"
@@ -728,6 +728,7 @@ int cmd_sql(int argc, char **argv)
 	/* No global allocation statistics: they take a mutex per malloc. */
 	if (!guard_opts.safe)	/* --safe's heap limit needs them */
 		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	o.jobs = cli_jobs(o.jobs);
 	page_cache_setup(input, !db_path);
 	build_guard(db_path, old_sa);
 	/* the load's progress (the library makes its pipeline: on_run names it) */

@@ -60,7 +60,7 @@ static void usage(FILE *f)
 		"      --counter-interval SECONDS  CPU counters' interval (default 0.01)\n"
 		"      --strict            fail on damaged data instead of skipping it with\n"
 		"                          a warning (strobe-damage(7))\n"
-		"      --jobs N            threads (default 1: one)\n"
+		"      --jobs N            threads (default: the CPUs strobe may use; 1: one)\n"
 		"  -q, --quiet             no summary\n"
 		"  -h, --help              show this help\n"
 		"\n"

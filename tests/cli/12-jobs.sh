@@ -103,6 +103,17 @@ if command -v strace > /dev/null; then
 	# (relative to --jobs 1: a sanitizer build starts a thread of its own)
 	[ "$((n2 - n1))/$((n3 - n1))" = 1/3 ] && echo "PASS jobs_threads" ||
 		echo "FAIL jobs_threads: $n1/$n2/$n3 threads started, wanted 1 and 3 more than $n1"
+	# no --jobs: the CPUs strobe may use (its affinity mask here)
+	d1=$(taskset -c 0 strace -f -qq -e trace=clone,clone3 -o "$D/strace" \
+		"$S" analyze -a cputop -i "$D/synth.dat" > /dev/null 2>&1; grep -c clone "$D/strace")
+	if [ "$(nproc)" -ge 2 ]; then
+		d2=$(taskset -c 0,1 strace -f -qq -e trace=clone,clone3 -o "$D/strace" \
+			"$S" analyze -a cputop -i "$D/synth.dat" > /dev/null 2>&1; grep -c clone "$D/strace")
+	else
+		d2=$n2
+	fi
+	[ "$d1/$d2" = "$n1/$n2" ] && echo "PASS jobs_default_is_the_usable_cpus" ||
+		echo "FAIL jobs_default_is_the_usable_cpus: one CPU $d1 and two $d2 threads, wanted $n1 and $n2"
 else
 	echo "SKIP jobs_threads: no strace"
 fi
