@@ -6,7 +6,14 @@
  * strobe's own; the bench compares the two on the same workload in the
  * same run (issue 27: "capture at the ftrace floor").
  *
- *   floor -b KB -o DIR -e SYSTEM/EVENT [-e ...] -- CMD [ARGS...]
+ *   floor [-p] -b KB -o DIR -e SYSTEM/EVENT [-e ...] -- CMD [ARGS...]
+ *
+ * -p traces only the command and its descendants, as `strobe record --
+ * CMD` does: the command's PID in set_event_pid and options/event-fork
+ * on.  The kernel's PID filter has a cost of its own (probes on every
+ * context switch and wake-up that keep a per-CPU "ignore" flag), so
+ * strobe's recording of a command compares with this floor, not with the
+ * whole machine's.
  *
  * The command starts once tracing is on; its own wrapper (helpers/timed)
  * measures its time.  At its exit tracing stops, the readers stop at the
@@ -128,13 +135,15 @@ int main(int argc, char **argv)
 {
 	const char *ev[MAX_EV], *dir = NULL, *kb = "8192";
 	struct reader rd[MAX_CPU];
-	int nev = 0, i, c, ncpu, go[2], status = 1;
+	int nev = 0, i, c, ncpu, go[2], status = 1, pid_filter = 0;
 	long lost = 0;
 	pid_t child;
 	char rel[512];
 
-	while ((c = getopt(argc, argv, "+b:o:e:")) != -1) {
-		if (c == 'b')
+	while ((c = getopt(argc, argv, "+pb:o:e:")) != -1) {
+		if (c == 'p')
+			pid_filter = 1;
+		else if (c == 'b')
 			kb = optarg;
 		else if (c == 'o')
 			dir = optarg;
@@ -185,6 +194,17 @@ int main(int argc, char **argv)
 		_exit(127);
 	}
 	close(go[0]);
+	if (pid_filter) {
+		char pid[32];
+
+		snprintf(pid, sizeof(pid), "%d", (int)child);
+		if (write_file("options/event-fork", "1") || write_file("set_event_pid", pid)) {
+			fprintf(stderr, "floor: cannot set the PID filter\n");
+			kill(child, SIGKILL);
+			waitpid(child, NULL, 0);
+			goto out;
+		}
+	}
 	for (i = 0; i < ncpu; i++) {
 		rd[i] = (struct reader){ .cpu = i, .dir = dir };
 		pthread_create(&rd[i].th, NULL, drain, &rd[i]);
@@ -210,6 +230,6 @@ out:
 	rmdir(inst);
 	return status;
 usage:
-	fprintf(stderr, "usage: floor -b KB -o DIR -e SYSTEM/EVENT [-e ...] -- CMD [ARGS...]\n");
+	fprintf(stderr, "usage: floor [-p] -b KB -o DIR -e SYSTEM/EVENT [-e ...] -- CMD [ARGS...]\n");
 	return 2;
 }
