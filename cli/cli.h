@@ -157,7 +157,8 @@ int cli_pipeline_diags(const char *cmd, const struct strobe_pipeline *p, bool st
 
 /*
  * One picture from one trace file (one-file.c).  cli_run_one_consumer:
- * open inputs (cli_open_one_file), a pipeline (strict as asked) with it
+ * open inputs (cli_open_one_file), a pipeline (strict as asked, jobs
+ * threads: --jobs as given, 0 for cli_jobs's default) with it
  * as its only source, the consumer that consumer(arg, source, &c) makes,
  * and run it; 0, or -1 with the message printed (after the file's
  * diagnostics as warnings, unless strict).  *pp and *tfp are the caller's to free
@@ -168,7 +169,7 @@ int cli_pipeline_diags(const char *cmd, const struct strobe_pipeline *p, bool st
 struct strobe_consumer;
 struct strobe_tracefile;
 int cli_run_one_consumer(const char *cmd, const char *const *inputs, int n, bool strict,
-			 int (*consumer)(void *arg, int source, struct strobe_consumer *c),
+			 int jobs, int (*consumer)(void *arg, int source, struct strobe_consumer *c),
 			 void *arg, struct strobe_pipeline **pp, struct strobe_tracefile **tfp);
 /* The first of inputs[0..n) opened into *tfp (the caller's to close, also
  * on failure); the others must be the same file (by any path: a notice
@@ -264,8 +265,8 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
 /*
  * The options the picture commands share (picture-opts.c): in their
- * getopt tables as CLI_PICTURE_LONGOPTS (-i, -o, --title, --strict, -q,
- * -h) plus { "width", ..., CLI_PIC_WIDTH } and -c/-p where they take
+ * getopt tables as CLI_PICTURE_LONGOPTS (-i, -o, --title, --strict,
+ * --jobs, -q, -h) plus { "width", ..., CLI_PIC_WIDTH } and -c/-p where they take
  * them.  cli_picture_init: the arrays for argc arguments (-1 with the
  * message printed).  cli_picture_opt: one getopt_long result; 1 taken,
  * 0 not one of these (the command's own), -1 the command ends with
@@ -275,12 +276,13 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
  * 0 or -1 (printed).  cli_picture_free: the arrays (not the strings,
  * argv's).
  */
-enum { CLI_PIC_TITLE = 0x4000, CLI_PIC_WIDTH, CLI_PIC_STRICT };
+enum { CLI_PIC_TITLE = 0x4000, CLI_PIC_WIDTH, CLI_PIC_STRICT, CLI_PIC_JOBS };
 #define CLI_PICTURE_LONGOPTS \
 	{ "input", required_argument, NULL, 'i' }, \
 	{ "output", required_argument, NULL, 'o' }, \
 	{ "title", required_argument, NULL, CLI_PIC_TITLE }, \
 	{ "strict", no_argument, NULL, CLI_PIC_STRICT }, \
+	{ "jobs", required_argument, NULL, CLI_PIC_JOBS }, \
 	{ "quiet", no_argument, NULL, 'q' }, \
 	{ "help", no_argument, NULL, 'h' }
 struct cli_picture {
@@ -293,6 +295,7 @@ struct cli_picture {
 	int *pids;		/* -p, npids */
 	int npids;
 	int width;		/* --width; 0 none given */
+	int jobs;		/* --jobs; 0 none given (cli_jobs) */
 	int min_width;		/* set by the command before parsing */
 	bool strict, quiet;
 };

@@ -126,6 +126,7 @@ static void usage(FILE *f)
 		"      --title TEXT        the SVG's title\n"
 		"      --width PIXELS      the SVG's width (default 1200)\n"
 		"      --strict            fail on damaged data instead of skipping it\n"
+		"      --jobs N            threads (default: the CPUs strobe may use; 1: one)\n"
 		"  -q, --quiet             no summary on stderr\n"
 		"  -h, --help              this help\n"
 		"\n"
@@ -264,7 +265,7 @@ int cmd_flamegraph(int argc, char **argv)
 		cli_error_e(CMD, &err);
 		goto out;
 	}
-	if (cli_run_one_consumer(CMD, pc.inputs, pc.ninputs, pc.strict, offcpu_consumer, oc, &p,
+	if (cli_run_one_consumer(CMD, pc.inputs, pc.ninputs, pc.strict, pc.jobs, offcpu_consumer, oc, &p,
 				 &tf) < 0)
 		goto out;
 	strobe_offcpu_stats(oc, &st);

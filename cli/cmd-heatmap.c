@@ -48,6 +48,7 @@ static void usage(FILE *f)
 		"      --title TEXT        the picture's title\n"
 		"      --width PIXELS      its width (default 1200)\n"
 		"      --strict            fail on damaged data instead of skipping it\n"
+		"      --jobs N            threads (default: the CPUs strobe may use; 1: one)\n"
 		"  -q, --quiet             no summary on stderr\n"
 		"  -h, --help              this help\n"
 		"\n"
@@ -159,7 +160,7 @@ int cmd_heatmap(int argc, char **argv)
 
 	status = CLI_FAIL;
 	input = pc.inputs[0];
-	if (cli_run_one_consumer(CMD, pc.inputs, pc.ninputs, pc.strict, heatmap_consumer, h, &p,
+	if (cli_run_one_consumer(CMD, pc.inputs, pc.ninputs, pc.strict, pc.jobs, heatmap_consumer, h, &p,
 				 &tf) < 0)
 		goto out;
 	b = cli_buf_new();

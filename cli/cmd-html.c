@@ -40,6 +40,7 @@ static void usage(FILE *f)
 		"      --histograms N|all  histograms drawn per analysis (default 6; the\n"
 		"                          others are named in the page)\n"
 		"      --strict            fail on damaged data instead of skipping it\n"
+		"      --jobs N            threads (default: the CPUs strobe may use; 1: one)\n"
 		"  -q, --quiet             no summary on stderr\n"
 		"  -h, --help              this help\n"
 		"\n"
@@ -135,6 +136,7 @@ int cmd_html(int argc, char **argv)
 	if (cli_picture_end(&pc, CMD, argc, argv) < 0)
 		goto out;
 	ho.title = pc.title;
+	ho.jobs = cli_jobs(pc.jobs);
 	output = pc.output;
 	if (!output) {
 		cli_error(CMD, "where to? -o OUT.html (- for standard output)");

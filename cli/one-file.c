@@ -82,10 +82,11 @@ int cli_open_one_file(const char *cmd, const char *const *inputs, int n,
 }
 
 int cli_run_one_consumer(const char *cmd, const char *const *inputs, int n, bool strict,
-			 int (*consumer)(void *arg, int source, struct strobe_consumer *c),
+			 int jobs, int (*consumer)(void *arg, int source, struct strobe_consumer *c),
 			 void *arg, struct strobe_pipeline **pp, struct strobe_tracefile **tfp)
 {
-	struct strobe_pipeline_opts po = { .size = sizeof(po), .strict = strict };
+	struct strobe_pipeline_opts po = { .size = sizeof(po), .strict = strict,
+					   .jobs = cli_jobs(jobs) };
 	struct strobe_error err = { 0, "" };
 	struct strobe_consumer c;
 	int src;

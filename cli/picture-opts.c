@@ -1,7 +1,7 @@
 /*
  * picture-opts.c - the options the picture commands share (strobe
  * flamegraph, heatmap, html): -i (repeatable, default trace.dat), -o,
- * -c and -p (repeatable), --title, --width, --strict, -q and -h, parsed
+ * -c and -p (repeatable), --title, --width, --strict, --jobs, -q and -h, parsed
  * in one place so that each command's getopt switch holds only its own
  * options and the three say the same thing for the same mistake.
  */
@@ -60,6 +60,13 @@ int cli_picture_opt(struct cli_picture *pc, const char *cmd, int opt, const char
 		return 1;
 	case CLI_PIC_STRICT:
 		pc->strict = true;
+		return 1;
+	case CLI_PIC_JOBS:
+		if (cli_parse_int(arg, 1, CLI_MAX_JOBS, &pc->jobs) < 0) {
+			cli_error(cmd, "bad --jobs '%s' (1 to %d)", arg, CLI_MAX_JOBS);
+			*status = CLI_USAGE;
+			return -1;
+		}
 		return 1;
 	case 'q':
 		pc->quiet = true;

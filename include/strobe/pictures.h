@@ -258,6 +258,8 @@ struct strobe_html_opts {
 	int histograms;		/* histograms drawn per analysis (the
 				 * others are named in a note); 0: 6,
 				 * < 0: all */
+	int jobs;		/* threads (strobe_pipeline_opts.jobs):
+				 * 0 or 1 one; the page is the same */
 };
 /*
  * One self-contained HTML page (XHTML syntax, so it is well-formed XML;

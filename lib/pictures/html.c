@@ -371,6 +371,7 @@ int strobe_html_report(struct strobe_tracefile *tf, const struct strobe_html_opt
 	if (o.top <= 0)
 		o.top = 20;
 	max_hists = o.histograms < 0 ? INT_MAX : o.histograms ? o.histograms : MAX_HISTS;
+	po.jobs = o.jobs;
 	ao.group_by = STROBE_GROUP_CONTAINER;
 	ao.views = STROBE_VIEW_TOP | STROBE_VIEW_STATS | STROBE_VIEW_FREQ;
 	ao.top = o.top;

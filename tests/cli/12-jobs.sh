@@ -2,7 +2,8 @@
 # 12-jobs.sh - --jobs N gives what --jobs 1 gives (strobe-pipeline(3):
 # consumers on worker threads, each with its own task models): every
 # analysis (JSON and text, with histograms), periods with a definition
-# and its log rows, why, report text, a Perfetto export, several files
+# and its log rows, why, report text, a Perfetto export, a heat map, the
+# HTML page, folded stacks (81-flamegraph: with real stacks), several files
 # on one timeline and an analysis window that ends early, with 2 and 3
 # threads (3: more than this machine's cores), compared byte for byte
 # (stdout, stderr and exit status) with --jobs 1.  Inputs: the recorded
@@ -59,6 +60,9 @@ same analyses_json analyze -a cputop,syscalls,schedlat,io,irq,mem --json --freq 
 same periods periods --period "$REQ" --stats --log --freq --json -i FILE
 same report report -i FILE
 same perfetto export --format perfetto -q -o OUT -i FILE
+same heatmap heatmap -a syscalls -q -o OUT -i FILE
+same html html -q -o OUT -i FILE
+same flamegraph flamegraph --folded -q -i FILE
 # the synthetic and recorded files (the damage matrix's intact one and its
 # lost events; not the damaged ones: with an analysis window that ends
 # early, the reading thread may read a few batches past its end and warn
@@ -89,6 +93,7 @@ done
 
 t jobs_bad_value 2 "bad value '0'" "$S" analyze -a cputop --jobs 0 -i "$D/synth.dat"
 t jobs_report_bad_value 2 "bad --jobs 'x'" "$S" report --jobs x -i "$D/synth.dat"
+t jobs_picture_bad_value 2 "bad --jobs '0' (1 to 1024)" "$S" flamegraph --jobs 0 -i "$D/synth.dat"
 # the threads are there: --jobs 1 starts none, --jobs 2 one worker for
 # the one consumer, --jobs 3 three for two files (their analyses and the
 # consumer that writes the files' clock note)

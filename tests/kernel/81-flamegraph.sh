@@ -91,6 +91,20 @@ if [ $rc = 0 ] && grep -q 'user_stack:' $WORK/utc.txt && diff -q $WORK/ustrobe.t
 	pass flamegraph-user-stacks
 else fail flamegraph-user-stacks "rc=$rc $(grep sleep_n $WORK/ufolded.txt | head -2 | tr '\n' ' ')"; fi
 
+# 5b. threads: the folded stacks, the SVG and the HTML page are the same
+# with one thread and with two (strobe-pipeline(3)), kernel and user stacks
+same=1
+for f in $F $U; do
+	for j in 1 2; do
+		$STROBE flamegraph -q --jobs $j -i $f --folded > $WORK/fold.$j 2>&1
+		$STROBE flamegraph -q --jobs $j -i $f -o $WORK/svg.$j 2>&1
+		$STROBE html -q --jobs $j -i $f -o $WORK/html.$j 2>&1
+	done
+	for k in fold svg html; do cmp -s $WORK/$k.1 $WORK/$k.2 || same="$same $k:$f"; done
+done
+[ "$same" = 1 ] && [ -s $WORK/fold.1 ] && pass flamegraph-jobs-same-output ||
+	fail flamegraph-jobs-same-output "differ:${same#1}"
+
 # 6. a command named with markup characters: the SVG stays well-formed
 odd="$WORK/a<b&\"c'"
 cp $SLEEP "$odd"
