@@ -4,11 +4,15 @@
  * perfetto): the pipeline's threads (strobe_pipeline_opts.jobs).  Not
  * given: the CPUs strobe may use (strobe_cpus_usable: the affinity mask,
  * capped by the cgroup's cpu.max), as issue 27 asks.  Measured on this
- * project's 2-CPU VM (make bench, 8 M events, medians of 5 interleaved):
- * analyze -a cputop,syscalls,schedlat 1.67x as fast with two threads,
- * report 1.05x, export --format perfetto 1.2x; with both CPUs busy (two
- * `yes` and a make check beside it) two threads were as fast as one, not
- * slower.  The output is the same for every count (tests/cli/12-jobs.sh).
+ * project's 2-CPU VM (make bench's jobs part, 8 M events, medians of 5
+ * interleaved, six runs over a day whose host speed moved by a third):
+ * analyze -a cputop,syscalls,schedlat 0.90x to 1.67x as fast with two
+ * threads (the slower the host, the more it gains: the reading thread
+ * does most of the work), report 0.96x to 1.56x, export --format
+ * perfetto 1.04x to 1.34x, flamegraph --folded on 14.6 M events 1.27x,
+ * for 60-90% more CPU time; with both CPUs busy (two `yes` and a make
+ * check beside it) two threads were as fast as one.  The output is the
+ * same for every count (tests/cli/12-jobs.sh).
  */
 #include <strobe/pipeline.h>
 
