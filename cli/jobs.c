@@ -1,7 +1,7 @@
 /*
  * jobs.c - the --jobs option of the commands that read trace files
  * (analyze and every analysis command, report, sql, export --format
- * perfetto): the pipeline's threads (strobe_pipeline_opts.jobs).  Not
+ * perfetto, flamegraph, heatmap, html): the pipeline's threads (strobe_pipeline_opts.jobs).  Not
  * given: the CPUs strobe may use (strobe_cpus_usable: the affinity mask,
  * capped by the cgroup's cpu.max), as issue 27 asks.  Measured on this
  * project's 2-CPU VM (make bench's jobs part, 8 M events, medians of 5
