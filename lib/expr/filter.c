@@ -514,8 +514,15 @@ static int check_item(void *ctx, const char *item)
 	int r;
 
 	if (c->opt == STROBE_EXPR_OPT_COMM) {
-		if (!has_glob(item) &&
-		    !tep_data_pid_from_comm(strobe_formats_tep(c->f->fmts), item, NULL))
+		bool known = true;
+
+		if (!has_glob(item)) {
+			strobe_tep_lock();
+			known = tep_data_pid_from_comm(strobe_formats_tep(c->f->fmts), item,
+						       NULL) != NULL;
+			strobe_tep_unlock();
+		}
+		if (!known)
 			return strobe_err(c->err, -ENOENT,
 					  "no task named '%s' in the file's command lines", item);
 		return 0;

@@ -187,5 +187,16 @@ static inline int64_t strobe_field_int_inline(const struct strobe_event *e,
 	}
 }
 
+/* libtraceevent's comm table (tep_register_comm, the plugins' sched_switch
+ * handler through tep_print_event, and the lazy sort of its first look-up)
+ * and its function look-up (the answer kept in the handle; kallsyms parsed
+ * on the first one) are not thread-safe, and the pipeline's workers each keep a model over
+ * the one tep_handle: every comm or function look-up, comm registration
+ * and tep_print_event holds this one process-wide lock (uncontended: a few
+ * tens of ns, and the hot paths cache comms per pid). */
+void strobe_tep_lock(void) STROBE_HIDDEN;
+void strobe_tep_unlock(void) STROBE_HIDDEN;
+/* tep_data_comm_from_pid under the lock */
+const char *strobe_tep_comm(struct tep_handle *tep, int pid) STROBE_HIDDEN;
 
 #endif

@@ -7,6 +7,7 @@
  * strobe_format_field() are made once per type, on first use.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,11 +212,39 @@ int strobe_formats_each(struct strobe_formats *f,
 	return 0;
 }
 
+static pthread_mutex_t tep_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void strobe_tep_lock(void)
+{
+	pthread_mutex_lock(&tep_mutex);
+}
+
+void strobe_tep_unlock(void)
+{
+	pthread_mutex_unlock(&tep_mutex);
+}
+
+const char *strobe_tep_comm(struct tep_handle *tep, int pid)
+{
+	const char *comm;
+
+	strobe_tep_lock();
+	comm = tep_data_comm_from_pid(tep, pid);
+	strobe_tep_unlock();
+	return comm;
+}
+
 const char *strobe_formats_comm(struct strobe_formats *f, int pid)
 {
-	if (!f || !f->tep || !tep_is_pid_registered(f->tep, pid))
+	const char *comm = NULL;
+
+	if (!f || !f->tep)
 		return NULL;
-	return tep_data_comm_from_pid(f->tep, pid);
+	strobe_tep_lock();
+	if (tep_is_pid_registered(f->tep, pid))
+		comm = tep_data_comm_from_pid(f->tep, pid);
+	strobe_tep_unlock();
+	return comm;
 }
 
 const char *strobe_format_name(const struct strobe_format *fmt)

@@ -11,7 +11,17 @@
 
 const char *strobe_formats_ksym(const struct strobe_formats *f, uint64_t addr)
 {
-	return f && f->tep ? tep_find_function(f->tep, addr) : NULL;
+	const char *fn;
+
+	if (!f || !f->tep)
+		return NULL;
+	/* libtraceevent returns the resolver's answer through a map in the
+	 * tep_handle, and the first look-up parses kallsyms (tep.c): one
+	 * thread at a time; the name itself stays valid */
+	strobe_tep_lock();
+	fn = tep_find_function(f->tep, addr);
+	strobe_tep_unlock();
+	return fn;
 }
 
 int strobe_kstack_skip(const struct strobe_formats *f, const uint64_t *addrs, int n)

@@ -612,6 +612,9 @@ static char *ksyms_resolve(void *priv, unsigned long long *addrp, char **modp)
 	struct ksym key = { .addr = *addrp }, *e;
 
 	(void)modp;
+	/* under strobe_tep_lock, as every tep_find_function: the pipeline's
+	 * workers may look up at the same time, and libtraceevent keeps the
+	 * answer in the tep_handle */
 	if (!k->parsed)
 		ksyms_parse(k);
 	if (!k->map)

@@ -196,7 +196,7 @@ STROBE_HIDDEN const char *strobe_cache_comm_len(struct strobe_format_cache *c, i
 
 	if (!slot->comm || slot->pid != pid) {
 		slot->pid = pid;
-		slot->comm = tep_data_comm_from_pid(c->tep, pid);
+		slot->comm = strobe_tep_comm(c->tep, pid);
 		slot->len = (unsigned)strlen(slot->comm);
 		slot->col_len = 0;
 		if (slot->len <= 16) {
@@ -1115,7 +1115,9 @@ static char *put_comm(struct strobe_format_cache *c, char *o, const uint8_t *dat
 		struct comm_slot *slot = &c->comms[(unsigned)(int)pid % COMM_SLOTS];
 
 		o[len] = '\0';
+		strobe_tep_lock();
 		tep_register_comm(c->tep, o, (int)pid);
+		strobe_tep_unlock();
 		*reg = (int)pid;
 		if (slot->pid == (int)pid)
 			slot->comm = NULL;	/* "<...>" may have become the comm */
@@ -1259,7 +1261,9 @@ STROBE_HIDDEN int strobe_cache_info(struct strobe_format_cache *c,
 	if (p->uses < VERIFY_FIRST || p->uses % VERIFY_EVERY == 0) {
 		trace_seq_reset(&c->check);
 		strobe_fill_record(&rec, ev);
+		strobe_tep_lock();
 		tep_print_event(c->tep, &c->check, &rec, "%s", TEP_PRINT_INFO);
+		strobe_tep_unlock();
 		if (c->check.len != (unsigned)n || memcmp(c->check.buffer, buf, n)) {
 			/* our subset was wrong for this format: never again */
 			c->state[id] = ST_SLOW;

@@ -484,7 +484,7 @@ int strobe_format_event_json(struct strobe_formats *fmts, const struct strobe_ev
 	sink_lit(&k, ",\"pid\":");
 	sink_i64(&k, ev->pid);
 	sink_lit(&k, ",\"comm\":");
-	comm = cache ? strobe_cache_comm(cache, ev->pid) : tep_data_comm_from_pid(tep, ev->pid);
+	comm = cache ? strobe_cache_comm(cache, ev->pid) : strobe_tep_comm(tep, ev->pid);
 	escape(&k, comm, strlen(comm));
 	if (jt) {
 		sink_put(&k, jt->head, jt->head_len);

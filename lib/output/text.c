@@ -266,7 +266,7 @@ int strobe_format_event_text(struct strobe_formats *fmts, const struct strobe_ev
 		if (event)
 			head = strobe_cache_head(opts->cache, event, &head_len);
 	} else {
-		comm = tep_data_comm_from_pid(tep, ev->pid);
+		comm = strobe_tep_comm(tep, ev->pid);
 		comm_len = strlen(comm);
 	}
 	if (name && !head)
@@ -372,7 +372,9 @@ info:
 			goto end;
 		}
 		strobe_fill_record(&rec, ev);
+		strobe_tep_lock();
 		tep_print_event(tep, s, &rec, "%s", TEP_PRINT_INFO);
+		strobe_tep_unlock();
 		if (s->len && s->buffer[s->len - 1] == '\n')
 			s->len--;
 	}

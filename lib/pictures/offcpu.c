@@ -491,7 +491,6 @@ int strobe_offcpu_feed(struct strobe_offcpu *oc, const struct strobe_event *ev,
 static int fold_tuple(struct strobe_offcpu *oc, uint32_t id, char *names, size_t names_size)
 {
 	const uint32_t *key = (const uint32_t *)(const void *)strobe_intern_key(&oc->tuples, id);
-	struct tep_handle *tep = strobe_formats_tep(oc->fmts);
 	const char *frames[MAX_FRAMES * 2 + 4];
 	uint64_t addrs[MAX_FRAMES];
 	uint32_t grp, kst, ust, len, i, k;
@@ -528,7 +527,7 @@ static int fold_tuple(struct strobe_offcpu *oc, uint32_t id, char *names, size_t
 		/* innermost first in the record: skip the tracing frames there */
 		first = strobe_kstack_skip(oc->fmts, addrs, (int)k);
 		for (i = k; i-- > (uint32_t)first;) {
-			fn = tep ? tep_find_function(tep, addrs[i]) : NULL;
+			fn = strobe_formats_ksym(oc->fmts, addrs[i]);
 			if (!fn) {
 				int w = snprintf(names + used, names_size - used, "0x%llx",
 						 (unsigned long long)addrs[i]);
