@@ -20,6 +20,7 @@
  * flight: a call counts in the interval it exits in.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,10 +34,16 @@ enum { TASK_EXIT = ANA_SYS_NR_COOKIES };
 
 #define MAX_NR 4096		/* syscall numbers we keep names for */
 
+/* A thread's call between its entry and its exit.  A thread's slot stays
+ * in the map between calls (nr NOT_IN_CALL): its next entry finds it
+ * without inserting, and no exit pays a delete; the thread's exit removes
+ * it. */
 struct inflight {
 	uint64_t since;
 	int nr;
 };
+
+#define NOT_IN_CALL INT_MIN
 
 struct group {
 	struct ana_owner o;
@@ -116,12 +123,12 @@ static void leave(struct ana *a, const struct strobe_event *ev, int tid, int nr,
 	uint64_t since, dur, key;
 	bool created;
 
-	if (!f || f->nr != nr) {
+	if (!f || f->nr != nr || nr == NOT_IN_CALL) {
 		p->unmatched_exits++;
 		return;
 	}
 	since = f->since;
-	ana_map_del_val(&p->inflight, f);
+	f->nr = NOT_IN_CALL;
 	if (ana_gap_since(c, since)) {
 		a->dropped++;
 		return;
