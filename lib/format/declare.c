@@ -261,10 +261,14 @@ int strobe_event_callchain(const struct strobe_event *e, uint64_t *ips, int max)
 
 	if (!fm)
 		return 0;
-	if (!fm->chain_state) {
-		fm->chain_state = 1;
-		if (!strobe_field_resolve(fm, "callchain", &fm->chain) && fm->chain.is_dynamic)
-			fm->chain_state = 2;
+	if (!__atomic_load_n(&fm->chain_state, __ATOMIC_ACQUIRE)) {
+		/* resolved on first use, once: workers may ask together */
+		strobe_tep_lock();
+		if (!fm->chain_state)
+			__atomic_store_n(&fm->chain_state,
+					 !strobe_field_resolve(fm, "callchain", &fm->chain) &&
+					 fm->chain.is_dynamic ? 2 : 1, __ATOMIC_RELEASE);
+		strobe_tep_unlock();
 	}
 	if (fm->chain_state != 2)
 		return 0;

@@ -45,8 +45,11 @@ struct strobe_format {
 
 struct strobe_formats {
 	struct tep_handle *tep;
-	/* Per event id, grown on demand: NULL = not looked up yet,
-	 * FORMATS_ABSENT = no such id. */
+	/* Per event id, filled on demand: NULL = not looked up yet,
+	 * FORMATS_ABSENT = no such id.  Allocated whole (every 16-bit id)
+	 * on the first look-up, so it never moves: the reading thread fills
+	 * it while the pipeline's workers read it (an entry is published
+	 * with a release store, under strobe_tep_lock). */
 	struct strobe_format **by_id;
 	uint32_t nr_ids;
 	bool owns_tep;		/* tep_free()d with the catalogue */
@@ -94,8 +97,8 @@ static inline const struct strobe_format *strobe_formats_get(struct strobe_forma
 
 	if (!f || id < 0)
 		return NULL;
-	if (__builtin_expect((uint32_t)id < f->nr_ids, 1)) {
-		fm = f->by_id[id];
+	if (__builtin_expect((uint32_t)id < __atomic_load_n(&f->nr_ids, __ATOMIC_ACQUIRE), 1)) {
+		fm = __atomic_load_n(&f->by_id[id], __ATOMIC_ACQUIRE);
 		if (fm == FORMATS_ABSENT)
 			return NULL;
 		if (fm)

@@ -62,23 +62,20 @@ void strobe_formats_free(struct strobe_formats *f)
 	free(f);
 }
 
-/* by_id covers id.  0 or -ENOMEM. */
+/* by_id covers id: the whole table at once (512 KiB of which only the
+ * pages of ids in use are ever touched), so it never moves under a
+ * reader.  0 or -ENOMEM. */
 static int cover(struct strobe_formats *f, uint32_t id)
 {
 	struct strobe_format **n;
-	uint32_t size;
 
 	if (id < f->nr_ids)
 		return 0;
-	size = f->nr_ids ? f->nr_ids : 64;
-	while (size <= id)
-		size *= 2;
-	n = realloc(f->by_id, size * sizeof(*n));
+	n = calloc(MAX_EVENT_IDS, sizeof(*n));
 	if (!n)
 		return -ENOMEM;
-	memset(n + f->nr_ids, 0, (size - f->nr_ids) * sizeof(*n));
 	f->by_id = n;
-	f->nr_ids = size;
+	__atomic_store_n(&f->nr_ids, MAX_EVENT_IDS, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -126,23 +123,22 @@ const char *strobe_format_reach_field(const struct strobe_format *fmt, uint32_t 
 	return fl ? fl->name : NULL;
 }
 
-const struct strobe_format *strobe_formats_lookup(struct strobe_formats *f, uint32_t id)
+/* Under strobe_tep_lock: libtraceevent's tep_find_event keeps the last
+ * answer in the handle, which a worker's tep_print_event reads. */
+static const struct strobe_format *lookup_locked(struct strobe_formats *f, uint32_t id)
 {
 	const struct tep_format_field *fl;
 	struct strobe_format *fm;
 	struct tep_event *ev;
 
-	if (!f || !f->tep || id >= MAX_EVENT_IDS)
-		return NULL;
 	if (cover(f, id) < 0)
 		return NULL;
-	if (f->by_id[id] == FORMATS_ABSENT)
-		return NULL;
-	if (f->by_id[id])
-		return f->by_id[id];
+	fm = f->by_id[id];
+	if (fm)
+		return fm == FORMATS_ABSENT ? NULL : fm;
 	ev = tep_find_event(f->tep, (int)id);
 	if (!ev) {
-		f->by_id[id] = FORMATS_ABSENT;
+		__atomic_store_n(&f->by_id[id], FORMATS_ABSENT, __ATOMIC_RELEASE);
 		return NULL;
 	}
 	fm = calloc(1, sizeof(*fm));
@@ -154,7 +150,19 @@ const struct strobe_format *strobe_formats_lookup(struct strobe_formats *f, uint
 	fm->nr_fields = -1;
 	fl = furthest(ev);
 	fm->reach = fl ? field_end(fl) : 0;
-	f->by_id[id] = fm;
+	__atomic_store_n(&f->by_id[id], fm, __ATOMIC_RELEASE);
+	return fm;
+}
+
+const struct strobe_format *strobe_formats_lookup(struct strobe_formats *f, uint32_t id)
+{
+	const struct strobe_format *fm;
+
+	if (!f || !f->tep || id >= MAX_EVENT_IDS)
+		return NULL;
+	strobe_tep_lock();
+	fm = lookup_locked(f, id);
+	strobe_tep_unlock();
 	return fm;
 }
 
@@ -170,10 +178,9 @@ const struct strobe_format *strobe_formats_find(struct strobe_formats *f,
 
 	if (!f || !f->tep || !name)
 		return NULL;
-	if (system)
-		ev = tep_find_event_by_name(f->tep, system, name);
-	else
-		ev = tep_find_event_by_name(f->tep, NULL, name);
+	strobe_tep_lock();	/* the last answer is kept in the handle */
+	ev = tep_find_event_by_name(f->tep, system, name);
+	strobe_tep_unlock();
 	return ev ? strobe_formats_get(f, ev->id) : NULL;
 }
 
@@ -295,8 +302,23 @@ static int make_fields(struct strobe_format *fm)
 		n++;
 	}
 	fm->fields = v;
-	fm->nr_fields = n;
+	__atomic_store_n(&fm->nr_fields, n, __ATOMIC_RELEASE);
 	return 0;
+}
+
+/* The field list, made on first use (under the lock: workers may ask at
+ * the same time).  0 or -ENOMEM. */
+static int ensure_fields(struct strobe_format *fm)
+{
+	int r = 0;
+
+	if (__atomic_load_n(&fm->nr_fields, __ATOMIC_ACQUIRE) >= 0)
+		return 0;
+	strobe_tep_lock();
+	if (fm->nr_fields < 0)
+		r = make_fields(fm);
+	strobe_tep_unlock();
+	return r;
 }
 
 int strobe_format_nr_fields(const struct strobe_format *fmt)
@@ -304,9 +326,7 @@ int strobe_format_nr_fields(const struct strobe_format *fmt)
 	/* The list is made on first use; the handle is the catalogue's. */
 	struct strobe_format *fm = (struct strobe_format *)fmt;
 
-	if (!fm)
-		return 0;
-	if (fm->nr_fields < 0 && make_fields(fm) < 0)
+	if (!fm || ensure_fields(fm) < 0)
 		return 0;
 	return fm->nr_fields;
 }
@@ -318,7 +338,7 @@ int strobe_format_field(const struct strobe_format *fmt, int i,
 
 	if (!fm)
 		return -ENOENT;
-	if (fm->nr_fields < 0 && make_fields(fm) < 0)
+	if (ensure_fields(fm) < 0)
 		return -ENOMEM;
 	if (i < 0 || i >= fm->nr_fields)
 		return -ENOENT;

@@ -1434,6 +1434,67 @@ static void test_first_comm_and_symbol_lookups_from_two_threads_agree(void)
 	free(syms);
 }
 
+/*
+ * libtraceevent keeps its last event look-up in the handle and reads it
+ * back three times: two threads finding two events by name at once got
+ * each other's (the reading thread meets a new type while a worker prints
+ * with tep_print_event).  Look-ups by name and by id hold strobe's lock.
+ */
+#define FIND_ROUNDS	200000
+
+struct find_arg {
+	struct strobe_formats *f;
+	const char *system, *name;
+	int id;
+	int *ready, *go;
+	int bad;
+};
+
+static void *find_loop(void *p)
+{
+	struct find_arg *a = p;
+	int i;
+
+	__atomic_add_fetch(a->ready, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(a->go, __ATOMIC_ACQUIRE))
+		;
+	for (i = 0; i < FIND_ROUNDS; i++) {
+		const struct strobe_format *fm = strobe_formats_find(a->f, a->system, a->name);
+
+		a->bad += !fm || strobe_format_id(fm) != a->id ||
+			  strobe_formats_by_id(a->f, a->id) != fm;
+	}
+	return NULL;
+}
+
+static void test_formats_found_by_name_from_two_threads_are_their_own(void)
+{
+	char *path = write_fixture();
+	struct strobe_error err = { 0 };
+	struct strobe_tracefile *tf;
+	struct find_arg a[2];
+	int ready = 0, go = 0, i;
+	pthread_t t[2];
+
+	REQUIRE(path);
+	REQUIRE(strobe_tracefile_open(path, &tf, &err) == 0);
+	a[0] = (struct find_arg){ strobe_tracefile_formats(tf), "sched", "sched_switch",
+				  SWITCH_ID, &ready, &go, 0 };
+	a[1] = (struct find_arg){ strobe_tracefile_formats(tf), "raw_syscalls", "sys_enter",
+				  ENTER_ID, &ready, &go, 0 };
+	for (i = 0; i < 2; i++)
+		REQUIRE(pthread_create(&t[i], NULL, find_loop, &a[i]) == 0);
+	while (__atomic_load_n(&ready, __ATOMIC_ACQUIRE) < 2)
+		;
+	__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	CHECK_EQ(a[0].bad, 0);
+	CHECK_EQ(a[1].bad, 0);
+	strobe_tracefile_close(tf);
+	drop(path);
+}
+
 TESTS(T(test_v6_round_trip_reads_back_metadata_and_pages),
       T(test_trace_cmd_reports_v6_file_without_warnings),
       T(test_trace_cmd_v7_conversions_read_back_same_pages),
@@ -1453,6 +1514,7 @@ TESTS(T(test_v6_round_trip_reads_back_metadata_and_pages),
       T(test_malformed_printk_lines_and_formats_are_skipped),
       T(test_kallsyms_resolve_functions_on_first_lookup),
       T(test_first_comm_and_symbol_lookups_from_two_threads_agree),
+      T(test_formats_found_by_name_from_two_threads_are_their_own),
       T(test_diagnostics_time_backwards_and_intact_file),
       T(test_writer_replaces_symlink_at_output_never_its_target),
       T(test_writer_keeps_old_file_until_commit_and_after_discard));
