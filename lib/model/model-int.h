@@ -205,6 +205,15 @@ void mtask_exited(struct strobe_model *m, struct mtask *e, uint64_t ts)
 	STROBE_HIDDEN;
 /* Drop exited entries older than the grace period before `now`. */
 void model_gc(struct strobe_model *m, uint64_t now) STROBE_HIDDEN;
+/* How long an exited task stays (events about it may come late). */
+#define EXIT_GRACE_NS 1000000000ull
+/* model_gc when the oldest exited task is due: the test inline, since
+ * every event asks and a task is rarely due. */
+static inline void model_gc_due(struct strobe_model *m, uint64_t now)
+{
+	if (__builtin_expect(m->gc_head && m->gc_head->exit_ts + EXIT_GRACE_NS < now, 0))
+		model_gc(m, now);
+}
 
 /* Intern a cgroup path (len bytes) and decide its container; NULL on
  * ENOMEM or an unparsable path. */

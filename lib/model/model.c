@@ -32,7 +32,6 @@
 
 #define SLAB_CHUNK 256
 /* Trace time an exited task stays findable. */
-#define EXIT_GRACE_NS 1000000000ull
 
 /* ---- tid table ------------------------------------------------------------ */
 

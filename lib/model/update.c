@@ -310,8 +310,7 @@ void strobe_model_update(struct strobe_model *m, const struct strobe_event *ev)
 	struct mtask *e;
 	int kind;
 
-	if (m->gc_head)
-		model_gc(m, ev->ts);
+	model_gc_due(m, ev->ts);
 	kind = event_kind(m, ev);
 	if (kind == K_NONE)
 		return;
