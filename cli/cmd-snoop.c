@@ -241,11 +241,65 @@ struct row {
 
 static void put_str(struct snoop *s, const char *p, size_t n)
 {
-	size_t i;
+	size_t i = 0, k;
 
-	/* a terminal gets no control characters from a traced program */
-	for (i = 0; i < n && p[i]; i++)
-		strobe_buf_putc(s->out, (unsigned char)p[i] < 0x20 || p[i] == 0x7f ? '?' : p[i]);
+	/* a terminal gets no control characters from a traced program: each
+	 * is a '?'; the runs between them go out whole */
+	while (i < n && p[i]) {
+		for (k = i; k < n && p[k] && (unsigned char)p[k] >= 0x20 && p[k] != 0x7f; k++)
+			;
+		if (k > i)
+			strobe_buf_write(s->out, p + i, k - i);
+		if (k < n && p[k]) {
+			strobe_buf_putc(s->out, '?');
+			k++;
+		}
+		i = k;
+	}
+}
+
+/* The row's columns without printf (a storm prints millions of rows, and
+ * printf was most of a row's cost): str then spaces up to width, as
+ * "%-*s" (a longer one whole), and a number as "%-*lld" or "%*lld". */
+static void put_pad(struct snoop *s, size_t len, int width)
+{
+	static const char spaces[] = "                                ";
+
+	while ((int)len < width) {
+		size_t k = (size_t)width - len < sizeof(spaces) - 1 ?
+			   (size_t)width - len : sizeof(spaces) - 1;
+
+		strobe_buf_write(s->out, spaces, k);
+		len += k;
+	}
+}
+
+static void put_left(struct snoop *s, const char *str, int width)
+{
+	size_t n;
+
+	if (!str)
+		str = "(null)";		/* as printf: never, task_facts fills them */
+	n = strlen(str);
+	strobe_buf_write(s->out, str, n);
+	put_pad(s, n, width);
+}
+
+static void put_num(struct snoop *s, long long v, int width, bool left)
+{
+	char tmp[24], *e = tmp + sizeof(tmp), *p = e;
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	if (!left)
+		put_pad(s, (size_t)(e - p), width);
+	strobe_buf_write(s->out, p, (size_t)(e - p));
+	if (left)
+		put_pad(s, (size_t)(e - p), width);
 }
 
 static const char *tcp_state(int st)
@@ -424,9 +478,17 @@ static int emit(struct snoop *s, const struct row *r)
 	}
 	switch (s->tool) {
 	case T_OPEN:
-		strobe_buf_printf(s->out, "%-7d %-16s %-16s %4lld %-8s ", r->pid, r->comm,
-				  r->container, (long long)(r->ret >= 0 ? r->ret : -1),
-				  r->ret >= 0 ? "0" : errname((int)-r->ret));
+		/* "%-7d %-16s %-16s %4lld %-8s " */
+		put_num(s, r->pid, 7, true);
+		strobe_buf_putc(s->out, ' ');
+		put_left(s, r->comm, 16);
+		strobe_buf_putc(s->out, ' ');
+		put_left(s, r->container, 16);
+		strobe_buf_putc(s->out, ' ');
+		put_num(s, r->ret >= 0 ? r->ret : -1, 4, false);
+		strobe_buf_putc(s->out, ' ');
+		put_left(s, r->ret >= 0 ? "0" : errname((int)-r->ret), 8);
+		strobe_buf_putc(s->out, ' ');
 		if (s->flags_col) {
 			if (r->has_flags)
 				strobe_buf_printf(s->out, "%08llo ", (unsigned long long)r->flags);
@@ -439,8 +501,17 @@ static int emit(struct snoop *s, const struct row *r)
 			strobe_buf_putc(s->out, '-');
 		break;
 	case T_EXEC:
-		strobe_buf_printf(s->out, "%-16s %-7d %-7d %-16s %4lld ", r->comm, r->pid,
-				  r->ppid, r->container, (long long)r->ret);
+		/* "%-16s %-7d %-7d %-16s %4lld " */
+		put_left(s, r->comm, 16);
+		strobe_buf_putc(s->out, ' ');
+		put_num(s, r->pid, 7, true);
+		strobe_buf_putc(s->out, ' ');
+		put_num(s, r->ppid, 7, true);
+		strobe_buf_putc(s->out, ' ');
+		put_left(s, r->container, 16);
+		strobe_buf_putc(s->out, ' ');
+		put_num(s, r->ret, 4, false);
+		strobe_buf_putc(s->out, ' ');
 		if (r->args)
 			put_args(s, r, false);
 		else
@@ -663,7 +734,9 @@ static int snoop_event(const struct strobe_event *ev, int source, void *arg,
 		r.uid = (int64_t)strobe_field_uint(ev, &k->uid);
 		r.ret = strobe_field_int(ev, &k->ret);
 		c = strobe_field_str(ev, &k->comm, &n);
-		snprintf(comm, sizeof(comm), "%.*s", c ? (int)strnlen(c, n) : 0, c ? c : "");
+		n = c ? (uint32_t)strnlen(c, n < sizeof(comm) - 1 ? n : sizeof(comm) - 1) : 0;
+		memcpy(comm, c ? c : "", n);	/* snprintf's "%.*s": a call per row */
+		comm[n] = '\0';
 		r.comm = comm;
 		if (s->tool == T_OPEN || s->tool == T_SYNC) {
 			r.path = strobe_field_str(ev, &k->path, &r.path_len);

@@ -61,6 +61,14 @@ bool strobe_buf_failed(const struct strobe_buf *b)
 	return strobe_buf_status(b) < 0;
 }
 
+/* Room for n more bytes and the NUL trace_seq_terminate puts after them:
+ * then an append is a copy (trace_seq's fields are public; it has no
+ * counted append of its own, and its putc is a call per character). */
+static inline bool room(const struct strobe_buf *b, size_t n)
+{
+	return b->s.state == TRACE_SEQ__GOOD && n < b->s.buffer_size - b->s.len;
+}
+
 int strobe_buf_printf(struct strobe_buf *b, const char *fmt, ...)
 {
 	char tmp[512], *big;
@@ -78,10 +86,8 @@ int strobe_buf_printf(struct strobe_buf *b, const char *fmt, ...)
 	if ((size_t)n < sizeof(tmp)) {
 		/* the common case, no NUL inside: one append, not a second
 		 * formatting pass through strobe_buf_write */
-		if (strlen(tmp) == (size_t)n) {
-			trace_seq_puts(&b->s, tmp);
-			return strobe_buf_status(b);
-		}
+		if (strlen(tmp) == (size_t)n)
+			return strobe_buf_puts(b, tmp);
 		return strobe_buf_write(b, tmp, (size_t)n);
 	}
 	big = malloc((size_t)n + 1);
@@ -99,12 +105,23 @@ int strobe_buf_printf(struct strobe_buf *b, const char *fmt, ...)
 
 int strobe_buf_puts(struct strobe_buf *b, const char *s)
 {
+	size_t n = strlen(s);
+
+	if (room(b, n)) {
+		memcpy(b->s.buffer + b->s.len, s, n);
+		b->s.len += (unsigned int)n;
+		return 0;
+	}
 	trace_seq_puts(&b->s, s);
 	return strobe_buf_status(b);
 }
 
 int strobe_buf_putc(struct strobe_buf *b, char c)
 {
+	if (room(b, 1)) {
+		b->s.buffer[b->s.len++] = c;
+		return 0;
+	}
 	trace_seq_putc(&b->s, (unsigned char)c);
 	return strobe_buf_status(b);
 }
@@ -113,6 +130,12 @@ int strobe_buf_write(struct strobe_buf *b, const void *p, size_t n)
 {
 	const char *c = p;
 	size_t k;
+
+	if (room(b, n)) {
+		memcpy(b->s.buffer + b->s.len, p, n);
+		b->s.len += (unsigned int)n;
+		return 0;
+	}
 
 	/* trace_seq has no counted append: runs without a NUL go through
 	 * printf's %.*s (which would stop at a NUL), NULs one by one. */
