@@ -24,7 +24,8 @@ SLEEP='sleep(req) : $evt.$name == "syscall_entry_nanosleep" && $evt.tid == $pare
 CAPS='req : fd = $evt.ret : closed = $evt.fd'
 
 # check JSON LABEL TID|CONTAINER CLIENT-OUTPUT: N requests of the known
-# durations, each with its sleep inside; prints "ok" or what is wrong.  A
+# durations, each with its sleep inside (at least as long as asked, no
+# longer than its request); prints "ok" or what is wrong.  A
 # request lasts at least the sleep it asked for, and about no more than
 # the client's round trip (the server closes just after the reply).
 # strobe's duration must be at least the known duration and within 10% of
@@ -53,11 +54,15 @@ if len(served)==len(asked):
 else:
     bad=[(a,w,g) for a,w,g in zip(asked,want,got) if g<a*1e6 or g>1.1*w*1e6]
 ids={o["id"]:o for o in req}
+asked_of={o["id"]:a for a,o in zip(asked,req)}
 nest=0
 for s in slp:
     p=ids.get(s["parent_id"])
+    # inside its request, and at least the sleep asked (nanosleep never
+    # returns early): not within 10% of the request, which a loaded
+    # machine breaks for a 10 ms one (1.7 ms around the sleep, seen)
     nest+=p is not None and p["begin"]<=s["begin"] and s["end"]<=p["end"] and p["tid"]==s["tid"] \
-        and abs(s["duration"]-(p["duration"]))<0.1*p["duration"]
+        and asked_of[p["id"]]*1e6<=s["duration"]<=p["duration"]
 caps=sum(o["begin_captures"]=="fd = %d"%int(o["end_captures"].split("= ")[1]) for o in req)
 if len(rtt)!=len(asked): print("client round trips: %d of %d" % (len(rtt),len(asked)))
 elif len(req)==len(want) and not bad and nest==len(want) and len(slp)==len(want) and caps==len(want) and not other:
