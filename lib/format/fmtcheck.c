@@ -528,6 +528,11 @@ other:
 			if (depth)
 				st[depth - 1].commas++;
 			break;
+		case '.':
+			/* a member access: libtraceevent dereferences NULL on
+			 * "REC->a[4].x" and "REC->a[4]. (void *)..." (fuzz_format);
+			 * no kernel format has one outside a ({ }) */
+			return fail(f, "'.' in print fmt arguments");
 		case '/':
 		case '%':
 			if (!safe_divisor(f))

@@ -57,6 +57,9 @@ static void test_rejects_crashing_constructs(void)
 		HEAD "print fmt: \"%d\", REC->a / 0999L\n",
 		HEAD "print fmt: \"%d\", REC->a % pUogical\n",
 		HEAD "print fmt: \"%d\", REC->a / 0\n",
+		/* found by fuzz_format: NULL dereference in libtraceevent */
+		HEAD "print fmt: \"%lu %lu\", REC->arr[1]. (void *)REC->arr[2]\n",
+		HEAD "print fmt: \"%lu\", REC->arr[1].x\n",
 		HEAD "print fmt: \"%d\", REC->a / (0)\n",
 		HEAD "print fmt: \"%d\", REC->a % REC->len\n",
 		HEAD "print fmt: \"%s\", __print_flags(REC->a, \"|\", { 1 / 0, \"A\" })\n",
