@@ -555,8 +555,22 @@ static int copy_payload(struct batch *b, struct item *it, const struct strobe_ev
 	return 0;
 }
 
-int strobe_workers_event(struct strobe_workers *w, const struct strobe_event *ev, int src,
-			 uint64_t raw, struct strobe_error *err)
+/* Publish the batch being filled; the failure when a worker failed. */
+static __attribute__((noinline)) int publish_checked(struct strobe_workers *w,
+						     struct strobe_error *err)
+{
+	publish(w);
+	if (__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE))
+		return failure(w, err);
+	return 0;
+}
+
+/* Everything but the common case (a batch is being filled and the items
+ * point into the file's held pages): a ring slot to take, a payload to
+ * copy.  Out of line, so that the common case saves no registers. */
+static __attribute__((noinline)) int event_slow(struct strobe_workers *w,
+						const struct strobe_event *ev, int src,
+						uint64_t raw, struct strobe_error *err)
 {
 	struct batch *b = filling(w);
 	struct item *it;
@@ -570,11 +584,25 @@ int strobe_workers_event(struct strobe_workers *w, const struct strobe_event *ev
 	if (!w->held && copy_payload(b, it, ev, err) < 0)
 		return -ENOMEM;
 	b->n++;
-	if (__builtin_expect(b->n == BATCH_EVENTS || b->len >= BATCH_BYTES, 0)) {
-		publish(w);
-		if (__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE))
-			return failure(w, err);
-	}
+	if (b->n == BATCH_EVENTS || b->len >= BATCH_BYTES)
+		return publish_checked(w, err);
+	return 0;
+}
+
+int strobe_workers_event(struct strobe_workers *w, const struct strobe_event *ev, int src,
+			 uint64_t raw, struct strobe_error *err)
+{
+	struct batch *b = w->cur;
+	struct item *it;
+
+	if (__builtin_expect(!b || !w->held, 0))
+		return event_slow(w, ev, src, raw, err);
+	it = &b->it[b->n];
+	it->ev = *ev;
+	it->raw = raw;
+	it->src = src;
+	if (__builtin_expect(++b->n == BATCH_EVENTS, 0))
+		return publish_checked(w, err);
 	return 0;
 }
 
