@@ -43,14 +43,18 @@ for k, v in sorted(c.items()):
 }
 REC="-e syscalls:sys_enter_getppid -f comm==\"getppid_n\" -b 8192"
 
-# 1. whole system: alpha 1500, beta 2500, host 700, each by name
+# 1. whole system: alpha 1500, beta 2500, host 700, each by name; the
+# containers start while it records, once it traces, and it ends after
+# they exited (two podman runs take seconds on a fresh host)
 F=$WORK/sys.dat
-$STROBE record -q $REC -o $F -d 4 & SP=$!
-sleep 0.7
+$STROBE record -q $REC -o $F -d 120 & SP=$!
+tracing_started $SP
 run_ct -d $A 'sleep 1; getppid_n 1500'
 run_ct -d $B 'sleep 1; getppid_n 2500'
 $HELPERS/getppid_n 700 & HP=$!
 wait $HP
+ct_wait_gone $A $B
+kill -INT $SP
 wait $SP; rc=$?
 c=$(counts $F)
 if [ $rc = 0 ] && echo "$c" | grep -qx "$A 1500" && echo "$c" | grep -qx "$B 2500" &&
@@ -67,8 +71,7 @@ run_ct -d $A 'while [ ! -e /go ]; do sleep 0.1; done; getppid_n --fork 1200; sle
 run_ct -d $B 'while [ ! -e /go ]; do sleep 0.1; done; getppid_n 2500; sleep 0.3'
 F=$WORK/c.dat
 $STROBE record -q -c $A $REC -o $F -d 60 & SP=$!
-for i in $(seq 100); do [ -d $TRACEFS/instances/strobe-$SP ] && break; sleep 0.1; done
-sleep 0.5
+tracing_started $SP
 touch $ROOTFS/go
 $HELPERS/getppid_n 700
 ct_wait_gone $A $B

@@ -95,13 +95,23 @@ else fail faults-record-pid-of-no-process "rc=$rc $out"; fi
 if command -v podman >/dev/null && [ -x /usr/sbin/runc ] && command -v busybox >/dev/null; then
 	C=faultct-$$
 	make_rootfs
-	if run_ct -d $C 'sleep 1.5; getppid_n 20000; sleep 0.3'; then
+	# the container's work waits for /go, made once strobe traces
+	rm -f $ROOTFS/go
+	if run_ct -d $C 'while [ ! -e /go ]; do sleep 0.1; done; getppid_n 20000; sleep 0.3'; then
 		CP=$(podman inspect -f '{{.State.Pid}}' $C 2>/dev/null)
 		F=$WORK/ct.dat
 		start=$SECONDS
-		timeout 60 "$STROBE" record -q -o "$F" -p "$CP" \
-			-e syscalls:sys_enter_getppid -f 'comm == "getppid_n"' -e sched:sched_process_exit
+		"$STROBE" record -q -o "$F" -p "$CP" \
+			-e syscalls:sys_enter_getppid -f 'comm == "getppid_n"' -e sched:sched_process_exit &
+		SP=$!
+		tracing_started $SP
+		touch $ROOTFS/go
+		# it ends by itself when the container does (60 s at most)
+		for _ in $(seq 600); do kill -0 $SP 2>/dev/null || break; sleep 0.1; done
+		kill -INT $SP 2>/dev/null && echo "strobe record -p still ran after 60 s"
+		wait $SP
 		rc=$?
+		rm -f $ROOTFS/go
 		n=$("$STROBE" report "$F" 2>/dev/null | grep -c sys_enter_getppid)
 		gone=$(podman ps -q --filter name=$C)
 		if [ $rc = 0 ] && [ "$n" = 20000 ] && [ -z "$gone" ] && [ $((SECONDS - start)) -lt 30 ] &&

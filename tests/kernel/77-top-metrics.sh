@@ -152,12 +152,13 @@ fi
 
 # --quiet: metrics only
 QP=$(free_port)
-timeout 30 $STROBE top -n 3 --interval 0.5 --metrics 127.0.0.1:$QP --quiet \
+# (polled while top runs: its start-up takes seconds on a loaded host)
+timeout 60 $STROBE top -n 8 --interval 0.5 --metrics 127.0.0.1:$QP --quiet \
 	> $WORK/quiet.out 2> $WORK/quiet.err &
 QT=$!
 PIDS+=($QT)
 got=
-for _ in $(seq 40); do
+while kill -0 $QT 2>/dev/null; do
 	curl -s --max-time 1 http://127.0.0.1:$QP/metrics 2>/dev/null | grep -q "container=\"$B\"" && { got=1; break; }
 	sleep 0.1
 done

@@ -20,6 +20,22 @@ need_tracefs() {
 	if [ ! -e $TRACEFS/instances ]; then skip "$1" "tracefs cannot be mounted"; exit 0; fi
 }
 
+# tracing_started PID: wait (up to 60 s) until strobe PID's instance
+# traces; false when it died first.  strobe makes its instance (whose
+# tracing_on reads 1 until strobe turns it off), enables the events, scans
+# /proc and reads kallsyms, and only then turns tracing on: neither the
+# directory nor tracing_on alone says that tracing started.
+tracing_started() {
+	local i
+	for i in $(seq 3000); do
+		[ -n "$(head -c 1 $TRACEFS/instances/strobe-$1/set_event 2>/dev/null)" ] &&
+		[ "$(cat $TRACEFS/instances/strobe-$1/tracing_on 2>/dev/null)" = 1 ] && return 0
+		kill -0 $1 2>/dev/null || return 1
+		sleep 0.02
+	done
+	return 1
+}
+
 # A fingerprint of the top-level tracefs settings strobe must never change.
 tracefs_state() {
 	local f
