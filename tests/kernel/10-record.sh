@@ -51,7 +51,7 @@ else fail record-exec-failure-reported "rc=$rc out=$out"; fi
 
 # 4. -p on a running process: only its events
 "$GETPPID" 0 >/dev/null
-sleep 2 &
+sleep 6 &	# outlives strobe's start-up on a loaded host
 SP=$!
 F=$WORK/pid.dat
 timeout 30 "$STROBE" record -q -o "$F" -e sched -e syscalls -p $SP

@@ -21,18 +21,8 @@ wait_instance() {
 	return 1
 }
 
-# wait_tracing PID: until strobe PID's instance traces its sched events
-# (max 10 s): on a loaded machine the start-up after the instance appears
-# can outlast a fixed pause
-wait_tracing() {
-	local i
-	for i in $(seq 100); do
-		[ "$(cat $TRACEFS/instances/strobe-$1/events/sched/enable 2>/dev/null)" = 1 ] &&
-			return 0
-		sleep 0.1
-	done
-	return 1
-}
+# wait_tracing PID: until strobe PID's instance traces (lib.sh)
+wait_tracing() { tracing_started "$1"; }
 
 # 1. signals stop a whole-system recording cleanly
 for sig in INT TERM HUP; do
@@ -91,7 +81,7 @@ else fail hygiene-two-recordings-at-once "rc=$ra/$rb counts=$na/$nb"; fi
 # 4. a recording next to a whole-system one keeps its exact count
 "$STROBE" record -q -o "$WORK/sys.dat" -e sched -e syscalls &
 W=$!
-wait_instance $W
+wait_tracing $W
 timeout 60 "$STROBE" record -q -o "$WORK/c.dat" -e syscalls:sys_enter_getppid -- "$GETPPID" 1000
 kill -INT $W
 wait $W

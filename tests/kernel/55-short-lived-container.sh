@@ -43,11 +43,7 @@ F=$WORK/short.dat
 KB=$((262144 / $(ls -d $TRACEFS/per_cpu/cpu* | wc -l)))
 [ $KB -gt 65536 ] && KB=65536
 $STROBE record -q --preset syscalls -b $KB -o $F -d 1800 & SP=$!
-for i in $(seq 600); do
-	[ "$(cat $TRACEFS/instances/strobe-$SP/tracing_on 2>/dev/null)" = 1 ] && break
-	kill -0 $SP 2>/dev/null || break
-	sleep 0.1
-done
+tracing_started $SP
 sleep 0.2
 tids=$(ls /proc/$SP/task | paste -sd,)	# strobe's threads, the watcher's too
 t0=$(date +%s.%N)

@@ -74,12 +74,7 @@ run_dk() {
 # until it is done
 go() {
 	local sp=$1 i
-	for i in $(seq 250); do
-		[ -n "$(head -c 1 $TRACEFS/instances/strobe-$sp/set_event 2>/dev/null)" ] &&
-		[ "$(cat $TRACEFS/instances/strobe-$sp/tracing_on 2>/dev/null)" = 1 ] && break
-		kill -0 $sp 2>/dev/null || break
-		sleep 0.02
-	done
+	tracing_started $sp
 	touch $WORK/ctl/go
 	for i in $(seq 300); do [ -e $WORK/ctl/done ] && break; sleep 0.1; done
 	[ -e $WORK/ctl/done ]

@@ -125,8 +125,7 @@ run_ct -d $A 'while [ ! -e /go ]; do sleep 0.1; done; getppid_n 1200; sleep 0.3'
 run_ct -d $B 'while [ ! -e /go ]; do sleep 0.1; done; getppid_n 900; sleep 0.3'
 J4=$WORK/live.json
 $STROBE export --format perfetto -q -c $A -d 60 -o $J4 & SP=$!
-for i in $(seq 100); do [ -d $TRACEFS/instances/strobe-$SP ] && break; sleep 0.1; done
-sleep 0.5
+tracing_started $SP
 touch $ROOTFS/go
 ct_wait_gone $A $B
 kill -INT $SP

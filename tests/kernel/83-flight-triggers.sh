@@ -22,15 +22,8 @@ P=flt$$-
 trap 'for c in exit3 exit0 oom; do podman rm -f $P$c >/dev/null 2>&1; done; rm -rf "$WORK"' EXIT
 
 info() { "$STROBE" report --info "$1" 2>&1 | sed -n "s/^$2=//p"; }
-# tracing_on of strobe PID's instance is 1 (within 10 s)
-wait_tracing() {
-	local i
-	for i in $(seq 100); do
-		[ "$(cat $TRACEFS/instances/strobe-$1/tracing_on 2>/dev/null)" = 1 ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+# strobe PID traces (lib.sh)
+wait_tracing() { tracing_started "$1"; }
 
 # ---- 1. --trigger-exit ------------------------------------------------------
 have_podman=

@@ -82,11 +82,7 @@ $STROBE record -e block:block_rq_issue -e block:block_rq_complete \
 PIDS=$rp
 I=$TRACEFS/instances/strobe-$rp
 ok=0
-for i in $(seq 250); do
-	[ "$(cat $I/tracing_on 2>/dev/null)" = 1 ] && { ok=1; break; }
-	kill -0 $rp 2>/dev/null || break
-	sleep 0.02
-done
+tracing_started $rp && ok=1
 sleep 0.3	# the /proc watcher and the readers run
 tids=$(ls /proc/$rp/task 2>/dev/null | sort -n | tr '\n' ' ')
 filter=$(cat $I/events/raw_syscalls/sys_enter/filter 2>/dev/null)

@@ -25,11 +25,16 @@ need_tracefs() {
 # tracing_on reads 1 until strobe turns it off), enables the events, scans
 # /proc and reads kallsyms, and only then turns tracing on: neither the
 # directory nor tracing_on alone says that tracing started.
+# PID may be a `timeout ... strobe` started with &: its child's instance.
 tracing_started() {
-	local i
+	local i p=$1 c
 	for i in $(seq 3000); do
-		[ -n "$(head -c 1 $TRACEFS/instances/strobe-$1/set_event 2>/dev/null)" ] &&
-		[ "$(cat $TRACEFS/instances/strobe-$1/tracing_on 2>/dev/null)" = 1 ] && return 0
+		if [ "$(cat /proc/$1/comm 2>/dev/null)" = timeout ]; then
+			c=$(pgrep -P $1 | head -1)
+			p=${c:-$1}
+		fi
+		[ -n "$(head -c 1 $TRACEFS/instances/strobe-$p/set_event 2>/dev/null)" ] &&
+		[ "$(cat $TRACEFS/instances/strobe-$p/tracing_on 2>/dev/null)" = 1 ] && return 0
 		kill -0 $1 2>/dev/null || return 1
 		sleep 0.02
 	done
