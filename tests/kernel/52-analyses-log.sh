@@ -86,10 +86,15 @@ fi
 # --- every analysis, whole system ------------------------------------------------
 F=$WORK/all.dat
 # strobe keeps its own threads out of the trace, so the IO and page
-# allocations come from this workload, started once tracing is surely on
-( sleep 0.7; $W write $WORK/out2.bin 1048576 > /dev/null ) &
-if timeout 60 $STROBE record -q -o $F --preset sched,syscalls,io,irq,mem -d 1.5 > $F.stdout 2> $F.stderr; then
-	wait
+# allocations come from this workload, started once tracing is on; the
+# recording ends 0.5 s after it
+$STROBE record -q -o $F --preset sched,syscalls,io,irq,mem -d 120 > $F.stdout 2> $F.stderr &
+SP=$!
+tracing_started $SP
+$W write $WORK/out2.bin 1048576 > /dev/null
+sleep 0.5
+kill -INT $SP
+if wait $SP; then
 	timeout 60 $STROBE analyze -a cputop,syscalls,schedlat,io,irq,mem --log --json -i $F > $WORK/all.json 2>>$WORK/notes
 	r=$(py 'import sys,json
 n={}
@@ -102,7 +107,6 @@ print(" ".join(k for k in need if not n.get(k)) or "ok")' $WORK/all.json 2>&1 | 
 	[ "$r" = ok ] && pass every_analysis_logs_rows_in_a_whole_system_recording ||
 		fail every_analysis_logs_rows_in_a_whole_system_recording "missing: $r"
 else
-	wait
 	fail record_whole_system "$(tail -3 $F.stderr)"
 fi
 

@@ -59,7 +59,8 @@ rc=$?
 B=$WORK/busy.dat
 "$STROBE" record -q -o "$B" -e sched -e syscalls -- "$HELPERS/getppid_n" 100000000 &
 P=$!
-sleep 3
+tracing_started $P	# the guardian starts before tracing does
+sleep 2
 G=$(pgrep -P $P -x strobe-guard)
 kill -KILL $P
 wait $P 2>/dev/null

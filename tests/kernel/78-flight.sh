@@ -114,7 +114,7 @@ else fail flight-storm-3-snapshots-97-suppressed "files=$nf $(cat "$WORK/storm.e
 # 5b. the C API: strobe_flight_trigger from a thread (sanitizer build)
 FC=$ROOT/build/live/flight_check
 if [ -x "$FC" ]; then
-	out=$(cd "$WORK" && timeout 60 "$FC" "$WORK/api.dat" 0.5 sh -c "$GETPPID 2000; sleep 1.2" 2>&1)
+	out=$(cd "$WORK" && timeout 60 "$FC" "$WORK/api.dat" 3 sh -c "$GETPPID 2000; sleep 4" 2>&1)
 	f=$(sed -n 's/^path=//p' <<<"$out")
 	n=$([ -f "$f" ] && n_getppid "$f")
 	if grep -qx rc=0 <<<"$out" && grep -qx snapshots=1 <<<"$out" &&
