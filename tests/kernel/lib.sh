@@ -41,6 +41,13 @@ tracing_started() {
 	return 1
 }
 
+# steal_ns: the time the hypervisor stole from every CPU so far (/proc/stat,
+# in ns).  A task's clock (its /proc stat, CLOCK_THREAD_CPUTIME_ID) leaves
+# it out, a trace's switches do not: a tolerance adds the steal of the run.
+steal_ns() {
+	awk -v hz=$(getconf CLK_TCK) '/^cpu / { printf "%.0f\n", $9 * 1e9 / hz; exit }' /proc/stat
+}
+
 # A fingerprint of the top-level tracefs settings strobe must never change.
 tracefs_state() {
 	local f
