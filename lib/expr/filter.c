@@ -377,6 +377,10 @@ struct strobe_expr_filter {
 	size_t nr_comms;
 	bool needs_task;
 	struct tverdict *types;	/* rest's verdict per type id, NR_TYPES */
+	/* argument names on raw_syscalls records (strobe-expr(7)): made once
+	 * the formats are known, when they hold raw_syscalls:sys_enter */
+	struct strobe_syscall_args *sysargs;
+	bool sysargs_tried;
 };
 
 int strobe_expr_filter_new(struct strobe_expr_filter **out)
@@ -417,12 +421,38 @@ void strobe_expr_filter_free(struct strobe_expr_filter *f)
 	}
 	free(f->uterms);
 	free(f->text.s);
+	strobe_syscall_args_free(f->sysargs);
 	free(f);
+}
+
+/* Give every expression the argument names of raw_syscalls records, as
+ * the periods do: the syscalls:* formats of fmts, else this machine's. */
+static void give_sysargs(struct strobe_expr_filter *f, struct strobe_formats *fmts)
+{
+	int i;
+
+	if (!f->sysargs && !f->sysargs_tried && fmts &&
+	    strobe_formats_find(fmts, "raw_syscalls", "sys_enter")) {
+		f->sysargs_tried = true;
+		if (strobe_syscall_args_new(&f->sysargs) == 0 &&
+		    strobe_syscall_args_add_formats(f->sysargs, fmts) <= 0 &&
+		    strobe_syscall_args_load_tracefs(f->sysargs, NULL, NULL) <= 0) {
+			strobe_syscall_args_free(f->sysargs);
+			f->sysargs = NULL;
+		}
+	}
+	if (!f->sysargs)
+		return;
+	for (i = 0; i < f->nr_uterms; i++)
+		strobe_expr_set_syscall_args(f->uterms[i].e, f->sysargs);
+	strobe_expr_set_syscall_args(f->whole, f->sysargs);
+	strobe_expr_set_syscall_args(f->rest, f->sysargs);
 }
 
 void strobe_expr_filter_set_formats(struct strobe_expr_filter *f, struct strobe_formats *fmts)
 {
 	f->fmts = fmts;
+	give_sysargs(f, fmts);
 }
 
 /* Add a term; a user's (--filter) is kept for strobe_expr_filter_check. */
@@ -479,6 +509,7 @@ int strobe_expr_filter_check(struct strobe_expr_filter *f, struct strobe_formats
 		return 0;
 	if (!fmts)
 		fmts = f->fmts;
+	give_sysargs(f, fmts);
 	for (i = 0; fmts && i < f->nr_uterms; i++) {
 		const char *t = f->uterms[i].text;
 
@@ -874,6 +905,7 @@ int strobe_expr_filter_compile(struct strobe_expr_filter *f, struct strobe_error
 		if (!f->types)
 			goto nomem;
 	}
+	give_sysargs(f, f->fmts);
 	free(rest.s);
 	free(conj);
 	free(mask);

@@ -21,6 +21,15 @@ t_msg() {
 		echo "FAIL $name: exit $rc, wanted $want and '$line'"; head -5 "$D/err"; fi
 }
 
+# a filter names a syscall argument on raw_syscalls records too
+# (strobe-expr(7) SYSCALL ARGUMENTS): dfd of openat, from the file's
+# sys_enter_openat format, on the 7 raw records and the 7 named ones
+n=$("$S" report -i "$F" --filter '$evt.dfd == -100' 2>"$D/err" | grep -c ': sys_enter')
+want=$("$S" report -i "$F" 2>/dev/null | grep -cE 'sys_enter: +NR 257 \(ffffff9c,|sys_enter_openat: +dfd: 0xffffff9c,')
+raw=$("$S" report -i "$F" --filter '$evt.dfd == -100' 2>/dev/null | grep -c 'sys_enter: *NR 257 ')
+if [ "$n" = "$want" ] && [ "$raw" -gt 0 ]; then echo "PASS filter_syscall_argument_on_raw_syscalls"
+else echo "FAIL filter_syscall_argument_on_raw_syscalls: $n records ($raw raw), want $want: $(head -2 "$D/err")"; fi
+
 for cmd in report syscalls periods; do
 	if [ $cmd = periods ]; then opt=--period pre='p:' what='--period p begin' off=2
 	else opt=--filter pre='' off=0; fi
@@ -30,10 +39,9 @@ for cmd in report syscalls periods; do
 		"strobe $cmd: $(q "$e"): column $((1 + off)): no field 'TID' in any event it can match; did you mean 'tid'?" \
 		$S $cmd -i "$F" $opt "$pre$e"
 	e='$evt.nosuchfield == 1'
-	# periods read syscall argument names (the file's syscalls:* formats
-	# or this machine's); a filter has no table for raw_syscalls records
-	if [ $cmd = periods ]; then more=''
-	else more=' (as a syscall argument on raw_syscalls:sys_enter records it needs the syscall argument table, which is missing)'; fi
+	# periods and filters read syscall argument names (the file's
+	# syscalls:* formats, here openat's, else this machine's)
+	more=''
 	t_msg ${cmd}_field_nothing_has 2 \
 		"strobe $cmd: $(q "$e"): column $((1 + off)): no field 'nosuchfield' in any event it can match$more" \
 		$S $cmd -i "$F" $opt "$pre$e"
