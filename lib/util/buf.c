@@ -105,15 +105,7 @@ int strobe_buf_printf(struct strobe_buf *b, const char *fmt, ...)
 
 int strobe_buf_puts(struct strobe_buf *b, const char *s)
 {
-	size_t n = strlen(s);
-
-	if (room(b, n)) {
-		memcpy(b->s.buffer + b->s.len, s, n);
-		b->s.len += (unsigned int)n;
-		return 0;
-	}
-	trace_seq_puts(&b->s, s);
-	return strobe_buf_status(b);
+	return strobe_buf_write(b, s, strlen(s));
 }
 
 int strobe_buf_putc(struct strobe_buf *b, char c)

@@ -83,7 +83,7 @@ if [ "$lost" = 0 ]; then
 	if echo "$c" | grep -qx "$A/getppid_n 1500" && echo "$c" | grep -qx "$B/getppid_n 2500"; then
 		pass perfetto-container-threads-exact-syscalls
 	else fail perfetto-container-threads-exact-syscalls "$(echo $c | head -c 600)"
-		cp $F /tmp/strobe-79-failed.dat 2>/dev/null; cat $WORK/rec.err; fi
+		[ -n "$KEEP" ] && cp $F $KEEP/ 2>/dev/null; cat $WORK/rec.err; fi
 else
 	skip perfetto-container-threads-exact-syscalls "the recording lost events on a busy host"
 fi
