@@ -83,6 +83,9 @@ while kill -0 $TP 2>/dev/null; do
 		curl -s --max-time 5 "http://127.0.0.1:$PP/api/v1/query" --data-urlencode \
 			"query=rate(strobe_container_cpu_seconds_total{container=\"$B\"}[5s])" > $WORK/rate.json
 		ns1=$(cut -d' ' -f1 /proc/$bpid/schedstat 2>/dev/null); t1=$(date +%s%N)
+		# no value yet (a slow start: fewer than two scrapes in the
+		# window): ask again while top runs
+		grep -q '"result":\[{' $WORK/rate.json || rm -f $WORK/rate.json
 	fi
 	sleep 0.1
 done
