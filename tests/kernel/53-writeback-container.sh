@@ -54,12 +54,7 @@ record() {
 		>/dev/null 2>$WORK/podman.err || return 1
 	$STROBE record -o $out -b 8192 -d 40 --preset io > $out.stdout 2> $out.stderr & sp=$!
 	SPS="$SPS $sp"
-	for i in $(seq 250); do
-		[ -n "$(head -c 1 $TRACEFS/instances/strobe-$sp/set_event 2>/dev/null)" ] &&
-		[ "$(cat $TRACEFS/instances/strobe-$sp/tracing_on 2>/dev/null)" = 1 ] && break
-		kill -0 $sp 2>/dev/null || break
-		sleep 0.02
-	done
+	tracing_started $sp
 	sleep 0.3	# a /proc scan sees the container's tasks before they dirty
 	touch $ROOTFS/go
 	for i in $(seq 300); do [ -e $DATA/done ] && break; sleep 0.1; done

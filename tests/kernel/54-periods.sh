@@ -31,7 +31,11 @@ CAPS='req : fd = $evt.ret : closed = $evt.fd'
 # strobe's duration must be at least the known duration and within 10% of
 # what the server measured itself from accept4's return to just before its
 # close (served_ns=), which holds what a loaded machine adds (a sleep that
-# overruns, a preemption between the reply and the close); the client's
+# overruns, a preemption between the reply and the close), or within 4 ms
+# (a time slice or so: the server can be preempted between the tracepoint
+# and its own clock read, outside what it measures; the durations asked
+# differ by 10 ms or more, so a request paired with another's close still
+# fails); the client's
 # round trip is the measure only for a server that does not print it.
 check() {
 	py 'import sys,json
@@ -50,7 +54,7 @@ for l in open(sys.argv[1]):
 req.sort(key=lambda o:o["begin"])
 got=[o["duration"] for o in req]
 if len(served)==len(asked):
-    bad=[(a,m,g) for a,m,g in zip(asked,served,got) if g<a*1e6 or abs(g-m)>0.1*m]
+    bad=[(a,m,g) for a,m,g in zip(asked,served,got) if g<a*1e6 or abs(g-m)>max(0.1*m,4e6)]
 else:
     bad=[(a,w,g) for a,w,g in zip(asked,want,got) if g<a*1e6 or g>1.1*w*1e6]
 ids={o["id"]:o for o in req}
@@ -157,12 +161,7 @@ ct_test() {
 	fi
 	$STROBE record -o $F -d 30 -e syscalls:sys_exit_accept4 -e syscalls:sys_enter_close \
 		-e syscalls:sys_enter_nanosleep -e syscalls:sys_exit_nanosleep > $F.stdout 2> $F.stderr & sp=$!
-	for i in $(seq 250); do
-		[ -n "$(head -c 1 $TRACEFS/instances/strobe-$sp/set_event 2>/dev/null)" ] &&
-		[ "$(cat $TRACEFS/instances/strobe-$sp/tracing_on 2>/dev/null)" = 1 ] && break
-		kill -0 $sp 2>/dev/null || break
-		sleep 0.02
-	done
+	tracing_started $sp
 	touch $ROOTFS/go
 	for i in $(seq 250); do [ -e $ROOTFS/done ] && break; sleep 0.1; done
 	sleep 0.1

@@ -179,12 +179,7 @@ else
 	run_ct -d $C "while [ ! -e /go ]; do sleep 0.02; done; getppid_n $N; echo > /done"
 	$STROBE record -o $CF -b 8192 -d 25 -c $C --preset sched,syscalls > $CF.stdout 2> $CF.stderr &
 	sp=$!
-	for _ in $(seq 250); do	# tracing is on: events set and tracing_on 1
-		[ -n "$(head -c 1 $TRACEFS/instances/strobe-$sp/set_event 2>/dev/null)" ] &&
-		[ "$(cat $TRACEFS/instances/strobe-$sp/tracing_on 2>/dev/null)" = 1 ] && break
-		kill -0 $sp 2>/dev/null || break
-		sleep 0.02
-	done
+	tracing_started $sp
 	touch $ROOTFS/go
 	for _ in $(seq 250); do [ -e $ROOTFS/done ] && break; sleep 0.1; done
 	sleep 0.1

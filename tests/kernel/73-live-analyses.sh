@@ -101,14 +101,7 @@ ct_test() {
 		return
 	fi
 	$STROBE syscalls -c $C --group-by container --top 0 --json > $WORK/ct.json 2> $WORK/ct.err & sp=$!
-	# tracing is on once the events are set and tracing_on is 1 again (a
-	# new instance starts with tracing_on 1, before strobe sets it up)
-	for i in $(seq 500); do
-		[ -n "$(head -c 1 $TRACEFS/instances/strobe-$sp/set_event 2>/dev/null)" ] &&
-		[ "$(cat $TRACEFS/instances/strobe-$sp/tracing_on 2>/dev/null)" = 1 ] && break
-		kill -0 $sp 2>/dev/null || break
-		sleep 0.02
-	done
+	tracing_started $sp
 	touch $ROOTFS/go
 	for i in $(seq 300); do [ -e $ROOTFS/done ] && break; sleep 0.1; done
 	sleep 0.3
