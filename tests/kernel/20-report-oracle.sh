@@ -216,6 +216,8 @@ check_filter report-filter-event-system "$WORK/want" -e sched
 n=$("$STROBE" report -i "$TC" --comm getppid_n -e sys_enter_getppid | grep -c 'sys_enter_getppid:')
 if [ "$n" -eq 1400 ]; then
 	pass report-filter-comm-sees-every-getppid
+elif grep -q 'EVENTS DROPPED\]$' "$WORK/all"; then
+	skip report-filter-comm-sees-every-getppid "$n of 1400: the whole-machine reference trace overran on a loaded host"
 else
 	fail report-filter-comm-sees-every-getppid "$n sys_enter_getppid events, want 1400"
 fi
