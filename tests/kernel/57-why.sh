@@ -68,16 +68,7 @@ wait_for() {
 }
 
 # tracing_on PID: wait until strobe PID's instance has its events on
-tracing_on() {
-	local i
-	for i in $(seq 300); do
-		[ -n "$(head -c 1 $TRACEFS/instances/strobe-$1/set_event 2>/dev/null)" ] &&
-		[ "$(cat $TRACEFS/instances/strobe-$1/tracing_on 2>/dev/null)" = 1 ] && return 0
-		kill -0 $1 2>/dev/null || return 1
-		sleep 0.02
-	done
-	return 1
-}
+tracing_on() { tracing_started "$1"; }	# lib.sh
 
 # The containers start before tracing does, blocked opening their FIFOs
 # (what a container's own start-up waits for, runc's threads included,

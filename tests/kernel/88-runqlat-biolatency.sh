@@ -88,16 +88,7 @@ if ! run_ct probe-$$ 'true'; then
 fi
 
 # started PID: wait until strobe PID's instance traces (or it died)
-started() {
-	local i
-	for i in $(seq 250); do
-		[ -n "$(head -c 1 $TRACEFS/instances/strobe-$1/set_event 2>/dev/null)" ] &&
-		[ "$(cat $TRACEFS/instances/strobe-$1/tracing_on 2>/dev/null)" = 1 ] && return 0
-		kill -0 $1 2>/dev/null || return 1
-		sleep 0.02
-	done
-	return 1
-}
+started() { tracing_started "$1"; }	# lib.sh
 
 # gated WORK: run container $C whose shell waits on /go, runs WORK,
 # writes /done and waits on /end

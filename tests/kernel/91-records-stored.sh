@@ -31,16 +31,7 @@ C=stored-$$
 trap 'podman rm -f $C probe-$$ >/dev/null 2>&1; rm -rf "$WORK"' EXIT
 
 # ready PID: strobe's instance has its events and tracing on
-ready() {
-	local i
-	for i in $(seq 1000); do
-		[ -n "$(head -c 1 $TRACEFS/instances/strobe-$1/set_event 2>/dev/null)" ] &&
-		[ "$(cat $TRACEFS/instances/strobe-$1/tracing_on 2>/dev/null)" = 1 ] && return 0
-		kill -0 $1 2>/dev/null || return 1
-		sleep 0.02
-	done
-	return 1
-}
+ready() { tracing_started "$1"; }	# lib.sh
 
 # ---- BPF records: opensnoop -o in a container ----
 if [ ! -e "$ROOT/build/bpf/snoop.skel.h" ]; then

@@ -58,13 +58,4 @@ bpf_clean() {
 		fail $1-leaves-no-bpf-objects "$n programs and maps left"
 }
 
-bpf_ready() {
-	local i
-	for i in $(seq 1000); do
-		[ -n "$(head -c 1 $TRACEFS/instances/strobe-$1/set_event 2>/dev/null)" ] &&
-		[ "$(cat $TRACEFS/instances/strobe-$1/tracing_on 2>/dev/null)" = 1 ] && return 0
-		kill -0 $1 2>/dev/null || return 1
-		sleep 0.02
-	done
-	return 1
-}
+bpf_ready() { tracing_started "$1"; }	# lib.sh
