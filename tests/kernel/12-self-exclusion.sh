@@ -22,10 +22,12 @@ if ! wait $SP; then
 	cat $WORK/out; fail whole_system_record; exit 0
 fi
 P=$(cat $WORK/pid)
-# this recording's own process (its threads: $evt.pid is the thread
-# group), not every strobe of the machine: another checkout's tests may
-# run strobe commands meanwhile
-own=$(timeout 60 $STROBE report -i $F -e raw_syscalls:sys_enter --filter "\$evt.pid == $P" |
+# this recording's own process (its threads: $evt.$ctx.pid is the
+# thread group; plain $evt.pid on a raw sys_enter record of kill or
+# wait4 is that call's pid argument, and this test's kill -INT names P),
+# not every strobe of the machine: another checkout's tests may run
+# strobe commands meanwhile
+own=$(timeout 60 $STROBE report -i $F -e raw_syscalls:sys_enter --filter "\$evt.\$ctx.pid == $P" |
 	grep -c 'sys_enter:')
 all=$(timeout 60 $STROBE report -i $F -e raw_syscalls:sys_enter | grep -c 'sys_enter:')
 work=$(timeout 60 $STROBE report -i $F -e raw_syscalls:sys_enter --comm getppid_n | grep -c 'NR 110 ')
@@ -45,7 +47,7 @@ if timeout 120 $STROBE record -q -o $F2 -e syscalls -e sched -- sh -c \
 	"cat /sys/kernel/tracing/instances/strobe-\$PPID/events/raw_syscalls/sys_enter/filter \
 	 > $WORK/filter; echo \$PPID > $WORK/rpid; $HELPERS/getppid_n 100" > $WORK/out2 2>&1; then
 	R=$(cat $WORK/rpid)
-	own=$(timeout 60 $STROBE report -i $F2 -e raw_syscalls:sys_enter --filter "\$evt.pid == $R" |
+	own=$(timeout 60 $STROBE report -i $F2 -e raw_syscalls:sys_enter --filter "\$evt.\$ctx.pid == $R" |
 		grep -c 'sys_enter:')
 	work=$(timeout 60 $STROBE report -i $F2 -e raw_syscalls:sys_enter --comm getppid_n |
 		grep -c 'NR 110 ')
