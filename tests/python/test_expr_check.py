@@ -16,10 +16,11 @@ TRACE = os.path.join(ROOT, "tests/fuzz/corpus/fuzz_stream/v6-sched-syscalls.dat"
     ("$evt.TID == 1",
      "--filter '$evt.TID == 1': column 1: no field 'TID' in any event it can match; "
      "did you mean 'tid'?"),
+    # (the file's sys_enter_openat format gives raw_syscalls records their
+    # argument names: the table is there, the name is in no event)
     ("$evt.nosuchfield == 1",
      "--filter '$evt.nosuchfield == 1': column 1: no field 'nosuchfield' in any event it "
-     "can match (as a syscall argument on raw_syscalls:sys_enter records it needs the "
-     "syscall argument table, which is missing)"),
+     "can match"),
     ('$evt.tid == "1"',
      "--filter '$evt.tid == \"1\"': column 13: $evt.tid is a number: compare it with a "
      "number, not the string \"1\""),
@@ -45,3 +46,4 @@ def test_a_filter_the_trace_satisfies_runs():
     got = strobe.analyze(TRACE, ["syscalls"],
                          filter='$evt.$name == "sys_enter" || $evt.prev_comm =* "s*"')
     assert isinstance(got, dict)
+
