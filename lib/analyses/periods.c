@@ -797,10 +797,8 @@ static int resolve(struct ana *a, struct strobe_formats *fmts)
 		return -ENOENT;
 	/* argument names on raw_syscalls records: the file's syscalls:*
 	 * formats, else this machine's */
-	if (strobe_syscall_args_new(&s->sysargs) < 0)
+	if (expr_sysargs_for(fmts, &s->sysargs) < 0)
 		return -ENOMEM;
-	if (strobe_syscall_args_add_formats(s->sysargs, fmts) <= 0)
-		strobe_syscall_args_load_tracefs(s->sysargs, NULL, NULL);
 	strobe_periods_set_syscall_args(s->eng, s->sysargs);
 	strobe_expr_env_model(&env, c->model);
 	strobe_periods_set_env(s->eng, &env);

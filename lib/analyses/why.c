@@ -66,6 +66,7 @@
 #include <strobe/expr.h>
 
 #include "analyses/analysis-int.h"
+#include "expr/expr-int.h"
 #include "format/format-int.h"
 #include "util/intern.h"
 
@@ -1456,10 +1457,8 @@ static int resolve(struct ana *a, struct strobe_formats *fmts)
 	if (p->eng) {
 		struct strobe_expr_env env;
 
-		if (strobe_syscall_args_new(&p->sysargs) < 0)
+		if (expr_sysargs_for(fmts, &p->sysargs) < 0)
 			return -ENOMEM;
-		if (strobe_syscall_args_add_formats(p->sysargs, fmts) <= 0)
-			strobe_syscall_args_load_tracefs(p->sysargs, NULL, NULL);
 		strobe_periods_set_syscall_args(p->eng, p->sysargs);
 		strobe_expr_env_model(&env, a->core->model);
 		strobe_periods_set_env(p->eng, &env);

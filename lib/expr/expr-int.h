@@ -193,6 +193,13 @@ const char *expr_syscall_name(long nr) STROBE_HIDDEN;
 uint8_t expr_sysarg_code(const struct strobe_syscall_args *t, const char *name,
 			 const char *arg) STROBE_HIDDEN;
 
+/* The argument table of raw_syscalls records for a trace (strobe-expr(7)
+ * SYSCALL ARGUMENTS), made in *out: fmts' syscalls:sys_enter_* formats,
+ * else this machine's tracefs.  Returns how many syscalls it names (0: an
+ * empty table) or -ENOMEM (*out NULL). */
+int expr_sysargs_for(struct strobe_formats *fmts,
+		     struct strobe_syscall_args **out) STROBE_HIDDEN;
+
 /* How a syscall argument of C type `type` is read. */
 enum strobe_sysarg_kind expr_sysarg_kind_of(const char *type) STROBE_HIDDEN;
 

@@ -434,9 +434,7 @@ static void give_sysargs(struct strobe_expr_filter *f, struct strobe_formats *fm
 	if (!f->sysargs && !f->sysargs_tried && fmts &&
 	    strobe_formats_find(fmts, "raw_syscalls", "sys_enter")) {
 		f->sysargs_tried = true;
-		if (strobe_syscall_args_new(&f->sysargs) == 0 &&
-		    strobe_syscall_args_add_formats(f->sysargs, fmts) <= 0 &&
-		    strobe_syscall_args_load_tracefs(f->sysargs, NULL, NULL) <= 0) {
+		if (expr_sysargs_for(fmts, &f->sysargs) == 0) {
 			strobe_syscall_args_free(f->sysargs);
 			f->sysargs = NULL;
 		}

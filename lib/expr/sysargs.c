@@ -315,6 +315,18 @@ int strobe_syscall_args_load_tracefs(struct strobe_syscall_args *t, const char *
 	return added;
 }
 
+int expr_sysargs_for(struct strobe_formats *fmts, struct strobe_syscall_args **out)
+{
+	int n;
+
+	if (strobe_syscall_args_new(out) < 0)
+		return -ENOMEM;
+	n = strobe_syscall_args_add_formats(*out, fmts);
+	if (n <= 0)
+		n = strobe_syscall_args_load_tracefs(*out, NULL, NULL);
+	return n > 0 ? n : 0;
+}
+
 int strobe_syscall_args_add_formats(struct strobe_syscall_args *t,
 				    struct strobe_formats *fmts)
 {

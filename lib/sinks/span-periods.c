@@ -10,6 +10,7 @@
 
 #include <strobe/expr.h>
 
+#include "expr/expr-int.h"
 #include "sinks/sinks-int.h"
 #include "util/err.h"
 
@@ -39,10 +40,8 @@ int strobe_sink_periods_make(const char *const *defs, int nr_defs,
 	for (i = 0; i < nr_captures; i++)
 		if ((ret = strobe_periods_capture(*per, captures[i], err)) < 0)
 			return ret;
-	if (strobe_syscall_args_new(sysargs) < 0)
+	if (expr_sysargs_for(fmts, sysargs) < 0)
 		return strobe_err(err, -ENOMEM, "out of memory");
-	if (strobe_syscall_args_add_formats(*sysargs, fmts) <= 0)
-		strobe_syscall_args_load_tracefs(*sysargs, NULL, NULL);
 	strobe_periods_set_syscall_args(*per, *sysargs);
 	strobe_periods_set_env(*per, env);
 	return strobe_periods_check(*per, fmts, 0, no_warn, NULL, err);
