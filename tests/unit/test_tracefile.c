@@ -1020,7 +1020,7 @@ static void test_file_shrinking_while_read_gives_error_not_sigbus(void)
  * A cursor given a hold keeps the windows it leaves until the hold
  * releases the hand-off that was being filled then, and reads into
  * them again afterwards (what lets the pipeline's workers use pages
- * without copying them).  CPU 0 spans several 256 KiB windows.
+ * without copying them).  CPU 0 spans several 64 KiB windows.
  */
 static void test_cursor_with_hold_keeps_pages_until_released(void)
 {
