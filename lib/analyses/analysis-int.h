@@ -144,15 +144,27 @@ struct ana_hist {
 	uint32_t fine[64][ANA_FINE_SUB];	/* ns: octave, 1/16th of it */
 };
 
+/*
+ * Exact integer sums, so that two ana_stats of parts of a trace merge into
+ * what one would have counted (ana_stats_merge) and adding a duration costs
+ * no division: the deviations are taken from `shift`, the first duration
+ * (a shifted sum of squares keeps the variance precise when the durations
+ * are far from 0 and close to each other).  Sums wrap as total does.
+ */
 struct ana_stats {
 	uint64_t count;
-	uint64_t total;
+	uint64_t total;		/* sum of durations; sum of (ns - shift) is
+				 * total - count * shift */
 	uint64_t min, max;
-	double mean, m2;	/* Welford: running mean and squared deviations */
+	uint64_t shift;		/* the first duration added */
+	uint64_t sq_lo, sq_hi;	/* sum of (ns - shift)^2, 128 bits */
 	struct ana_hist *hist;	/* only with the FREQ view */
 };
 /* Add one duration; allocates the histogram on first use when want_hist. */
 void ana_stats_add(struct ana_stats *st, uint64_t ns, bool want_hist) STROBE_HIDDEN;
+/* Fold x's count, sums, min and max into y (not the histogram). */
+void ana_stats_merge(struct ana_stats *y, const struct ana_stats *x) STROBE_HIDDEN;
+/* The sample standard deviation (n - 1), 0 below two durations. */
 double ana_stats_stddev(const struct ana_stats *st) STROBE_HIDDEN;
 void ana_stats_free(struct ana_stats *st) STROBE_HIDDEN;
 

@@ -555,24 +555,7 @@ static void on_period(void *arg, const struct strobe_period *p)
 
 				if (!x->count)
 					continue;
-				/* merge x into y (Welford's parallel form) */
-				if (!y->count) {
-					*y = *x;
-					y->hist = NULL;
-				} else {
-					double n = (double)(x->count + y->count);
-					double dl = x->mean - y->mean;
-
-					y->m2 += x->m2 + dl * dl * (double)x->count *
-						 (double)y->count / n;
-					y->mean += dl * (double)x->count / n;
-					y->count += x->count;
-					y->total += x->total;
-					if (x->min < y->min)
-						y->min = x->min;
-					if (x->max > y->max)
-						y->max = x->max;
-				}
+				ana_stats_merge(y, x);
 			}
 		}
 	}

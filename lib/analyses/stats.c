@@ -28,19 +28,36 @@ static inline int bcc_slot(uint64_t v)
 	return v > 1 ? 63 - __builtin_clzll(v) : 0;
 }
 
+static inline unsigned __int128 sq_get(const struct ana_stats *st)
+{
+	return (unsigned __int128)st->sq_hi << 64 | st->sq_lo;
+}
+
+static inline void sq_set(struct ana_stats *st, unsigned __int128 v)
+{
+	st->sq_lo = (uint64_t)v;
+	st->sq_hi = (uint64_t)(v >> 64);
+}
+
 void ana_stats_add(struct ana_stats *st, uint64_t ns, bool want_hist)
 {
-	double d;
+	uint64_t d;
+	unsigned __int128 sq;
 
-	if (!st->count || ns < st->min)
+	if (!st->count) {
 		st->min = ns;
+		st->shift = ns;
+	} else if (ns < st->min) {
+		st->min = ns;
+	}
 	if (ns > st->max)
 		st->max = ns;
 	st->count++;
 	st->total += ns;
-	d = (double)ns - st->mean;
-	st->mean += d / (double)st->count;
-	st->m2 += d * ((double)ns - st->mean);
+	d = ns >= st->shift ? ns - st->shift : st->shift - ns;
+	sq = (unsigned __int128)d * d;
+	st->sq_lo += (uint64_t)sq;
+	st->sq_hi += (uint64_t)(sq >> 64) + (st->sq_lo < (uint64_t)sq);
 	if (want_hist) {
 		int o, sub;
 
@@ -59,9 +76,53 @@ void ana_stats_add(struct ana_stats *st, uint64_t ns, bool want_hist)
 	}
 }
 
+/* sum of (ns - shift) over st's durations, in the ring of 2^128 */
+static inline unsigned __int128 dev_sum(const struct ana_stats *st)
+{
+	return (unsigned __int128)st->total -
+	       (unsigned __int128)st->count * st->shift;
+}
+
+/*
+ * How it works: x's squares are taken from x->shift; from y->shift they are
+ * sum (v - xs + delta)^2 = sq_x + 2 delta dev_sum(x) + n_x delta^2 with
+ * delta = xs - ys.  Computed modulo 2^128, the result is exact whenever
+ * the true sum fits, however the terms overflow on the way.
+ */
+void ana_stats_merge(struct ana_stats *y, const struct ana_stats *x)
+{
+	unsigned __int128 delta, sq;
+
+	if (!x->count)
+		return;
+	if (!y->count) {
+		struct ana_hist *h = y->hist;
+
+		*y = *x;
+		y->hist = h;
+		return;
+	}
+	delta = (unsigned __int128)x->shift - (unsigned __int128)y->shift;
+	sq = sq_get(x) + 2 * delta * dev_sum(x) + (unsigned __int128)x->count * delta * delta;
+	sq_set(y, sq_get(y) + sq);
+	y->count += x->count;
+	y->total += x->total;
+	if (x->min < y->min)
+		y->min = x->min;
+	if (x->max > y->max)
+		y->max = x->max;
+}
+
 double ana_stats_stddev(const struct ana_stats *st)
 {
-	return st->count > 1 ? sqrt(st->m2 / (double)(st->count - 1)) : 0.0;
+	long double n, s1, ss;
+
+	if (st->count < 2)
+		return 0.0;
+	n = (long double)st->count;
+	s1 = (long double)(__int128)dev_sum(st);
+	ss = (long double)sq_get(st) - s1 * s1 / n;
+	return ss > 0 ? (double)sqrtl(ss / (n - 1)) : 0.0;
 }
 
 void ana_stats_free(struct ana_stats *st)
