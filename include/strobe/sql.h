@@ -1,7 +1,7 @@
 /*
  * sql.h - a trace as an SQLite database: events, tasks, containers and
  * analysis results as tables that any SQL query (and the sqlite3 shell)
- * can read.  (Implemented in lib/sinks/sqlite.c.)
+ * can read.  (Implemented in lib/sinks/sqlite.c and sqlite-load.c.)
  *
  * The database is built in one pass over the file's event stream, in one
  * transaction, with prepared multi-row INSERT statements.  Its schema

@@ -19,7 +19,7 @@ struct strobe_sql_opts;
 struct strobe_sql_stats;
 struct sqlite3;
 
-/* ---- between sqlite.c (the loader) and sqlite-merge.c ---- */
+/* ---- between sqlite-load.c (the loader) and sqlite-merge.c ---- */
 
 /*
  * Load every source of p (trace files added, not yet run) in one run of

@@ -4,7 +4,7 @@
  *
  * The files are read in one run of a pipeline that merges them on one
  * timeline (strobe_sql_open_pipeline; strobe_sql_open_many makes the
- * pipeline): the SQL loader of sqlite.c is its consumer, with
+ * pipeline): the SQL loader of sqlite-load.c is its consumer, with
  * STROBE_CONSUMER_SOURCE_TIME, and loads each file as strobe sql loads
  * one (its own task model, event tables, analyses and meta, ts in the
  * file's own trace clock) into an in-memory database of its own (a
