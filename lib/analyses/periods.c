@@ -549,14 +549,8 @@ static void on_period(void *arg, const struct strobe_period *p)
 				kids += ac[d].total;
 			/* the rest: so the breakdown's rows add up to the parents */
 			ana_stats_add(&b->self, dur > kids ? dur - kids : 0, false);
-			for (d = 0; ac && d < s->nr_defs; d++) {
-				const struct ana_stats *x = &ac[d];
-				struct ana_stats *y = &b->child[d];
-
-				if (!x->count)
-					continue;
-				ana_stats_merge(y, x);
-			}
+			for (d = 0; ac && d < s->nr_defs; d++)
+				ana_stats_merge(&b->child[d], &ac[d]);
 		}
 	}
 	if (c->opts.log && ana_view(c, STROBE_VIEW_LOG)) {

@@ -1,7 +1,8 @@
 /*
- * stats.c - latency statistics: count, total, min, max and a running
- * (Welford) mean and variance per aggregate, plus the histograms of the
- * FREQ view and the tables they are emitted as.
+ * stats.c - latency statistics: count, total, min, max and the exact
+ * integer sums the variance comes from (so that two parts merge into the
+ * whole, ana_stats_merge), plus the histograms of the FREQ view and the
+ * tables they are emitted as.
  *
  * ana_stats_add() is called once per measurement, so it keeps O(1) state
  * and allocates nothing unless a histogram was asked for.  The histogram

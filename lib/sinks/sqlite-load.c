@@ -562,7 +562,7 @@ static int loader_finish(struct loader *l, const struct strobe_stream_stats *ss,
 	ret = write_meta(l->db, l->tf, &l->f, err);
 	if (!ret)
 		ret = sql_exec_free(l->db, sqlite3_mprintf("PRAGMA user_version = %d",
-						       STROBE_SQL_SCHEMA_VERSION), err);
+							   STROBE_SQL_SCHEMA_VERSION), err);
 	if (!ret && l->began) {
 		if (sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 			return strobe_sql_fail(l->db, err, "COMMIT");

@@ -1407,7 +1407,7 @@ static void bind_opt_int(sqlite3_stmt *st, int i, int64_t v, bool known)
 }
 
 int sql_step_reset(sqlite3 *db, sqlite3_stmt *st, const char *what,
-		      struct strobe_error *err)
+		   struct strobe_error *err)
 {
 	int rc = sqlite3_step(st);
 

@@ -46,4 +46,3 @@ def test_a_filter_the_trace_satisfies_runs():
     got = strobe.analyze(TRACE, ["syscalls"],
                          filter='$evt.$name == "sys_enter" || $evt.prev_comm =* "s*"')
     assert isinstance(got, dict)
-
