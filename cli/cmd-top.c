@@ -128,18 +128,30 @@ static void warn_unavailable(struct top_run *r)
 	}
 }
 
+/* "N lost", or "N lost in G gaps" when events were lost: a gap whose
+ * size the ring buffer did not store adds to G but not to N. */
+static void lost_text(char *b, size_t n, const struct strobe_top_interval *iv)
+{
+	int k = snprintf(b, n, "%" PRIu64 " lost", iv->lost);
+
+	if (iv->gaps && k > 0 && (size_t)k < n)
+		snprintf(b + k, n - (size_t)k, " in %" PRIu64 " gap%s", iv->gaps,
+			 iv->gaps == 1 ? "" : "s");
+}
+
 static int print_text(struct top_run *r, const struct strobe_top_interval *iv)
 {
 	const struct strobe_table *t = strobe_top_table(r->top);
-	char when[32] = "";
+	char when[32] = "", lost[64];
 	time_t now = time(NULL);
 	struct tm tm;
 
 	if (localtime_r(&now, &tm))
 		strftime(when, sizeof(when), "%H:%M:%S", &tm);
-	strobe_buf_printf(r->s, "%sstrobe top  %s  interval %.2f s  %" PRIu64 " events  %"
-			  PRIu64 " lost  sorted by %s\n", r->done ? "\n" : "", when,
-			  iv->seconds, iv->events, iv->lost,
+	lost_text(lost, sizeof(lost), iv);
+	strobe_buf_printf(r->s, "%sstrobe top  %s  interval %.2f s  %" PRIu64 " events  %s"
+			  "  sorted by %s\n", r->done ? "\n" : "", when,
+			  iv->seconds, iv->events, lost,
 			  strobe_top_sort(r->top) ? strobe_top_sort(r->top) : "name");
 	return t ? strobe_table_write_text(t, r->s) : 0;
 }
@@ -162,8 +174,9 @@ static int print_json(struct top_run *r, const struct strobe_top_interval *iv)
 	if (ret == 0 && len >= 2 && text[len - 2] == '}') {
 		strobe_buf_printf(r->s, "%.*s,\"begin\":%" PRIu64 ",\"end\":%" PRIu64
 				  ",\"seconds\":%.6f,\"events\":%" PRIu64 ",\"lost\":%" PRIu64
-				  ",\"group_by\":\"%s\",\"sort\":", (int)(len - 2), text, iv->begin,
-				  iv->end, iv->seconds, iv->events, iv->lost, r->group_name);
+				  ",\"gaps\":%" PRIu64 ",\"group_by\":\"%s\",\"sort\":", (int)(len - 2),
+				  text, iv->begin, iv->end, iv->seconds, iv->events, iv->lost, iv->gaps,
+				  r->group_name);
 		if (sort)
 			strobe_buf_printf(r->s, "\"%s\"", sort);
 		else
@@ -213,15 +226,16 @@ static char *tui_title(const struct cli_target *t)
 
 static void tui_refresh(struct top_run *r, const struct strobe_top_interval *iv)
 {
-	char status[256], when[32] = "";
+	char status[256], when[32] = "", lost[64];
 	time_t now = time(NULL);
 	struct tm tm;
 
 	if (localtime_r(&now, &tm))
 		strftime(when, sizeof(when), "%H:%M:%S", &tm);
-	snprintf(status, sizeof(status), "%s  interval %.2f s  %.0f events/s  %" PRIu64 " lost",
+	lost_text(lost, sizeof(lost), iv);
+	snprintf(status, sizeof(status), "%s  interval %.2f s  %.0f events/s  %s",
 		 when, iv->seconds, iv->seconds > 0 ? (double)iv->events / iv->seconds : 0.0,
-		 iv->lost);
+		 lost);
 	top_tui_draw(r->tui, status);
 }
 

@@ -112,6 +112,11 @@ struct strobe_top_interval {
 	uint64_t events;		/* events fed in the interval */
 	uint64_t lost;			/* events lost in it (the pipeline's
 					 * count of missed ones) */
+	uint64_t gaps;			/* lost-event marks in it: also those
+					 * whose count the ring buffer did not
+					 * store (a full page), which lost
+					 * cannot add up; > 0: figures there
+					 * are short of what happened */
 };
 
 struct strobe_top_opts {

@@ -263,11 +263,16 @@ struct ana_core {
 	uint64_t *gap_end;	/* per CPU: ts of the latest event after a gap */
 	uint64_t *cpu_last;	/* per CPU: ts of the latest event (before the
 				 * current one while lost() hooks run) */
-	/* per CPU: the common_pid of the latest event and since when the
-	 * events there have had that pid: evidence of who runs on a CPU
-	 * before its first sched_switch (or after a gap) */
+	/* per CPU: who runs there and since when, as far as the events say,
+	 * before and inside the window: the next_pid of the latest
+	 * sched_switch from its time, or, when an event in another task's
+	 * context came after it (a switch not recorded) or after a gap, that
+	 * task from its first event.  Evidence of who ran on a CPU before its
+	 * first switch in the window, an interval or after a gap. */
 	int *cpu_pid;
 	uint64_t *cpu_pid_since;
+	int switch_type;	/* sched_switch's type id (valid: switch_next) */
+	struct strobe_field switch_next;	/* its next_pid */
 	int nr_cpus;		/* entries of the per-CPU arrays */
 	bool want_hist;
 	/* PID-filtered traces: tid -> struct ana_inst, what was decided

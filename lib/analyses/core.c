@@ -398,6 +398,9 @@ int strobe_analysis_attach(struct strobe_analysis *a, struct strobe_formats *fmt
 			}
 		}
 	}
+	fe = strobe_formats_find(fmts, "sched", "sched_switch");
+	if (fe && !strobe_field_resolve(fe, "next_pid", &a->core.switch_next))
+		a->core.switch_type = strobe_format_id(fe);
 	fe = strobe_formats_find(fmts, "sched", "sched_process_fork");
 	if (fe && !strobe_field_resolve(fe, "child_pid", &a->f_fork_child)) {
 		strobe_field_resolve(fe, "parent_pid", &a->f_fork_parent);	/* optional */
@@ -456,6 +459,16 @@ static void note_gap(struct strobe_analysis *a, const struct strobe_event *ev)
 			a->anas[i].ops->lost(&a->anas[i], ev->cpu, ev->ts);
 }
 
+/* After a sched_switch on a CPU, its next task runs there from its time
+ * (cpu_pid's evidence), in the window or not. */
+static inline void note_switch_in(struct ana_core *c, const struct strobe_event *ev)
+{
+	if (ev->type == c->switch_type && c->switch_next.valid && ev->cpu >= 0) {
+		c->cpu_pid[ev->cpu] = (int)strobe_field_int(ev, &c->switch_next);
+		c->cpu_pid_since[ev->cpu] = ev->ts;
+	}
+}
+
 /* The per-event work, inline in both ways in: strobe_analysis_feed and
  * the pipeline consumer (cons_event), which then costs one call. */
 static inline __attribute__((always_inline)) void feed_one(struct strobe_analysis *a,
@@ -478,8 +491,10 @@ static inline __attribute__((always_inline)) void feed_one(struct strobe_analysi
 			c->cpu_pid_since[ev->cpu] = ev->ts;
 		}
 	}
-	if (!ana_in_window(c, ev->ts))
+	if (!ana_in_window(c, ev->ts)) {
+		note_switch_in(c, ev);
 		return;
+	}
 	if (!c->first_ts)
 		c->first_ts = ev->ts;
 	c->last_ts = ev->ts;
@@ -498,6 +513,7 @@ static inline __attribute__((always_inline)) void feed_one(struct strobe_analysi
 			core_exit(a, ev);
 	}
 	c->cur = NULL;
+	note_switch_in(c, ev);
 	if (!(++a->nr_events & 0xffff) && c->inst.n > 1024 &&
 	    ev->ts > c->sweep_ts + 1000000000ULL)
 		sweep(c, ev->ts);

@@ -5,10 +5,13 @@
  * Each CPU is a two-state machine: UNKNOWN (no switch seen yet, or events
  * were lost) and RUNNING(tid, since).  A switch charges prev for
  * [since, now) and makes next current.  The first switch on a CPU also
- * tells who ran before it: prev_pid is charged from the first event of its
- * own unbroken run of events on that CPU (at the earliest the window start
- * or, after lost events, the first event after the gap) to that switch;
- * the time inside a gap is unknown and counted apart.  At the end each
+ * tells who ran before it: prev_pid is charged from its switch-in on that
+ * CPU when the core saw it, before the window too (a task that runs long
+ * between switches, as a spinner on a loaded machine does, may cross
+ * --begin by half a second), else from the first event of its own
+ * unbroken run of events there; at the earliest from the window start
+ * or, after lost events, the first event after the gap.  The time inside
+ * a gap is unknown and counted apart.  At the end each
  * running task is charged up to the window end.  pid 0 (the idle task)
  * is never charged and does not count as CPU use.  Percentages are of
  * the window: a thread busy the whole window shows 100%, a process with
@@ -230,10 +233,11 @@ static void on_switch(struct ana *a, const struct strobe_event *ev, int cookie)
 		}
 	} else {
 		/*
-		 * Before the first switch on this CPU (or after a gap) prev is
-		 * charged only from the first of the unbroken run of events in
-		 * its context on this CPU: in a PID-filtered trace the CPU may
-		 * have run untraced tasks until then.
+		 * Before the first switch on this CPU in the window (or after a
+		 * gap) prev is charged from the core's evidence: its switch-in
+		 * there, or the first of the unbroken run of events in its
+		 * context (in a PID-filtered trace the CPU may have run
+		 * untraced tasks until then).
 		 */
 		uint64_t start = c->resume ? c->resume
 			: a->core->opts.begin ? a->core->opts.begin : a->core->first_ts;

@@ -94,7 +94,7 @@ struct strobe_top {
 	bool attached;
 	uint64_t begin;			/* the current interval's start */
 	uint64_t last_ts;
-	uint64_t events, lost, lost_ext, lost_ext_prev;
+	uint64_t events, lost, gaps, lost_ext, lost_ext_prev;
 	double seconds;			/* of the latest interval */
 	/* the latest interval's figures */
 	struct tfig *th;

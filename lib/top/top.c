@@ -114,7 +114,8 @@ static int interval(struct strobe_top *t, uint64_t ts, struct strobe_error *err)
 	iv.events = t->events;
 	iv.lost = t->lost + (t->lost_ext - t->lost_ext_prev);
 	t->lost_ext_prev = t->lost_ext;
-	t->events = t->lost = 0;
+	iv.gaps = t->gaps;
+	t->events = t->lost = t->gaps = 0;
 	t->begin = ts;
 	ret = top_build_interval(t, &iv);
 	if (ret < 0)
@@ -254,8 +255,11 @@ static int c_event(const struct strobe_event *ev, int source, void *arg,
 		t->begin = ev->ts;
 	t->last_ts = ev->ts;
 	t->events++;
-	if (ev->missed > 0)
-		t->lost += (uint64_t)ev->missed;
+	if (ev->missed) {
+		t->gaps++;
+		if (ev->missed > 0)
+			t->lost += (uint64_t)ev->missed;
+	}
 	if (t->an)
 		strobe_analysis_feed(t->an, ev);
 	return 0;

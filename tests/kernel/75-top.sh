@@ -89,7 +89,7 @@ for d in docs:
     # what the hypervisor stole, st: the kernel does not count it to the
     # task, and no switch shows it)
     if not (0 if not busy else lo-2-un) <= rows[b]["cpu_pct"] <= hi+2+st:
-        out.append("busy %.1f, kernel %s (%d events lost)" % (rows[b]["cpu_pct"],k,d["lost"]))
+        out.append("busy %.1f, kernel %s (%d events lost in %d gaps)" % (rows[b]["cpu_pct"],k,d["lost"],d["gaps"]))
     busy.append(rows[b]["cpu_pct"])
     if not rows[i]["cpu_pct"]<5: out.append("idle %.1f" % rows[i]["cpu_pct"])
     if rows[i]["tasks"]<1: out.append("idle tasks %d" % rows[i]["tasks"])

@@ -3,7 +3,7 @@
  * hand-computed results: syscalls (exit without entry at the start, entry
  * without exit at the end, errno split, lost events inside a call dropped
  * and counted, PID reuse), cputop (time before the first sched_switch on
- * a CPU, CPU migration, idle excluded), schedlat (wake-up latency with
+ * a CPU, CPU migration, idle excluded, a run crossing --begin), schedlat (wake-up latency with
  * waker/prio/target, wakers in interrupt context, preempted-runnable
  * time, lost events), mem, irq,
  * the hash map, the writers (text, JSON, LAMI) and unknown names.
@@ -237,6 +237,51 @@ static void test_cputop_lost_events_charge_nothing_unknown(void)
 	REQUIRE(t && strobe_table_nr_rows(t) == 1);
 	CHECK_EQ(strobe_table_row(t, 0)[0].i, 0);	/* CPU 0 */
 	CHECK_EQ(strobe_table_row(t, 0)[1].u, 200 + 500);
+	stop(&f);
+}
+
+/*
+ * A task switched in before --begin and out inside the window is charged
+ * from the window's start: the core keeps each CPU's latest switch-in
+ * from before the window.  Here the switch to 5 is in a kworker's (9)
+ * context and 5 itself records nothing until its switch-out, as a
+ * spinner does (strobe cputop --begin once charged it nothing).  A gap
+ * after the switch-in makes it no evidence.
+ */
+static void test_cputop_run_crossing_window_begin(void)
+{
+	struct strobe_analysis_opts o = { .begin = 2000, .end = 6000 };
+	struct feeder f;
+	const struct strobe_table *t;
+	const union strobe_value *v;
+
+	REQUIRE(start(&f, "cputop", &o, false));
+	sched_switch(&f, 0, 1000, 9, 1, 5);		/* 5 in on CPU 0, before */
+	sched_switch(&f, 1, 1100, 0, 0, 6);		/* 6 in on CPU 1, before */
+	sys_enter(&f, 6, 1, 1500, 39, 0);		/* and an event of its own */
+	sched_switch(&f, 2, 1200, 0, 0, 8);		/* 8 in on CPU 2, before */
+	sys_enter(&f, 9, 2, 2500, 39, -1);		/* a gap on CPU 2 */
+	sched_switch(&f, 0, 3000, 5, 1, 7);		/* 5: 2000..3000 */
+	sched_switch(&f, 2, 3500, 8, 1, 0);		/* 8: unknown after the gap */
+	sched_switch(&f, 1, 4000, 6, 1, 0);		/* 6: 2000..4000 */
+	sched_switch(&f, 0, 5000, 7, 1, 0);		/* 7: 3000..5000 */
+	sys_enter(&f, 0, 0, 6000, 39, 0);		/* the window ends */
+	sys_enter(&f, 0, 0, 6500, 39, 0);		/* after it */
+	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
+	t = table(f.a, "cputop.top");
+	REQUIRE(t);
+	v = find_row(t, NULL, NULL, "tid", 5, 0);
+	REQUIRE(v);
+	CHECK_EQ(v[col(t, "cpu_time")].u, 1000);
+	CHECK(v[col(t, "cpu_pct")].d > 24.99 && v[col(t, "cpu_pct")].d < 25.01);
+	v = find_row(t, NULL, NULL, "tid", 6, 0);
+	REQUIRE(v);
+	CHECK_EQ(v[col(t, "cpu_time")].u, 2000);
+	v = find_row(t, NULL, NULL, "tid", 7, 0);
+	REQUIRE(v);
+	CHECK_EQ(v[col(t, "cpu_time")].u, 2000);
+	v = find_row(t, NULL, NULL, "tid", 8, 0);
+	CHECK(!v || v[col(t, "cpu_time")].u == 0);
 	stop(&f);
 }
 
@@ -527,6 +572,7 @@ TESTS(T(test_syscalls_edges_errno_and_lost_events),
       T(test_cputop_first_switch_and_migration),
       T(test_cputop_lost_events_charge_nothing_unknown),
       T(test_cputop_missing_switch_in_from_idle),
+      T(test_cputop_run_crossing_window_begin),
       T(test_schedlat_wakeup_preempt_and_lost),
       T(test_schedlat_waker_in_interrupt_context),
       T(test_mem_and_irq),

@@ -36,6 +36,7 @@ struct rig {
 	struct strobe_top_interval last;
 	uint64_t cont_cpu_ns, cont_sys, cont_err, cont_rq;
 	int cont_nsys;
+	int64_t missed;	/* the next event's ev.missed */
 };
 
 static void ev(struct rig *r, int type, int pid, int cpu, uint64_t ts)
@@ -52,6 +53,8 @@ static void ev(struct rig *r, int type, int pid, int cpu, uint64_t ts)
 	e.cpu = cpu;
 	e.type = type;
 	e.pid = pid;
+	e.missed = r->missed;
+	r->missed = 0;
 	e.format = strobe_formats_by_id(r->f, type);
 	strobe_model_update(r->m, &e);
 	CHECK_EQ(r->c.event(&e, 0, r->c.arg, &err), 0);
@@ -339,6 +342,29 @@ static void test_top_finish_reports_what_came_after_the_last_tick(void)
 	rig_stop(&r);
 }
 
+/* Lost events: counted where the ring buffer stored their number, and
+ * every gap counted, also one whose size is unknown (a full page). */
+static void test_top_gaps_counted_also_when_their_size_is_unknown(void)
+{
+	struct rig r;
+
+	REQUIRE(rig_start(&r, "syscalls_ps", STROBE_TOP_CONTAINER) == 0);
+	r.missed = 5;
+	sys(&r, 200, 1000, 39, 0);
+	r.missed = -1;
+	sys(&r, 200, 5000, 39, 0);
+	CHECK_EQ(tick(&r, S), 0);
+	CHECK_EQ(r.intervals, 1);
+	CHECK_EQ(r.last.lost, 5);
+	CHECK_EQ(r.last.gaps, 2);
+	sys(&r, 200, S + 1000, 39, 0);
+	CHECK_EQ(tick(&r, 2 * S), 0);
+	CHECK_EQ(r.intervals, 2);
+	CHECK_EQ(r.last.lost, 0);
+	CHECK_EQ(r.last.gaps, 0);
+	rig_stop(&r);
+}
+
 static void test_top_bad_options(void)
 {
 	struct strobe_top_opts o = { .size = sizeof(o), .columns = "cpu_pct,nope" };
@@ -402,6 +428,7 @@ TESTS(T(test_top_rows_per_thread_from_one_interval),
       T(test_top_view_changes_rebuild_from_the_same_figures),
       T(test_top_metrics_figures_keep_the_top_syscalls_and_other),
       T(test_top_finish_reports_what_came_after_the_last_tick),
+      T(test_top_gaps_counted_also_when_their_size_is_unknown),
       T(test_top_bad_options),
       T(test_top_quantile_interpolates_inside_the_slot),
       T(test_top_cgroup_memory_file_v1_v2_hybrid))
