@@ -133,6 +133,7 @@ struct strobe_format_cache {
 	char **heads;		/* NR_IDS: " NAME: " padded, built on first use */
 	struct trace_seq check;	/* scratch for verification */
 	uint64_t fast, slow, disabled;	/* counters, for tests */
+	struct strobe_ts_memo ts_memo;	/* the time column's second */
 };
 
 struct strobe_format_cache *strobe_format_cache_new(struct strobe_formats *fmts)
@@ -1227,6 +1228,11 @@ static int run_sched(struct strobe_format_cache *c, const struct prog *p,
 }
 
 #undef SF
+
+STROBE_HIDDEN struct strobe_ts_memo *strobe_cache_ts_memo(struct strobe_format_cache *c)
+{
+	return &c->ts_memo;
+}
 
 STROBE_HIDDEN int strobe_cache_info(struct strobe_format_cache *c,
 				    const struct strobe_event *ev,

@@ -153,6 +153,36 @@ STROBE_HIDDEN char *strobe_put_time(char *p, unsigned long long ts,
 	return p;
 }
 
+/*
+ * strobe_put_time of STROBE_TS_USECS through memo m: the second's text
+ * is kept while ts stays in it.  The microseconds are rounded to nearest
+ * as there, so the second of ts is that of (ts + 500) / 1000: it covers
+ * ts in [s * 1e9 - 500, (s + 1) * 1e9 - 500).
+ */
+static inline char *put_time_memo(char *p, uint64_t ts, struct strobe_ts_memo *m)
+{
+	uint64_t t, s;
+
+	if (__builtin_expect(ts - m->lo >= m->span, 0)) {
+		t = (ts + 500) / 1000;
+		s = t / 1000000;
+		/* wider than "%5llu", or ts + 500 wraps: no memo */
+		if (s >= 100000 || ts > UINT64_MAX - 500)
+			return strobe_put_time(p, ts, STROBE_TS_USECS);
+		m->lo = s * 1000000000ULL >= 500 ? s * 1000000000ULL - 500 : 0;
+		m->span = (s + 1) * 1000000000ULL - 500 - m->lo;
+		m->us0 = s * 1000000;
+		memset(m->txt, ' ', 6);
+		utoa_rev(m->txt + 6, s);
+		m->txt[6] = '.';
+		m->txt[7] = '\0';
+	}
+	memcpy(p, m->txt, 8);	/* 7 bytes, and one the next store covers */
+	p = put_6digits(p + 7, (unsigned)((ts + 500) / 1000 - m->us0));
+	*p++ = ':';
+	return p;
+}
+
 /* Append n blanks at p; returns the new end. */
 static char *put_blanks(char *p, int n)
 {
@@ -334,7 +364,10 @@ cpu:
 		p = put_uint(p, (unsigned)ev->cpu, 0, 3);
 	}
 	*p++ = ']';
-	p = strobe_put_time(p, ev->ts, opts->ts_style);
+	if (opts->ts_style == STROBE_TS_USECS && opts->cache)
+		p = put_time_memo(p, ev->ts, strobe_cache_ts_memo(opts->cache));
+	else
+		p = strobe_put_time(p, ev->ts, opts->ts_style);
 
 	/* " %s: " and the name padded to 20 columns */
 	if (head) {

@@ -420,6 +420,59 @@ static uint64_t rnd_value(void)
  * same.  Random payloads of every test format, formatted with and without
  * the cache, compared line by line.
  */
+/* The time column through the cache's memo of the second: the same text
+ * as without it, across second edges (rounding up into the next second),
+ * backwards, and past what "%5llu" holds. */
+static void test_time_memo_same_as_without(void)
+{
+	static const int64_t secs[] = { 0, 1, 2, 59, 99999, 100000, 123456 };
+	static const int64_t deltas[] = { -501, -500, -499, -1, 0, 1, 499, 500, 501,
+					  999999499, 999999500, 999999501 };
+	struct tep_handle *tep = make_tep();
+	struct strobe_format_cache *cache;
+	struct strobe_text_opts plain = { STROBE_TS_USECS, 0, NULL };
+	struct strobe_text_opts fast = { STROBE_TS_USECS, 0, NULL };
+	struct trace_seq want, got;
+	struct strobe_event ev;
+	uint8_t d[64];
+	size_t i, j, n = 0;
+	int pass;
+
+	REQUIRE(tep);
+	cache = strobe_format_cache_new(formats_of(tep));
+	REQUIRE(cache);
+	fast.cache = cache;
+	make_switch(d, 1234, "ls", 99);
+	trace_seq_init(&want);
+	trace_seq_init(&got);
+	for (pass = 0; pass < 2; pass++)	/* ascending, then descending */
+		for (i = 0; i < sizeof(secs) / sizeof(secs[0]); i++)
+			for (j = 0; j < sizeof(deltas) / sizeof(deltas[0]); j++) {
+				size_t si = pass ? sizeof(secs) / sizeof(secs[0]) - 1 - i : i;
+				size_t dj = pass ? sizeof(deltas) / sizeof(deltas[0]) - 1 - j : j;
+				int64_t ts = secs[si] * 1000000000LL + deltas[dj];
+
+				if (ts < 0)
+					continue;
+				make_event(&ev, tep, d, 64, (uint64_t)ts, 0);
+				trace_seq_reset(&want);
+				trace_seq_reset(&got);
+				strobe_format_event_text(formats_of(tep), &ev, NULL, &plain,
+							 buf_of(&want));
+				strobe_format_event_text(formats_of(tep), &ev, NULL, &fast,
+							 buf_of(&got));
+				trace_seq_terminate(&want);
+				trace_seq_terminate(&got);
+				CHECK_STR(got.buffer, want.buffer);
+				n++;
+			}
+	CHECK(n > 150);
+	trace_seq_destroy(&want);
+	trace_seq_destroy(&got);
+	strobe_format_cache_free(cache);
+	free_tep(tep);
+}
+
 static void test_format_cache_same_output(void)
 {
 	static const int ids[] = { 372, 443, 365, 900, 700, 701, 702, 1183, 1184 };
@@ -959,6 +1012,7 @@ TESTS(T(test_time_column_matches_libtraceevent),
       T(test_text_line_matches_trace_cmd_recipe),
       T(test_text_exact_lines),
       T(test_ts_style_for_clock),
+      T(test_time_memo_same_as_without),
       T(test_format_cache_same_output),
       T(test_format_cache_sched_plugin),
       T(test_json_sched_switch),
