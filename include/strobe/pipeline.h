@@ -122,6 +122,30 @@ struct strobe_consumer {
 	/* With jobs > 1: this consumer's share of the work per event, for
 	 * spreading consumers over the worker threads (0: 1). */
 	unsigned cost;
+	/*
+	 * Parts, with jobs > 1 over a file: a consumer whose work on an
+	 * event depends only on that event, its source and the task model
+	 * (strobe report, which prints each event; not one that measures
+	 * between events) runs as one part on every worker thread, and part
+	 * k of nr takes the events of batches k, k + nr, k + 2 nr, ... (a
+	 * batch: up to a thousand events in timeline order).  part_new(arg,
+	 * k, nr, sources, nr_sources, err) makes part k (1 <= k < nr) after
+	 * start, for a worker whose view of the sources (its own task
+	 * models) is given: its arg for event, or NULL and *err.  Part 0 is
+	 * arg itself.  part_flush(part, keep) follows each batch a part went
+	 * through, in the batches' order across the parts: write out what
+	 * the part made of the batch, or with keep false drop it (the part
+	 * went ahead while another part answered DONE in an earlier batch,
+	 * after which one thread would have given it nothing).  Returns 0,
+	 * STROBE_CONSUMER_DONE or -errno.  part_free frees a part (after
+	 * finish).  start, idle and finish run
+	 * on arg alone; a consumer with a tick hook is not split.  All three
+	 * NULL: one part (the calling order of every event, as ever).
+	 */
+	void *(*part_new)(void *arg, int k, int nr, const struct strobe_pipeline_source *sources,
+			  int nr_sources, struct strobe_error *err);
+	int (*part_flush)(void *part, bool keep, struct strobe_error *err);
+	void (*part_free)(void *part);
 };
 
 /* ---- the pipeline ------------------------------------------------------- */

@@ -27,6 +27,16 @@
  * consumer that fails (or answers YIELD, which a parallel run cannot
  * honour) stops its worker's share; the driver sees the flag, stops the
  * rest and reports the failure of the earliest event.
+ *
+ * A consumer with parts (strobe_consumer.part_new: one whose work on an
+ * event needs nothing of the events before it but the task model, as a
+ * report's) runs on every worker instead: worker k's part takes batches
+ * k, k + nr, ... (every worker still updates its models from every
+ * event), and after each of its batches it waits for its turn, the
+ * batch before having been flushed by its part, to flush what it made
+ * (turn: the batches flushed so far).  So the parts format side by side
+ * and their output comes out in the order of the batches, which is the
+ * events' order.  The first part to answer DONE ends them all.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -67,13 +77,24 @@ struct batch {
 	int pending __attribute__((aligned(64)));
 };
 
+/* A consumer as a worker runs it. */
+struct wcons {
+	int ci;			/* its index */
+	void *arg;		/* its arg, or its part's (part_new's) */
+	bool part;		/* one of its parts: this worker's batches only */
+	bool made;		/* arg is a part this worker made (part_free) */
+	bool started;		/* the consumer started: flushed in turn */
+	bool active;		/* started, not done, not failed */
+};
+
 struct worker {
 	struct strobe_workers *w;
 	int index;
 	pthread_t th;
 	bool running;
-	int *cons;		/* consumer indexes, calling order */
+	struct wcons *cons;	/* calling order */
 	int nr_cons, nr_active;
+	int nr_parts;		/* of cons: parts */
 	uint64_t load;
 	struct strobe_pipeline_source *srcs;	/* index 0: the caller's */
 	bool own_models;
@@ -87,8 +108,16 @@ struct worker {
 struct strobe_workers {
 	const struct strobe_consumer **cons;	/* the pointers copied */
 	int nr_cons;
-	bool *active;		/* per consumer: touched by its worker only */
-	int *owner;		/* per consumer: its worker */
+	int *owner;		/* per consumer: its worker (parts: 0, whose
+				 * part is the consumer's own arg) */
+	bool *parted;		/* per consumer: runs as parts */
+	int nr_parted;
+	uint64_t *parts_done;	/* per consumer (atomic): 1 + the batch in which
+				 * a part answered DONE (0: none); no batch
+				 * after it is flushed */
+	uint64_t turn __attribute__((aligned(64)));	/* batches flushed by their
+				 * parts (atomic) */
+	pthread_cond_t turned;	/* signalled under mu when turn moves */
 	int nr_srcs;
 	struct worker *wk;
 	int nr_wk;
@@ -133,16 +162,41 @@ static void fail(struct worker *k, uint64_t seq, int idx, int code, const char *
 	__atomic_store_n(&k->w->failed, 1, __ATOMIC_RELEASE);
 }
 
+/* This worker stops running wc (done, or its parts are). */
+static void retire(struct worker *k, struct wcons *wc)
+{
+	if (wc->active) {
+		wc->active = false;
+		k->nr_active--;
+	}
+}
+
+/* A part of consumer ci answered DONE in batch seq: parts_done is the
+ * earliest such batch.  True the first time. */
+static bool mark_done(struct strobe_workers *w, int ci, uint64_t seq)
+{
+	uint64_t cur = __atomic_load_n(&w->parts_done[ci], __ATOMIC_ACQUIRE);
+
+	while (!cur || seq + 1 < cur)
+		if (__atomic_compare_exchange_n(&w->parts_done[ci], &cur, seq + 1, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return !cur;
+	return false;
+}
+
 /* What a consumer's hook answered, for item idx of batch seq. */
-static void answer(struct worker *k, int ci, int r, uint64_t seq, int idx)
+static void answer(struct worker *k, struct wcons *wc, int r, uint64_t seq, int idx)
 {
 	struct strobe_workers *w = k->w;
-	const char *name = w->cons[ci]->name;
+	const char *name = w->cons[wc->ci]->name;
 
 	if (r == STROBE_CONSUMER_DONE) {
-		w->active[ci] = false;
-		k->nr_active--;
-		__atomic_fetch_sub(&w->nr_active, 1, __ATOMIC_RELEASE);
+		retire(k, wc);
+		/* a consumer with parts is done once, whichever part says so
+		 * first; its batch is the earliest one a part said so in (a
+		 * part ahead may say so first of a later batch) */
+		if (!wc->part || mark_done(w, wc->ci, seq))
+			__atomic_fetch_sub(&w->nr_active, 1, __ATOMIC_RELEASE);
 	} else if (r == STROBE_CONSUMER_YIELD) {
 		strobe_err(&k->err, -EINVAL, "%s paused the run, which only a run on one "
 			   "thread (jobs 1) can do", name ? name : "a consumer");
@@ -152,22 +206,46 @@ static void answer(struct worker *k, int ci, int r, uint64_t seq, int idx)
 	}
 }
 
+/* Batch seq comes after the one in which a part of wc's consumer
+ * answered DONE: nothing of it is wanted. */
+static bool after_done(const struct worker *k, const struct wcons *wc, uint64_t seq)
+{
+	uint64_t done = __atomic_load_n(&k->w->parts_done[wc->ci], __ATOMIC_ACQUIRE);
+
+	return done && seq >= done;
+}
+
+/* Parts whose consumer another part found done before batch seq: this
+ * worker's are done too. */
+static void parts_done(struct worker *k, uint64_t seq)
+{
+	int j;
+
+	for (j = 0; j < k->nr_cons; j++)
+		if (k->cons[j].part && k->cons[j].active && after_done(k, &k->cons[j], seq))
+			retire(k, &k->cons[j]);
+}
+
 static void run_batch(struct worker *k, const struct batch *b, uint64_t seq)
 {
 	struct strobe_workers *w = k->w;
+	bool mine = seq % (uint64_t)w->nr_wk == (uint64_t)k->index;
 	struct strobe_event own;
 	int i, j, r;
 
+	if (k->nr_parts)
+		parts_done(k, seq);
 	for (i = 0; i < b->n && k->nr_active > 0; i++) {
 		const struct item *it = &b->it[i];
 
 		if (it->src < 0) {
 			for (j = 0; j < k->nr_cons && k->nr_active > 0; j++) {
-				const struct strobe_consumer *c = w->cons[k->cons[j]];
+				struct wcons *wc = &k->cons[j];
+				const struct strobe_consumer *c = w->cons[wc->ci];
 
-				if (!w->active[k->cons[j]] || !c->tick)
+				if (!wc->active || wc->part || !c->tick)
 					continue;
-				r = c->tick(it->ev.ts, c->arg, &k->err);
+				r = c->tick(it->ev.ts, wc->arg, &k->err);
 				if (r < 0) {
 					if (!k->err.code)
 						strobe_err(&k->err, r, "%s: %s",
@@ -181,20 +259,20 @@ static void run_batch(struct worker *k, const struct batch *b, uint64_t seq)
 		if (k->srcs[it->src].model)
 			strobe_model_update(k->srcs[it->src].model, &it->ev);
 		for (j = 0; j < k->nr_cons && k->nr_active > 0; j++) {
-			int ci = k->cons[j];
-			const struct strobe_consumer *c = w->cons[ci];
+			struct wcons *wc = &k->cons[j];
+			const struct strobe_consumer *c = w->cons[wc->ci];
 
-			if (!w->active[ci])
+			if (!wc->active || (wc->part && !mine))
 				continue;
 			if ((c->flags & STROBE_CONSUMER_SOURCE_TIME) && it->raw != it->ev.ts) {
 				own = it->ev;
 				own.ts = it->raw;
-				r = c->event(&own, it->src, c->arg, &k->err);
+				r = c->event(&own, it->src, wc->arg, &k->err);
 			} else {
-				r = c->event(&it->ev, it->src, c->arg, &k->err);
+				r = c->event(&it->ev, it->src, wc->arg, &k->err);
 			}
 			if (__builtin_expect(r != 0, 0))
-				answer(k, ci, r, seq, i);
+				answer(k, wc, r, seq, i);
 		}
 	}
 }
@@ -263,6 +341,56 @@ static void done_batch(struct strobe_workers *w, struct batch *b)
 	}
 }
 
+/* Wait until the batches before seq are flushed: false when the run
+ * aborts meanwhile. */
+static bool wait_turn(struct strobe_workers *w, uint64_t seq)
+{
+	bool ok;
+	int i;
+
+	for (i = 0; i < SPINS; i++) {
+		if (__atomic_load_n(&w->turn, __ATOMIC_ACQUIRE) >= seq)
+			return true;
+		relax();
+	}
+	pthread_mutex_lock(&w->mu);
+	while (__atomic_load_n(&w->turn, __ATOMIC_ACQUIRE) < seq && !w->abort)
+		pthread_cond_wait(&w->turned, &w->mu);
+	ok = !w->abort;
+	pthread_mutex_unlock(&w->mu);
+	return ok;
+}
+
+/* Batch seq (n items) is this worker's: its parts flush what they made
+ * of it, in turn.  The turn moves on also when they are done or failed. */
+static void flush_parts(struct worker *k, uint64_t seq, int n)
+{
+	struct strobe_workers *w = k->w;
+	int j, r;
+
+	if (!wait_turn(w, seq))
+		return;
+	for (j = 0; j < k->nr_cons; j++) {
+		struct wcons *wc = &k->cons[j];
+		bool keep;
+
+		if (!wc->part || !wc->started)
+			continue;
+		/* what a part made of the batch it answered DONE in is kept, as
+		 * one thread has the events before; nothing after it */
+		keep = !after_done(k, wc, seq);
+		if (!keep)
+			retire(k, wc);
+		r = w->cons[wc->ci]->part_flush(wc->arg, keep, &k->err);
+		if (r && keep)
+			answer(k, wc, r, seq, n);
+	}
+	pthread_mutex_lock(&w->mu);
+	__atomic_store_n(&w->turn, seq + 1, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&w->turned);
+	pthread_mutex_unlock(&w->mu);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *k = arg;
@@ -274,6 +402,8 @@ static void *worker_main(void *arg)
 		b = &w->ring[next % NR_BATCHES];
 		if (k->nr_active > 0)
 			run_batch(k, b, next);
+		if (k->nr_parts && next % (uint64_t)w->nr_wk == (uint64_t)k->index)
+			flush_parts(k, next, b->n);
 		done_batch(w, b);
 		next++;
 	}
@@ -316,19 +446,32 @@ int strobe_workers_new(struct strobe_workers **out, int jobs,
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->more, NULL);
 	pthread_cond_init(&w->room, NULL);
+	pthread_cond_init(&w->turned, NULL);
 	w->cons = calloc((size_t)nr_cons + 1, sizeof(*w->cons));
-	if (w->cons)
-		memcpy(w->cons, cons, (size_t)nr_cons * sizeof(*cons));
+	w->parted = calloc((size_t)nr_cons + 1, sizeof(*w->parted));
+	w->parts_done = calloc((size_t)nr_cons + 1, sizeof(*w->parts_done));
+	if (!w->cons || !w->parted || !w->parts_done)
+		goto fail;
+	memcpy(w->cons, cons, (size_t)nr_cons * sizeof(*cons));
 	w->nr_cons = nr_cons;
 	w->nr_srcs = nr_srcs;
-	w->nr_wk = jobs < nr_cons ? jobs : nr_cons;
+	/* parts: a consumer whose events need nothing of the ones before
+	 * (part hooks) and no ticks */
+	for (i = 0; i < nr_cons; i++) {
+		w->parted[i] = jobs > 1 && cons[i]->part_new && cons[i]->part_flush &&
+			cons[i]->part_free && !cons[i]->tick;
+		w->nr_parted += w->parted[i];
+	}
+	w->nr_wk = jobs < nr_cons || w->nr_parted ? jobs : nr_cons;
 	if (w->nr_wk < 1)
 		w->nr_wk = 1;
+	/* a part on another worker needs that worker's own models */
+	for (i = 0; w->nr_parted && i < nr_srcs; i++)
+		need_model |= srcs[i].model != NULL;
 	w->wk = calloc((size_t)w->nr_wk, sizeof(*w->wk));
-	w->active = calloc((size_t)nr_cons + 1, sizeof(*w->active));
 	w->owner = calloc((size_t)nr_cons + 1, sizeof(*w->owner));
 	order = calloc((size_t)nr_cons + 1, sizeof(*order));
-	if (!w->cons || !w->wk || !w->active || !w->owner || !order)
+	if (!w->wk || !w->owner || !order)
 		goto fail;
 	for (i = 0; i < NR_BATCHES; i++) {
 		w->ring[i].it = malloc(BATCH_EVENTS * sizeof(*w->ring[i].it));
@@ -351,6 +494,8 @@ int strobe_workers_new(struct strobe_workers **out, int jobs,
 	for (i = 0; i < nr_cons; i++) {
 		int best = 0;
 
+		if (w->parted[order[i]])
+			continue;	/* on every worker, its arg on the first */
 		for (j = 1; j < w->nr_wk; j++)
 			if (w->wk[j].load < w->wk[best].load)
 				best = j;
@@ -366,9 +511,15 @@ int strobe_workers_new(struct strobe_workers **out, int jobs,
 		k->srcs = malloc((size_t)(nr_srcs > 0 ? nr_srcs : 1) * sizeof(*k->srcs));
 		if (!k->cons || !k->srcs)
 			goto fail;
-		for (i = 0; i < nr_cons; i++)
-			if (w->owner[i] == j)
-				k->cons[k->nr_cons++] = i;
+		for (i = 0; i < nr_cons; i++) {
+			if (!w->parted[i] && w->owner[i] != j)
+				continue;
+			k->cons[k->nr_cons].ci = i;
+			k->cons[k->nr_cons].arg = cons[i]->arg;
+			k->cons[k->nr_cons].part = w->parted[i];
+			k->nr_parts += w->parted[i];
+			k->nr_cons++;
+		}
 		memcpy(k->srcs, srcs, (size_t)nr_srcs * sizeof(*srcs));
 		if (j > 0 && need_model && (r = copy_models(k, srcs, nr_srcs, err)) < 0)
 			goto fail;
@@ -409,15 +560,28 @@ int strobe_workers_go(struct strobe_workers *w, const bool *active, struct strob
 	int i, j, r;
 
 	w->nr_active = 0;
-	for (i = 0; i < w->nr_cons; i++) {
-		w->active[i] = active[i];
+	for (i = 0; i < w->nr_cons; i++)
 		w->nr_active += active[i];
-	}
 	for (j = 0; j < w->nr_wk; j++) {
 		struct worker *k = &w->wk[j];
 
-		for (i = 0; i < k->nr_cons; i++)
-			k->nr_active += w->active[k->cons[i]];
+		for (i = 0; i < k->nr_cons; i++) {
+			struct wcons *wc = &k->cons[i];
+			const struct strobe_consumer *c = w->cons[wc->ci];
+
+			wc->active = wc->started = active[wc->ci];
+			if (wc->active && wc->part && j > 0) {
+				wc->arg = c->part_new(c->arg, j, w->nr_wk, k->srcs, w->nr_srcs, err);
+				if (!wc->arg) {
+					if (err && !err->code)
+						strobe_err(err, -ENOMEM, "%s: out of memory",
+							   c->name ? c->name : "consumer");
+					return err ? err->code : -ENOMEM;
+				}
+				wc->made = true;
+			}
+			k->nr_active += wc->active;
+		}
 	}
 	w->go = true;
 	for (j = 0; j < w->nr_wk; j++) {
@@ -474,13 +638,20 @@ static void wait_room(struct strobe_workers *w, uint64_t want)
 	pthread_mutex_unlock(&w->mu);
 }
 
-/* The earliest failure, into *err (the threads stopped). */
+static void stop(struct strobe_workers *w, bool abort);
+
+/*
+ * The earliest failure, into *err.  The workers first go through what
+ * was handed to them (the other consumers' events cost little), so that
+ * a failure at an earlier event on a worker that lags behind is found:
+ * the run fails at the same event whichever thread was quicker.
+ */
 static int failure(struct strobe_workers *w, struct strobe_error *err)
 {
 	struct worker *best = NULL;
 	int j;
 
-	strobe_workers_end(w, true, NULL);
+	stop(w, false);
 	for (j = 0; j < w->nr_wk; j++) {
 		struct worker *k = &w->wk[j];
 
@@ -646,24 +817,31 @@ int strobe_workers_active(const struct strobe_workers *w)
 	return __atomic_load_n(&w->nr_active, __ATOMIC_ACQUIRE);
 }
 
-int strobe_workers_end(struct strobe_workers *w, bool abort, struct strobe_error *err)
+/* End the threads: after what was handed out, or at once (abort). */
+static void stop(struct strobe_workers *w, bool abort)
 {
 	int j;
 
-	if (!w)
-		return 0;
 	if (!abort && w->cur)
 		publish(w);
 	pthread_mutex_lock(&w->mu);
 	w->end = true;
 	w->abort |= abort;
 	pthread_cond_broadcast(&w->more);
+	pthread_cond_broadcast(&w->turned);
 	pthread_mutex_unlock(&w->mu);
 	for (j = 0; j < w->nr_wk; j++)
 		if (w->wk[j].running) {
 			pthread_join(w->wk[j].th, NULL);
 			w->wk[j].running = false;
 		}
+}
+
+int strobe_workers_end(struct strobe_workers *w, bool abort, struct strobe_error *err)
+{
+	if (!w)
+		return 0;
+	stop(w, abort);
 	if (!abort && __atomic_load_n(&w->failed, __ATOMIC_ACQUIRE))
 		return failure(w, err);
 	return 0;
@@ -679,6 +857,9 @@ void strobe_workers_free(struct strobe_workers *w)
 	for (j = 0; w->wk && j < w->nr_wk; j++) {
 		struct worker *k = &w->wk[j];
 
+		for (i = 0; k->cons && i < k->nr_cons; i++)
+			if (k->cons[i].made)
+				w->cons[k->cons[i].ci]->part_free(k->cons[i].arg);
 		for (i = 0; k->own_models && k->srcs && i < w->nr_srcs; i++)
 			strobe_model_free(k->srcs[i].model);
 		free(k->srcs);
@@ -691,9 +872,11 @@ void strobe_workers_free(struct strobe_workers *w)
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->more);
 	pthread_cond_destroy(&w->room);
+	pthread_cond_destroy(&w->turned);
 	free(w->wk);
 	free(w->cons);
-	free(w->active);
+	free(w->parted);
+	free(w->parts_done);
 	free(w->owner);
 	free(w);
 }

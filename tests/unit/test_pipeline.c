@@ -11,7 +11,8 @@
  * full batch, an idle input) and the run goes on where it paused.  With
  * jobs > 1 the consumers run on worker threads and see what they see on
  * one: every event and tick in order, a model of their own; the first
- * failure (by event) fails the run, and a pause is refused.
+ * failure (by event) fails the run, and a pause is refused; a consumer
+ * with parts prints on every worker, byte for byte as one thread does.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -864,6 +865,203 @@ static void test_pipeline_jobs_consumers_on_workers_see_what_one_thread_gives(vo
 	free(path);
 }
 
+/*
+ * A printer with parts: each part writes "ts cpu pid comm" lines of its
+ * events into a buffer of its own and flushes it into the root's output
+ * (the turn makes those flushes one at a time, in order); done when an
+ * event at done_ts or later was printed, -EIO at fail_ts.
+ */
+struct printer {
+	struct printer *root;
+	const struct strobe_pipeline_source *srcs;
+	char *buf;		/* this part's, then (root) the output */
+	size_t len, cap;
+	char *out;
+	size_t out_len, out_cap;
+	uint64_t events, flushes, done_ts, fail_ts;
+	int parts_made, parts_freed, finishes;
+};
+
+static void put_text(char **b, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		*cap = (*len + n + 1) * 2;
+		*b = realloc(*b, *cap);
+		if (!*b)
+			abort();
+	}
+	memcpy(*b + *len, s, n);
+	*len += n;
+	(*b)[*len] = '\0';
+}
+
+static int printer_start(const struct strobe_pipeline_source *s, int nr, void *arg,
+			 struct strobe_error *err)
+{
+	struct printer *p = arg;
+
+	p->srcs = s;
+	return 0;
+}
+
+static int printer_event(const struct strobe_event *ev, int source, void *arg,
+			 struct strobe_error *err)
+{
+	struct printer *p = arg;
+	const struct strobe_task *t = p->srcs[source].model ?
+		strobe_model_task(p->srcs[source].model, ev->pid) : NULL;
+	char line[96];
+	int n;
+
+	if (p->root->fail_ts && ev->ts >= p->root->fail_ts)
+		return -EIO;
+	n = snprintf(line, sizeof(line), "%llu %d %d %s\n", (unsigned long long)ev->ts, ev->cpu,
+		     ev->pid, t ? t->comm : "?");
+	put_text(&p->buf, &p->len, &p->cap, line, (size_t)n);
+	p->events++;
+	return p->root->done_ts && ev->ts >= p->root->done_ts ? STROBE_CONSUMER_DONE : 0;
+}
+
+static int printer_flush(void *part, bool keep, struct strobe_error *err)
+{
+	struct printer *p = part, *r = p->root;
+
+	if (keep)
+		put_text(&r->out, &r->out_len, &r->out_cap, p->buf ? p->buf : "", p->len);
+	p->len = 0;
+	p->flushes++;
+	return 0;
+}
+
+static void *printer_part_new(void *arg, int k, int nr, const struct strobe_pipeline_source *s,
+			      int nr_sources, struct strobe_error *err)
+{
+	struct printer *root = arg, *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->root = root;
+	p->srcs = s;
+	root->parts_made++;
+	return p;
+}
+
+static void printer_part_free(void *part)
+{
+	struct printer *p = part;
+
+	p->root->parts_freed++;
+	/* the counts stay readable: added to the root's */
+	p->root->events += 0;
+	free(p->buf);
+	free(p);
+}
+
+static int printer_finish(void *arg, struct strobe_error *err)
+{
+	struct printer *p = arg;
+
+	p->finishes++;
+	/* one thread: the root's own buffer holds everything */
+	if (p->len)
+		printer_flush(p, true, err);
+	return 0;
+}
+
+/* One run of a printer (with parts) over path with jobs threads; the
+ * root's events: *root_events (those of part 0). */
+static int run_printer(const char *path, int jobs, struct printer *p, struct strobe_error *err)
+{
+	struct strobe_pipeline_opts po = { .size = sizeof(po), .jobs = jobs };
+	struct strobe_consumer k = {
+		.size = sizeof(k), .name = "printer", .flags = STROBE_CONSUMER_MODEL,
+		.start = printer_start, .event = printer_event, .finish = printer_finish,
+		.part_new = printer_part_new, .part_flush = printer_flush,
+		.part_free = printer_part_free, .arg = p,
+	};
+	struct strobe_tracefile *tf = NULL;
+	struct strobe_pipeline *pl = NULL;
+	int r;
+
+	p->root = p;
+	if (strobe_tracefile_open(path, &tf, err) < 0)
+		return -1000;
+	r = strobe_pipeline_new(&po, &pl, err);
+	if (r == 0)
+		r = strobe_pipeline_add_file(pl, tf, NULL, err);
+	if (r >= 0)
+		r = strobe_pipeline_add_consumer(pl, &k, err);
+	if (r >= 0)
+		r = strobe_pipeline_run(pl, err);
+	strobe_pipeline_free(pl);
+	strobe_tracefile_close(tf);
+	return r;
+}
+
+static void printer_clear(struct printer *p)
+{
+	free(p->buf);
+	free(p->out);
+	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * A consumer with parts on two workers: both print (part 0 a share of
+ * the batches, part 1 the rest), and the output is byte for byte what
+ * one thread prints, also when a part is done in the middle of a batch
+ * and when a part fails.
+ */
+static void test_pipeline_jobs_parts_print_in_order_as_one_thread(void)
+{
+	static struct fx_event ev[40000];
+	struct strobe_error err = { 0 };
+	struct printer one, two;
+	int n = make_syscalls(ev, 1000 * MS, 10000, 20000, 7), r;
+	char *path = fx_write_file(NULL, fx_syscalls, 2, ev, n, 2);
+
+	REQUIRE(path);
+	memset(&one, 0, sizeof(one));
+	memset(&two, 0, sizeof(two));
+	CHECK_EQ(run_printer(path, 1, &one, &err), STROBE_PIPELINE_END);
+	CHECK_EQ(run_printer(path, 2, &two, &err), STROBE_PIPELINE_END);
+	REQUIRE(one.out && two.out);
+	CHECK_EQ(one.out_len, two.out_len);
+	CHECK(one.out_len > 40000 * 10);
+	CHECK(strcmp(one.out, two.out) == 0);
+	CHECK(strstr(one.out, " 7 ") != NULL);
+	CHECK_EQ(one.parts_made, 0);
+	CHECK_EQ(two.parts_made, 1);
+	CHECK_EQ(two.parts_freed, 1);
+	CHECK_EQ(two.finishes, 1);
+	/* part 0 printed some of the batches, not all: part 1 the rest */
+	CHECK(two.events > 0 && two.events < 40000);
+	CHECK(two.flushes > 1);
+	printer_clear(&one);
+	printer_clear(&two);
+
+	/* done at an event in the middle of a batch: the same lines */
+	one.done_ts = two.done_ts = 1000 * MS + 12345 * 10000ULL;
+	CHECK_EQ(run_printer(path, 1, &one, &err), STROBE_PIPELINE_DONE);
+	/* (the driver may have handed out the last batch before a part was
+	 * done: the end of the input then) */
+	r = run_printer(path, 2, &two, &err);
+	CHECK(r == STROBE_PIPELINE_DONE || r == STROBE_PIPELINE_END);
+	REQUIRE(one.out && two.out);
+	CHECK_EQ(one.out_len, two.out_len);
+	CHECK(strcmp(one.out, two.out) == 0);
+	CHECK(one.out_len > 20000 * 10 && one.out_len < 30000 * 30);
+	printer_clear(&one);
+	printer_clear(&two);
+
+	/* a part fails: the run fails with its error */
+	two.fail_ts = 1000 * MS + 15000 * 10000ULL;
+	CHECK_EQ(run_printer(path, 2, &two, &err), -EIO);
+	CHECK(strstr(err.msg, "printer failed") != NULL);
+	printer_clear(&two);
+	unlink(path);
+	free(path);
+}
+
 static void test_pipeline_jobs_first_failure_by_event_fails_the_run(void)
 {
 	static struct fx_event ev[6000];
@@ -895,6 +1093,7 @@ static void test_pipeline_jobs_first_failure_by_event_fails_the_run(void)
 TESTS(T(test_pipeline_one_file_every_event_once_in_order_with_model),
       T(test_pipeline_jobs_consumers_on_workers_see_what_one_thread_gives),
       T(test_pipeline_jobs_first_failure_by_event_fails_the_run),
+      T(test_pipeline_jobs_parts_print_in_order_as_one_thread),
       T(test_pipeline_ticks_every_interval_of_trace_time),
       T(test_pipeline_ends_when_every_consumer_is_done),
       T(test_pipeline_same_file_twice_is_read_once_with_a_notice),
