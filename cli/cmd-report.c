@@ -483,6 +483,11 @@ struct report_ctx {
 	int hw;				/* several: width of the host column */
 	struct strobe_buf *s;
 	bool stdout_failed;
+	/* run as parts, one per worker (report_part_new): each flushes its
+	 * buffer after its batches only, in turn; root: the run's context
+	 * (NULL in the run's context itself) */
+	bool parts;
+	struct report_ctx *root;
 };
 
 /* Before the first event: time styles (wall clock for several hosts with
@@ -546,7 +551,7 @@ static int report_one(struct report_ctx *c, struct report_src *r, int source,
 	if (print_event(c->a, strobe_tracefile_formats(r->tf), r->names, r->topts, r->nbuf,
 			r->cache, ev, task, host, c->s) < 0)
 		return -ENOMEM;
-	if (strobe_buf_len(c->s) >= CLI_FLUSH_BYTES && !cli_flush(c->s)) {
+	if (!c->parts && strobe_buf_len(c->s) >= CLI_FLUSH_BYTES && !cli_flush(c->s)) {
 		c->stdout_failed = true;	/* main reports it */
 		return STROBE_CONSUMER_DONE;
 	}
@@ -607,6 +612,112 @@ static int report_finish(void *arg, struct strobe_error *err)
 		if (c->src[i].has_pend &&
 		    (ret = report_pending(c, &c->src[i], i, NULL, &consumed)) < 0)
 			return ret;
+	return 0;
+}
+
+/*
+ * Parts (strobe_consumer.part_new; jobs > 1, one file without
+ * function_graph entries, whose lines need the next event): each worker
+ * prints its share of the batches into a buffer of its own, written out
+ * in turn.  A part is a copy of the run's context with what printing
+ * writes made anew (the buffer, the format cache and the text options
+ * that point to it, the selection, whose type verdicts are a cache, and
+ * its task look-ups) and its worker's task model; the file, the buffer
+ * names and the arguments are shared, read-only.
+ */
+static void *part_fail(struct strobe_error *err, int code, const char *msg)
+{
+	if (err) {
+		err->code = code;
+		snprintf(err->msg, sizeof(err->msg), "%s", msg);
+	}
+	return NULL;
+}
+
+static void report_part_free(void *part)
+{
+	struct report_ctx *pc = part;
+
+	if (!pc)
+		return;
+	if (pc->src) {
+		strobe_expr_filter_free(pc->src->filter);
+		free(pc->src->renv);
+		strobe_format_cache_free(pc->src->cache);
+		free(pc->src->topts);
+		free(pc->src);
+	}
+	strobe_buf_free(pc->s);
+	free(pc);
+}
+
+static void *report_part_new(void *arg, int k, int nr, const struct strobe_pipeline_source *ps,
+			     int nr_sources, struct strobe_error *err)
+{
+	struct report_ctx *c = arg, *pc = calloc(1, sizeof(*pc));
+	const struct report_src *from = &c->src[0];
+	struct strobe_formats *fmts = strobe_tracefile_formats(from->tf);
+	struct report_src *r;
+	int b;
+
+	c->parts = true;	/* before the copy: the parts' too */
+	if (!pc)
+		goto oom;
+	*pc = *c;
+	pc->root = c;
+	pc->s = cli_buf_new();
+	pc->src = r = calloc(1, sizeof(*r));
+	if (!pc->s || !r)
+		goto oom;
+	r->tf = from->tf;
+	r->names = from->names;
+	r->nbuf = from->nbuf;
+	r->none = from->none;
+	r->model = nr_sources > 0 ? ps[0].model : NULL;
+	r->cache = strobe_format_cache_new(fmts);
+	r->topts = calloc(r->nbuf > 0 ? r->nbuf : 1, sizeof(*r->topts));
+	r->renv = calloc(1, sizeof(*r->renv));
+	if (!r->cache || !r->topts || !r->renv)
+		goto oom;
+	for (b = 0; b < r->nbuf; b++) {
+		r->topts[b] = from->topts[b];
+		r->topts[b].cache = r->cache;
+	}
+	if (from->filter && build_filter(c->a, fmts, &r->filter) != CLI_OK) {
+		report_part_free(pc);
+		return part_fail(err, -EINVAL, "cannot make the selection again for a thread");
+	}
+	if (strobe_expr_filter_needs_task(r->filter)) {
+		r->renv->fmts = fmts;
+		r->env.task = report_task;
+		r->env.arg = r->renv;
+	}
+	if (r->model)
+		strobe_expr_env_model(&r->renv->model, r->model);
+	return pc;
+oom:
+	report_part_free(pc);
+	return part_fail(err, -ENOMEM, "out of memory");
+}
+
+/* After each of a part's batches, in turn: write out what it printed (or
+ * drop it: a batch after the end). */
+static int report_part_flush(void *part, bool keep, struct strobe_error *err)
+{
+	struct report_ctx *pc = part;
+
+	if (!keep) {
+		strobe_buf_reset(pc->s);
+		return 0;
+	}
+	if (strobe_buf_failed(pc->s)) {
+		part_fail(err, -ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	if (!cli_flush(pc->s)) {
+		(pc->root ? pc->root : pc)->stdout_failed = true;	/* main reports it */
+		return STROBE_CONSUMER_DONE;
+	}
 	return 0;
 }
 
@@ -784,6 +895,12 @@ static int report_files(const struct report_args *a)
 			cli_error_e(CMD, &err);
 			goto out;
 		}
+	}
+	/* function_graph lines need the event after (report_event): one part */
+	if (c.n == 1 && !c.src[0].fgraph) {
+		cons.part_new = report_part_new;
+		cons.part_flush = report_part_flush;
+		cons.part_free = report_part_free;
 	}
 	if (strobe_pipeline_add_consumer(c.p, &cons, &err) < 0) {
 		cli_error_e(CMD, &err);

@@ -95,6 +95,7 @@ struct worker {
 	struct wcons *cons;	/* calling order */
 	int nr_cons, nr_active;
 	int nr_parts;		/* of cons: parts */
+	bool has_models;	/* a source has a task model to update */
 	uint64_t load;
 	struct strobe_pipeline_source *srcs;	/* index 0: the caller's */
 	bool own_models;
@@ -233,8 +234,12 @@ static void run_batch(struct worker *k, const struct batch *b, uint64_t seq)
 	struct strobe_event own;
 	int i, j, r;
 
-	if (k->nr_parts)
+	if (k->nr_parts) {
 		parts_done(k, seq);
+		/* another part's batch, and no model to keep up: nothing here */
+		if (!mine && k->nr_parts == k->nr_cons && !k->has_models)
+			return;
+	}
 	for (i = 0; i < b->n && k->nr_active > 0; i++) {
 		const struct item *it = &b->it[i];
 
@@ -521,6 +526,8 @@ int strobe_workers_new(struct strobe_workers **out, int jobs,
 			k->nr_cons++;
 		}
 		memcpy(k->srcs, srcs, (size_t)nr_srcs * sizeof(*srcs));
+		for (i = 0; i < nr_srcs; i++)
+			k->has_models |= srcs[i].model != NULL;
 		if (j > 0 && need_model && (r = copy_models(k, srcs, nr_srcs, err)) < 0)
 			goto fail;
 	}
