@@ -98,6 +98,14 @@ static const union strobe_value *find_row(const struct strobe_table *t, const ch
 	return NULL;
 }
 
+/* cputop's CPU time of tid in table t; 0 when it has no row. */
+static uint64_t tid_cpu_time(const struct strobe_table *t, int tid)
+{
+	const union strobe_value *v = find_row(t, NULL, NULL, "tid", tid, 0);
+
+	return v ? v[col(t, "cpu_time")].u : 0;
+}
+
 static struct strobe_analysis *start(struct feeder *f, const char *names,
 				     const struct strobe_analysis_opts *o, bool irq_mem)
 {
@@ -274,14 +282,9 @@ static void test_cputop_run_crossing_window_begin(void)
 	REQUIRE(v);
 	CHECK_EQ(v[col(t, "cpu_time")].u, 1000);
 	CHECK(v[col(t, "cpu_pct")].d > 24.99 && v[col(t, "cpu_pct")].d < 25.01);
-	v = find_row(t, NULL, NULL, "tid", 6, 0);
-	REQUIRE(v);
-	CHECK_EQ(v[col(t, "cpu_time")].u, 2000);
-	v = find_row(t, NULL, NULL, "tid", 7, 0);
-	REQUIRE(v);
-	CHECK_EQ(v[col(t, "cpu_time")].u, 2000);
-	v = find_row(t, NULL, NULL, "tid", 8, 0);
-	CHECK(!v || v[col(t, "cpu_time")].u == 0);
+	CHECK_EQ(tid_cpu_time(t, 6), 2000);
+	CHECK_EQ(tid_cpu_time(t, 7), 2000);
+	CHECK_EQ(tid_cpu_time(t, 8), 0);
 	stop(&f);
 }
 
@@ -464,7 +467,6 @@ static void test_cputop_missing_switch_in_from_idle(void)
 	struct strobe_analysis_opts o = { 0 };
 	struct feeder f;
 	const struct strobe_table *t;
-	const union strobe_value *v;
 
 	REQUIRE(start(&f, "cputop", &o, false));
 	sched_switch(&f, 1, 1000, 7, 1, 0);	/* CPU 1 idle from 1000 */
@@ -482,19 +484,11 @@ static void test_cputop_missing_switch_in_from_idle(void)
 	REQUIRE(strobe_analysis_finish(f.a, NULL) == 0);
 	t = table(f.a, "cputop.top");
 	REQUIRE(t);
-	v = find_row(t, NULL, NULL, "tid", 5, 0);
-	REQUIRE(v);
-	CHECK_EQ(v[col(t, "cpu_time")].u, 3000);
-	v = find_row(t, NULL, NULL, "tid", 6, 0);
-	CHECK(!v || v[col(t, "cpu_time")].u == 0);
-	v = find_row(t, NULL, NULL, "tid", 8, 0);
-	REQUIRE(v);
-	CHECK_EQ(v[col(t, "cpu_time")].u, 1000);
-	v = find_row(t, NULL, NULL, "tid", 11, 0);
-	REQUIRE(v);
-	CHECK_EQ(v[col(t, "cpu_time")].u, 2000);
-	v = find_row(t, NULL, NULL, "tid", 12, 0);
-	CHECK(!v || v[col(t, "cpu_time")].u == 0);
+	CHECK_EQ(tid_cpu_time(t, 5), 3000);
+	CHECK_EQ(tid_cpu_time(t, 6), 0);
+	CHECK_EQ(tid_cpu_time(t, 8), 1000);
+	CHECK_EQ(tid_cpu_time(t, 11), 2000);
+	CHECK_EQ(tid_cpu_time(t, 12), 0);
 	stop(&f);
 }
 

@@ -414,12 +414,24 @@ static uint64_t rnd_value(void)
 	return r % 3 ? edges[r % (sizeof(edges) / sizeof(edges[0]))] : rnd() >> (r % 64);
 }
 
-/*
- * The cache must change nothing but speed: the text fast path prints
- * exactly what libtraceevent prints, for every value, and JSON is the
- * same.  Random payloads of every test format, formatted with and without
- * the cache, compared line by line.
- */
+/* ev's text line without a format cache (want) and with cache (got):
+ * true when they are the same. */
+static bool text_with_and_without(struct tep_handle *tep, struct strobe_format_cache *cache,
+				  const struct strobe_event *ev, struct trace_seq *want,
+				  struct trace_seq *got)
+{
+	struct strobe_text_opts plain = { STROBE_TS_USECS, 0, NULL };
+	struct strobe_text_opts fast = { STROBE_TS_USECS, 0, cache };
+
+	trace_seq_reset(want);
+	trace_seq_reset(got);
+	strobe_format_event_text(formats_of(tep), ev, NULL, &plain, buf_of(want));
+	strobe_format_event_text(formats_of(tep), ev, NULL, &fast, buf_of(got));
+	trace_seq_terminate(want);
+	trace_seq_terminate(got);
+	return strcmp(want->buffer, got->buffer) == 0;
+}
+
 /* The time column through the cache's memo of the second: the same text
  * as without it, across second edges (rounding up into the next second),
  * backwards, and past what "%5llu" holds. */
@@ -430,8 +442,6 @@ static void test_time_memo_same_as_without(void)
 					  999999499, 999999500, 999999501 };
 	struct tep_handle *tep = make_tep();
 	struct strobe_format_cache *cache;
-	struct strobe_text_opts plain = { STROBE_TS_USECS, 0, NULL };
-	struct strobe_text_opts fast = { STROBE_TS_USECS, 0, NULL };
 	struct trace_seq want, got;
 	struct strobe_event ev;
 	uint8_t d[64];
@@ -441,7 +451,6 @@ static void test_time_memo_same_as_without(void)
 	REQUIRE(tep);
 	cache = strobe_format_cache_new(formats_of(tep));
 	REQUIRE(cache);
-	fast.cache = cache;
 	make_switch(d, 1234, "ls", 99);
 	trace_seq_init(&want);
 	trace_seq_init(&got);
@@ -455,15 +464,8 @@ static void test_time_memo_same_as_without(void)
 				if (ts < 0)
 					continue;
 				make_event(&ev, tep, d, 64, (uint64_t)ts, 0);
-				trace_seq_reset(&want);
-				trace_seq_reset(&got);
-				strobe_format_event_text(formats_of(tep), &ev, NULL, &plain,
-							 buf_of(&want));
-				strobe_format_event_text(formats_of(tep), &ev, NULL, &fast,
-							 buf_of(&got));
-				trace_seq_terminate(&want);
-				trace_seq_terminate(&got);
-				CHECK_STR(got.buffer, want.buffer);
+				if (!text_with_and_without(tep, cache, &ev, &want, &got))
+					CHECK_STR(got.buffer, want.buffer);
 				n++;
 			}
 	CHECK(n > 150);
@@ -473,13 +475,17 @@ static void test_time_memo_same_as_without(void)
 	free_tep(tep);
 }
 
+/*
+ * The cache must change nothing but speed: the text fast path prints
+ * exactly what libtraceevent prints, for every value, and JSON is the
+ * same.  Random payloads of every test format, formatted with and without
+ * the cache, compared line by line.
+ */
 static void test_format_cache_same_output(void)
 {
 	static const int ids[] = { 372, 443, 365, 900, 700, 701, 702, 1183, 1184 };
 	struct tep_handle *tep = make_tep();
 	struct strobe_format_cache *cache;
-	struct strobe_text_opts plain = { STROBE_TS_USECS, 0, NULL };
-	struct strobe_text_opts fast = { STROBE_TS_USECS, 0, NULL };
 	struct trace_seq want, got;
 	struct strobe_event ev;
 	uint64_t nfast = 0, nslow = 0, ndisabled = 0;
@@ -489,7 +495,6 @@ static void test_format_cache_same_output(void)
 	REQUIRE(tep);
 	cache = strobe_format_cache_new(formats_of(tep));
 	REQUIRE(cache);
-	fast.cache = cache;
 	trace_seq_init(&want);
 	trace_seq_init(&got);
 	for (i = 0; i < 20000; i++) {
@@ -510,13 +515,7 @@ static void test_format_cache_same_output(void)
 			size = 24 + 40;
 		}
 		make_event(&ev, tep, d, size, rnd_value() >> (rnd() % 40), (int)(rnd() % 4));
-		trace_seq_reset(&want);
-		trace_seq_reset(&got);
-		strobe_format_event_text(formats_of(tep), &ev, NULL, &plain, buf_of(&want));
-		strobe_format_event_text(formats_of(tep), &ev, NULL, &fast, buf_of(&got));
-		trace_seq_terminate(&want);
-		trace_seq_terminate(&got);
-		if (strcmp(want.buffer, got.buffer)) {
+		if (!text_with_and_without(tep, cache, &ev, &want, &got)) {
 			CHECK_STR(got.buffer, want.buffer);
 			break;
 		}
