@@ -198,13 +198,21 @@ static void answer(struct worker *k, struct wcons *wc, int r, uint64_t seq, int 
 		 * part ahead may say so first of a later batch) */
 		if (!wc->part || mark_done(w, wc->ci, seq))
 			__atomic_fetch_sub(&w->nr_active, 1, __ATOMIC_RELEASE);
-	} else if (r == STROBE_CONSUMER_YIELD) {
+		return;
+	}
+	if (r == STROBE_CONSUMER_YIELD) {
 		strobe_err(&k->err, -EINVAL, "%s paused the run, which only a run on one "
 			   "thread (jobs 1) can do", name ? name : "a consumer");
 		fail(k, seq, idx, -EINVAL, name);
 	} else if (r < 0) {
 		fail(k, seq, idx, r, name);
+	} else {
+		return;
 	}
+	/* the other parts flush nothing after a failing one, as one thread
+	 * would have stopped there (the run fails) */
+	if (wc->part)
+		mark_done(w, wc->ci, seq);
 }
 
 /* Batch seq comes after the one in which a part of wc's consumer

@@ -1053,10 +1053,20 @@ static void test_pipeline_jobs_parts_print_in_order_as_one_thread(void)
 	printer_clear(&one);
 	printer_clear(&two);
 
-	/* a part fails: the run fails with its error */
-	two.fail_ts = 1000 * MS + 15000 * 10000ULL;
+	/* a part fails: the run fails with its error, and what was written
+	 * out is what one thread wrote before the failing event */
+	one.fail_ts = two.fail_ts = 1000 * MS + 15000 * 10000ULL;
+	CHECK_EQ(run_printer(path, 1, &one, &err), -EIO);
 	CHECK_EQ(run_printer(path, 2, &two, &err), -EIO);
 	CHECK(strstr(err.msg, "printer failed") != NULL);
+	/* (one thread's last batch, before the failure, is still in its
+	 * buffer: finish does not run after a failure) */
+	if (one.len)
+		printer_flush(&one, true, &err);
+	REQUIRE(one.out && two.out);
+	CHECK_EQ(one.out_len, two.out_len);
+	CHECK(strcmp(one.out, two.out) == 0);
+	printer_clear(&one);
 	printer_clear(&two);
 	unlink(path);
 	free(path);
