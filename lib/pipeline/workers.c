@@ -475,7 +475,9 @@ int strobe_workers_new(struct strobe_workers **out, int jobs,
 			cons[i]->part_free && !cons[i]->tick;
 		w->nr_parted += w->parted[i];
 	}
-	w->nr_wk = jobs < nr_cons || w->nr_parted ? jobs : nr_cons;
+	/* with parts, as many threads as jobs, the calling thread's reading
+	 * included: the parts' work spreads over the rest */
+	w->nr_wk = w->nr_parted ? jobs - 1 : jobs < nr_cons ? jobs : nr_cons;
 	if (w->nr_wk < 1)
 		w->nr_wk = 1;
 	/* a part on another worker needs that worker's own models */

@@ -1006,10 +1006,11 @@ static void printer_clear(struct printer *p)
 }
 
 /*
- * A consumer with parts on two workers: both print (part 0 a share of
- * the batches, part 1 the rest), and the output is byte for byte what
- * one thread prints, also when a part is done in the middle of a batch
- * and when a part fails.
+ * A consumer with parts on two workers (jobs 3: the calling thread
+ * reads): both print (part 0 a share of the batches, part 1 the rest),
+ * and the output is byte for byte what one thread prints, also when a
+ * part is done in the middle of a batch and when a part fails; with
+ * jobs 2, one worker prints it all.
  */
 static void test_pipeline_jobs_parts_print_in_order_as_one_thread(void)
 {
@@ -1023,7 +1024,7 @@ static void test_pipeline_jobs_parts_print_in_order_as_one_thread(void)
 	memset(&one, 0, sizeof(one));
 	memset(&two, 0, sizeof(two));
 	CHECK_EQ(run_printer(path, 1, &one, &err), STROBE_PIPELINE_END);
-	CHECK_EQ(run_printer(path, 2, &two, &err), STROBE_PIPELINE_END);
+	CHECK_EQ(run_printer(path, 3, &two, &err), STROBE_PIPELINE_END);	/* 2 workers */
 	REQUIRE(one.out && two.out);
 	CHECK_EQ(one.out_len, two.out_len);
 	CHECK(one.out_len > 40000 * 10);
@@ -1036,6 +1037,12 @@ static void test_pipeline_jobs_parts_print_in_order_as_one_thread(void)
 	/* part 0 printed some of the batches, not all: part 1 the rest */
 	CHECK(two.events > 0 && two.events < 40000);
 	CHECK(two.flushes > 1);
+	printer_clear(&two);
+	CHECK_EQ(run_printer(path, 2, &two, &err), STROBE_PIPELINE_END);
+	REQUIRE(two.out);
+	CHECK(strcmp(one.out, two.out) == 0);
+	CHECK_EQ(two.parts_made, 0);
+	CHECK_EQ(two.events, 40000);
 	printer_clear(&one);
 	printer_clear(&two);
 
@@ -1044,7 +1051,7 @@ static void test_pipeline_jobs_parts_print_in_order_as_one_thread(void)
 	CHECK_EQ(run_printer(path, 1, &one, &err), STROBE_PIPELINE_DONE);
 	/* (the driver may have handed out the last batch before a part was
 	 * done: the end of the input then) */
-	r = run_printer(path, 2, &two, &err);
+	r = run_printer(path, 3, &two, &err);
 	CHECK(r == STROBE_PIPELINE_DONE || r == STROBE_PIPELINE_END);
 	REQUIRE(one.out && two.out);
 	CHECK_EQ(one.out_len, two.out_len);
@@ -1057,7 +1064,7 @@ static void test_pipeline_jobs_parts_print_in_order_as_one_thread(void)
 	 * out is what one thread wrote before the failing event */
 	one.fail_ts = two.fail_ts = 1000 * MS + 15000 * 10000ULL;
 	CHECK_EQ(run_printer(path, 1, &one, &err), -EIO);
-	CHECK_EQ(run_printer(path, 2, &two, &err), -EIO);
+	CHECK_EQ(run_printer(path, 3, &two, &err), -EIO);
 	CHECK(strstr(err.msg, "printer failed") != NULL);
 	/* (one thread's last batch, before the failure, is still in its
 	 * buffer: finish does not run after a failure) */
