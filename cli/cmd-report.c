@@ -345,6 +345,19 @@ struct report_src {
 	uint8_t pend_data[256];
 };
 
+/* r's task look-ups for its selection (r->renv allocated): procname from
+ * the file's command lines, the rest from r's model when it has one. */
+static void task_env(struct report_src *r, struct strobe_formats *fmts)
+{
+	if (strobe_expr_filter_needs_task(r->filter)) {
+		r->renv->fmts = fmts;
+		r->env.task = report_task;
+		r->env.arg = r->renv;
+	}
+	if (r->model)
+		strobe_expr_env_model(&r->renv->model, r->model);
+}
+
 /*
  * The selection of each file.  Each comma-separated -e and --comm item is
  * kept for the files that have it: an event or comm that one host's file
@@ -438,11 +451,7 @@ static int build_filters_multi(const struct report_args *a, struct report_src *s
 			src[f].renv = calloc(1, sizeof(*src[f].renv));
 			if (!src[f].renv)
 				goto oom;
-			src[f].renv->fmts = fmts;
-			if (src[f].model)
-				strobe_expr_env_model(&src[f].renv->model, src[f].model);
-			src[f].env.task = report_task;
-			src[f].env.arg = src[f].renv;
+			task_env(&src[f], fmts);
 		}
 	}
 	/* an item no file has is an error, as with one file */
@@ -687,13 +696,7 @@ static void *report_part_new(void *arg, int k, int nr, const struct strobe_pipel
 		report_part_free(pc);
 		return part_fail(err, -EINVAL, "cannot make the selection again for a thread");
 	}
-	if (strobe_expr_filter_needs_task(r->filter)) {
-		r->renv->fmts = fmts;
-		r->env.task = report_task;
-		r->env.arg = r->renv;
-	}
-	if (r->model)
-		strobe_expr_env_model(&r->renv->model, r->model);
+	task_env(r, fmts);
 	return pc;
 oom:
 	report_part_free(pc);
@@ -736,19 +739,14 @@ static int setup_one(const struct report_args *a, struct report_src *r)
 		return CLI_FAIL;
 	}
 	/* procname comes from the file's command lines: no model for it */
-	if (strobe_expr_filter_needs_task(r->filter)) {
-		r->renv->fmts = fmts;
-		r->env.task = report_task;
-		r->env.arg = r->renv;
-	}
 	if (model_needed(r->filter) || a->col_container || a->json) {
 		if (strobe_model_new(&r->model, &err) < 0 ||
 		    strobe_model_load_file(r->model, r->tf, &err) < 0) {
 			cli_error(CMD, "%s: %s", a->input, err.msg);
 			return CLI_FAIL;
 		}
-		strobe_expr_env_model(&r->renv->model, r->model);
 	}
+	task_env(r, fmts);
 	return CLI_OK;
 }
 

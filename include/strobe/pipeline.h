@@ -126,7 +126,8 @@ struct strobe_consumer {
 	 * Parts, with jobs > 1 over a file: a consumer whose work on an
 	 * event depends only on that event, its source and the task model
 	 * (strobe report, which prints each event; not one that measures
-	 * between events) runs as one part on every worker thread, and part
+	 * between events) runs as one part on every worker thread (jobs - 1
+	 * of them: the calling thread reads), and part
 	 * k of nr takes the events of batches k, k + nr, k + 2 nr, ... (a
 	 * batch: up to a thousand events in timeline order).  part_new(arg,
 	 * k, nr, sources, nr_sources, err) makes part k (1 <= k < nr) after
